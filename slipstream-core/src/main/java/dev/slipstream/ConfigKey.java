@@ -1,0 +1,96 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Every configuration key Slipstream reads, with its default and meaning. The plain-Java API uses the
+ * names as they are ({@code block.size}); Hadoop-style configuration prefixes them with
+ * {@link SlipstreamConfig#HADOOP_PREFIX} ({@code fs.slipstream.block.size}). The README's table is
+ * checked against this enum by a test, so the two cannot drift apart.
+ */
+public enum ConfigKey {
+  BLOCK_SIZE("block.size", Type.SIZE, "8M",
+      "Size of one block: the unit of every ranged GET and of the memory pool. AWS recommends ranged "
+          + "GETs of 8-16 MB; smaller blocks cost more requests, larger ones more memory per stream."),
+  PREFETCH_BLOCKS("prefetch.blocks", Type.INT, "8",
+      "Most blocks fetched ahead of a sequential reader, per stream. The depth starts at 2 and doubles "
+          + "each time the reader enters the next block, up to this value; it shrinks under memory pressure."),
+  MEMORY_MAX("memory.max", Type.SIZE, null,
+      "Memory budget for block buffers, shared by every stream in the JVM. Default: a quarter of the "
+          + "JVM's max heap (256 MiB on a 1 GiB task heap). Must hold at least one block."),
+  FETCH_THREADS("fetch.threads", Type.INT, "16",
+      "Threads (and HTTP connections) of the one shared fetch executor. AWS suggests one connection "
+          + "per 85-90 MB/s wanted."),
+  READ_STALL_TIMEOUT("read.stall.timeout", Type.DURATION, "30s",
+      "A response that delivers no bytes for this long is abandoned and retried from the last byte received."),
+  CONNECT_TIMEOUT("connect.timeout", Type.DURATION, "10s", "Timeout to establish a TCP connection."),
+  RETRY_MAX("retry.max", Type.INT, "7",
+      "Retries per request after the first attempt, for transient errors (reset, timeout, stall, "
+          + "truncated body, 500, 503 SlowDown). 0 disables retries."),
+  RETRY_INTERVAL("retry.interval", Type.DURATION, "100ms",
+      "Base of the exponential backoff between retries; each wait is random in [0, min(max, base * 2^n)]."),
+  RETRY_INTERVAL_MAX("retry.interval.max", Type.DURATION, "5s", "Cap of one backoff wait."),
+  ENDPOINT("endpoint", Type.STRING, null,
+      "S3 endpoint URI, e.g. http://127.0.0.1:9000 for MinIO. Default: AWS S3 for the region."),
+  REGION("region", Type.STRING, null,
+      "AWS region. Default: the AWS SDK's region chain (AWS_REGION, profile, instance metadata), "
+          + "else us-east-1."),
+  PATH_STYLE_ACCESS("path.style.access", Type.BOOLEAN, "false",
+      "Address buckets as endpoint/bucket/key instead of bucket.endpoint/key; needed by most "
+          + "S3-compatible servers (MinIO, s3proxy)."),
+  ACCESS_KEY("access.key", Type.SECRET, null,
+      "Access key id. With secret.key, replaces the AWS SDK's default credentials chain."),
+  SECRET_KEY("secret.key", Type.SECRET, null, "Secret access key. Never logged."),
+  SESSION_TOKEN("session.token", Type.SECRET, null, "Session token for temporary credentials. Never logged.");
+
+  /** How a value is parsed. */
+  public enum Type { SIZE, INT, DURATION, BOOLEAN, STRING, SECRET }
+
+  private final String key;
+  private final Type type;
+  private final String defaultValue;
+  private final String description;
+
+  ConfigKey(String key, Type type, String defaultValue, String description) {
+    this.key = key;
+    this.type = type;
+    this.defaultValue = defaultValue;
+    this.description = description;
+  }
+
+  /** The name without prefix, as the plain-Java API takes it. */
+  public String key() {
+    return key;
+  }
+
+  public Type type() {
+    return type;
+  }
+
+  /** The default as written in configuration, or empty where the default is computed or absent. */
+  public Optional<String> defaultValue() {
+    return Optional.ofNullable(defaultValue);
+  }
+
+  public String description() {
+    return description;
+  }
+
+  public static List<ConfigKey> all() {
+    return Arrays.asList(values());
+  }
+
+  public static Optional<ConfigKey> byName(String name) {
+    for (ConfigKey k : values()) {
+      if (k.key.equals(name)) {
+        return Optional.of(k);
+      }
+    }
+    return Optional.empty();
+  }
+}

@@ -1,0 +1,187 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream;
+
+import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.fetch.BlockFetcher;
+import dev.slipstream.internal.fetch.CancelToken;
+import dev.slipstream.internal.fetch.FetchExecutor;
+import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.fetch.RangeReader;
+import dev.slipstream.internal.read.ObjectReader;
+import dev.slipstream.internal.store.ObjectStore;
+import dev.slipstream.internal.store.S3ObjectStore;
+import java.io.IOException;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The entry point of the plain-Java API: a client that opens S3 objects as seekable streams.
+ *
+ * <pre>{@code
+ * SlipstreamConfig config = SlipstreamConfig.builder()
+ *     .set("endpoint", "http://127.0.0.1:9000").set("path.style.access", "true").build();
+ * try (Slipstream slipstream = Slipstream.create(config);
+ *      SlipstreamInputStream in = slipstream.open("s3://bucket/key")) {
+ *   in.transferTo(out);
+ * }
+ * }</pre>
+ *
+ * <p>Clients are thread-safe and meant to be long-lived. By default every client in the JVM shares
+ * one memory budget ({@code memory.max}) and one fetch executor ({@code fetch.threads}), sized by the
+ * first client created; {@link Builder#isolatedResources()} gives a client its own, released on
+ * {@link #close()}.
+ */
+public final class Slipstream implements AutoCloseable {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Slipstream.class);
+
+  private final SlipstreamConfig config;
+  private final ObjectStore store;
+  private final SharedResources resources;
+  private final boolean ownsResources;
+  private final BlockFetcher fetcher;
+  private final ReadStatistics stats = ReadStatistics.global().child();
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private Slipstream(Builder b) {
+    this.config = b.config;
+    this.ownsResources = b.isolated;
+    this.resources = b.isolated ? new SharedResources(config) : SharedResources.jvm(config);
+    this.store = S3ObjectStore.create(config);
+    this.fetcher = new BlockFetcher(store, new RangeReader(store, config), resources.executor);
+  }
+
+  public static Slipstream create(SlipstreamConfig config) {
+    return builder().config(config).build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public SlipstreamConfig config() {
+    return config;
+  }
+
+  /** Totals of every stream this client opened. */
+  public ReadStatistics statistics() {
+    return stats;
+  }
+
+  /** Bytes of block buffers handed out and not yet returned, in this client's memory pool. */
+  public long memoryInUse() {
+    return resources.pool.inUseBytes();
+  }
+
+  /** The memory budget this client's pool works under. */
+  public long memoryBudget() {
+    return resources.pool.budget();
+  }
+
+  /** Opens {@code s3://bucket/key} (a HEAD request learns its length and ETag). */
+  public SlipstreamInputStream open(String uri) throws IOException {
+    return open(S3Location.parse(uri), OpenOptions.NONE);
+  }
+
+  public SlipstreamInputStream open(S3Location location) throws IOException {
+    return open(location, OpenOptions.NONE);
+  }
+
+  /**
+   * Opens an object. With a known length (and ETag), as a listing gives them, no HEAD request is made.
+   *
+   * @throws java.io.FileNotFoundException if there is no such object
+   * @throws java.nio.file.AccessDeniedException if S3 refuses access
+   */
+  public SlipstreamInputStream open(S3Location location, OpenOptions options) throws IOException {
+    Objects.requireNonNull(location, "location");
+    Objects.requireNonNull(options, "options");
+    if (closed.get()) {
+      throw new IOException("Slipstream client is closed; cannot open " + location);
+    }
+    ReadStatistics streamStats = stats.child();
+    long length = options.length();
+    String etag = options.etag();
+    if (length < 0) {
+      ObjectStore.ObjectMetadata m = fetcher.head(location, streamStats, config.retryMax(),
+          new CancelToken(() -> new IOException("cancelled: HEAD " + location)));
+      length = m.length();
+      etag = m.etag();
+    }
+    streamStats.increment(Counter.STREAMS_OPENED);
+    ObjectHandle handle = new ObjectHandle(location, length, etag, streamStats);
+    long closeWait = config.stallTimeout().plus(config.connectTimeout()).toMillis();
+    return new ObjectReader(handle, resources.pool, fetcher, config.blockSize(), config.prefetchBlocks(), closeWait);
+  }
+
+  /** Closes the S3 client; with isolated resources, also stops the fetch threads. Open streams should be closed first. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    store.close();
+    if (ownsResources) {
+      resources.executor.shutdown();
+      try {
+        resources.executor.awaitTermination(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** Builds a {@link Slipstream} client. */
+  public static final class Builder {
+    private SlipstreamConfig config = SlipstreamConfig.defaults();
+    private boolean isolated;
+
+    private Builder() {}
+
+    public Builder config(SlipstreamConfig config) {
+      this.config = Objects.requireNonNull(config, "config");
+      return this;
+    }
+
+    /** This client gets its own memory pool and fetch threads instead of the JVM-wide ones. */
+    public Builder isolatedResources() {
+      this.isolated = true;
+      return this;
+    }
+
+    public Slipstream build() {
+      return new Slipstream(this);
+    }
+  }
+
+  /** The memory pool and executor: one pair per JVM, or one per isolated client. */
+  static final class SharedResources {
+    private static SharedResources jvm;
+
+    final BufferPool pool;
+    final FetchExecutor executor;
+    final long budget;
+    final int threads;
+
+    SharedResources(SlipstreamConfig config) {
+      this.budget = config.memoryMax();
+      this.threads = config.fetchThreads();
+      this.pool = new BufferPool(budget);
+      this.executor = new FetchExecutor(threads);
+    }
+
+    static synchronized SharedResources jvm(SlipstreamConfig config) {
+      if (jvm == null) {
+        jvm = new SharedResources(config);
+        LOG.info("Slipstream: JVM-wide memory budget {} MiB, {} fetch threads, block size {} KiB, prefetch up to {} blocks",
+            jvm.budget >> 20, jvm.threads, config.blockSize() >> 10, config.prefetchBlocks());
+      } else if (jvm.budget != config.memoryMax() || jvm.threads != config.fetchThreads()) {
+        LOG.warn("Slipstream: memory.max and fetch.threads are JVM-wide and already set to {} bytes and {} threads"
+            + " by the first client; this client's {} bytes and {} threads are not applied",
+            jvm.budget, jvm.threads, config.memoryMax(), config.fetchThreads());
+      }
+      return jvm;
+    }
+  }
+}

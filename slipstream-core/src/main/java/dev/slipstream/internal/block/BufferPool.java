@@ -1,0 +1,214 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.block;
+
+import java.io.InterruptedIOException;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Block buffers under one memory budget, shared by every stream that uses this pool.
+ *
+ * <p>Two ways to get memory, and the difference is what keeps every stream moving:
+ * <ul>
+ *   <li>{@link #tryAcquire} is for prefetch: it never waits and never evicts. When the budget is
+ *       spent it says no, and the stream simply prefetches less. That is how the prefetch depth
+ *       shrinks under pressure.</li>
+ *   <li>{@link #acquire} is for the block a caller needs now. It may evict an idle block (fetched,
+ *       not pinned by any reader, belonging to any stream) and otherwise waits until a buffer comes
+ *       back. Buffers not idle are either being fetched (which ends in bounded time, retries being
+ *       bounded) or pinned by a reader for one copy (no caller holds a pin while it acquires), so a
+ *       waiting caller always gets memory eventually: no deadlock, whatever the number of streams.</li>
+ * </ul>
+ *
+ * <p>Idle blocks are evicted newest first: under pressure the block a stream fetched furthest ahead is
+ * the one it will need last. Released buffers are kept for reuse (no garbage per block) while they
+ * fit the budget.
+ */
+public final class BufferPool {
+  private final long budget;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition released = lock.newCondition();
+  private final Map<Integer, ArrayDeque<byte[]>> free = new HashMap<>();
+  /** Idle, evictable blocks in the order they became idle. */
+  private final LinkedHashSet<Block> idle = new LinkedHashSet<>();
+  private long allocated;
+  private long freeBytes;
+  private long evictions;
+
+  public BufferPool(long budget) {
+    if (budget <= 0) {
+      throw new IllegalArgumentException("memory budget must be positive: " + budget);
+    }
+    this.budget = budget;
+  }
+
+  public long budget() {
+    return budget;
+  }
+
+  /** Bytes of buffers that exist: handed out, or free in the pool. */
+  public long allocatedBytes() {
+    lock.lock();
+    try {
+      return allocated;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Bytes handed out and not yet returned. Zero when every stream is closed. */
+  public long inUseBytes() {
+    lock.lock();
+    try {
+      return allocated - freeBytes;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  public long evictions() {
+    lock.lock();
+    try {
+      return evictions;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** A buffer of exactly {@code size} bytes, or null if the budget is spent. Never waits. */
+  public byte[] tryAcquire(int size) {
+    lock.lock();
+    try {
+      return take(size);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * A buffer of exactly {@code size} bytes, evicting an idle block or waiting for one to come back if
+   * the budget is spent. The caller must hold no pin on any block while it waits.
+   */
+  public byte[] acquire(int size) throws InterruptedIOException {
+    if (size > budget) {
+      throw new IllegalArgumentException("a buffer of " + size + " bytes exceeds the memory budget of " + budget);
+    }
+    while (true) {
+      Block victim;
+      lock.lock();
+      try {
+        byte[] b = take(size);
+        if (b != null) {
+          return b;
+        }
+        victim = pollIdle();
+        if (victim == null) {
+          // Wake up now and then regardless: an eviction candidate may appear without a release.
+          released.await(50, TimeUnit.MILLISECONDS);
+          continue;
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while waiting for a block buffer");
+      } finally {
+        lock.unlock();
+      }
+      // Outside the lock: evicting calls back into release().
+      boolean evicted = victim.evict();
+      lock.lock();
+      try {
+        if (evicted) {
+          evictions++;
+        } else if (victim.isOwned()) {
+          idle.add(victim); // a reader pinned it in the meantime; it stays a candidate
+        }
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
+  /** Gives a buffer back. */
+  public void release(byte[] buffer) {
+    lock.lock();
+    try {
+      if (allocated - freeBytes < buffer.length) {
+        throw new IllegalStateException("buffer released twice or not from this pool");
+      }
+      free.computeIfAbsent(buffer.length, k -> new ArrayDeque<>()).push(buffer);
+      freeBytes += buffer.length;
+      released.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** {@code block} is fetched and unpinned: it may be evicted when memory is needed. */
+  void markIdle(Block block) {
+    lock.lock();
+    try {
+      idle.add(block);
+      released.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** {@code block} is in use or gone: it may not be evicted. */
+  void unmarkIdle(Block block) {
+    lock.lock();
+    try {
+      idle.remove(block);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The newest idle block no reader has pinned, removed from the idle set; or null. */
+  private Block pollIdle() {
+    Block newest = null;
+    for (Block b : idle) {
+      if (b.isUnpinned()) {
+        newest = b;
+      }
+    }
+    if (newest != null) {
+      idle.remove(newest);
+    }
+    return newest;
+  }
+
+  private byte[] take(int size) {
+    ArrayDeque<byte[]> q = free.get(size);
+    if (q != null && !q.isEmpty()) {
+      byte[] b = q.pop();
+      freeBytes -= size;
+      return b;
+    }
+    // Make room by dropping free buffers of other sizes, if that is what stands in the way.
+    if (allocated + size > budget && freeBytes > 0) {
+      Iterator<Map.Entry<Integer, ArrayDeque<byte[]>>> it = free.entrySet().iterator();
+      while (allocated + size > budget && it.hasNext()) {
+        ArrayDeque<byte[]> other = it.next().getValue();
+        while (allocated + size > budget && !other.isEmpty()) {
+          byte[] dropped = other.pop();
+          allocated -= dropped.length;
+          freeBytes -= dropped.length;
+        }
+      }
+    }
+    if (allocated + size <= budget) {
+      allocated += size;
+      return new byte[size];
+    }
+    return null;
+  }
+}

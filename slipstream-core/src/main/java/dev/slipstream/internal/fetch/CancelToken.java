@@ -1,0 +1,85 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.fetch;
+
+import dev.slipstream.internal.store.ObjectStore;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.function.Supplier;
+
+/**
+ * Lets {@code close()} stop one request from another thread: it aborts the response body being read
+ * (the connection is dropped, not drained) and cuts a backoff sleep short.
+ */
+public final class CancelToken {
+  private final Supplier<IOException> closedError;
+  private volatile boolean cancelled;
+  private ObjectStore.Body body;
+
+  /** @param closedError the exception a cancelled request ends with, e.g. "stream closed: s3://b/k" */
+  public CancelToken(Supplier<IOException> closedError) {
+    this.closedError = closedError;
+  }
+
+  public boolean isCancelled() {
+    return cancelled;
+  }
+
+  public void cancel() {
+    ObjectStore.Body b;
+    synchronized (this) {
+      cancelled = true;
+      b = body;
+      body = null;
+      notifyAll();
+    }
+    if (b != null) {
+      b.abort();
+    }
+  }
+
+  /** Throws the closed error if cancelled. */
+  public void check() throws IOException {
+    if (cancelled) {
+      throw closedError.get();
+    }
+  }
+
+  public IOException closedError() {
+    return closedError.get();
+  }
+
+  /** Registers the body being read; aborts it at once if already cancelled. */
+  void attach(ObjectStore.Body b) throws IOException {
+    synchronized (this) {
+      if (!cancelled) {
+        body = b;
+        return;
+      }
+    }
+    b.abort();
+    throw closedError.get();
+  }
+
+  synchronized void detach() {
+    body = null;
+  }
+
+  /** Sleeps unless cancelled first. */
+  void sleep(long millis) throws IOException {
+    long deadline = System.currentTimeMillis() + millis;
+    synchronized (this) {
+      long left;
+      while (!cancelled && (left = deadline - System.currentTimeMillis()) > 0) {
+        try {
+          wait(left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException("interrupted during retry backoff");
+        }
+      }
+    }
+    check();
+  }
+}

@@ -1,0 +1,162 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.fetch;
+
+import dev.slipstream.Counter;
+import dev.slipstream.ObjectChangedException;
+import dev.slipstream.RetryCause;
+import dev.slipstream.SlipstreamConfig;
+import dev.slipstream.internal.store.ObjectStore;
+import dev.slipstream.internal.store.TransientStoreException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The retry layer: reads one byte range into a buffer, whatever the network does.
+ *
+ * <p>Transient failures (see {@link RetryCause}) are retried with capped exponential backoff and full
+ * jitter, up to {@code retry.max} times. A retry asks only for the bytes not yet received, so a reset
+ * at 7 MiB of an 8 MiB block costs 1 MiB, not 8. Permanent failures (404, 403, 412, a response that
+ * does not match the request) surface at once with their own type. Every response is checked against
+ * the version pinned at open: never bytes of two versions in one stream.
+ */
+public final class RangeReader {
+  private static final int READ_CHUNK = 1 << 20;
+
+  private final ObjectStore store;
+  private final int retryMax;
+  private final long retryBaseMillis;
+  private final long retryCapMillis;
+
+  public RangeReader(ObjectStore store, SlipstreamConfig config) {
+    this.store = store;
+    this.retryMax = config.retryMax();
+    this.retryBaseMillis = Math.max(1, config.retryInterval().toMillis());
+    this.retryCapMillis = Math.max(retryBaseMillis, config.retryIntervalMax().toMillis());
+  }
+
+  /** Reads bytes {@code [start, end)} of the object into {@code dst[off...]}. */
+  public void read(ObjectHandle h, long start, long end, byte[] dst, int off, CancelToken token)
+      throws IOException {
+    final long total = end - start;
+    long received = 0;
+    int retries = 0;
+    while (true) {
+      token.check();
+      try {
+        received += attempt(h, start + received, end, dst, off + (int) received, token);
+        if (received != total) {
+          throw new IllegalStateException("read " + received + " of " + total + " bytes");
+        }
+        return;
+      } catch (TransientStoreException e) {
+        received = progress(e, received);
+        if (token.isCancelled()) {
+          throw token.closedError();
+        }
+        if (retries >= retryMax) {
+          throw new IOException("giving up on " + h.location() + " bytes " + (start + received) + "-" + (end - 1)
+              + " after " + (retries + 1) + " attempts: " + e.getMessage(), e);
+        }
+        retries++;
+        h.stats().retry(e.retryCause());
+        token.sleep(backoffMillis(retries));
+      } catch (IOException e) {
+        if (token.isCancelled()) {
+          throw token.closedError();
+        }
+        throw e;
+      }
+    }
+  }
+
+  /** How far a failed attempt got: carried on the exception by {@link #attempt}. */
+  private static long progress(TransientStoreException e, long before) {
+    return e instanceof PartialProgress p ? before + p.bytes : before;
+  }
+
+  long backoffMillis(int retry) {
+    long ceiling = retryCapMillis;
+    if (retry < 40) {
+      ceiling = Math.min(retryCapMillis, retryBaseMillis << Math.min(retry - 1, 30));
+    }
+    return ThreadLocalRandom.current().nextLong(ceiling + 1);
+  }
+
+  /** One GET; returns bytes received. On a transient failure mid-body, the progress rides the exception. */
+  private long attempt(ObjectHandle h, long start, long end, byte[] dst, int off, CancelToken token)
+      throws IOException {
+    h.stats().increment(Counter.GET_REQUESTS);
+    ObjectStore.Body body = store.get(h.location(), start, end, h.etag());
+    token.attach(body);
+    long got = 0;
+    boolean ok = false;
+    try {
+      h.checkVersion(body.etag());
+      if (body.objectLength() >= 0 && body.objectLength() != h.length()) {
+        throw new ObjectChangedException(h.location(),
+            "length " + h.length() + " at open, the object now has " + body.objectLength() + " bytes");
+      }
+      long want = end - start;
+      if (body.contentLength() >= 0 && body.contentLength() != want) {
+        throw new IOException("GET " + h.location() + " bytes " + start + "-" + (end - 1) + ": server returned "
+            + body.contentLength() + " bytes instead of " + want + " (does it honour Range requests?)");
+      }
+      InputStream in = body.stream();
+      while (got < want) {
+        int n;
+        try {
+          n = in.read(dst, off + (int) got, (int) Math.min(want - got, READ_CHUNK));
+        } catch (IOException e) {
+          throw new PartialProgress(classify(e), got, "reading " + h.location() + " bytes " + start + "-" + (end - 1)
+              + ": " + e, e);
+        }
+        if (n < 0) {
+          throw new PartialProgress(RetryCause.TRUNCATED, got, "body of " + h.location() + " bytes " + start + "-"
+              + (end - 1) + " ended after " + got + " of " + want + " bytes", null);
+        }
+        got += n;
+        h.stats().add(Counter.BYTES_FETCHED, n);
+      }
+      ok = true;
+      return got;
+    } finally {
+      token.detach();
+      if (ok) {
+        body.close(); // fully read: the connection goes back to the pool
+      } else {
+        body.abort(); // never drain a body we no longer want
+      }
+    }
+  }
+
+  static RetryCause classify(IOException e) {
+    if (e instanceof SocketTimeoutException) {
+      return RetryCause.STALL;
+    }
+    String name = e.getClass().getName();
+    String msg = String.valueOf(e.getMessage());
+    if (name.endsWith("ConnectionClosedException") || name.endsWith("TruncatedChunkException")
+        || msg.contains("Premature end")) {
+      return RetryCause.TRUNCATED;
+    }
+    if (e instanceof SocketException || e instanceof javax.net.ssl.SSLException) {
+      return RetryCause.CONNECTION_RESET;
+    }
+    return RetryCause.OTHER;
+  }
+
+  /** A transient failure in the middle of a body, with the bytes received before it. */
+  static final class PartialProgress extends TransientStoreException {
+    final long bytes;
+
+    PartialProgress(RetryCause cause, long bytes, String message, Throwable t) {
+      super(cause, message, t);
+      this.bytes = bytes;
+    }
+  }
+}

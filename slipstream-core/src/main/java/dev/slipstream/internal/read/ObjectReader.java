@@ -1,0 +1,510 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.read;
+
+import dev.slipstream.Counter;
+import dev.slipstream.ObjectChangedException;
+import dev.slipstream.ReadStatistics;
+import dev.slipstream.S3Location;
+import dev.slipstream.SlipstreamInputStream;
+import dev.slipstream.internal.block.Block;
+import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.fetch.BlockFetcher;
+import dev.slipstream.internal.fetch.CancelToken;
+import dev.slipstream.internal.fetch.ObjectHandle;
+import java.io.EOFException;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.AccessDeniedException;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One open object. Holds the blocks of this stream in a map by index; every read, sequential or
+ * positional, goes through {@link #readAt}: find the block (or start fetching it, waiting for memory
+ * if need be), start the prefetch the planner asks for, wait for the block, copy, unpin. A small read
+ * after a jump bypasses the blocks and fetches exactly its bytes.
+ *
+ * <p>Rules kept here: a reader pins at most one block at a time and never while it waits for memory
+ * (see {@link BufferPool}); blocks left behind by the sequential reader, and blocks beyond the
+ * per-stream cap, are dropped (their fetches cancelled if nobody waits for them); {@code close()}
+ * cancels every request of the stream and waits, bounded, for them to end, so that no request
+ * outlives the stream.
+ */
+public final class ObjectReader extends SlipstreamInputStream {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ObjectReader.class);
+
+  private final ObjectHandle h;
+  private final BufferPool pool;
+  private final BlockFetcher fetcher;
+  private final int blockSize;
+  private final int maxDepth;
+  private final int maxBlocks;
+  private final long closeWaitMillis;
+  private final long length;
+  private final ReadStatistics stats;
+  private final Map<Long, Block> blocks = new ConcurrentHashMap<>();
+  private final Set<CancelToken> inFlight = ConcurrentHashMap.newKeySet();
+  private final AtomicLong clock = new AtomicLong();
+  private final Map<Block, Long> lastUse = new ConcurrentHashMap<>();
+  private final ReentrantLock seqLock = new ReentrantLock();
+  private final ReadPlanner seqPlanner;
+  private final ReadPlanner posPlanner;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private long pos;
+
+  public ObjectReader(ObjectHandle h, BufferPool pool, BlockFetcher fetcher, int blockSize, int maxDepth,
+      long closeWaitMillis) {
+    this.h = h;
+    this.pool = pool;
+    this.fetcher = fetcher;
+    this.blockSize = blockSize;
+    this.maxDepth = maxDepth;
+    // The sequential window, the block being read, and a few for positional readers.
+    this.maxBlocks = maxDepth + 4;
+    this.closeWaitMillis = closeWaitMillis;
+    this.length = h.length();
+    this.stats = h.stats();
+    this.seqPlanner = new ReadPlanner(blockSize, maxDepth);
+    this.posPlanner = new ReadPlanner(blockSize, maxDepth);
+  }
+
+  @Override
+  public S3Location location() {
+    return h.location();
+  }
+
+  @Override
+  public long length() {
+    return length;
+  }
+
+  @Override
+  public String etag() {
+    return h.etag();
+  }
+
+  @Override
+  public ReadStatistics statistics() {
+    return stats;
+  }
+
+  // ---- sequential API ------------------------------------------------------------------------
+
+  @Override
+  public int read() throws IOException {
+    byte[] one = new byte[1];
+    int n = read(one, 0, 1);
+    return n < 0 ? -1 : one[0] & 0xff;
+  }
+
+  @Override
+  public int read(byte[] b, int off, int len) throws IOException {
+    Objects.checkFromIndexSize(off, len, b.length);
+    seqLock.lock();
+    try {
+      checkOpen();
+      if (len == 0) {
+        return 0;
+      }
+      if (pos >= length) {
+        return -1;
+      }
+      int n = readAt(pos, b, off, len, seqPlanner, true);
+      pos += n;
+      return n;
+    } finally {
+      seqLock.unlock();
+    }
+  }
+
+  @Override
+  public int read(ByteBuffer dst) throws IOException {
+    if (dst.hasArray()) {
+      int n = read(dst.array(), dst.arrayOffset() + dst.position(), dst.remaining());
+      if (n > 0) {
+        dst.position(dst.position() + n);
+      }
+      return n;
+    }
+    seqLock.lock();
+    try {
+      checkOpen();
+      if (!dst.hasRemaining()) {
+        return 0;
+      }
+      if (pos >= length) {
+        return -1;
+      }
+      byte[] tmp = new byte[(int) Math.min(dst.remaining(), Math.min(length - pos, blockSize))];
+      int n = readAt(pos, tmp, 0, tmp.length, seqPlanner, true);
+      dst.put(tmp, 0, n);
+      pos += n;
+      return n;
+    } finally {
+      seqLock.unlock();
+    }
+  }
+
+  @Override
+  public long skip(long n) throws IOException {
+    seqLock.lock();
+    try {
+      checkOpen();
+      if (n <= 0) {
+        return 0;
+      }
+      long s = Math.min(n, length - pos);
+      pos += s;
+      return s;
+    } finally {
+      seqLock.unlock();
+    }
+  }
+
+  @Override
+  public void seek(long position) throws IOException {
+    seqLock.lock();
+    try {
+      checkOpen();
+      if (position < 0) {
+        throw new EOFException(h.location() + ": cannot seek to a negative position " + position);
+      }
+      if (position > length) {
+        throw new EOFException(h.location() + ": cannot seek to " + position + ", past the end (length "
+            + length + ")");
+      }
+      pos = position;
+    } finally {
+      seqLock.unlock();
+    }
+  }
+
+  @Override
+  public long getPos() throws IOException {
+    seqLock.lock();
+    try {
+      checkOpen();
+      return pos;
+    } finally {
+      seqLock.unlock();
+    }
+  }
+
+  @Override
+  public int available() throws IOException {
+    seqLock.lock();
+    try {
+      checkOpen();
+      return (int) Math.min(Integer.MAX_VALUE, length - pos);
+    } finally {
+      seqLock.unlock();
+    }
+  }
+
+  // ---- positional API ------------------------------------------------------------------------
+
+  @Override
+  public int read(long position, byte[] b, int off, int len) throws IOException {
+    Objects.checkFromIndexSize(off, len, b.length);
+    checkOpen();
+    if (position < 0) {
+      throw new EOFException(h.location() + ": negative position " + position);
+    }
+    if (position >= length) {
+      return len == 0 ? 0 : -1;
+    }
+    if (len == 0) {
+      return 0;
+    }
+    return readAt(position, b, off, len, posPlanner, false);
+  }
+
+  @Override
+  public int read(long position, ByteBuffer dst) throws IOException {
+    if (dst.hasArray()) {
+      int n = read(position, dst.array(), dst.arrayOffset() + dst.position(), dst.remaining());
+      if (n > 0) {
+        dst.position(dst.position() + n);
+      }
+      return n;
+    }
+    checkOpen();
+    if (position < 0) {
+      throw new EOFException(h.location() + ": negative position " + position);
+    }
+    if (position >= length) {
+      return dst.hasRemaining() ? -1 : 0;
+    }
+    if (!dst.hasRemaining()) {
+      return 0;
+    }
+    byte[] tmp = new byte[(int) Math.min(dst.remaining(), Math.min(length - position, blockSize))];
+    int n = readAt(position, tmp, 0, tmp.length, posPlanner, false);
+    dst.put(tmp, 0, n);
+    return n;
+  }
+
+  // ---- the read path -------------------------------------------------------------------------
+
+  /** Reads {@code min(len, length - position)} bytes at {@code position}; position is inside the object. */
+  private int readAt(long position, byte[] dst, int off, int len, ReadPlanner planner, boolean streamPath)
+      throws IOException {
+    len = (int) Math.min(len, length - position);
+    long first = position / blockSize;
+    ReadPlanner.Decision d = planner.onRead(position, len, blocks.containsKey(first));
+    if (streamPath && !d.sequential()) {
+      dropOutside(first, first + Math.max(maxDepth, (len - 1) / blockSize + 1));
+    }
+    if (d.direct()) {
+      readDirect(position, dst, off, len);
+    } else {
+      int done = 0;
+      while (done < len) {
+        long p = position + done;
+        done += copyFromBlock(p / blockSize, p, dst, off + done, len - done, d.prefetchDepth());
+      }
+    }
+    stats.add(Counter.BYTES_READ, len);
+    if (streamPath) {
+      dropBefore((position + len) / blockSize);
+    }
+    return len;
+  }
+
+  /** Copies what block {@code index} holds of {@code [p, p + max)}; returns the bytes copied. */
+  private int copyFromBlock(long index, long p, byte[] dst, int off, int max, int prefetchDepth)
+      throws IOException {
+    boolean refetched = false;
+    while (true) {
+      Block b = pinOrFetch(index);
+      try {
+        prefetch(index + 1, prefetchDepth);
+        long waited = b.await();
+        if (waited > 0) {
+          stats.add(Counter.WAIT_NANOS, waited);
+        }
+        checkOpen();
+        b.markUsed();
+        lastUse.put(b, clock.incrementAndGet());
+        int inBlock = (int) (p - b.start());
+        int n = Math.min(max, b.length() - inBlock);
+        System.arraycopy(b.buffer(), inBlock, dst, off, n);
+        return n;
+      } catch (IOException e) {
+        drop(index, b);
+        checkOpen();
+        boolean permanent = e instanceof FileNotFoundException || e instanceof AccessDeniedException
+            || e instanceof ObjectChangedException || e instanceof EOFException;
+        // A cancelled fetch (its owner dropped it under us) or a failed prefetch gets one more try.
+        if (e instanceof BlockCancelledException || (!permanent && !refetched)) {
+          refetched = !(e instanceof BlockCancelledException) || refetched;
+          continue;
+        }
+        throw e;
+      } finally {
+        b.unpin();
+      }
+    }
+  }
+
+  /** The block at {@code index}, pinned: from the map, or a new fetch (waiting for memory if need be). */
+  private Block pinOrFetch(long index) throws IOException {
+    while (true) {
+      checkOpen();
+      Block b = blocks.get(index);
+      if (b != null) {
+        if (b.tryPin()) {
+          return b;
+        }
+        blocks.remove(index, b); // evicted by the pool: fetch it again
+        lastUse.remove(b);
+        continue;
+      }
+      long start = index * blockSize;
+      int len = (int) Math.min(blockSize, length - start);
+      byte[] buffer = pool.acquire(bufferSize(len));
+      // Owner + fetch + this reader.
+      Block nb = new Block(index, start, buffer, len, false, pool, stats, 2);
+      if (blocks.putIfAbsent(index, nb) != null) {
+        nb.unpin();
+        nb.unpin();
+        nb.releaseOwner();
+        continue;
+      }
+      start(nb, true);
+      return nb;
+    }
+  }
+
+  /** Starts fetching blocks {@code [from, from + depth)} not yet held, while memory allows. */
+  private void prefetch(long from, int depth) {
+    long last = Math.min(lastIndex(), from + depth - 1);
+    for (long i = from; i <= last && !closed.get(); i++) {
+      if (blocks.containsKey(i)) {
+        continue;
+      }
+      if (blocks.size() >= maxBlocks) {
+        dropLeastRecentlyUsed();
+        if (blocks.size() >= maxBlocks) {
+          return;
+        }
+      }
+      long start = i * blockSize;
+      int len = (int) Math.min(blockSize, length - start);
+      byte[] buffer = pool.tryAcquire(bufferSize(len));
+      if (buffer == null) {
+        return; // memory is short: prefetch less, never wait for it
+      }
+      Block nb = new Block(i, start, buffer, len, true, pool, stats, 1);
+      if (blocks.putIfAbsent(i, nb) != null) {
+        nb.unpin();
+        nb.releaseOwner();
+        continue;
+      }
+      start(nb, false);
+    }
+  }
+
+  private void start(Block b, boolean urgent) throws IllegalStateException {
+    CancelToken token = new CancelToken(BlockCancelledException::new);
+    inFlight.add(token);
+    fetcher.submit(h, b, urgent, token, () -> inFlight.remove(token));
+    if (closed.get()) {
+      // close() may have swept the map before this block was in it
+      drop(b.index(), b);
+    }
+  }
+
+  private void readDirect(long position, byte[] dst, int off, int len) throws IOException {
+    CancelToken token = new CancelToken(this::closedError);
+    inFlight.add(token);
+    try {
+      checkOpen();
+      long t0 = System.nanoTime();
+      fetcher.readDirect(h, position, dst, off, len, token);
+      stats.add(Counter.WAIT_NANOS, System.nanoTime() - t0);
+    } finally {
+      inFlight.remove(token);
+    }
+  }
+
+  private int bufferSize(int blockLength) {
+    if (length >= blockSize) {
+      return blockSize; // one size for every block of large objects: buffers are reused as they are
+    }
+    int unit = 64 * 1024;
+    return (int) Math.min(blockSize, ((long) blockLength + unit - 1) / unit * unit);
+  }
+
+  private long lastIndex() {
+    return length == 0 ? -1 : (length - 1) / blockSize;
+  }
+
+  // ---- dropping blocks -----------------------------------------------------------------------
+
+  private void drop(long index, Block b) {
+    if (blocks.remove(index, b)) {
+      lastUse.remove(b);
+      if (!b.isDone()) {
+        b.cancel(); // stops the fetch; a reader waiting for it will fetch it again
+      }
+      b.releaseOwner();
+    } else {
+      lastUse.remove(b);
+    }
+  }
+
+  /** The sequential reader moved on: blocks behind it are done with. */
+  private void dropBefore(long index) {
+    for (Map.Entry<Long, Block> e : blocks.entrySet()) {
+      if (e.getKey() < index) {
+        drop(e.getKey(), e.getValue());
+      }
+    }
+  }
+
+  /** After a jump: what was fetched for the old position is dropped. */
+  private void dropOutside(long from, long to) {
+    for (Map.Entry<Long, Block> e : blocks.entrySet()) {
+      if (e.getKey() < from || e.getKey() > to) {
+        drop(e.getKey(), e.getValue());
+      }
+    }
+  }
+
+  private void dropLeastRecentlyUsed() {
+    Block victim = null;
+    long oldest = Long.MAX_VALUE;
+    for (Block b : blocks.values()) {
+      if (!b.isDone()) {
+        continue;
+      }
+      long t = lastUse.getOrDefault(b, 0L);
+      if (t < oldest) {
+        oldest = t;
+        victim = b;
+      }
+    }
+    if (victim != null) {
+      drop(victim.index(), victim);
+    }
+  }
+
+  // ---- close ---------------------------------------------------------------------------------
+
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    for (Map.Entry<Long, Block> e : blocks.entrySet()) {
+      drop(e.getKey(), e.getValue());
+    }
+    for (CancelToken t : inFlight) {
+      t.cancel();
+    }
+    long deadline = System.nanoTime() + closeWaitMillis * 1_000_000L;
+    while (!inFlight.isEmpty() && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(1);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+      for (CancelToken t : inFlight) {
+        t.cancel();
+      }
+    }
+    if (!inFlight.isEmpty()) {
+      LOG.warn("{}: {} request(s) still ending {} ms after close", h.location(), inFlight.size(), closeWaitMillis);
+    }
+  }
+
+  private void checkOpen() throws IOException {
+    if (closed.get()) {
+      throw closedError();
+    }
+  }
+
+  private IOException closedError() {
+    return new IOException("stream closed: " + h.location());
+  }
+
+  /** Blocks this stream holds now; for tests and diagnostics. */
+  public int heldBlocks() {
+    return blocks.size();
+  }
+
+  @Override
+  public String toString() {
+    return "ObjectReader[" + h.location() + ", length " + length + ", etag " + h.etag() + "]";
+  }
+}

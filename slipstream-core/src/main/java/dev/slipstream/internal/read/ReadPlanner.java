@@ -1,0 +1,58 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.read;
+
+/**
+ * Decides, for each read, whether the reader is going through the object in order and so how far to
+ * fetch ahead, or jumping about, in which case a small read fetches just its own bytes.
+ *
+ * <p>A read continues the previous one if it starts where that one ended, or a little ahead of it
+ * (less than one block: a skip within the data already on its way), or if its block is already in
+ * memory. The first read of a stream counts as continuing from position 0. A run of sequential reads
+ * starts with a prefetch depth of 2 blocks and doubles it each time it enters a new block, up to the
+ * configured maximum: a file read start to end quickly fetches at full depth, while a reader that
+ * reads a header and jumps away wastes at most a block or two. A jump resets the depth.
+ *
+ * <p>Not thread-safe on its own; each instance is used under one lock.
+ */
+final class ReadPlanner {
+  /** What to do for one read. */
+  record Decision(boolean sequential, boolean direct, int prefetchDepth) {}
+
+  private final int blockSize;
+  private final int maxDepth;
+  private final int initialDepth;
+  private long nextExpected;
+  private int depth;
+
+  ReadPlanner(int blockSize, int maxDepth) {
+    this.blockSize = blockSize;
+    this.maxDepth = maxDepth;
+    this.initialDepth = Math.min(2, maxDepth);
+    this.depth = initialDepth;
+  }
+
+  synchronized Decision onRead(long position, int length, boolean blockInMemory) {
+    boolean sequential = blockInMemory
+        || (position >= nextExpected && position - nextExpected < blockSize);
+    if (sequential) {
+      boolean entersNewBlock = nextExpected == 0
+          ? position == 0
+          : position / blockSize != (nextExpected - 1) / blockSize;
+      if (entersNewBlock && position != 0) {
+        depth = Math.min(maxDepth, Math.max(1, depth * 2));
+      }
+    } else {
+      depth = initialDepth;
+    }
+    nextExpected = position + length;
+    // A small read after a jump costs one GET of exactly its bytes, not a block-sized one.
+    boolean direct = !sequential && length < blockSize / 2;
+    return new Decision(sequential, direct, sequential ? depth : 0);
+  }
+
+  synchronized int depth() {
+    return depth;
+  }
+}

@@ -1,0 +1,155 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.slipstream.testkit.S3ServerExtension;
+import dev.slipstream.testkit.TestData;
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.AccessDeniedException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+@Timeout(120)
+class BasicReadTest {
+  @RegisterExtension static final S3ServerExtension S3 = new S3ServerExtension();
+  static final int BLOCK = 64 * 1024;
+  static Slipstream client;
+
+  @BeforeAll
+  static void setUp() {
+    S3.server().createBucket("bkt");
+    client = Slipstream.builder()
+        .config(TestClients.config(S3.server()).set("block.size", "64K").set("memory.max", "4M").build())
+        .isolatedResources()
+        .build();
+  }
+
+  @AfterAll
+  static void tearDown() {
+    client.close();
+  }
+
+  @Test
+  void readsWholeObjectAcrossBlocks() throws IOException {
+    int size = BLOCK * 5 + 123;
+    S3.server().putGenerated("bkt", "whole", 1, size);
+    try (SlipstreamInputStream in = client.open("s3://bkt/whole")) {
+      assertThat(in.length()).isEqualTo(size);
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      in.transferTo(out);
+      assertThat(out.toByteArray()).isEqualTo(TestData.bytes(1, size));
+      assertThat(in.read()).isEqualTo(-1);
+      assertThat(in.statistics().get(Counter.HEAD_REQUESTS)).isEqualTo(1);
+      assertThat(in.statistics().get(Counter.BYTES_READ)).isEqualTo(size);
+      assertThat(in.statistics().get(Counter.GET_REQUESTS)).isEqualTo(6);
+    }
+    assertThat(client.memoryInUse()).isZero();
+  }
+
+  @Test
+  void knownLengthAndEtagMakeNoHead() throws IOException {
+    S3.server().putGenerated("bkt", "known", 2, 1000);
+    String etag = S3.server().etag("bkt", "known");
+    try (SlipstreamInputStream in = client.open(S3Location.parse("s3://bkt/known"), OpenOptions.known(1000, etag))) {
+      assertThat(in.readAllBytes()).isEqualTo(TestData.bytes(2, 1000));
+      assertThat(in.statistics().get(Counter.HEAD_REQUESTS)).isZero();
+      assertThat(in.statistics().get(Counter.GET_REQUESTS)).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void emptyObject() throws IOException {
+    S3.server().putObject("bkt", "empty", new byte[0]);
+    try (SlipstreamInputStream in = client.open("s3://bkt/empty")) {
+      assertThat(in.length()).isZero();
+      assertThat(in.read()).isEqualTo(-1);
+      assertThat(in.read(new byte[10], 0, 10)).isEqualTo(-1);
+      in.seek(0);
+      assertThatThrownBy(() -> in.seek(1)).isInstanceOf(EOFException.class);
+      assertThat(in.statistics().get(Counter.GET_REQUESTS)).isZero();
+    }
+  }
+
+  @Test
+  void seekPositionalAndByteBuffer() throws IOException {
+    int size = BLOCK * 3;
+    S3.server().putGenerated("bkt", "seek", 3, size);
+    byte[] expected = TestData.bytes(3, size);
+    try (SlipstreamInputStream in = client.open("s3://bkt/seek")) {
+      in.seek(BLOCK + 10);
+      assertThat(in.read()).isEqualTo(expected[BLOCK + 10] & 0xff);
+      assertThat(in.getPos()).isEqualTo(BLOCK + 11);
+      byte[] buf = new byte[100];
+      in.readFully(BLOCK * 2 - 50, buf);
+      assertThat(buf).isEqualTo(java.util.Arrays.copyOfRange(expected, BLOCK * 2 - 50, BLOCK * 2 + 50));
+      assertThat(in.getPos()).isEqualTo(BLOCK + 11);
+      ByteBuffer direct = ByteBuffer.allocateDirect(200);
+      assertThat(in.read(direct)).isEqualTo(200);
+      direct.flip();
+      byte[] got = new byte[200];
+      direct.get(got);
+      assertThat(got).isEqualTo(java.util.Arrays.copyOfRange(expected, BLOCK + 11, BLOCK + 211));
+      assertThat(in.skip(size)).isEqualTo(size - (BLOCK + 211));
+      assertThat(in.read()).isEqualTo(-1);
+      assertThat(in.read(size, new byte[1], 0, 1)).isEqualTo(-1);
+      assertThatThrownBy(() -> in.seek(-1)).isInstanceOf(EOFException.class);
+      assertThatThrownBy(() -> in.seek(size + 1)).isInstanceOf(EOFException.class).hasMessageContaining("s3://bkt/seek");
+      assertThatThrownBy(() -> in.readFully(size - 1, new byte[2])).isInstanceOf(EOFException.class);
+    }
+  }
+
+  @Test
+  void useAfterCloseFailsNamingTheObject() throws IOException {
+    S3.server().putGenerated("bkt", "closed", 4, 10);
+    SlipstreamInputStream in = client.open("s3://bkt/closed");
+    in.close();
+    in.close();
+    assertThatThrownBy(in::read).isInstanceOf(IOException.class).hasMessageContaining("s3://bkt/closed");
+    assertThatThrownBy(() -> in.seek(0)).isInstanceOf(IOException.class).hasMessageContaining("closed");
+    assertThatThrownBy(() -> in.read(0, new byte[1], 0, 1)).isInstanceOf(IOException.class);
+  }
+
+  @Test
+  void missingObjectIsFileNotFound() {
+    assertThatThrownBy(() -> client.open("s3://bkt/nope"))
+        .isInstanceOf(FileNotFoundException.class)
+        .hasMessageContaining("s3://bkt/nope");
+  }
+
+  @Test
+  void missingObjectWithKnownLengthIsFileNotFoundOnRead() throws IOException {
+    try (SlipstreamInputStream in = client.open(S3Location.parse("s3://bkt/nope2"), OpenOptions.length(100))) {
+      assertThatThrownBy(in::read).isInstanceOf(FileNotFoundException.class).hasMessageContaining("s3://bkt/nope2");
+    }
+  }
+
+  @Test
+  void wrongCredentialsAreAccessDeniedWithoutTheSecret() throws IOException {
+    S3.server().putGenerated("bkt", "secret", 5, 10);
+    SlipstreamConfig bad = TestClients.config(S3.server()).set("secret.key", "wrong-secret-value-123").build();
+    try (Slipstream other = Slipstream.builder().config(bad).isolatedResources().build()) {
+      assertThatThrownBy(() -> other.open("s3://bkt/secret"))
+          .isInstanceOf(AccessDeniedException.class)
+          .hasMessageContaining("s3://bkt/secret")
+          .satisfies(e -> assertThat(stackText(e)).doesNotContain("wrong-secret-value-123"));
+    }
+    assertThat(bad.toString()).doesNotContain("wrong-secret-value-123");
+  }
+
+  static String stackText(Throwable t) {
+    java.io.StringWriter sw = new java.io.StringWriter();
+    t.printStackTrace(new java.io.PrintWriter(sw));
+    return sw.toString();
+  }
+}

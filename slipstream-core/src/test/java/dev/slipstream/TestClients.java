@@ -1,0 +1,25 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream;
+
+import dev.slipstream.testkit.EmbeddedS3Server;
+import java.net.URI;
+
+/** Configurations pointing at an embedded server (directly or through a link shaper). */
+final class TestClients {
+  private TestClients() {}
+
+  static SlipstreamConfig.Builder config(URI endpoint) {
+    return SlipstreamConfig.builder()
+        .set("endpoint", endpoint.toString())
+        .set("region", EmbeddedS3Server.REGION)
+        .set("path.style.access", "true")
+        .set("access.key", EmbeddedS3Server.ACCESS_KEY)
+        .set("secret.key", EmbeddedS3Server.SECRET_KEY);
+  }
+
+  static SlipstreamConfig.Builder config(EmbeddedS3Server server) {
+    return config(server.endpoint());
+  }
+}
