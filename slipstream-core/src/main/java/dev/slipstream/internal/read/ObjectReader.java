@@ -4,7 +4,6 @@
 package dev.slipstream.internal.read;
 
 import dev.slipstream.Counter;
-import dev.slipstream.ObjectChangedException;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.S3Location;
 import dev.slipstream.SlipstreamInputStream;
@@ -14,10 +13,8 @@ import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import java.io.EOFException;
-import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.AccessDeniedException;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -282,7 +279,6 @@ public final class ObjectReader extends SlipstreamInputStream {
   /** Copies what block {@code index} holds of {@code [p, p + max)}; returns the bytes copied. */
   private int copyFromBlock(long index, long p, byte[] dst, int off, int max, int prefetchDepth)
       throws IOException {
-    boolean refetched = false;
     while (true) {
       Block b = pinOrFetch(index);
       try {
@@ -301,14 +297,10 @@ public final class ObjectReader extends SlipstreamInputStream {
       } catch (IOException e) {
         drop(index, b);
         checkOpen();
-        boolean permanent = e instanceof FileNotFoundException || e instanceof AccessDeniedException
-            || e instanceof ObjectChangedException || e instanceof EOFException;
-        // A cancelled fetch (its owner dropped it under us) or a failed prefetch gets one more try.
-        if (e instanceof BlockCancelledException || (!permanent && !refetched)) {
-          refetched = !(e instanceof BlockCancelledException) || refetched;
-          continue;
+        if (e instanceof BlockCancelledException) {
+          continue; // its owner dropped it under us (a seek); we still want it
         }
-        throw e;
+        throw e; // the block had its retries; a later read will fetch it afresh
       } finally {
         b.unpin();
       }

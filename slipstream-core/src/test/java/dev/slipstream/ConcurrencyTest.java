@@ -1,0 +1,197 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.slipstream.testkit.S3ServerExtension;
+import dev.slipstream.testkit.TestData;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Many threads on one stream, many streams under a small budget. The timeouts are deadlines that turn
+ * a deadlock into a failure; nothing here measures speed.
+ */
+@Timeout(300)
+class ConcurrencyTest {
+  @RegisterExtension static final S3ServerExtension S3 = new S3ServerExtension();
+  static final String BUCKET = "conc";
+
+  @BeforeAll
+  static void setUp() {
+    S3.server().createBucket(BUCKET);
+  }
+
+  @Test
+  void thirtyTwoThreadsOfPositionalReadsOnOneStream() throws Exception {
+    long size = 16L << 20;
+    S3.server().putGenerated(BUCKET, "shared", 11, size);
+    SlipstreamConfig config = TestClients.config(S3.server())
+        .set("block.size", "256K").set("memory.max", "4M").build();
+    try (Slipstream client = Slipstream.builder().config(config).isolatedResources().build();
+         SlipstreamInputStream in = client.open("s3://" + BUCKET + "/shared")) {
+      ExecutorService pool = Executors.newFixedThreadPool(32);
+      List<Future<Long>> results = new ArrayList<>();
+      for (int t = 0; t < 32; t++) {
+        final int thread = t;
+        results.add(pool.submit(() -> {
+          Random r = new Random(thread);
+          long checked = 0;
+          for (int i = 0; i < 60; i++) {
+            // small random reads, block-sized reads and multi-block reads, some in order
+            int len = switch (i % 3) {
+              case 0 -> 1 + r.nextInt(8192);
+              case 1 -> 256 * 1024;
+              default -> 1 + r.nextInt(700 * 1024);
+            };
+            long at = (long) (r.nextDouble() * (size - len));
+            byte[] buf = new byte[len];
+            in.readFully(at, buf, 0, len);
+            long bad = TestData.firstMismatch(11, at, buf, 0, len);
+            if (bad >= 0) {
+              throw new AssertionError("thread " + thread + ": wrong byte at " + bad);
+            }
+            checked += len;
+          }
+          return checked;
+        }));
+      }
+      // Meanwhile the stream position reads sequentially and must be unaffected.
+      byte[] seq = new byte[1 << 20];
+      in.seek(3 << 20);
+      int n = 0;
+      while (n < seq.length) {
+        n += in.read(seq, n, seq.length - n);
+      }
+      assertThat(TestData.firstMismatch(11, 3 << 20, seq, 0, seq.length)).isEqualTo(-1);
+      long total = 0;
+      for (Future<Long> f : results) {
+        total += f.get(240, TimeUnit.SECONDS);
+      }
+      pool.shutdown();
+      assertThat(total).isPositive();
+      assertThat(in.getPos()).isEqualTo((3 << 20) + seq.length);
+    }
+  }
+
+  @Test
+  void twoHundredStreamsAtOnceUnderA64MiBBudget() throws Exception {
+    int streams = 200;
+    long size = (7L << 20) / 2; // 3.5 blocks of 1 MiB
+    for (int i = 0; i < 10; i++) {
+      S3.server().putGenerated(BUCKET, "many-" + i, 100 + i, size);
+    }
+    SlipstreamConfig config = TestClients.config(S3.server())
+        .set("block.size", "1M").set("memory.max", "64M").set("prefetch.blocks", "8").build();
+    try (Slipstream client = Slipstream.builder().config(config).isolatedResources().build()) {
+      List<SlipstreamInputStream> opened = new ArrayList<>();
+      for (int i = 0; i < streams; i++) {
+        opened.add(client.open("s3://" + BUCKET + "/many-" + (i % 10)));
+      }
+      ExecutorService pool = Executors.newFixedThreadPool(streams);
+      List<Future<?>> done = new ArrayList<>();
+      for (int i = 0; i < streams; i++) {
+        final int s = i;
+        done.add(pool.submit(() -> {
+          SlipstreamInputStream in = opened.get(s);
+          byte[] all = in.readAllBytes();
+          assertThat(all.length).isEqualTo((int) size);
+          assertThat(TestData.firstMismatch(100 + (s % 10), 0, all, 0, all.length)).isEqualTo(-1);
+          in.close();
+          return null;
+        }));
+      }
+      for (Future<?> f : done) {
+        f.get(240, TimeUnit.SECONDS);
+      }
+      pool.shutdown();
+      assertThat(client.memoryInUse()).isZero();
+      assertThat(client.memoryBudget()).isEqualTo(64L << 20);
+    }
+  }
+
+  @Test
+  void oneThreadInterleavingTwoHundredStreamsNeverDeadlocks() throws Exception {
+    // Every stream keeps blocks between calls; the budget holds 16 blocks for 200 streams, so the pool
+    // must take idle blocks back from streams that are not reading at the moment.
+    long size = 3L << 20;
+    S3.server().putGenerated(BUCKET, "interleaved", 7, size);
+    SlipstreamConfig config = TestClients.config(S3.server())
+        .set("block.size", "1M").set("memory.max", "16M").build();
+    try (Slipstream client = Slipstream.builder().config(config).isolatedResources().build()) {
+      List<SlipstreamInputStream> opened = new ArrayList<>();
+      for (int i = 0; i < 200; i++) {
+        opened.add(client.open(S3Location.parse("s3://" + BUCKET + "/interleaved"), OpenOptions.length(size)));
+      }
+      byte[] chunk = new byte[300 * 1024];
+      long[] positions = new long[200];
+      boolean progress = true;
+      while (progress) {
+        progress = false;
+        for (int i = 0; i < 200; i++) {
+          int n = opened.get(i).read(chunk, 0, chunk.length);
+          if (n > 0) {
+            assertThat(TestData.firstMismatch(7, positions[i], chunk, 0, n)).isEqualTo(-1);
+            positions[i] += n;
+            progress = true;
+          }
+        }
+      }
+      for (int i = 0; i < 200; i++) {
+        assertThat(positions[i]).isEqualTo(size);
+        opened.get(i).close();
+      }
+      assertThat(client.memoryInUse()).isZero();
+      assertThat(client.statistics().get(Counter.BLOCKS_EVICTED)).isPositive();
+    }
+  }
+
+  @Test
+  void closeFromAnotherThreadWhileReading() throws Exception {
+    long size = 32L << 20;
+    S3.server().putGenerated(BUCKET, "closing", 9, size);
+    SlipstreamConfig config = TestClients.config(S3.server()).set("block.size", "1M").set("memory.max", "16M").build();
+    try (Slipstream client = Slipstream.builder().config(config).isolatedResources().build()) {
+      for (int round = 0; round < 20; round++) {
+        SlipstreamInputStream in = client.open("s3://" + BUCKET + "/closing");
+        ExecutorService reader = Executors.newSingleThreadExecutor();
+        Future<Throwable> f = reader.submit(() -> {
+          byte[] buf = new byte[64 * 1024];
+          long pos = 0;
+          try {
+            int n;
+            while ((n = in.read(buf)) > 0) {
+              if (TestData.firstMismatch(9, pos, buf, 0, n) >= 0) {
+                return new AssertionError("wrong bytes at " + pos);
+              }
+              pos += n;
+            }
+            return null;
+          } catch (IOException e) {
+            return e;
+          }
+        });
+        Thread.sleep(round % 5);
+        in.close();
+        Throwable t = f.get(60, TimeUnit.SECONDS);
+        reader.shutdown();
+        if (t != null) {
+          assertThat(t).isInstanceOf(IOException.class).hasMessageContaining("closed");
+        }
+        assertThat(client.memoryInUse()).isZero();
+      }
+    }
+  }
+}

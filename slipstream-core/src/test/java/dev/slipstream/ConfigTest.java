@@ -1,0 +1,99 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ConfigTest {
+
+  @Test
+  void defaults() {
+    SlipstreamConfig c = SlipstreamConfig.defaults();
+    assertThat(c.blockSize()).isEqualTo(8 << 20);
+    assertThat(c.prefetchBlocks()).isEqualTo(8);
+    assertThat(c.memoryMax()).isEqualTo(Math.max(Runtime.getRuntime().maxMemory() / 4, 8 << 20));
+    assertThat(c.fetchThreads()).isEqualTo(16);
+    assertThat(c.stallTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(c.retryMax()).isEqualTo(7);
+    assertThat(c.pathStyleAccess()).isFalse();
+    assertThat(c.endpoint()).isEmpty();
+  }
+
+  @Test
+  void sizesAndDurationsTakeSuffixes() {
+    SlipstreamConfig c = SlipstreamConfig.builder()
+        .set("block.size", "16M").set("memory.max", "1g").set("read.stall.timeout", "1500ms")
+        .set("retry.interval.max", "2m").set("connect.timeout", "250").build();
+    assertThat(c.blockSize()).isEqualTo(16 << 20);
+    assertThat(c.memoryMax()).isEqualTo(1L << 30);
+    assertThat(c.stallTimeout()).isEqualTo(Duration.ofMillis(1500));
+    assertThat(c.retryIntervalMax()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(c.connectTimeout()).isEqualTo(Duration.ofMillis(250));
+    assertThat(SlipstreamConfig.builder().set("block.size", "512KiB").build().blockSize()).isEqualTo(512 << 10);
+  }
+
+  @Test
+  void invalidValuesNameTheKeyAndTheValue() {
+    assertThatThrownBy(() -> SlipstreamConfig.builder().set("block.size", "eight").build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("block.size").hasMessageContaining("'eight'");
+    assertThatThrownBy(() -> SlipstreamConfig.fromMap(Map.of("fs.slipstream.prefetch.blocks", "-1"), "fs.slipstream."))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("fs.slipstream.prefetch.blocks").hasMessageContaining("'-1'");
+    assertThatThrownBy(() -> SlipstreamConfig.builder().set("read.stall.timeout", "0s").build())
+        .hasMessageContaining("read.stall.timeout");
+    assertThatThrownBy(() -> SlipstreamConfig.builder().set("block.size", "8M").set("memory.max", "4M").build())
+        .hasMessageContaining("memory.max").hasMessageContaining("at least one block");
+    assertThatThrownBy(() -> SlipstreamConfig.builder().set("endpoint", "not a uri").build())
+        .hasMessageContaining("endpoint");
+    assertThatThrownBy(() -> SlipstreamConfig.builder().set("path.style.access", "yes").build())
+        .hasMessageContaining("path.style.access");
+  }
+
+  @Test
+  void unknownKeysAreRejectedNotIgnored() {
+    assertThatThrownBy(() -> SlipstreamConfig.fromMap(Map.of("fs.slipstream.blocksize", "8M"), "fs.slipstream."))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("fs.slipstream.blocksize")
+        .hasMessageContaining("fs.slipstream.block.size");
+  }
+
+  @Test
+  void secretsNeverAppearInTextOrErrors() {
+    SlipstreamConfig c = SlipstreamConfig.builder()
+        .set("access.key", "AKIDEXAMPLE").set("secret.key", "s3cr3t-value").set("session.token", "tok3n").build();
+    assertThat(c.toString()).doesNotContain("s3cr3t-value").doesNotContain("tok3n").contains("****");
+    assertThatThrownBy(() -> SlipstreamConfig.builder().set("secret.key", "s3cr3t-value").build())
+        .hasMessageNotContaining("s3cr3t-value");
+  }
+
+  /** The README's configuration table is this enum, rendered; regenerate it from the failure message. */
+  @Test
+  void readmeListsEveryKeyWithItsDefault() throws IOException {
+    String readme = Files.readString(Path.of("..", "README.md"));
+    String table = markdownTable();
+    assertThat(readme)
+        .as("README.md's configuration table is out of date; replace it with:%n%s", table)
+        .contains(table);
+  }
+
+  static String markdownTable() {
+    StringBuilder sb = new StringBuilder();
+    sb.append("| key (Hadoop: `fs.slipstream.` + key) | default | meaning |\n");
+    sb.append("|---|---|---|\n");
+    for (ConfigKey k : ConfigKey.values()) {
+      String def = k.defaultValue().map(v -> "`" + v + "`").orElse(k == ConfigKey.MEMORY_MAX ? "¼ of max heap" : "—");
+      sb.append("| `").append(k.key()).append("` | ").append(def).append(" | ").append(k.description()).append(" |\n");
+    }
+    return sb.toString();
+  }
+}
