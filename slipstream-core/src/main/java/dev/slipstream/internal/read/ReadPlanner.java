@@ -8,8 +8,9 @@ package dev.slipstream.internal.read;
  * fetch ahead, or jumping about, in which case a small read fetches just its own bytes.
  *
  * <p>A read continues the previous one if it starts where that one ended, or a little ahead of it
- * (less than one block: a skip within the data already on its way), or if its block is already in
- * memory. The first read of a stream counts as continuing from position 0. A run of sequential reads
+ * (at most {@link #SKIP_TOLERANCE} bytes, as a reader skipping a record header does), or if its block
+ * is already in memory (a skip within data already fetched or on its way). The first read of a stream
+ * counts as continuing from position 0. A run of sequential reads
  * starts with a prefetch depth of 2 blocks and doubles it each time it enters a new block, up to the
  * configured maximum: a file read start to end quickly fetches at full depth, while a reader that
  * reads a header and jumps away wastes at most a block or two. A jump resets the depth.
@@ -19,6 +20,9 @@ package dev.slipstream.internal.read;
 final class ReadPlanner {
   /** What to do for one read. */
   record Decision(boolean sequential, boolean direct, int prefetchDepth) {}
+
+  /** A forward gap this small still counts as reading in order; S3A's default readahead is 64 KiB. */
+  static final int SKIP_TOLERANCE = 64 * 1024;
 
   private final int blockSize;
   private final int maxDepth;
@@ -35,7 +39,7 @@ final class ReadPlanner {
 
   synchronized Decision onRead(long position, int length, boolean blockInMemory) {
     boolean sequential = blockInMemory
-        || (position >= nextExpected && position - nextExpected < blockSize);
+        || (position >= nextExpected && position - nextExpected <= Math.min(SKIP_TOLERANCE, blockSize / 4));
     if (sequential) {
       boolean entersNewBlock = nextExpected == 0
           ? position == 0

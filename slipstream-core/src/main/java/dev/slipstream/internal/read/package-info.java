@@ -1,0 +1,16 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+
+/**
+ * The open stream. {@link dev.slipstream.internal.read.ObjectReader} keeps a map of the blocks it holds
+ * and serves both the sequential position and positional reads from it;
+ * {@link dev.slipstream.internal.read.ReadPlanner} tells, per read, whether the reader is moving forward
+ * (fetch ahead, deeper and deeper) or jumping (fetch only what is asked for).
+ *
+ * <p>The invariants that keep concurrent use safe: a reader pins one block at a time and never while it
+ * waits for memory; a block's buffer is released only when its reference count reaches zero; every
+ * request of the stream has a cancel token in the stream's in-flight set until it ends, so
+ * {@code close()} can abort them all and wait for them.
+ */
+package dev.slipstream.internal.read;

@@ -1,0 +1,11 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+
+/**
+ * The object store: HEAD and ranged GET, nothing else, with failures translated to the types the rest
+ * of the read path and its callers rely on (404 to FileNotFoundException, 403 to AccessDeniedException,
+ * 412 to ObjectChangedException, transient ones to TransientStoreException with their cause). The S3
+ * implementation uses the AWS SDK for Java v2 with its own retries switched off.
+ */
+package dev.slipstream.internal.store;

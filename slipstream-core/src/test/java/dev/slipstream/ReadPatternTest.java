@@ -1,0 +1,113 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.slipstream.testkit.S3ServerExtension;
+import dev.slipstream.testkit.TestData;
+import java.io.IOException;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** What each access pattern costs in requests and bytes: counted, not timed. */
+@Timeout(120)
+class ReadPatternTest {
+  @RegisterExtension static final S3ServerExtension S3 = new S3ServerExtension();
+  static final String BUCKET = "patterns";
+  static final int BLOCK = 1 << 20;
+  static final long SIZE = 24L * BLOCK;
+  static Slipstream client;
+
+  @BeforeAll
+  static void setUp() {
+    S3.server().createBucket(BUCKET);
+    S3.server().putGenerated(BUCKET, "obj", 8, SIZE);
+    client = Slipstream.builder().isolatedResources()
+        .config(TestClients.config(S3.server()).set("block.size", "1M").set("memory.max", "32M").build())
+        .build();
+  }
+
+  @AfterAll
+  static void tearDown() {
+    client.close();
+  }
+
+  @Test
+  void sequentialReadPrefetchesAndWastesNothing() throws IOException {
+    try (SlipstreamInputStream in = client.open("s3://" + BUCKET + "/obj")) {
+      byte[] buf = new byte[64 * 1024];
+      long pos = 0;
+      int n;
+      while ((n = in.read(buf)) > 0) {
+        assertThat(TestData.firstMismatch(8, pos, buf, 0, n)).isEqualTo(-1);
+        pos += n;
+      }
+      ReadStatistics s = in.statistics();
+      assertThat(s.get(Counter.GET_REQUESTS)).isEqualTo(24);
+      assertThat(s.get(Counter.BYTES_FETCHED)).isEqualTo(SIZE);
+      assertThat(s.get(Counter.PREFETCH_USED)).isEqualTo(23); // every block but the first was fetched ahead
+      assertThat(s.get(Counter.PREFETCH_WASTED)).isZero();
+    }
+  }
+
+  @Test
+  void smallRandomPositionalReadsFetchOnlyTheirBytes() throws IOException {
+    try (SlipstreamInputStream in = client.open("s3://" + BUCKET + "/obj")) {
+      Random r = new Random(1);
+      long asked = 0;
+      for (int i = 0; i < 50; i++) {
+        int len = 1 + r.nextInt(64 * 1024);
+        long at = (long) (r.nextDouble() * (SIZE - len));
+        byte[] buf = new byte[len];
+        in.readFully(at, buf);
+        assertThat(TestData.firstMismatch(8, at, buf, 0, len)).isEqualTo(-1);
+        asked += len;
+      }
+      ReadStatistics s = in.statistics();
+      // No prefetch storm: one GET per read, no byte fetched that was not asked for.
+      assertThat(s.get(Counter.GET_REQUESTS)).isLessThanOrEqualTo(50);
+      assertThat(s.get(Counter.BYTES_FETCHED)).isLessThanOrEqualTo(asked);
+      assertThat(s.get(Counter.PREFETCH_WASTED)).isZero();
+    }
+  }
+
+  @Test
+  void seeksAroundTheFileCostAtMostABlockPerSmallRead() throws IOException {
+    try (SlipstreamInputStream in = client.open("s3://" + BUCKET + "/obj")) {
+      Random r = new Random(2);
+      int reads = 40;
+      for (int i = 0; i < reads; i++) {
+        in.seek((long) (r.nextDouble() * (SIZE - 100_000)));
+        byte[] buf = new byte[1 + r.nextInt(100_000)];
+        long at = in.getPos();
+        in.readNBytes(buf, 0, buf.length);
+        assertThat(TestData.firstMismatch(8, at, buf, 0, buf.length)).isEqualTo(-1);
+      }
+      assertThat(in.statistics().get(Counter.BYTES_FETCHED)).isLessThanOrEqualTo((long) reads * BLOCK);
+    }
+  }
+
+  @Test
+  void footerThenSequentialScanLikeAColumnarReader() throws IOException {
+    try (SlipstreamInputStream in = client.open("s3://" + BUCKET + "/obj")) {
+      byte[] tail = new byte[8];
+      in.readFully(SIZE - 8, tail);
+      byte[] footer = new byte[40_000];
+      in.readFully(SIZE - 8 - footer.length, footer);
+      assertThat(TestData.firstMismatch(8, SIZE - 8 - footer.length, footer, 0, footer.length)).isEqualTo(-1);
+      // then a column chunk read in order: blocks fetched ahead again
+      in.seek(5L * BLOCK);
+      byte[] chunk = new byte[6 * BLOCK];
+      in.readNBytes(chunk, 0, chunk.length);
+      assertThat(TestData.firstMismatch(8, 5L * BLOCK, chunk, 0, chunk.length)).isEqualTo(-1);
+      assertThat(in.statistics().get(Counter.DIRECT_READS)).isEqualTo(2);
+      assertThat(in.statistics().get(Counter.BYTES_FETCHED)).isLessThan(16L * BLOCK);
+    }
+  }
+}
