@@ -436,6 +436,7 @@ public final class LinkShaper implements AutoCloseable {
       } catch (IOException e) {
         sendLocal(400, "Bad Request", "<Error><Code>InvalidRequest</Code><Message>" + e.getMessage()
             + "</Message></Error>", headRequest, true);
+        lingeringClose();
         return false;
       }
       boolean expectContinue = requestBody.hasBody()
@@ -480,6 +481,7 @@ public final class LinkShaper implements AutoCloseable {
           try {
             sendLocal(502, "Bad Gateway", "<Error><Code>BadGateway</Code><Message>link shaper: "
                 + e + "</Message></Error>", headRequest, true);
+            lingeringClose();
           } catch (IOException ignored) {
             // the client may be the one that failed
           }
@@ -512,6 +514,7 @@ public final class LinkShaper implements AutoCloseable {
         applyBodyFault(fault);
         return false;
       }
+      upstreamIdleSince = System.nanoTime();
       if (closeAfter) {
         closeUpstream();
         if (ambiguous) {
@@ -554,25 +557,43 @@ public final class LinkShaper implements AutoCloseable {
       if (!body.hasBody()) {
         first = sendBodiless(head);
       } else {
-        connectUpstream();
-        upstreamOut.write(head);
-        if (expectContinue) {
-          upstreamOut.flush();
-          first = awaitUpstreamHead();
-          if (first == null || first.status() < 200) {
-            // Either the upstream said go on, or it keeps quiet: the client needs a 100 to send its body.
-            clientOut.write(first == null ? CONTINUE_100 : first.toBytes());
-            continueSent = first == null || first.status() == 100;
+        try {
+          if (expectContinue) {
+            first = sendExpectContinueHead(head);
+            if (first == null || first.status() < 200) {
+              // Either the upstream said go on, or it keeps quiet: the client needs a 100 to send its body.
+              clientOut.write(first != null && first.status() == 100 ? first.toBytes() : CONTINUE_100);
+              continueSent = true;
+              first = null;
+              copyRequestBody(body);
+            } else {
+              result.ambiguous = true;
+            }
+          } else {
+            connectUpstream();
+            upstreamOut.write(head);
             first = null;
             copyRequestBody(body);
-          } else {
-            result.ambiguous = true;
           }
-        } else {
-          first = null;
-          copyRequestBody(body);
+          try {
+            upstreamOut.flush();
+          } catch (IOException e) {
+            throw new UpstreamWriteFailed(e);
+          }
+        } catch (UpstreamWriteFailed e) {
+          // A server may answer (an error, typically) and close without reading the whole body: relay
+          // that answer rather than a 502. The client's unread body makes its connection unusable.
+          result.ambiguous = true;
+          try {
+            first = Head.read(upstreamIn, false);
+          } catch (IOException again) {
+            e.addSuppressed(again);
+            throw e;
+          }
+          if (first == null) {
+            throw e;
+          }
         }
-        upstreamOut.flush();
       }
       Head response = first;
       while (true) {
@@ -591,7 +612,6 @@ public final class LinkShaper implements AutoCloseable {
         }
         response = null;
       }
-      upstreamIdleSince = System.nanoTime();
       result.response = response;
       return result;
     }
@@ -613,6 +633,29 @@ public final class LinkShaper implements AutoCloseable {
         } catch (IOException e) {
           closeUpstream();
           if (attempt > 0 || !reused || in.consumed() != mark || closed.get()) {
+            throw e;
+          }
+        }
+      }
+    }
+
+    /**
+     * Sends the head of an Expect: 100-continue request and waits for the upstream's reaction; null if
+     * it stays silent. Retried once on a fresh connection if a reused one turns out dead, which is safe
+     * because none of the client's body has been read yet.
+     */
+    private Head sendExpectContinueHead(byte[] head) throws IOException {
+      for (int attempt = 0; ; attempt++) {
+        boolean reused = connectUpstream();
+        long mark = upstreamIn.consumed();
+        try {
+          upstreamOut.write(head);
+          upstreamOut.flush();
+          return awaitUpstreamHead();
+        } catch (IOException e) {
+          boolean nothingReceived = upstreamIn != null && upstreamIn.consumed() == mark;
+          closeUpstream();
+          if (attempt > 0 || !reused || !nothingReceived || closed.get()) {
             throw e;
           }
         }
@@ -697,7 +740,7 @@ public final class LinkShaper implements AutoCloseable {
 
     private void copyRequestBody(Framing body) throws IOException {
       if (body.chunked()) {
-        copyChunkedRequest(upstreamOut::write);
+        copyChunkedRequest(this::writeUpstream);
       } else {
         long left = body.length();
         while (left > 0) {
@@ -705,9 +748,17 @@ public final class LinkShaper implements AutoCloseable {
           if (r < 0) {
             throw new EOFException("client ended the request body early");
           }
-          upstreamOut.write(buf, 0, r);
+          writeUpstream(buf, 0, r);
           left -= r;
         }
+      }
+    }
+
+    private void writeUpstream(byte[] b, int off, int len) throws UpstreamWriteFailed {
+      try {
+        upstreamOut.write(b, off, len);
+      } catch (IOException e) {
+        throw new UpstreamWriteFailed(e);
       }
     }
 
@@ -1106,6 +1157,15 @@ public final class LinkShaper implements AutoCloseable {
     void write(byte[] b, int off, int len) throws IOException, CutReached;
   }
 
+  /** The upstream stopped taking the request body: it may have answered already. */
+  private static final class UpstreamWriteFailed extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    UpstreamWriteFailed(IOException cause) {
+      super("upstream stopped reading the request body: " + cause.getMessage(), cause);
+    }
+  }
+
   /** Signals that a body fault's cut point was reached; stackless because it is control flow. */
   private static final class CutReached extends Exception {
     private static final long serialVersionUID = 1L;
@@ -1129,7 +1189,7 @@ public final class LinkShaper implements AutoCloseable {
 
     TokenBucket(long bytesPerSecond) {
       this.bytesPerNano = bytesPerSecond / 1e9;
-      this.capacity = Math.max(CHUNK, bytesPerSecond / 200.0);
+      this.capacity = Math.max(CHUNK, bytesPerSecond / 50.0);
       this.last = System.nanoTime();
     }
 
