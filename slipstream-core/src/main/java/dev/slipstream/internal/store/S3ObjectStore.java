@@ -13,86 +13,37 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.SocketTimeoutException;
 import java.nio.file.AccessDeniedException;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.ResponseInputStream;
-import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
-import software.amazon.awssdk.retries.DefaultRetryStrategy;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.S3ClientBuilder;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
- * {@link ObjectStore} over the AWS SDK for Java v2 with its Apache HTTP client: synchronous, because
- * every call already runs on the shared fetch executor, and abortable from another thread, which
- * {@code close()} needs. The SDK's own retries are off (the fetcher retries per block, resuming at
- * the last byte received); its socket timeout is the stall timeout, so a body that stops delivering
- * bytes fails instead of hanging. Checksums are computed and validated only where S3 requires them,
- * as S3-compatible servers do not all support the newer checksum headers.
+ * {@link ObjectStore} over a synchronous AWS SDK for Java v2 client: synchronous, because every call
+ * already runs on the shared fetch executor, and abortable from another thread, which {@code close()}
+ * needs. Uses only SDK calls present since 2.20, so that it also runs on the SDK that Hadoop 3.4.1
+ * ships, with the client S3A built.
  */
 public final class S3ObjectStore implements ObjectStore {
   private final S3Client s3;
+  private final boolean ownsClient;
 
-  public S3ObjectStore(S3Client s3) {
+  /**
+   * A store over {@code s3}, e.g. the client Hadoop's S3A already configured. {@code ownsClient}: close
+   * it with the store.
+   */
+  public S3ObjectStore(S3Client s3, boolean ownsClient) {
     this.s3 = s3;
+    this.ownsClient = ownsClient;
   }
 
+  /** A store over a new S3 client built from {@code config}, closed with the store. */
   public static S3ObjectStore create(SlipstreamConfig config) {
-    return new S3ObjectStore(buildClient(config));
-  }
-
-  /** The S3 client this configuration describes; the CLI uses it for its plain-GET comparison too. */
-  public static S3Client buildClient(SlipstreamConfig config) {
-    S3ClientBuilder b = S3Client.builder()
-        .httpClientBuilder(ApacheHttpClient.builder()
-            // Prefetch and direct reads can both be in flight; leave headroom over the executor size.
-            .maxConnections(config.fetchThreads() * 2 + 8)
-            .socketTimeout(config.stallTimeout())
-            .connectionTimeout(config.connectTimeout())
-            .connectionAcquisitionTimeout(config.stallTimeout().plus(config.connectTimeout())))
-        .overrideConfiguration(o -> o.retryStrategy(DefaultRetryStrategy.doNotRetry()))
-        .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-        .forcePathStyle(config.pathStyleAccess())
-        .region(region(config))
-        .credentialsProvider(credentials(config));
-    config.endpoint().ifPresent(b::endpointOverride);
-    return b.build();
-  }
-
-  private static Region region(SlipstreamConfig config) {
-    if (config.region().isPresent()) {
-      return Region.of(config.region().get());
-    }
-    try {
-      return new DefaultAwsRegionProviderChain().getRegion();
-    } catch (SdkClientException e) {
-      return Region.US_EAST_1;
-    }
-  }
-
-  private static AwsCredentialsProvider credentials(SlipstreamConfig config) {
-    if (config.accessKey().isPresent()) {
-      String id = config.accessKey().get();
-      String secret = config.secretKey().orElseThrow();
-      return StaticCredentialsProvider.create(config.sessionToken()
-          .<software.amazon.awssdk.auth.credentials.AwsCredentials>map(
-              t -> AwsSessionCredentials.create(id, secret, t))
-          .orElseGet(() -> AwsBasicCredentials.create(id, secret)));
-    }
-    return DefaultCredentialsProvider.builder().build();
+    return new S3ObjectStore(S3ClientFactory.create(config), true);
   }
 
   @Override
@@ -192,7 +143,9 @@ public final class S3ObjectStore implements ObjectStore {
 
   @Override
   public void close() {
-    s3.close();
+    if (ownsClient) {
+      s3.close();
+    }
   }
 
   private static final class SdkBody implements Body {

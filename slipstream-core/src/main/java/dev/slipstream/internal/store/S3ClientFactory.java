@@ -1,0 +1,76 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.store;
+
+import dev.slipstream.SlipstreamConfig;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
+import software.amazon.awssdk.retries.DefaultRetryStrategy;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3ClientBuilder;
+
+/**
+ * Builds the S3 client for plain-Java use (Hadoop hands Slipstream the client S3A built instead).
+ *
+ * <p>The Apache HTTP client, because a response can be aborted from another thread. The SDK's own
+ * retries are off: the fetcher retries per block, resuming at the last byte received. The socket
+ * timeout is the stall timeout, so a body that stops delivering bytes fails instead of hanging.
+ * Checksums are computed and validated only where S3 requires them, as S3-compatible servers do not
+ * all support the newer checksum headers.
+ */
+public final class S3ClientFactory {
+  private S3ClientFactory() {}
+
+  /** The S3 client this configuration describes. */
+  public static S3Client create(SlipstreamConfig config) {
+    S3ClientBuilder b = S3Client.builder()
+        .httpClientBuilder(ApacheHttpClient.builder()
+            // Prefetch and direct reads can both be in flight; leave headroom over the executor size.
+            .maxConnections(config.fetchThreads() * 2 + 8)
+            .socketTimeout(config.stallTimeout())
+            .connectionTimeout(config.connectTimeout())
+            .connectionAcquisitionTimeout(config.stallTimeout().plus(config.connectTimeout())))
+        .overrideConfiguration(o -> o.retryStrategy(DefaultRetryStrategy.doNotRetry()))
+        .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+        .forcePathStyle(config.pathStyleAccess())
+        .region(region(config))
+        .credentialsProvider(credentials(config));
+    config.endpoint().ifPresent(b::endpointOverride);
+    return b.build();
+  }
+
+  private static Region region(SlipstreamConfig config) {
+    if (config.region().isPresent()) {
+      return Region.of(config.region().get());
+    }
+    try {
+      return new DefaultAwsRegionProviderChain().getRegion();
+    } catch (SdkClientException e) {
+      return Region.US_EAST_1;
+    }
+  }
+
+  private static AwsCredentialsProvider credentials(SlipstreamConfig config) {
+    if (config.accessKey().isPresent()) {
+      String id = config.accessKey().get();
+      String secret = config.secretKey().orElseThrow();
+      return StaticCredentialsProvider.create(config.sessionToken()
+          .<AwsCredentials>map(
+              t -> AwsSessionCredentials.create(id, secret, t))
+          .orElseGet(() -> AwsBasicCredentials.create(id, secret)));
+    }
+    return DefaultCredentialsProvider.builder().build();
+  }
+}
