@@ -211,26 +211,41 @@ public final class SlipstreamConfig {
   private static final Pattern TIME = Pattern.compile("(\\d+)\\s*(ms|s|m|h)?");
 
   private long size(ConfigKey key) {
-    Matcher m = SIZE.matcher(value(key).trim().toLowerCase(Locale.ROOT));
-    if (!m.matches()) {
-      throw invalid(key, "expected a size such as 8M, 512K or 1G");
-    }
     try {
-      long n = Long.parseLong(m.group(1));
-      int shift = switch (m.group(2)) {
-        case "k" -> 10;
-        case "m" -> 20;
-        case "g" -> 30;
-        case "t" -> 40;
-        default -> 0;
-      };
-      if (n > (Long.MAX_VALUE >> shift)) {
-        throw invalid(key, "too large");
-      }
-      return n << shift;
-    } catch (NumberFormatException e) {
-      throw invalid(key, "too large");
+      return parseSize(value(key));
+    } catch (IllegalArgumentException e) {
+      throw invalid(key, e.getMessage());
     }
+  }
+
+  /**
+   * Parses a size as configuration writes it: {@code 8M}, {@code 512K}, {@code 1G}, {@code 4096};
+   * suffixes K, M, G, T are powers of 1024, optionally followed by B or iB, case ignored.
+   *
+   * @throws IllegalArgumentException saying what was expected
+   */
+  public static long parseSize(String text) {
+    Matcher m = SIZE.matcher(text == null ? "" : text.trim().toLowerCase(Locale.ROOT));
+    if (!m.matches()) {
+      throw new IllegalArgumentException("expected a size such as 8M, 512K or 1G");
+    }
+    int shift = switch (m.group(2)) {
+      case "k" -> 10;
+      case "m" -> 20;
+      case "g" -> 30;
+      case "t" -> 40;
+      default -> 0;
+    };
+    long n;
+    try {
+      n = Long.parseLong(m.group(1));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("too large");
+    }
+    if (n > (Long.MAX_VALUE >> shift)) {
+      throw new IllegalArgumentException("too large");
+    }
+    return n << shift;
   }
 
   private Duration duration(ConfigKey key) {

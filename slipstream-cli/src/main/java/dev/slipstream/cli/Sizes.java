@@ -3,13 +3,11 @@
  */
 package dev.slipstream.cli;
 
+import dev.slipstream.SlipstreamConfig;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /** Parsing and printing of sizes, rates and durations, the same way in every command. */
 final class Sizes {
-  private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([kmgt]?)(i?b)?");
   private static final String[] UNITS = {"bytes", "KiB", "MiB", "GiB", "TiB"};
 
   private Sizes() {}
@@ -21,27 +19,7 @@ final class Sizes {
    * @throws IllegalArgumentException if {@code text} is not such a size
    */
   static long parse(String text) {
-    Matcher m = SIZE.matcher(text == null ? "" : text.trim().toLowerCase(Locale.ROOT));
-    if (!m.matches()) {
-      throw new IllegalArgumentException("expected a size such as 512M, 64K or 2G");
-    }
-    int shift = switch (m.group(2)) {
-      case "k" -> 10;
-      case "m" -> 20;
-      case "g" -> 30;
-      case "t" -> 40;
-      default -> 0;
-    };
-    long n;
-    try {
-      n = Long.parseLong(m.group(1));
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("too large");
-    }
-    if (n > (Long.MAX_VALUE >> shift)) {
-      throw new IllegalArgumentException("too large");
-    }
-    return n << shift;
+    return SlipstreamConfig.parseSize(text);
   }
 
   /** {@code 512 MiB}, {@code 1.5 GiB}, {@code 300 bytes}: exact multiples without decimals. */
