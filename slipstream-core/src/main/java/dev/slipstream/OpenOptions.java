@@ -3,18 +3,28 @@
  */
 package dev.slipstream;
 
+import java.util.Objects;
 import java.util.OptionalLong;
 
 /**
- * What the caller already knows about the object. With a known length no HEAD request is made; the
- * ETag, when known too, pins the version from the first GET on (every GET carries {@code If-Match});
- * without it, the ETag of the first response is pinned instead.
+ * What the caller knows about the object and how it will read it.
+ *
+ * <p>With a known length no HEAD request is made; the ETag, when known too, pins the version from the
+ * first GET on (every GET carries {@code If-Match}); without it, the ETag of the first response is
+ * pinned instead. A length that does not match the object fails the first read that sees the
+ * difference, with a message saying so.
+ *
+ * <p>{@code splitEnd}: the end of the part of the object this reader is responsible for (a Hadoop
+ * input split). Prefetch never starts a block past the one holding the split's last byte; reads past
+ * the split end (to finish a record that straddles it) still work, fetched on demand.
  *
  * @param length the object's length in bytes, or -1 if unknown
  * @param etag the object's ETag as S3 returns it (quotes optional), or null
+ * @param policy the expected access pattern
+ * @param splitEnd the end (exclusive) of the caller's split, or -1 for none
  */
-public record OpenOptions(long length, String etag) {
-  public static final OpenOptions NONE = new OpenOptions(-1, null);
+public record OpenOptions(long length, String etag, ReadPolicy policy, long splitEnd) {
+  public static final OpenOptions NONE = new OpenOptions(-1, null, ReadPolicy.ADAPTIVE, -1);
 
   public OpenOptions {
     if (length < -1) {
@@ -26,15 +36,35 @@ public record OpenOptions(long length, String etag) {
     if (etag != null && !etag.startsWith("\"") && !etag.startsWith("W/")) {
       etag = '"' + etag + '"';
     }
+    Objects.requireNonNull(policy, "policy");
+    if (splitEnd < -1) {
+      throw new IllegalArgumentException("splitEnd must be >= 0 (or -1 for none): " + splitEnd);
+    }
   }
 
   /** Length and ETag, e.g. from a listing: no HEAD request. */
   public static OpenOptions known(long length, String etag) {
-    return new OpenOptions(length, etag);
+    return NONE.withLength(length).withEtag(etag);
   }
 
   public static OpenOptions length(long length) {
-    return new OpenOptions(length, null);
+    return NONE.withLength(length);
+  }
+
+  public OpenOptions withLength(long newLength) {
+    return new OpenOptions(newLength, etag, policy, splitEnd);
+  }
+
+  public OpenOptions withEtag(String newEtag) {
+    return new OpenOptions(length, newEtag, policy, splitEnd);
+  }
+
+  public OpenOptions withPolicy(ReadPolicy newPolicy) {
+    return new OpenOptions(length, etag, newPolicy, splitEnd);
+  }
+
+  public OpenOptions withSplitEnd(long newSplitEnd) {
+    return new OpenOptions(length, etag, policy, newSplitEnd);
   }
 
   public OptionalLong knownLength() {

@@ -48,7 +48,7 @@ public final class Slipstream implements AutoCloseable {
     this.config = b.config;
     this.ownsResources = b.isolated;
     this.resources = b.isolated ? new SharedResources(config) : SharedResources.jvm(config);
-    this.store = S3ObjectStore.create(config);
+    this.store = b.s3Client != null ? new S3ObjectStore(b.s3Client, false) : S3ObjectStore.create(config);
     this.fetcher = new BlockFetcher(store, new RangeReader(store, config), resources.executor);
   }
 
@@ -110,9 +110,10 @@ public final class Slipstream implements AutoCloseable {
       etag = m.etag();
     }
     streamStats.increment(Counter.STREAMS_OPENED);
-    ObjectHandle handle = new ObjectHandle(location, length, etag, streamStats);
+    ObjectHandle handle = new ObjectHandle(location, length, options.length() >= 0, etag, streamStats);
     long closeWait = config.stallTimeout().plus(config.connectTimeout()).toMillis();
-    return new ObjectReader(handle, resources.pool, fetcher, config.blockSize(), config.prefetchBlocks(), closeWait);
+    return new ObjectReader(handle, resources.pool, fetcher, config.blockSize(), config.prefetchBlocks(),
+        options.policy(), options.splitEnd(), closeWait);
   }
 
   /** Closes the S3 client; with isolated resources, also stops the fetch threads. Open streams should be closed first. */
@@ -136,6 +137,7 @@ public final class Slipstream implements AutoCloseable {
   public static final class Builder {
     private SlipstreamConfig config = SlipstreamConfig.defaults();
     private boolean isolated;
+    private software.amazon.awssdk.services.s3.S3Client s3Client;
 
     private Builder() {}
 
@@ -147,6 +149,17 @@ public final class Slipstream implements AutoCloseable {
     /** This client gets its own memory pool and fetch threads instead of the JVM-wide ones. */
     public Builder isolatedResources() {
       this.isolated = true;
+      return this;
+    }
+
+    /**
+     * Reads through this S3 client instead of building one from the configuration (whose endpoint,
+     * region, path-style and credential keys are then unused). The client is not closed with
+     * Slipstream. This is how the Hadoop FileSystem reuses the client S3A configured; its socket
+     * timeout then decides how soon a stalled body is noticed.
+     */
+    public Builder s3Client(software.amazon.awssdk.services.s3.S3Client client) {
+      this.s3Client = Objects.requireNonNull(client, "client");
       return this;
     }
 

@@ -73,6 +73,13 @@ public abstract class SlipstreamInputStream extends InputStream {
     readFully(position, b, 0, b.length);
   }
 
+  /**
+   * Gives back the memory this stream holds and cancels its prefetches; the position is kept and the
+   * next read fetches again. For callers that keep many streams open between reads. A no-op on a
+   * closed stream.
+   */
+  public abstract void unbuffer();
+
   /** Counters of this stream; they also roll up into the client's and the JVM's. */
   public abstract ReadStatistics statistics();
 }

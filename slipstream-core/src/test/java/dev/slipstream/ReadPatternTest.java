@@ -110,4 +110,59 @@ class ReadPatternTest {
       assertThat(in.statistics().get(Counter.BYTES_FETCHED)).isLessThan(16L * BLOCK);
     }
   }
+
+  @Test
+  void splitEndStopsPrefetchButNotReading() throws IOException {
+    long splitEnd = 4L * BLOCK + 10;
+    try (SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/obj"),
+        OpenOptions.length(SIZE).withSplitEnd(splitEnd).withPolicy(ReadPolicy.SEQUENTIAL))) {
+      byte[] split = in.readNBytes((int) splitEnd);
+      assertThat(TestData.firstMismatch(8, 0, split, 0, split.length)).isEqualTo(-1);
+      // Blocks 0..4 hold the split; nothing past them was fetched ahead.
+      assertThat(in.statistics().get(Counter.BYTES_FETCHED)).isEqualTo(5L * BLOCK);
+      // The record straddling the split end can still be read, block by block.
+      byte[] more = in.readNBytes(2 * BLOCK);
+      assertThat(TestData.firstMismatch(8, splitEnd, more, 0, more.length)).isEqualTo(-1);
+      assertThat(in.statistics().get(Counter.BYTES_FETCHED)).isEqualTo(7L * BLOCK);
+    }
+  }
+
+  @Test
+  void randomPolicyFetchesOnlyTheFirstReadsBytes() throws IOException {
+    try (SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/obj"),
+        OpenOptions.NONE.withPolicy(ReadPolicy.RANDOM))) {
+      byte[] head = in.readNBytes(1000);
+      assertThat(TestData.firstMismatch(8, 0, head, 0, head.length)).isEqualTo(-1);
+      assertThat(in.statistics().get(Counter.DIRECT_READS)).isEqualTo(1);
+      assertThat(in.statistics().get(Counter.BYTES_FETCHED)).isEqualTo(1000);
+    }
+  }
+
+  @Test
+  void sequentialPolicyPrefetchesAtFullDepthFromTheStart() throws IOException {
+    long wastedBefore = client.statistics().get(Counter.PREFETCH_WASTED);
+    try (SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/obj"),
+        OpenOptions.NONE.withPolicy(ReadPolicy.SEQUENTIAL))) {
+      assertThat(in.read()).isEqualTo(TestData.byteAt(8, 0) & 0xff);
+    } // the first read started 8 prefetches at once; closing now wastes all of them
+    try (SlipstreamInputStream in = client.open("s3://" + BUCKET + "/obj")) {
+      assertThat(in.read()).isEqualTo(TestData.byteAt(8, 0) & 0xff);
+      in.close();
+      assertThat(in.statistics().get(Counter.PREFETCH_WASTED)).isEqualTo(2); // adaptive: 2
+    }
+    assertThat(client.statistics().get(Counter.PREFETCH_WASTED) - wastedBefore).isEqualTo(8 + 2);
+  }
+
+  @Test
+  void unbufferGivesMemoryBackAndKeepsThePosition() throws IOException {
+    try (SlipstreamInputStream in = client.open("s3://" + BUCKET + "/obj")) {
+      byte[] a = in.readNBytes(3 * BLOCK + 5);
+      assertThat(TestData.firstMismatch(8, 0, a, 0, a.length)).isEqualTo(-1);
+      in.unbuffer();
+      assertThat(client.memoryInUse()).isZero();
+      assertThat(in.getPos()).isEqualTo(3L * BLOCK + 5);
+      byte[] b = in.readNBytes(BLOCK);
+      assertThat(TestData.firstMismatch(8, 3L * BLOCK + 5, b, 0, b.length)).isEqualTo(-1);
+    }
+  }
 }

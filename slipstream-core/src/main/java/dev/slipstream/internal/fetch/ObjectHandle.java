@@ -15,12 +15,15 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class ObjectHandle {
   private final S3Location location;
   private final long length;
+  private final boolean lengthGiven;
   private final AtomicReference<String> etag;
   private final ReadStatistics stats;
 
-  public ObjectHandle(S3Location location, long length, String etag, ReadStatistics stats) {
+  /** @param lengthGiven the length came from the caller, not from S3 */
+  public ObjectHandle(S3Location location, long length, boolean lengthGiven, String etag, ReadStatistics stats) {
     this.location = location;
     this.length = length;
+    this.lengthGiven = lengthGiven;
     this.etag = new AtomicReference<>(etag);
     this.stats = stats;
   }
@@ -40,6 +43,19 @@ public final class ObjectHandle {
 
   public ReadStatistics stats() {
     return stats;
+  }
+
+  /** Fails if the object's length, as a response states it, is not the length this stream reads. */
+  void checkLength(long objectLength) throws java.io.IOException {
+    if (objectLength < 0 || objectLength == length) {
+      return;
+    }
+    if (lengthGiven && etag.get() == null) {
+      throw new java.io.IOException(location + ": length " + length + " was given at open, but the object has "
+          + objectLength + " bytes");
+    }
+    throw new ObjectChangedException(location, "length " + length + " at open, the object now has " + objectLength
+        + " bytes");
   }
 
   /** Pins {@code seen} if nothing is pinned yet; otherwise fails if it differs. */

@@ -4,7 +4,6 @@
 package dev.slipstream.internal.fetch;
 
 import dev.slipstream.Counter;
-import dev.slipstream.ObjectChangedException;
 import dev.slipstream.RetryCause;
 import dev.slipstream.SlipstreamConfig;
 import dev.slipstream.internal.store.ObjectStore;
@@ -96,11 +95,8 @@ public final class RangeReader {
     long got = 0;
     boolean ok = false;
     try {
+      h.checkLength(body.objectLength());
       h.checkVersion(body.etag());
-      if (body.objectLength() >= 0 && body.objectLength() != h.length()) {
-        throw new ObjectChangedException(h.location(),
-            "length " + h.length() + " at open, the object now has " + body.objectLength() + " bytes");
-      }
       long want = end - start;
       if (body.contentLength() >= 0 && body.contentLength() != want) {
         throw new IOException("GET " + h.location() + " bytes " + start + "-" + (end - 1) + ": server returned "

@@ -4,6 +4,7 @@
 package dev.slipstream.internal.read;
 
 import dev.slipstream.Counter;
+import dev.slipstream.ReadPolicy;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.S3Location;
 import dev.slipstream.SlipstreamInputStream;
@@ -48,17 +49,22 @@ public final class ObjectReader extends SlipstreamInputStream {
   private final long length;
   private final ReadStatistics stats;
   private final Map<Long, Block> blocks = new ConcurrentHashMap<>();
+  /** Every request of this stream that has not ended: block fetches and direct reads. */
   private final Set<CancelToken> inFlight = ConcurrentHashMap.newKeySet();
+  /** The block fetches among them. */
+  private final Set<CancelToken> blockFetches = ConcurrentHashMap.newKeySet();
   private final AtomicLong clock = new AtomicLong();
   private final Map<Block, Long> lastUse = new ConcurrentHashMap<>();
   private final ReentrantLock seqLock = new ReentrantLock();
   private final ReadPlanner seqPlanner;
   private final ReadPlanner posPlanner;
   private final AtomicBoolean closed = new AtomicBoolean();
+  /** The last block prefetch may start: the object's last, or the one holding the split's last byte. */
+  private final long prefetchLimit;
   private long pos;
 
   public ObjectReader(ObjectHandle h, BufferPool pool, BlockFetcher fetcher, int blockSize, int maxDepth,
-      long closeWaitMillis) {
+      ReadPolicy policy, long splitEnd, long closeWaitMillis) {
     this.h = h;
     this.pool = pool;
     this.fetcher = fetcher;
@@ -69,8 +75,10 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.closeWaitMillis = closeWaitMillis;
     this.length = h.length();
     this.stats = h.stats();
-    this.seqPlanner = new ReadPlanner(blockSize, maxDepth);
-    this.posPlanner = new ReadPlanner(blockSize, maxDepth);
+    this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy);
+    this.posPlanner = new ReadPlanner(blockSize, maxDepth, policy);
+    long last = length == 0 ? -1 : (length - 1) / blockSize;
+    this.prefetchLimit = splitEnd > 0 ? Math.min(last, (splitEnd - 1) / blockSize) : last;
   }
 
   @Override
@@ -338,7 +346,7 @@ public final class ObjectReader extends SlipstreamInputStream {
 
   /** Starts fetching blocks {@code [from, from + depth)} not yet held, while memory allows. */
   private void prefetch(long from, int depth) {
-    long last = Math.min(lastIndex(), from + depth - 1);
+    long last = Math.min(prefetchLimit, from + depth - 1);
     for (long i = from; i <= last && !closed.get(); i++) {
       if (blocks.containsKey(i)) {
         continue;
@@ -368,7 +376,11 @@ public final class ObjectReader extends SlipstreamInputStream {
   private void start(Block b, boolean urgent) throws IllegalStateException {
     CancelToken token = new CancelToken(BlockCancelledException::new);
     inFlight.add(token);
-    fetcher.submit(h, b, urgent, token, () -> inFlight.remove(token));
+    blockFetches.add(token);
+    fetcher.submit(h, b, urgent, token, () -> {
+      blockFetches.remove(token);
+      inFlight.remove(token);
+    });
     if (closed.get()) {
       // close() may have swept the map before this block was in it
       drop(b.index(), b);
@@ -394,10 +406,6 @@ public final class ObjectReader extends SlipstreamInputStream {
     }
     int unit = 64 * 1024;
     return (int) Math.min(blockSize, ((long) blockLength + unit - 1) / unit * unit);
-  }
-
-  private long lastIndex() {
-    return length == 0 ? -1 : (length - 1) / blockSize;
   }
 
   // ---- dropping blocks -----------------------------------------------------------------------
@@ -450,6 +458,23 @@ public final class ObjectReader extends SlipstreamInputStream {
     }
   }
 
+  /**
+   * Gives every buffer back and cancels prefetches, keeping the position: for callers that keep many
+   * streams open but idle (Hadoop's {@code CanUnbuffer}). The next read fetches again.
+   */
+  @Override
+  public void unbuffer() {
+    seqLock.lock();
+    try {
+      for (Map.Entry<Long, Block> e : blocks.entrySet()) {
+        drop(e.getKey(), e.getValue());
+      }
+      awaitEnd(blockFetches);
+    } finally {
+      seqLock.unlock();
+    }
+  }
+
   // ---- close ---------------------------------------------------------------------------------
 
   @Override
@@ -460,23 +485,27 @@ public final class ObjectReader extends SlipstreamInputStream {
     for (Map.Entry<Long, Block> e : blocks.entrySet()) {
       drop(e.getKey(), e.getValue());
     }
-    for (CancelToken t : inFlight) {
-      t.cancel();
-    }
+    awaitEnd(inFlight);
+  }
+
+  /** Cancels the requests in {@code requests} and waits, bounded, until they have ended. */
+  private void awaitEnd(Set<CancelToken> requests) {
     long deadline = System.nanoTime() + closeWaitMillis * 1_000_000L;
-    while (!inFlight.isEmpty() && System.nanoTime() < deadline) {
+    while (!requests.isEmpty()) {
+      for (CancelToken t : requests) {
+        t.cancel();
+      }
+      if (System.nanoTime() > deadline) {
+        LOG.warn("{}: {} request(s) still ending {} ms after they were cancelled", h.location(), requests.size(),
+            closeWaitMillis);
+        return;
+      }
       try {
         Thread.sleep(1);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        break;
+        return;
       }
-      for (CancelToken t : inFlight) {
-        t.cancel();
-      }
-    }
-    if (!inFlight.isEmpty()) {
-      LOG.warn("{}: {} request(s) still ending {} ms after close", h.location(), inFlight.size(), closeWaitMillis);
     }
   }
 

@@ -3,6 +3,8 @@
  */
 package dev.slipstream.internal.read;
 
+import dev.slipstream.ReadPolicy;
+
 /**
  * Decides, for each read, whether the reader is going through the object in order and so how far to
  * fetch ahead, or jumping about, in which case a small read fetches just its own bytes.
@@ -30,18 +32,24 @@ final class ReadPlanner {
   private long nextExpected;
   private int depth;
 
-  ReadPlanner(int blockSize, int maxDepth) {
+  /**
+   * @param policy {@link ReadPolicy#SEQUENTIAL} starts at full depth; {@link ReadPolicy#RANDOM} does not
+   *     take the first read for a sequential one
+   */
+  ReadPlanner(int blockSize, int maxDepth, ReadPolicy policy) {
     this.blockSize = blockSize;
     this.maxDepth = maxDepth;
-    this.initialDepth = Math.min(2, maxDepth);
+    this.initialDepth = policy == ReadPolicy.SEQUENTIAL ? maxDepth : Math.min(2, maxDepth);
     this.depth = initialDepth;
+    // With no read yet, 'continuing' means starting at 0 -- unless the caller said it reads at random.
+    this.nextExpected = policy == ReadPolicy.RANDOM ? Long.MIN_VALUE / 2 : 0;
   }
 
   synchronized Decision onRead(long position, int length, boolean blockInMemory) {
     boolean sequential = blockInMemory
         || (position >= nextExpected && position - nextExpected <= Math.min(SKIP_TOLERANCE, blockSize / 4));
     if (sequential) {
-      boolean entersNewBlock = nextExpected == 0
+      boolean entersNewBlock = nextExpected <= 0
           ? position == 0
           : position / blockSize != (nextExpected - 1) / blockSize;
       if (entersNewBlock && position != 0) {
