@@ -80,6 +80,13 @@ public abstract class SlipstreamInputStream extends InputStream {
    */
   public abstract void unbuffer();
 
+  /**
+   * Aborts what is in flight (connections are dropped, not drained), returns every buffer, and makes
+   * every later call fail. Idempotent; never throws.
+   */
+  @Override
+  public abstract void close();
+
   /** Counters of this stream; they also roll up into the client's and the JVM's. */
   public abstract ReadStatistics statistics();
 }

@@ -3,8 +3,155 @@
  */
 package dev.slipstream.hadoop;
 
+import dev.slipstream.ConfigKey;
+import dev.slipstream.OpenOptions;
+import dev.slipstream.ReadPolicy;
+import dev.slipstream.ReadStatistics;
+import dev.slipstream.S3Location;
+import dev.slipstream.Slipstream;
+import dev.slipstream.SlipstreamConfig;
+import dev.slipstream.SlipstreamInputStream;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.net.URI;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.impl.OpenFileParameters;
+import org.apache.hadoop.fs.s3a.S3AFileStatus;
 import org.apache.hadoop.fs.s3a.S3AFileSystem;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 
-/** Work in progress: the FileSystem to name in fs.s3a.impl. */
+/**
+ * Hadoop's S3A FileSystem with Slipstream's read path. Name it in {@code fs.s3a.impl} (Spark:
+ * {@code spark.hadoop.fs.s3a.impl}) and nothing else changes: every {@code fs.s3a.*} setting,
+ * credentials, writes, committers, listing and metadata stay S3A's own. Only {@link #open} and
+ * {@link #openFileWithOptions} differ: they return a Slipstream stream that reads through the S3
+ * client S3A configured.
+ *
+ * <p>Slipstream's own settings are read from {@code fs.slipstream.*} (see the README); its
+ * endpoint/region/credential keys are not used here, as S3A's apply.
+ */
 public class SlipstreamS3AFileSystem extends S3AFileSystem {
+  private static final Logger LOG = LoggerFactory.getLogger(SlipstreamS3AFileSystem.class);
+  private static final AtomicBoolean ANNOUNCED = new AtomicBoolean();
+
+  private SlipstreamConfig slipstreamConfig;
+  private Slipstream slipstream;
+  private VectoredReads vectoredReads;
+  private ReadPolicy defaultPolicy;
+
+  @Override
+  public void initialize(URI name, Configuration conf) throws IOException {
+    // Checked first: a bad fs.slipstream.* value must fail before S3A has started anything.
+    this.slipstreamConfig = slipstreamConfig(conf);
+    super.initialize(name, conf);
+    this.defaultPolicy = OpenFileOptions.policyFromFadvise(conf.getTrimmed("fs.s3a.experimental.input.fadvise", ""));
+    this.slipstream = Slipstream.builder()
+        .config(slipstreamConfig)
+        .s3Client(getS3AInternals().getAmazonS3Client("slipstream read path"))
+        .build();
+    this.vectoredReads = VectoredReads.shared(slipstreamConfig.fetchThreads());
+    if (ANNOUNCED.compareAndSet(false, true)) {
+      LOG.info("Slipstream read path enabled for s3a:// (first bucket: {}): {} KiB blocks, up to {} prefetched,"
+          + " {} MiB JVM-wide memory budget", getBucket(), slipstreamConfig.blockSize() >> 10,
+          slipstreamConfig.prefetchBlocks(), slipstreamConfig.memoryMax() >> 20);
+    }
+  }
+
+  /** {@code fs.slipstream.*} of {@code conf}; endpoint and credential keys are S3A's business here. */
+  static SlipstreamConfig slipstreamConfig(Configuration conf) {
+    Map<String, String> props = new HashMap<>();
+    for (Map.Entry<String, String> e : conf.getPropsWithPrefix(SlipstreamConfig.HADOOP_PREFIX).entrySet()) {
+      props.put(SlipstreamConfig.HADOOP_PREFIX + e.getKey(), e.getValue());
+    }
+    for (ConfigKey k : new ConfigKey[] {ConfigKey.ENDPOINT, ConfigKey.REGION, ConfigKey.PATH_STYLE_ACCESS,
+        ConfigKey.ACCESS_KEY, ConfigKey.SECRET_KEY, ConfigKey.SESSION_TOKEN}) {
+      if (props.remove(SlipstreamConfig.HADOOP_PREFIX + k.key()) != null) {
+        LOG.warn("{}{} is ignored by {}: the fs.s3a.* settings apply", SlipstreamConfig.HADOOP_PREFIX, k.key(),
+            SlipstreamS3AFileSystem.class.getSimpleName());
+      }
+    }
+    return SlipstreamConfig.fromMap(props, SlipstreamConfig.HADOOP_PREFIX);
+  }
+
+  /** Counters of every stream this FileSystem opened. */
+  public ReadStatistics getSlipstreamStatistics() {
+    return slipstream.statistics();
+  }
+
+  public SlipstreamConfig getSlipstreamConfig() {
+    return slipstreamConfig;
+  }
+
+  @Override
+  public FSDataInputStream open(Path f, int bufferSize) throws IOException {
+    return openWith(qualify(f), null, OpenFileOptions.defaults(defaultPolicy));
+  }
+
+  @Override
+  public CompletableFuture<FSDataInputStream> openFileWithOptions(Path rawPath, OpenFileParameters parameters)
+      throws IOException {
+    Path path = qualify(rawPath);
+    OpenFileOptions options = OpenFileOptions.parse(path, parameters, defaultPolicy);
+    // Opening is a HEAD at most: done here, on the caller's thread, rather than on another pool.
+    return CompletableFuture.completedFuture(openWith(path, parameters.getStatus(), options));
+  }
+
+  private FSDataInputStream openWith(Path path, FileStatus status, OpenFileOptions options) throws IOException {
+    checkOpen(path);
+    String key = pathToKey(path);
+    long length = options.length();
+    String etag = null;
+    if (status != null) {
+      if (status.isDirectory()) {
+        throw new FileNotFoundException("Can't open " + path + " because it is a directory");
+      }
+      length = status.getLen();
+      if (status instanceof S3AFileStatus s3a) {
+        etag = s3a.getEtag();
+      }
+    }
+    if (key.isEmpty()) {
+      throw new FileNotFoundException("Can't open " + path + " because it is a directory");
+    }
+    if (length < 0) {
+      // S3A's own HEAD: its auditing, retries, statistics and 404/403 translation.
+      HeadObjectResponse head = getS3AInternals().getObjectMetadata(path);
+      if (key.endsWith("/")) {
+        throw new FileNotFoundException("Can't open " + path + " because it is a directory");
+      }
+      length = head.contentLength();
+      etag = head.eTag();
+    }
+    OpenOptions open = OpenOptions.NONE.withLength(length).withEtag(etag)
+        .withPolicy(options.policy()).withSplitEnd(options.splitEnd());
+    SlipstreamInputStream in = slipstream.open(new S3Location(getBucket(), key), open);
+    statistics.incrementReadOps(1);
+    return new FSDataInputStream(new SlipstreamFSInputStream(in, statistics, vectoredReads));
+  }
+
+  private void checkOpen(Path path) throws IOException {
+    if (slipstream == null) {
+      throw new IOException("FileSystem not initialized (or closed): cannot open " + path);
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      super.close();
+    } finally {
+      if (slipstream != null) {
+        slipstream.close(); // the S3 client is S3A's: closed by super.close(), not here
+      }
+    }
+  }
 }

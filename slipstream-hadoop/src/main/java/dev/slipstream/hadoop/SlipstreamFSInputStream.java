@@ -1,0 +1,226 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.hadoop;
+
+import dev.slipstream.Counter;
+import dev.slipstream.ReadStatistics;
+import dev.slipstream.RetryCause;
+import dev.slipstream.SlipstreamInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Consumer;
+import java.util.function.IntFunction;
+import org.apache.hadoop.fs.ByteBufferPositionedReadable;
+import org.apache.hadoop.fs.ByteBufferReadable;
+import org.apache.hadoop.fs.CanUnbuffer;
+import org.apache.hadoop.fs.FSInputStream;
+import org.apache.hadoop.fs.FileRange;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.StreamCapabilities;
+import org.apache.hadoop.fs.statistics.IOStatistics;
+import org.apache.hadoop.fs.statistics.IOStatisticsSource;
+import org.apache.hadoop.fs.statistics.StreamStatisticNames;
+import org.apache.hadoop.fs.statistics.impl.DynamicIOStatisticsBuilder;
+import org.apache.hadoop.fs.statistics.impl.IOStatisticsBinding;
+
+/**
+ * Hadoop's view of a {@link SlipstreamInputStream}: the interfaces Hadoop readers probe for, each
+ * mapped onto the stream's own thread-safe operations, and the bytes read counted into the
+ * FileSystem's {@link FileSystem.Statistics} (which is where Spark's task input metrics come from).
+ *
+ * <p>Positional reads go straight to the stream's positional reads, which are thread-safe and leave
+ * the position alone; {@link FSInputStream}'s defaults would instead seek and read under a lock.
+ */
+final class SlipstreamFSInputStream extends FSInputStream
+    implements ByteBufferReadable, ByteBufferPositionedReadable, CanUnbuffer, StreamCapabilities,
+        IOStatisticsSource {
+
+  private final SlipstreamInputStream in;
+  private final FileSystem.Statistics fsStatistics;
+  private final VectoredReads vectored;
+  private final IOStatistics ioStatistics;
+
+  SlipstreamFSInputStream(SlipstreamInputStream in, FileSystem.Statistics fsStatistics, VectoredReads vectored) {
+    this.in = in;
+    this.fsStatistics = fsStatistics;
+    this.vectored = vectored;
+    this.ioStatistics = ioStatistics(in.statistics());
+  }
+
+  SlipstreamInputStream delegate() {
+    return in;
+  }
+
+  private int counted(int n) {
+    if (n > 0 && fsStatistics != null) {
+      fsStatistics.incrementBytesRead(n);
+    }
+    return n;
+  }
+
+  @Override
+  public int read() throws IOException {
+    int b = in.read();
+    if (b >= 0) {
+      counted(1);
+    }
+    return b;
+  }
+
+  @Override
+  public int read(byte[] b, int off, int len) throws IOException {
+    return counted(in.read(b, off, len));
+  }
+
+  @Override
+  public int read(ByteBuffer buf) throws IOException {
+    return counted(in.read(buf));
+  }
+
+  @Override
+  public long skip(long n) throws IOException {
+    return in.skip(n);
+  }
+
+  @Override
+  public int available() throws IOException {
+    return in.available();
+  }
+
+  @Override
+  public void seek(long pos) throws IOException {
+    in.seek(pos);
+  }
+
+  @Override
+  public long getPos() throws IOException {
+    return in.getPos();
+  }
+
+  @Override
+  public boolean seekToNewSource(long targetPos) {
+    return false;
+  }
+
+  @Override
+  public int read(long position, byte[] buffer, int offset, int length) throws IOException {
+    validatePositionedReadArgs(position, buffer, offset, length);
+    return counted(in.read(position, buffer, offset, length));
+  }
+
+  @Override
+  public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
+    validatePositionedReadArgs(position, buffer, offset, length);
+    in.readFully(position, buffer, offset, length);
+    counted(length);
+  }
+
+  @Override
+  public void readFully(long position, byte[] buffer) throws IOException {
+    readFully(position, buffer, 0, buffer.length);
+  }
+
+  @Override
+  public int read(long position, ByteBuffer buf) throws IOException {
+    if (position < 0) {
+      throw new EOFException(in.location() + ": negative position " + position);
+    }
+    return counted(in.read(position, buf));
+  }
+
+  @Override
+  public void readFully(long position, ByteBuffer buf) throws IOException {
+    if (position < 0) {
+      throw new EOFException(in.location() + ": negative position " + position);
+    }
+    int want = buf.remaining();
+    if (position + want > in.length()) {
+      throw new EOFException(in.location() + ": cannot read " + want + " bytes at " + position
+          + ", past the end (length " + in.length() + ")");
+    }
+    while (buf.hasRemaining()) {
+      int n = in.read(position + (want - buf.remaining()), buf);
+      if (n < 0) {
+        throw new EOFException(in.location() + ": end of object at " + (position + want - buf.remaining()));
+      }
+    }
+    counted(want);
+  }
+
+  @Override
+  public int minSeekForVectorReads() {
+    return VectoredReads.MIN_SEEK;
+  }
+
+  @Override
+  public int maxReadSizeForVectorReads() {
+    return VectoredReads.MAX_MERGED;
+  }
+
+  @Override
+  public void readVectored(List<? extends FileRange> ranges, IntFunction<ByteBuffer> allocate) throws IOException {
+    readVectored(ranges, allocate, buffer -> { });
+  }
+
+  /** The Hadoop 3.4.2+ variant with a release function (no {@code @Override}: 3.4.1 lacks it). */
+  public void readVectored(List<? extends FileRange> ranges, IntFunction<ByteBuffer> allocate,
+      Consumer<ByteBuffer> release) throws IOException {
+    long requested = vectored.read(in, ranges, allocate, release);
+    counted((int) Math.min(Integer.MAX_VALUE, requested));
+  }
+
+  @Override
+  public void unbuffer() {
+    in.unbuffer();
+  }
+
+  @Override
+  public boolean hasCapability(String capability) {
+    switch (capability.toLowerCase(Locale.ROOT)) {
+      case StreamCapabilities.IOSTATISTICS:
+      case StreamCapabilities.READBYTEBUFFER:
+      case StreamCapabilities.PREADBYTEBUFFER:
+      case StreamCapabilities.UNBUFFER:
+      case StreamCapabilities.VECTOREDIO:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  @Override
+  public IOStatistics getIOStatistics() {
+    return ioStatistics;
+  }
+
+  @Override
+  public void close() {
+    in.close();
+  }
+
+  @Override
+  public String toString() {
+    return "SlipstreamFSInputStream[" + in + "]";
+  }
+
+  /**
+   * A live view of the stream's counters: Hadoop's standard stream statistic names where one means
+   * the same thing, {@code slipstream_*} names for the rest.
+   */
+  static IOStatistics ioStatistics(ReadStatistics s) {
+    DynamicIOStatisticsBuilder b = IOStatisticsBinding.dynamicIOStatistics()
+        .withLongFunctionCounter(StreamStatisticNames.STREAM_READ_BYTES, k -> s.get(Counter.BYTES_READ))
+        .withLongFunctionCounter(StreamStatisticNames.STREAM_READ_OPENED, k -> s.get(Counter.GET_REQUESTS));
+    for (Counter c : Counter.values()) {
+      b.withLongFunctionCounter("slipstream_" + c.metricName(), k -> s.get(c));
+    }
+    for (RetryCause c : RetryCause.values()) {
+      b.withLongFunctionCounter("slipstream_retries_" + c.name().toLowerCase(Locale.ROOT), k -> s.retries(c));
+    }
+    return b.build();
+  }
+}

@@ -1,0 +1,198 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.hadoop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.slipstream.Counter;
+import dev.slipstream.testkit.EmbeddedS3Server;
+import dev.slipstream.testkit.ForkedS3Server;
+import dev.slipstream.testkit.TestData;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileRange;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.StreamCapabilities;
+import org.apache.hadoop.fs.statistics.IOStatistics;
+import org.apache.hadoop.fs.statistics.IOStatisticsSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The FileSystem as a Hadoop job sees it, against s3proxy: what the contract tests do not cover. */
+@Timeout(180)
+class SlipstreamS3AFileSystemTest {
+  static final String BUCKET = "fs-test";
+  static final int SIZE = 3 * 1024 * 1024 + 777;
+  static ForkedS3Server server;
+  static FileSystem fs;
+  static Path file;
+
+  static Configuration conf(ForkedS3Server s) {
+    Configuration conf = new Configuration(false);
+    conf.set("fs.s3a.impl", SlipstreamS3AFileSystem.class.getName());
+    conf.setBoolean("fs.s3a.impl.disable.cache", true);
+    conf.set("fs.s3a.endpoint", s.endpoint().toString());
+    conf.set("fs.s3a.endpoint.region", EmbeddedS3Server.REGION);
+    conf.setBoolean("fs.s3a.path.style.access", true);
+    conf.setBoolean("fs.s3a.connection.ssl.enabled", false);
+    conf.set("fs.s3a.aws.credentials.provider", "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider");
+    conf.set("fs.s3a.access.key", EmbeddedS3Server.ACCESS_KEY);
+    conf.set("fs.s3a.secret.key", EmbeddedS3Server.SECRET_KEY);
+    conf.setInt("fs.s3a.bucket.probe", 0);
+    conf.set("fs.s3a.fast.upload.buffer", "array");
+    conf.set("fs.slipstream.block.size", "1M");
+    conf.set("fs.slipstream.memory.max", "64M");
+    return conf;
+  }
+
+  @BeforeAll
+  static void setUp() throws IOException {
+    server = ForkedS3Server.start();
+    server.createBucket(BUCKET);
+    fs = FileSystem.get(URI.create("s3a://" + BUCKET + "/"), conf(server));
+    file = new Path("s3a://" + BUCKET + "/dir/data.bin");
+    try (OutputStream out = fs.create(file, true)) {
+      out.write(TestData.bytes(3, SIZE));
+    }
+  }
+
+  @AfterAll
+  static void tearDown() throws IOException {
+    if (fs != null) {
+      fs.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @Test
+  void openReturnsSlipstreamStreamWithRightBytesAndCountsThem() throws IOException {
+    assertThat(fs).isInstanceOf(SlipstreamS3AFileSystem.class);
+    FileSystem.Statistics stats = FileSystem.getStatistics("s3a", SlipstreamS3AFileSystem.class);
+    long before = stats.getBytesRead();
+    try (FSDataInputStream in = fs.open(file)) {
+      assertThat(in.getWrappedStream()).isInstanceOf(SlipstreamFSInputStream.class);
+      byte[] all = new byte[SIZE];
+      in.readFully(0, all);
+      assertThat(TestData.firstMismatch(3, 0, all, 0, SIZE)).isEqualTo(-1);
+      in.seek(SIZE - 10);
+      assertThat(in.read()).isEqualTo(TestData.byteAt(3, SIZE - 10) & 0xff);
+      assertThat(in.hasCapability(StreamCapabilities.VECTOREDIO)).isTrue();
+      assertThat(in.hasCapability(StreamCapabilities.UNBUFFER)).isTrue();
+      IOStatistics io = ((IOStatisticsSource) in.getWrappedStream()).getIOStatistics();
+      assertThat(io.counters().get("slipstream_bytes_read")).isEqualTo(SIZE + 1L);
+    }
+    assertThat(stats.getBytesRead() - before).isEqualTo(SIZE + 1L);
+  }
+
+  @Test
+  void openFileWithAStatusOrALengthMakesNoHead() throws Exception {
+    SlipstreamS3AFileSystem sfs = (SlipstreamS3AFileSystem) fs;
+    FileStatus status = fs.getFileStatus(file);
+    long heads = headRequests();
+    try (FSDataInputStream in = fs.openFile(file).withFileStatus(status).build().get()) {
+      byte[] b = new byte[1000];
+      in.readFully(5000, b);
+      assertThat(TestData.firstMismatch(3, 5000, b, 0, b.length)).isEqualTo(-1);
+    }
+    try (FSDataInputStream in = fs.openFile(file).opt("fs.option.openfile.length", SIZE)
+        .opt("fs.option.openfile.read.policy", "random, sequential").build().get()) {
+      byte[] b = new byte[1000];
+      in.readFully(SIZE - 1000, b);
+      assertThat(TestData.firstMismatch(3, SIZE - 1000, b, 0, b.length)).isEqualTo(-1);
+    }
+    assertThat(headRequests()).isEqualTo(heads);
+    assertThat(sfs.getSlipstreamStatistics().get(Counter.HEAD_REQUESTS)).isZero();
+  }
+
+  private static long headRequests() {
+    Long n = fs.getStorageStatistics().getLong("object_metadata_request");
+    return n == null ? 0 : n;
+  }
+
+  @Test
+  void splitEndBoundsPrefetch() throws Exception {
+    SlipstreamS3AFileSystem sfs = (SlipstreamS3AFileSystem) fs;
+    long fetchedBefore = sfs.getSlipstreamStatistics().get(Counter.BYTES_FETCHED);
+    try (FSDataInputStream in = fs.openFile(file).opt("fs.option.openfile.split.start", 0)
+        .opt("fs.option.openfile.split.end", 1024 * 1024).opt("fs.option.openfile.read.policy", "sequential")
+        .build().get()) {
+      byte[] split = new byte[1024 * 1024];
+      in.readFully(split);
+      assertThat(TestData.firstMismatch(3, 0, split, 0, split.length)).isEqualTo(-1);
+    }
+    assertThat(sfs.getSlipstreamStatistics().get(Counter.BYTES_FETCHED) - fetchedBefore).isEqualTo(1024 * 1024);
+  }
+
+  @Test
+  void unknownMandatoryOptionIsRejected() {
+    assertThatThrownBy(() -> fs.openFile(file).must("fs.option.openfile.no-such-thing", "x").build().get())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("fs.option.openfile.no-such-thing");
+  }
+
+  @Test
+  void missingFilesAndDirectoriesAreFileNotFound() {
+    assertThatThrownBy(() -> fs.open(new Path("s3a://" + BUCKET + "/no/such/file")))
+        .isInstanceOf(FileNotFoundException.class);
+    assertThatThrownBy(() -> fs.open(new Path("s3a://" + BUCKET + "/dir")))
+        .isInstanceOf(FileNotFoundException.class);
+    assertThatThrownBy(() -> fs.open(new Path("s3a://" + BUCKET + "/")))
+        .isInstanceOf(FileNotFoundException.class);
+  }
+
+  @Test
+  void vectoredReadsReturnEveryRange() throws Exception {
+    List<FileRange> ranges = new ArrayList<>();
+    ranges.add(FileRange.createFileRange(0, 100));
+    ranges.add(FileRange.createFileRange(100_000, 5000));
+    ranges.add(FileRange.createFileRange(120_000, 7)); // merged with the one before
+    ranges.add(FileRange.createFileRange(2_000_000, 1_048_576));
+    ranges.add(FileRange.createFileRange(SIZE - 1, 1));
+    try (FSDataInputStream in = fs.open(file)) {
+      in.readVectored(ranges, ByteBuffer::allocateDirect);
+      for (FileRange r : ranges) {
+        ByteBuffer b = r.getData().get();
+        byte[] got = new byte[b.remaining()];
+        b.get(got);
+        assertThat(got.length).isEqualTo(r.getLength());
+        assertThat(TestData.firstMismatch(3, r.getOffset(), got, 0, got.length)).isEqualTo(-1);
+      }
+    }
+  }
+
+  @Test
+  void closedStreamFailsAndUnbufferKeepsPosition() throws IOException {
+    FSDataInputStream in = fs.open(file);
+    in.seek(1234);
+    in.read();
+    in.unbuffer();
+    assertThat(in.getPos()).isEqualTo(1235);
+    assertThat(in.read()).isEqualTo(TestData.byteAt(3, 1235) & 0xff);
+    in.close();
+    assertThatThrownBy(in::read).isInstanceOf(IOException.class);
+  }
+
+  @Test
+  void invalidSlipstreamSettingFailsAtInitializeNamingTheKey() {
+    Configuration bad = conf(server);
+    bad.set("fs.slipstream.block.size", "big");
+    assertThatThrownBy(() -> FileSystem.newInstance(URI.create("s3a://" + BUCKET + "/"), bad))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("fs.slipstream.block.size");
+  }
+}
