@@ -40,6 +40,7 @@ public final class Slipstream implements AutoCloseable {
   private final ObjectStore store;
   private final SharedResources resources;
   private final boolean ownsResources;
+  private final RangeReader ranges;
   private final BlockFetcher fetcher;
   private final ReadStatistics stats = ReadStatistics.global().child();
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -49,7 +50,8 @@ public final class Slipstream implements AutoCloseable {
     this.ownsResources = b.isolated;
     this.resources = b.isolated ? new SharedResources(config) : SharedResources.jvm(config);
     this.store = b.s3Client != null ? new S3ObjectStore(b.s3Client, false) : S3ObjectStore.create(config);
-    this.fetcher = new BlockFetcher(store, new RangeReader(store, config), resources.executor);
+    this.ranges = new RangeReader(store, config);
+    this.fetcher = new BlockFetcher(store, ranges, resources.executor);
   }
 
   public static Slipstream create(SlipstreamConfig config) {
@@ -122,6 +124,7 @@ public final class Slipstream implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    ranges.close();
     store.close();
     if (ownsResources) {
       resources.executor.shutdown();

@@ -49,7 +49,7 @@ class FaultTest {
     shaper = LinkShaper.start(S3.server().endpoint(), profile, 7);
     SlipstreamConfig.Builder b = TestClients.config(shaper.endpoint())
         .set("block.size", "256K").set("memory.max", "8M")
-        .set("read.stall.timeout", "500ms").set("retry.interval", "10ms").set("retry.interval.max", "100ms");
+        .set("read.stall.timeout", "1500ms").set("retry.interval", "10ms").set("retry.interval.max", "100ms");
     for (int i = 0; i < extra.length; i += 2) {
       b.set(extra[i], extra[i + 1]);
     }
@@ -74,7 +74,7 @@ class FaultTest {
   @EnumSource(FaultKind.class)
   void scriptedFaultIsRetriedAndCountedAndBytesAreRight(FaultKind kind) throws IOException {
     try (Slipstream client = client(LinkProfile.LOOPBACK)) {
-      shaper.stallMillis(3000);
+      shaper.stallMillis(5000);
       shaper.injectNext(kind, getOfBlock(3));
       shaper.injectNext(kind, getOfBlock(9));
       try (SlipstreamInputStream in = client.open("s3://" + BUCKET + "/data")) {
@@ -96,6 +96,26 @@ class FaultTest {
   }
 
   @Test
+  void stallIsDetectedWhateverTheHttpClientsSocketTimeout() throws IOException {
+    // A client built elsewhere (as Hadoop's S3A builds its own) with a socket timeout of a minute:
+    // the stall watchdog, not the socket, must notice the stalled body.
+    shaper = LinkShaper.start(S3.server().endpoint(), LinkProfile.LOOPBACK, 7);
+    shaper.stallMillis(20_000);
+    SlipstreamConfig base = TestClients.config(shaper.endpoint())
+        .set("block.size", "256K").set("memory.max", "8M").set("retry.interval", "10ms").build();
+    try (software.amazon.awssdk.services.s3.S3Client patient = dev.slipstream.internal.store.S3ClientFactory.create(
+            base.toBuilder().set("read.stall.timeout", "60s").build());
+         Slipstream client = Slipstream.builder().isolatedResources().s3Client(patient)
+             .config(base.toBuilder().set("read.stall.timeout", "400ms").build()).build()) {
+      shaper.injectNext(FaultKind.STALL, getOfBlock(5));
+      try (SlipstreamInputStream in = client.open("s3://" + BUCKET + "/data")) {
+        readAllAndVerify(in, 42);
+        assertThat(in.statistics().retries(RetryCause.STALL)).isEqualTo(1);
+      }
+    }
+  }
+
+  @Test
   void retryAfterAFaultMidBodyAsksOnlyForTheMissingBytes() throws IOException {
     try (Slipstream client = client(LinkProfile.LOOPBACK)) {
       shaper.injectNext(FaultKind.TRUNCATE, getOfBlock(2));
@@ -112,7 +132,7 @@ class FaultTest {
     // The flaky link with a higher fault rate, so that one run meets every kind of fault.
     LinkProfile profile = LinkProfile.FLAKY.withFaultProbability(0.25);
     try (Slipstream client = client(profile, "retry.max", "10")) {
-      shaper.stallMillis(2000);
+      shaper.stallMillis(4000);
       for (int round = 0; round < 6; round++) {
         try (SlipstreamInputStream in = client.open("s3://" + BUCKET + "/data")) {
           readAllAndVerify(in, 42);
@@ -128,8 +148,8 @@ class FaultTest {
 
   @Test
   void flakyProfileAsSpecifiedGivesCorrectBytes() throws IOException {
-    try (Slipstream client = client(LinkProfile.FLAKY, "read.stall.timeout", "1s")) {
-      shaper.stallMillis(3000);
+    try (Slipstream client = client(LinkProfile.FLAKY)) {
+      shaper.stallMillis(4000);
       for (int round = 0; round < 3; round++) {
         try (SlipstreamInputStream in = client.open("s3://" + BUCKET + "/data")) {
           readAllAndVerify(in, 42);

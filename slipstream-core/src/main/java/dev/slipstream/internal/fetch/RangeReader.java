@@ -30,12 +30,19 @@ public final class RangeReader {
   private final int retryMax;
   private final long retryBaseMillis;
   private final long retryCapMillis;
+  private final StallWatchdog watchdog;
 
   public RangeReader(ObjectStore store, SlipstreamConfig config) {
     this.store = store;
+    this.watchdog = new StallWatchdog(config.stallTimeout().toMillis());
     this.retryMax = config.retryMax();
     this.retryBaseMillis = Math.max(1, config.retryInterval().toMillis());
     this.retryCapMillis = Math.max(retryBaseMillis, config.retryIntervalMax().toMillis());
+  }
+
+  /** Stops the stall watchdog's thread (it restarts if a read comes after all). */
+  public void close() {
+    watchdog.shutdown();
   }
 
   /** Reads bytes {@code [start, end)} of the object into {@code dst[off...]}. */
@@ -94,6 +101,7 @@ public final class RangeReader {
     token.attach(body);
     long got = 0;
     boolean ok = false;
+    StallWatchdog.Watch watch = watchdog.watch(body);
     try {
       h.checkLength(body.objectLength());
       h.checkVersion(body.etag());
@@ -108,10 +116,16 @@ public final class RangeReader {
         try {
           n = in.read(dst, off + (int) got, (int) Math.min(want - got, READ_CHUNK));
         } catch (IOException e) {
-          throw new PartialProgress(classify(e), got, "reading " + h.location() + " bytes " + start + "-" + (end - 1)
-              + ": " + e, e);
+          RetryCause cause = watch.stalled() ? RetryCause.STALL : classify(e);
+          throw new PartialProgress(cause, got, "reading " + h.location() + " bytes " + start + "-" + (end - 1)
+              + (watch.stalled() ? ": no bytes for the stall timeout" : ": " + e), e);
         }
+        watch.progress();
         if (n < 0) {
+          if (watch.stalled()) {
+            throw new PartialProgress(RetryCause.STALL, got, "reading " + h.location() + ": no bytes for the stall"
+                + " timeout", null);
+          }
           throw new PartialProgress(RetryCause.TRUNCATED, got, "body of " + h.location() + " bytes " + start + "-"
               + (end - 1) + " ended after " + got + " of " + want + " bytes", null);
         }
@@ -121,6 +135,7 @@ public final class RangeReader {
       ok = true;
       return got;
     } finally {
+      watch.close();
       token.detach();
       if (ok) {
         body.close(); // fully read: the connection goes back to the pool

@@ -274,7 +274,9 @@ public final class ObjectReader extends SlipstreamInputStream {
       int done = 0;
       while (done < len) {
         long p = position + done;
-        done += copyFromBlock(p / blockSize, p, dst, off + done, len - done, d.prefetchDepth());
+        long index = p / blockSize;
+        int depth = d.sequential() ? planner.enterBlock(index) : 0;
+        done += copyFromBlock(index, p, dst, off + done, len - done, depth);
       }
     }
     stats.add(Counter.BYTES_READ, len);

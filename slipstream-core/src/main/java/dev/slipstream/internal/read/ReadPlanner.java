@@ -21,7 +21,7 @@ import dev.slipstream.ReadPolicy;
  */
 final class ReadPlanner {
   /** What to do for one read. */
-  record Decision(boolean sequential, boolean direct, int prefetchDepth) {}
+  record Decision(boolean sequential, boolean direct) {}
 
   /** A forward gap this small still counts as reading in order; S3A's default readahead is 64 KiB. */
   static final int SKIP_TOLERANCE = 64 * 1024;
@@ -31,6 +31,8 @@ final class ReadPlanner {
   private final int initialDepth;
   private long nextExpected;
   private int depth;
+  /** The last block entered by the current sequential run, or -1 at the start of a run. */
+  private long lastBlock = -1;
 
   /**
    * @param policy {@link ReadPolicy#SEQUENTIAL} starts at full depth; {@link ReadPolicy#RANDOM} does not
@@ -48,23 +50,30 @@ final class ReadPlanner {
   synchronized Decision onRead(long position, int length, boolean blockInMemory) {
     boolean sequential = blockInMemory
         || (position >= nextExpected && position - nextExpected <= Math.min(SKIP_TOLERANCE, blockSize / 4));
-    if (sequential) {
-      boolean entersNewBlock = nextExpected <= 0
-          ? position == 0
-          : position / blockSize != (nextExpected - 1) / blockSize;
-      if (entersNewBlock && position != 0) {
-        depth = Math.min(maxDepth, Math.max(1, depth * 2));
-      }
-    } else {
+    if (!sequential) {
       depth = initialDepth;
+      lastBlock = -1;
     }
     nextExpected = position + length;
     // A small read after a jump costs one GET of exactly its bytes, not a block-sized one.
     boolean direct = !sequential && length < blockSize / 2;
-    return new Decision(sequential, direct, sequential ? depth : 0);
+    return new Decision(sequential, direct);
   }
 
-  synchronized int depth() {
+  /**
+   * A sequential read moves into block {@code index}: the depth doubles for every new block after the
+   * first of the run. Called per block, so that one large read spanning blocks grows it too.
+   *
+   * @return the prefetch depth to use from this block on
+   */
+  synchronized int enterBlock(long index) {
+    if (index > lastBlock) {
+      if (lastBlock >= 0) {
+        depth = Math.min(maxDepth, Math.max(1, depth * 2));
+      }
+      lastBlock = index;
+    }
     return depth;
   }
+
 }
