@@ -16,7 +16,8 @@ import java.util.Objects;
  * ({@link #read(long, byte[], int, int)}, {@link #readFully(long, byte[], int, int)}) neither use
  * nor move it and may be called from many threads at once, also while another thread reads
  * sequentially. {@link #close()} may be called from any thread; it cancels what is in flight and
- * every later call throws an {@link IOException} naming the object.
+ * every later read, seek or skip throws an {@link IOException} naming the object ({@link #getPos()}
+ * still tells the position, {@link #unbuffer()} and {@link #close()} do nothing).
  *
  * <p>End of object: a read at the end returns -1; {@link #seek} to a negative position or past the
  * end throws {@link EOFException} ({@code seek(length())} is allowed); {@link #readFully} past the
@@ -33,7 +34,8 @@ public abstract class SlipstreamInputStream extends InputStream {
   /** The ETag of the version being read, or null until the first response if it was not known at open. */
   public abstract String etag();
 
-  public abstract long getPos() throws IOException;
+  /** The stream position; still answers after close. */
+  public abstract long getPos();
 
   public abstract void seek(long position) throws IOException;
 

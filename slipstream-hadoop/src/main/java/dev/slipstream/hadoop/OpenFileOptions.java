@@ -27,6 +27,7 @@ import org.apache.hadoop.fs.impl.OpenFileParameters;
  * rejected with an {@link IllegalArgumentException}, as S3A does.
  */
 record OpenFileOptions(long length, long splitEnd, ReadPolicy policy) {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(OpenFileOptions.class);
   static final String PREFIX = "fs.option.openfile.";
   static final String LENGTH = PREFIX + "length";
   static final String SPLIT_START = PREFIX + "split.start";
@@ -54,8 +55,8 @@ record OpenFileOptions(long length, long splitEnd, ReadPolicy policy) {
       throw new IllegalArgumentException("the file status given for " + path + " is of another file: "
           + status.getPath());
     }
-    long length = o == null ? -1 : o.getLong(LENGTH, -1);
-    long splitEnd = o == null ? -1 : o.getLong(SPLIT_END, -1);
+    long length = longOption(o, LENGTH, path);
+    long splitEnd = longOption(o, SPLIT_END, path);
     ReadPolicy policy = defaultPolicy;
     if (o != null) {
       String fadvise = o.getTrimmed("fs.s3a.experimental.input.fadvise", "");
@@ -71,6 +72,23 @@ record OpenFileOptions(long length, long splitEnd, ReadPolicy policy) {
       }
     }
     return new OpenFileOptions(length < 0 ? -1 : length, splitEnd <= 0 ? -1 : splitEnd, policy);
+  }
+
+  /**
+   * A whole number, or -1 when absent or not one: as S3A does, a value such as {@code 4096.0} (set
+   * with {@code mustDouble}) is ignored with a warning rather than failing the open.
+   */
+  static long longOption(Configuration o, String key, Path path) {
+    String v = o == null ? null : o.getTrimmed(key);
+    if (v == null || v.isEmpty()) {
+      return -1;
+    }
+    try {
+      return Long.parseLong(v);
+    } catch (NumberFormatException e) {
+      LOG.warn("openFile({}): {}={} is not a whole number; ignored", path, key, v);
+      return -1;
+    }
   }
 
   /** A Hadoop read policy name, or null if it is not one Slipstream knows. */

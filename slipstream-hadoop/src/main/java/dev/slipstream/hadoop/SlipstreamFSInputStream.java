@@ -169,6 +169,8 @@ final class SlipstreamFSInputStream extends FSInputStream
   /** The Hadoop 3.4.2+ variant with a release function (no {@code @Override}: 3.4.1 lacks it). */
   public void readVectored(List<? extends FileRange> ranges, IntFunction<ByteBuffer> allocate,
       Consumer<ByteBuffer> release) throws IOException {
+    java.util.Objects.requireNonNull(allocate, "allocate");
+    java.util.Objects.requireNonNull(release, "release");
     long requested = vectored.read(in, ranges, allocate, release);
     counted((int) Math.min(Integer.MAX_VALUE, requested));
   }

@@ -42,6 +42,8 @@ import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 public class SlipstreamS3AFileSystem extends S3AFileSystem {
   private static final Logger LOG = LoggerFactory.getLogger(SlipstreamS3AFileSystem.class);
   private static final AtomicBoolean ANNOUNCED = new AtomicBoolean();
+  /** S3A's choice of input stream (Hadoop 3.5); unknown to, and ignored by, Hadoop 3.4. */
+  static final String INPUT_STREAM_TYPE = "fs.s3a.input.stream.type";
 
   private SlipstreamConfig slipstreamConfig;
   private Slipstream slipstream;
@@ -52,7 +54,11 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   public void initialize(URI name, Configuration conf) throws IOException {
     // Checked first: a bad fs.slipstream.* value must fail before S3A has started anything.
     this.slipstreamConfig = slipstreamConfig(conf);
-    super.initialize(name, conf);
+    // S3A's own input stream is never used here; the classic one is the cheapest to set up (Hadoop
+    // 3.5's default, the analytics stream, starts thread pools and caches of its own).
+    Configuration s3aConf = new Configuration(conf);
+    s3aConf.set(INPUT_STREAM_TYPE, "classic");
+    super.initialize(name, s3aConf);
     this.defaultPolicy = OpenFileOptions.policyFromFadvise(conf.getTrimmed("fs.s3a.experimental.input.fadvise", ""));
     this.slipstream = Slipstream.builder()
         .config(slipstreamConfig)
@@ -100,9 +106,16 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   public CompletableFuture<FSDataInputStream> openFileWithOptions(Path rawPath, OpenFileParameters parameters)
       throws IOException {
     Path path = qualify(rawPath);
+    // Invalid options fail here, in build(); a missing file fails in the future, as the contract says.
     OpenFileOptions options = OpenFileOptions.parse(path, parameters, defaultPolicy);
-    // Opening is a HEAD at most: done here, on the caller's thread, rather than on another pool.
-    return CompletableFuture.completedFuture(openWith(path, parameters.getStatus(), options));
+    CompletableFuture<FSDataInputStream> result = new CompletableFuture<>();
+    try {
+      // Opening is a HEAD at most: done here, on the caller's thread, rather than on another pool.
+      result.complete(openWith(path, parameters.getStatus(), options));
+    } catch (IOException | RuntimeException e) {
+      result.completeExceptionally(e);
+    }
+    return result;
   }
 
   private FSDataInputStream openWith(Path path, FileStatus status, OpenFileOptions options) throws IOException {

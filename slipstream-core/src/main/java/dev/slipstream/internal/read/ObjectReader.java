@@ -193,11 +193,10 @@ public final class ObjectReader extends SlipstreamInputStream {
   }
 
   @Override
-  public long getPos() throws IOException {
+  public long getPos() {
     seqLock.lock();
     try {
-      checkOpen();
-      return pos;
+      return pos; // still answers after close, as Hadoop's streams do
     } finally {
       seqLock.unlock();
     }

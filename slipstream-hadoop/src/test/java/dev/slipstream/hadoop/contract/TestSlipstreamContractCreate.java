@@ -1,0 +1,16 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.hadoop.contract;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.contract.AbstractContractCreateTest;
+import org.apache.hadoop.fs.contract.AbstractFSContract;
+
+/** Hadoop's contract test, unmodified, on our s3a:// FileSystem: create() and overwrite: writes still behave exactly as S3A's. */
+public class TestSlipstreamContractCreate extends AbstractContractCreateTest {
+  @Override
+  protected AbstractFSContract createContract(Configuration conf) {
+    return new SlipstreamS3AContract(conf);
+  }
+}
