@@ -49,6 +49,11 @@ public final class Slipstream implements AutoCloseable {
     this.config = b.config;
     this.ownsResources = b.isolated;
     this.resources = b.isolated ? new SharedResources(config) : SharedResources.jvm(config);
+    if (config.blockSize() > resources.budget) {
+      throw new IllegalArgumentException("block.size=" + config.blockSize() + " does not fit the JVM-wide memory"
+          + " budget of " + resources.budget + " bytes (memory.max, set by the first Slipstream client of this"
+          + " JVM); use a smaller block size or isolated resources");
+    }
     this.store = b.s3Client != null ? new S3ObjectStore(b.s3Client, false) : S3ObjectStore.create(config);
     this.ranges = new RangeReader(store, config);
     this.fetcher = new BlockFetcher(store, ranges, resources.executor);

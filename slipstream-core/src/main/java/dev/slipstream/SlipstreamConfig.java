@@ -260,12 +260,18 @@ public final class SlipstreamConfig {
       throw invalid(key, "too large");
     }
     String unit = m.group(2) == null ? "ms" : m.group(2);
-    return switch (unit) {
-      case "s" -> Duration.ofSeconds(n);
-      case "m" -> Duration.ofMinutes(n);
-      case "h" -> Duration.ofHours(n);
-      default -> Duration.ofMillis(n);
-    };
+    try {
+      Duration d = switch (unit) {
+        case "s" -> Duration.ofSeconds(n);
+        case "m" -> Duration.ofMinutes(n);
+        case "h" -> Duration.ofHours(n);
+        default -> Duration.ofMillis(n);
+      };
+      d.toMillis(); // must fit in milliseconds, as every timeout is used
+      return d;
+    } catch (ArithmeticException e) {
+      throw invalid(key, "too large");
+    }
   }
 
   private Duration positive(ConfigKey key) {

@@ -152,4 +152,17 @@ class BasicReadTest {
     t.printStackTrace(new java.io.PrintWriter(sw));
     return sw.toString();
   }
+
+  @Test
+  void aLengthGivenAtOpenThatIsTooLongIsAnErrorNotAnEndOfData() throws IOException {
+    S3.server().putGenerated("bkt", "short", 6, 100_000);
+    try (SlipstreamInputStream in = client.open(S3Location.parse("s3://bkt/short"), OpenOptions.length(300_000))) {
+      in.seek(200_000);
+      assertThatThrownBy(in::read)
+          .isInstanceOf(IOException.class)
+          .isNotInstanceOf(EOFException.class)
+          .hasMessageContaining("s3://bkt/short")
+          .hasMessageContaining("300000");
+    }
+  }
 }

@@ -194,4 +194,73 @@ class ConcurrencyTest {
       }
     }
   }
+
+  @Test
+  void positionalReadBehindASequentialReaderIsNotStarved() throws Exception {
+    long size = 8L << 20;
+    S3.server().putGenerated(BUCKET, "behind", 13, size);
+    SlipstreamConfig config = TestClients.config(S3.server()).set("block.size", "64K").set("memory.max", "8M").build();
+    try (Slipstream client = Slipstream.builder().config(config).isolatedResources().build();
+         SlipstreamInputStream in = client.open("s3://" + BUCKET + "/behind")) {
+      in.seek(1 << 20); // the sequential reader works ahead of block 0 and drops what is behind it
+      ExecutorService reader = Executors.newSingleThreadExecutor();
+      Future<?> sequential = reader.submit(() -> {
+        byte[] small = new byte[4096];
+        while (in.read(small) > 0) {
+          // keep the sequential path busy dropping blocks behind it
+        }
+        return null;
+      });
+      byte[] buf = new byte[64 * 1024];
+      for (int i = 0; i < 20; i++) {
+        in.readFully(0, buf);
+        assertThat(TestData.firstMismatch(13, 0, buf, 0, buf.length)).isEqualTo(-1);
+      }
+      sequential.get(120, TimeUnit.SECONDS);
+      reader.shutdown();
+      // 112 blocks for the sequential reader, block 0 for the positional one (refetched at most once per
+      // read): a positional reader whose block keeps being cancelled would show hundreds more.
+      assertThat(in.statistics().get(Counter.GET_REQUESTS)).isLessThanOrEqualTo(112 + 20 + 8);
+    }
+  }
+
+  @Test
+  void largePositionalReadsDoNotMakeAStreamHoardMemory() throws Exception {
+    long size = 32L << 20;
+    S3.server().putGenerated(BUCKET, "hoard", 14, size);
+    SlipstreamConfig config = TestClients.config(S3.server())
+        .set("block.size", "256K").set("memory.max", "32M").set("prefetch.blocks", "4").build();
+    try (Slipstream client = Slipstream.builder().config(config).isolatedResources().build();
+         SlipstreamInputStream in = client.open("s3://" + BUCKET + "/hoard")) {
+      Random r = new Random(5);
+      byte[] buf = new byte[140 * 1024]; // over half a block: fetched as blocks, not directly
+      for (int i = 0; i < 200; i++) {
+        long at = (long) (r.nextDouble() * (size - buf.length));
+        in.readFully(at, buf);
+        assertThat(TestData.firstMismatch(14, at, buf, 0, buf.length)).isEqualTo(-1);
+        // prefetch depth 4 + 4 more for positional readers: at most 8 blocks of 256 KiB held
+        assertThat(client.memoryInUse()).isLessThanOrEqualTo(8L * 256 * 1024);
+      }
+    }
+  }
+
+  @Test
+  void aStreamOfAClosedClientFailsClearlyInsteadOfHanging() throws Exception {
+    S3.server().putGenerated(BUCKET, "orphan", 15, 4L << 20);
+    SlipstreamConfig config = TestClients.config(S3.server()).set("block.size", "256K").set("memory.max", "8M").build();
+    Slipstream client = Slipstream.builder().config(config).isolatedResources().build();
+    SlipstreamInputStream in = client.open("s3://" + BUCKET + "/orphan");
+    in.read();
+    client.close();
+    byte[] buf = new byte[1 << 20];
+    try {
+      while (in.read(buf) > 0) {
+        // blocks already fetched may still be read; what is not must fail, not hang
+      }
+    } catch (IOException e) {
+      assertThat(e).hasMessageContaining("closed");
+    }
+    in.close();
+    assertThat(client.memoryInUse()).isZero();
+  }
 }

@@ -57,6 +57,8 @@ class ConfigTest {
         .hasMessageContaining("endpoint");
     assertThatThrownBy(() -> SlipstreamConfig.builder().set("path.style.access", "yes").build())
         .hasMessageContaining("path.style.access");
+    assertThatThrownBy(() -> SlipstreamConfig.builder().set("read.stall.timeout", "9999999999999999h").build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("read.stall.timeout");
   }
 
   @Test

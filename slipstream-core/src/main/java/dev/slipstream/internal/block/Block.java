@@ -38,6 +38,9 @@ public final class Block {
   private final CompletableFuture<Void> done = new CompletableFuture<>();
   private volatile byte[] buffer;
   private volatile Runnable canceller;
+  private volatile Runnable promoter;
+  /** Completes when the fetch has ended and dropped its pin. */
+  private final CompletableFuture<Void> fetchEnded = new CompletableFuture<>();
 
   /**
    * A new block holding the owner's reference, plus one pin per {@code extraPins} (a fetch, a reader
@@ -86,7 +89,7 @@ public final class Block {
   }
 
   boolean isUnpinned() {
-    return refs.get() == 1 && !ownerReleased.get();
+    return refs.get() == 1 && !ownerReleased.get() && done.isDone();
   }
 
   boolean isOwned() {
@@ -112,9 +115,17 @@ public final class Block {
       byte[] b = buffer;
       buffer = null;
       pool.release(b);
+    } else if (r == 1 && done.isDone() && !ownerReleased.get()) {
+      pool.evictable(); // only the owner holds it now: a reader waiting for memory may take it
     } else if (r < 0) {
       throw new IllegalStateException("block " + index + " unpinned more often than pinned");
     }
+  }
+
+  /** True if a reader holds a pin (beyond the owner's reference and the fetch's pin). */
+  public boolean isWanted() {
+    int others = (ownerReleased.get() ? 0 : 1) + (fetchEnded.isDone() ? 0 : 1);
+    return refs.get() > others;
   }
 
   /** The fetch finished; the block becomes an eviction candidate if its owner still holds it. */
@@ -125,20 +136,63 @@ public final class Block {
     }
   }
 
+  /**
+   * The fetch failed. The block stays an eviction candidate: its buffer holds nothing of use, and a
+   * reader that wants the block again fetches it afresh.
+   */
   public void fail(Throwable t) {
     done.completeExceptionally(t);
+    if (!ownerReleased.get()) {
+      pool.markIdle(this);
+    }
   }
 
-  /** Called by whoever runs the fetch, so that {@link #cancel()} can stop it. */
-  public void onCancel(Runnable canceller) {
+  /** Called by the fetcher after it dropped its pin. */
+  public void fetchEnded() {
+    fetchEnded.complete(null);
+  }
+
+  /** Waits, at most {@code millis}, until the fetch has ended and dropped its pin. */
+  public boolean awaitFetchEnd(long millis) {
+    try {
+      fetchEnded.get(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Called by the fetcher: {@code canceller} stops the fetch, {@code promoter} moves it ahead of
+   * prefetches if it has not started. A cancel asked for before this call runs now.
+   */
+  public void onCancel(Runnable canceller, Runnable promoter) {
     this.canceller = canceller;
+    this.promoter = promoter;
+    if (cancelRequested) {
+      canceller.run();
+    }
   }
 
-  /** Stops the fetch if it is still running. The owner reference is untouched. */
+  private volatile boolean cancelRequested;
+
+  /** Stops the fetch if it is still running (or as soon as it is submitted). The owner reference is untouched. */
   public void cancel() {
+    cancelRequested = true;
     Runnable c = canceller;
     if (c != null) {
       c.run();
+    }
+  }
+
+  /** A reader is about to wait for this block: if its fetch is still queued, it becomes urgent. */
+  public void promote() {
+    Runnable p = promoter;
+    if (p != null && !done.isDone()) {
+      p.run();
     }
   }
 
@@ -206,6 +260,18 @@ public final class Block {
     }
   }
 
+  /**
+   * Undoes a block that lost the race to be inserted in its stream's map: never submitted, never
+   * counted as wasted. {@code pins} is how many pins beyond the owner's it was created with.
+   */
+  public void discard(int pins) {
+    used.set(true);
+    for (int i = 0; i < pins; i++) {
+      unpin();
+    }
+    releaseOwner();
+  }
+
   /** The owner drops the block. Its buffer returns to the pool once no fetch or reader holds it. */
   public void releaseOwner() {
     if (ownerReleased.compareAndSet(false, true)) {
@@ -219,7 +285,7 @@ public final class Block {
    * The pool takes an idle block back. Fails if the owner already released it or a reader pinned it.
    */
   boolean evict() {
-    if (refs.get() != 1 || !isReady()) {
+    if (refs.get() != 1 || !isDone()) {
       return false;
     }
     if (ownerReleased.compareAndSet(false, true)) {

@@ -42,6 +42,8 @@ public final class BufferPool {
   private long allocated;
   private long freeBytes;
   private long evictions;
+  /** Readers waiting in {@link #acquire}: only then is a block becoming idle worth a signal. */
+  private final java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
 
   public BufferPool(long budget) {
     if (budget <= 0) {
@@ -111,8 +113,13 @@ public final class BufferPool {
         }
         victim = pollIdle();
         if (victim == null) {
-          // Wake up now and then regardless: an eviction candidate may appear without a release.
-          released.await(50, TimeUnit.MILLISECONDS);
+          // Woken by a release or a block becoming idle; the timeout is only a safety net.
+          waiting.incrementAndGet();
+          try {
+            released.await(50, TimeUnit.MILLISECONDS);
+          } finally {
+            waiting.decrementAndGet();
+          }
           continue;
         }
       } catch (InterruptedException e) {
@@ -151,14 +158,29 @@ public final class BufferPool {
     }
   }
 
-  /** {@code block} is fetched and unpinned: it may be evicted when memory is needed. */
+  /** {@code block} is fetched (or failed): it may be evicted when memory is needed and no reader pins it. */
   void markIdle(Block block) {
     lock.lock();
     try {
-      idle.add(block);
-      released.signalAll();
+      // Checked under the lock: an owner that released the block before this must not find it here later.
+      if (block.isOwned()) {
+        idle.add(block);
+        released.signalAll();
+      }
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** An idle block lost its last reader pin: wake a waiting reader, if there is one. */
+  void evictable() {
+    if (waiting.get() > 0) {
+      lock.lock();
+      try {
+        released.signalAll();
+      } finally {
+        lock.unlock();
+      }
     }
   }
 

@@ -32,8 +32,12 @@ public final class BlockFetcher {
    */
   public void submit(ObjectHandle h, Block block, boolean urgent, CancelToken token, Runnable onEnd) {
     BlockTask task = new BlockTask(h, block, urgent, token, onEnd);
-    block.onCancel(task::cancel);
-    executor.execute(task);
+    block.onCancel(task::cancel, () -> executor.promote(task));
+    try {
+      executor.execute(task);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      task.abandon(new IOException("the Slipstream client is closed: cannot read " + h.location()));
+    }
   }
 
   /** Reads {@code [position, position + len)} straight into the caller's array, on this thread. */
@@ -94,9 +98,14 @@ public final class BlockFetcher {
         block.fail(t);
       } finally {
         state.set(ENDED);
-        block.unpin();
-        onEnd.run();
+        end();
       }
+    }
+
+    private void end() {
+      block.unpin();
+      block.fetchEnded();
+      onEnd.run();
     }
 
     /** Takes the task out of the queue if it has not started, or aborts its request if it has. */
@@ -105,8 +114,15 @@ public final class BlockFetcher {
       if (state.compareAndSet(QUEUED, ENDED)) {
         executor.remove(this);
         block.fail(token.closedError());
-        block.unpin();
-        onEnd.run();
+        end();
+      }
+    }
+
+    @Override
+    protected void abandon(IOException why) {
+      if (state.compareAndSet(QUEUED, ENDED)) {
+        block.fail(why);
+        end();
       }
     }
   }

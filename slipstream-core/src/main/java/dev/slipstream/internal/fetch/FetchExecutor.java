@@ -36,12 +36,15 @@ public final class FetchExecutor {
 
   /** A task that can be taken back out of the queue before it starts. */
   public abstract static class Task implements Runnable, Comparable<Task> {
-    private final boolean urgent;
+    private volatile boolean urgent;
     private long seq;
 
     protected Task(boolean urgent) {
       this.urgent = urgent;
     }
+
+    /** Ends a task that will never run (the executor shut down), releasing what it holds. */
+    protected abstract void abandon(java.io.IOException why);
 
     @Override
     public int compareTo(Task o) {
@@ -62,12 +65,25 @@ public final class FetchExecutor {
     return executor.remove(task);
   }
 
+  /** Moves a queued task ahead of every prefetch: a caller is now waiting for it. */
+  public void promote(Task task) {
+    if (!task.urgent && executor.remove(task)) {
+      task.urgent = true;
+      execute(task);
+    }
+  }
+
   public int activeThreads() {
     return executor.getActiveCount();
   }
 
+  /** Stops the threads; tasks still queued are abandoned, so that no reader waits for them. */
   public void shutdown() {
-    executor.shutdownNow();
+    for (Runnable r : executor.shutdownNow()) {
+      if (r instanceof Task t) {
+        t.abandon(new java.io.IOException("the Slipstream client was closed before this read could be served"));
+      }
+    }
   }
 
   public boolean awaitTermination(long millis) throws InterruptedException {

@@ -58,6 +58,17 @@ public final class ObjectHandle {
         + " bytes");
   }
 
+  /** The error for a 416 on bytes from {@code start}: the object is shorter than this stream's length. */
+  java.io.IOException shorterThanLength(long start, java.io.IOException cause) {
+    String what = "the object is shorter than the length " + length + (lengthGiven && etag.get() == null
+        ? " given at open" : " seen at open") + ": bytes from " + start + " are not there";
+    java.io.IOException e = lengthGiven && etag.get() == null
+        ? new java.io.IOException(location + ": " + what)
+        : new ObjectChangedException(location, what);
+    e.initCause(cause);
+    return e;
+  }
+
   /** Pins {@code seen} if nothing is pinned yet; otherwise fails if it differs. */
   void checkVersion(String seen) throws ObjectChangedException {
     if (seen == null) {

@@ -40,9 +40,16 @@ public final class RangeReader {
     this.retryCapMillis = Math.max(retryBaseMillis, config.retryIntervalMax().toMillis());
   }
 
-  /** Stops the stall watchdog's thread (it restarts if a read comes after all). */
+  private volatile boolean closed;
+
+  /** The client is closing: no new request, no retry; stops the stall watchdog's thread. */
   public void close() {
+    closed = true;
     watchdog.shutdown();
+  }
+
+  private IOException clientClosed(ObjectHandle h, Throwable cause) {
+    return new IOException("the Slipstream client is closed: cannot read " + h.location(), cause);
   }
 
   /** Reads bytes {@code [start, end)} of the object into {@code dst[off...]}. */
@@ -53,6 +60,9 @@ public final class RangeReader {
     int retries = 0;
     while (true) {
       token.check();
+      if (closed) {
+        throw clientClosed(h, null);
+      }
       try {
         received += attempt(h, start + received, end, dst, off + (int) received, token);
         if (received != total) {
@@ -64,16 +74,26 @@ public final class RangeReader {
         if (token.isCancelled()) {
           throw token.closedError();
         }
+        if (closed) {
+          throw clientClosed(h, e);
+        }
         if (retries >= retryMax) {
           throw new IOException("giving up on " + h.location() + " bytes " + (start + received) + "-" + (end - 1)
               + " after " + (retries + 1) + " attempts: " + e.getMessage(), e);
         }
         retries++;
         h.stats().retry(e.retryCause());
-        token.sleep(backoffMillis(retries));
+        try {
+          token.sleep(backoffMillis(retries));
+        } catch (java.io.InterruptedIOException e2) {
+          throw closed ? clientClosed(h, e) : e2;
+        }
       } catch (IOException e) {
         if (token.isCancelled()) {
           throw token.closedError();
+        }
+        if (closed) {
+          throw clientClosed(h, e);
         }
         throw e;
       }
@@ -97,7 +117,14 @@ public final class RangeReader {
   private long attempt(ObjectHandle h, long start, long end, byte[] dst, int off, CancelToken token)
       throws IOException {
     h.stats().increment(Counter.GET_REQUESTS);
-    ObjectStore.Body body = store.get(h.location(), start, end, h.etag());
+    ObjectStore.Body body;
+    try {
+      body = store.get(h.location(), start, end, h.etag());
+    } catch (java.io.EOFException e) {
+      // Every range asked for lies inside the length this stream was opened with: a 416 means that
+      // length is wrong, which is no end of data the caller should ever mistake for a clean EOF.
+      throw h.shorterThanLength(start, e);
+    }
     token.attach(body);
     long got = 0;
     boolean ok = false;
@@ -115,8 +142,10 @@ public final class RangeReader {
         int n;
         try {
           n = in.read(dst, off + (int) got, (int) Math.min(want - got, READ_CHUNK));
-        } catch (IOException e) {
-          RetryCause cause = watch.stalled() ? RetryCause.STALL : classify(e);
+        } catch (IOException | software.amazon.awssdk.core.exception.SdkClientException e) {
+          // The SDK reports some failures of a body being read (an abort, among others) unchecked.
+          RetryCause cause = watch.stalled() ? RetryCause.STALL
+              : e instanceof IOException io ? classify(io) : RetryCause.OTHER;
           throw new PartialProgress(cause, got, "reading " + h.location() + " bytes " + start + "-" + (end - 1)
               + (watch.stalled() ? ": no bytes for the stall timeout" : ": " + e), e);
         }

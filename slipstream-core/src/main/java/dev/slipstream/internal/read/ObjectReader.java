@@ -51,8 +51,6 @@ public final class ObjectReader extends SlipstreamInputStream {
   private final Map<Long, Block> blocks = new ConcurrentHashMap<>();
   /** Every request of this stream that has not ended: block fetches and direct reads. */
   private final Set<CancelToken> inFlight = ConcurrentHashMap.newKeySet();
-  /** The block fetches among them. */
-  private final Set<CancelToken> blockFetches = ConcurrentHashMap.newKeySet();
   private final AtomicLong clock = new AtomicLong();
   private final Map<Block, Long> lastUse = new ConcurrentHashMap<>();
   private final ReentrantLock seqLock = new ReentrantLock();
@@ -274,7 +272,10 @@ public final class ObjectReader extends SlipstreamInputStream {
       while (done < len) {
         long p = position + done;
         long index = p / blockSize;
-        int depth = d.sequential() ? planner.enterBlock(index) : 0;
+        // A read in order prefetches ahead; a large read after a jump starts all the blocks it spans.
+        int depth = d.sequential()
+            ? planner.enterBlock(index)
+            : (int) ((position + len - 1) / blockSize - index);
         done += copyFromBlock(index, p, dst, off + done, len - done, depth);
       }
     }
@@ -292,24 +293,28 @@ public final class ObjectReader extends SlipstreamInputStream {
       Block b = pinOrFetch(index);
       try {
         prefetch(index + 1, prefetchDepth);
+        b.promote();
         long waited = b.await();
         if (waited > 0) {
           stats.add(Counter.WAIT_NANOS, waited);
         }
         checkOpen();
         b.markUsed();
-        lastUse.put(b, clock.incrementAndGet());
+        lastUse.replace(b, clock.incrementAndGet());
         int inBlock = (int) (p - b.start());
         int n = Math.min(max, b.length() - inBlock);
         System.arraycopy(b.buffer(), inBlock, dst, off, n);
         return n;
       } catch (IOException e) {
-        drop(index, b);
+        drop(index, b, false);
         checkOpen();
         if (e instanceof BlockCancelledException) {
-          continue; // its owner dropped it under us (a seek); we still want it
+          continue; // dropped and cancelled just before we pinned it; we still want it
         }
         throw e; // the block had its retries; a later read will fetch it afresh
+      } catch (RuntimeException e) {
+        drop(index, b, false); // never leave a failed block where the next read would find it
+        throw e;
       } finally {
         b.unpin();
       }
@@ -329,15 +334,16 @@ public final class ObjectReader extends SlipstreamInputStream {
         lastUse.remove(b);
         continue;
       }
+      if (blocks.size() >= maxBlocks) {
+        dropLeastRecentlyUsed(); // positional reads must not make a stream hoard blocks
+      }
       long start = index * blockSize;
       int len = (int) Math.min(blockSize, length - start);
       byte[] buffer = pool.acquire(bufferSize(len));
       // Owner + fetch + this reader.
       Block nb = new Block(index, start, buffer, len, false, pool, stats, 2);
       if (blocks.putIfAbsent(index, nb) != null) {
-        nb.unpin();
-        nb.unpin();
-        nb.releaseOwner();
+        nb.discard(2);
         continue;
       }
       start(nb, true);
@@ -366,8 +372,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       }
       Block nb = new Block(i, start, buffer, len, true, pool, stats, 1);
       if (blocks.putIfAbsent(i, nb) != null) {
-        nb.unpin();
-        nb.releaseOwner();
+        nb.discard(1);
         continue;
       }
       start(nb, false);
@@ -377,14 +382,12 @@ public final class ObjectReader extends SlipstreamInputStream {
   private void start(Block b, boolean urgent) throws IllegalStateException {
     CancelToken token = new CancelToken(BlockCancelledException::new);
     inFlight.add(token);
-    blockFetches.add(token);
-    fetcher.submit(h, b, urgent, token, () -> {
-      blockFetches.remove(token);
-      inFlight.remove(token);
-    });
+    lastUse.put(b, clock.incrementAndGet());
+    fetcher.submit(h, b, urgent, token, () -> inFlight.remove(token));
     if (closed.get()) {
-      // close() may have swept the map before this block was in it
-      drop(b.index(), b);
+      // close() may have swept the map before this block was in it, or before it could be cancelled
+      b.cancel();
+      drop(b.index(), b, true);
     }
   }
 
@@ -411,23 +414,27 @@ public final class ObjectReader extends SlipstreamInputStream {
 
   // ---- dropping blocks -----------------------------------------------------------------------
 
-  private void drop(long index, Block b) {
-    if (blocks.remove(index, b)) {
-      lastUse.remove(b);
-      if (!b.isDone()) {
-        b.cancel(); // stops the fetch; a reader waiting for it will fetch it again
-      }
-      b.releaseOwner();
-    } else {
-      lastUse.remove(b);
+  /**
+   * Takes a block out of the map and drops the owner's reference. Its fetch is cancelled if no reader
+   * is waiting for it, or with {@code force} (close): a waiting reader then gets the closed error.
+   */
+  private boolean drop(long index, Block b, boolean force) {
+    lastUse.remove(b);
+    if (!blocks.remove(index, b)) {
+      return false;
     }
+    if (!b.isDone() && (force || !b.isWanted())) {
+      b.cancel();
+    }
+    b.releaseOwner();
+    return true;
   }
 
   /** The sequential reader moved on: blocks behind it are done with. */
   private void dropBefore(long index) {
     for (Map.Entry<Long, Block> e : blocks.entrySet()) {
       if (e.getKey() < index) {
-        drop(e.getKey(), e.getValue());
+        drop(e.getKey(), e.getValue(), false);
       }
     }
   }
@@ -436,7 +443,7 @@ public final class ObjectReader extends SlipstreamInputStream {
   private void dropOutside(long from, long to) {
     for (Map.Entry<Long, Block> e : blocks.entrySet()) {
       if (e.getKey() < from || e.getKey() > to) {
-        drop(e.getKey(), e.getValue());
+        drop(e.getKey(), e.getValue(), false);
       }
     }
   }
@@ -455,7 +462,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       }
     }
     if (victim != null) {
-      drop(victim.index(), victim);
+      drop(victim.index(), victim, false);
     }
   }
 
@@ -467,10 +474,16 @@ public final class ObjectReader extends SlipstreamInputStream {
   public void unbuffer() {
     seqLock.lock();
     try {
+      java.util.List<Block> dropped = new java.util.ArrayList<>();
       for (Map.Entry<Long, Block> e : blocks.entrySet()) {
-        drop(e.getKey(), e.getValue());
+        if (drop(e.getKey(), e.getValue(), false)) {
+          dropped.add(e.getValue());
+        }
       }
-      awaitEnd(blockFetches);
+      long deadline = System.currentTimeMillis() + closeWaitMillis;
+      for (Block b : dropped) {
+        b.awaitFetchEnd(Math.max(0, deadline - System.currentTimeMillis()));
+      }
     } finally {
       seqLock.unlock();
     }
@@ -484,7 +497,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       return;
     }
     for (Map.Entry<Long, Block> e : blocks.entrySet()) {
-      drop(e.getKey(), e.getValue());
+      drop(e.getKey(), e.getValue(), true);
     }
     awaitEnd(inFlight);
   }

@@ -118,6 +118,14 @@ public final class S3ObjectStore implements ObjectStore {
         case 429:
         case 503:
           return new TransientStoreException(RetryCause.THROTTLED, what, e);
+        case 408:
+          return new TransientStoreException(RetryCause.TIMEOUT, what, e);
+        case 400:
+          if ("RequestTimeout".equals(code)) {
+            // S3 gave up waiting on an idle connection of ours: worth a new request.
+            return new TransientStoreException(RetryCause.TIMEOUT, what, e);
+          }
+          return new IOException(what, e);
         case 500:
         case 502:
         case 504:
