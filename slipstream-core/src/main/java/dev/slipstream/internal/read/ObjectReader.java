@@ -533,11 +533,6 @@ public final class ObjectReader extends SlipstreamInputStream {
     return new IOException("stream closed: " + h.location());
   }
 
-  /** Blocks this stream holds now; for tests and diagnostics. */
-  public int heldBlocks() {
-    return blocks.size();
-  }
-
   @Override
   public String toString() {
     return "ObjectReader[" + h.location() + ", length " + length + ", etag " + h.etag() + "]";

@@ -12,12 +12,12 @@ import dev.slipstream.ReadPolicy;
  * <p>A read continues the previous one if it starts where that one ended, or a little ahead of it
  * (at most {@link #SKIP_TOLERANCE} bytes, as a reader skipping a record header does), or if its block
  * is already in memory (a skip within data already fetched or on its way). The first read of a stream
- * counts as continuing from position 0. A run of sequential reads
- * starts with a prefetch depth of 2 blocks and doubles it each time it enters a new block, up to the
- * configured maximum: a file read start to end quickly fetches at full depth, while a reader that
+ * counts as continuing from position 0. A run of sequential reads starts with a prefetch depth of 2
+ * blocks and doubles it each time it enters a new block, up to the configured maximum: a file read start to end quickly fetches at full depth, while a reader that
  * reads a header and jumps away wastes at most a block or two. A jump resets the depth.
  *
- * <p>Not thread-safe on its own; each instance is used under one lock.
+ * <p>Thread-safe: the positional reads of many threads share one instance (the stream position has its
+ * own).
  */
 final class ReadPlanner {
   /** What to do for one read. */
