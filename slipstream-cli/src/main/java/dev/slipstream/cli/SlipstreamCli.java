@@ -37,9 +37,11 @@ import picocli.CommandLine.UnmatchedArgumentException;
     sortOptions = false,
     description = "Fast reads from S3 and S3-compatible object stores: parallel ranged GETs, prefetched"
         + " ahead of the reader.",
-    subcommands = {CpCommand.class, CatCommand.class, DemoCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {CpCommand.class, CatCommand.class, DemoCommand.class, BenchCommand.class,
+        CommandLine.HelpCommand.class},
     footer = {"",
-        "Try 'slipstream demo' to see the difference prefetching makes, with nothing to set up.",
+        "Try 'slipstream demo' to see the difference prefetching makes, with nothing to set up,",
+        "and 'slipstream bench' to compare Slipstream with S3A's streams on this machine.",
         "",
         "Credentials come from the AWS SDK's default chain (environment, profile, instance",
         "role) unless -D access.key=... -D secret.key=... are given.",
@@ -99,7 +101,7 @@ public final class SlipstreamCli implements Callable<Integer> {
   /** Without a command: the usage, on stderr, and the usage-error status. */
   @Override
   public Integer call() {
-    stderr.println("slipstream: missing command (cp, cat, demo)");
+    stderr.println("slipstream: missing command (cp, cat, demo, bench)");
     stderr.println("Try 'slipstream --help' for more information.");
     return Errors.USAGE;
   }

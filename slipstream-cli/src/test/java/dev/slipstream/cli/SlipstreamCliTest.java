@@ -241,7 +241,7 @@ class SlipstreamCliTest {
   void helpListsTheCommandsAndVersionPrintsOne() {
     Run help = run("--help");
     assertThat(help.exitCode()).isEqualTo(0);
-    assertThat(help.stdout()).contains("cp ").contains("cat ").contains("demo ");
+    assertThat(help.stdout()).contains("cp ").contains("cat ").contains("demo ").contains("bench ");
 
     Run cpHelp = run("cp", "--help");
     assertThat(cpHelp.exitCode()).isEqualTo(0);
@@ -291,5 +291,37 @@ class SlipstreamCliTest {
     assertThat(size.exitCode()).isEqualTo(2);
     assertThat(size.stderr()).contains("--size");
     assertOneErrorLine(size);
+  }
+
+  @Test
+  void benchRunsTheChosenReadersAndWritesTheReport(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    java.nio.file.Path out = dir.resolve("report");
+    Run r = run("bench", "--profile", "loopback", "--readers", "s3a-classic,slipstream", "--workloads", "sequential",
+        "--sequential-size", "1M", "--runs", "1", "--warmup", "0", "--tmp-dir", dir.toString(), "--out", out.toString());
+
+    assertThat(r.exitCode()).as(r.stdout() + r.stderr()).isEqualTo(0);
+    assertThat(r.stderr()).contains("link capacity").contains("bytes ok");
+    assertThat(r.stdout()).containsPattern("(?m)^sequential +s3a-classic .*ok, bytes verified$")
+        .containsPattern("(?m)^sequential +slipstream .*ok, bytes verified$");
+    assertThat(out.resolve("results.json")).isRegularFile();
+    assertThat(out.resolve("report.md")).isRegularFile();
+    assertThat(java.nio.file.Files.readString(out.resolve("results.json")))
+        .contains("\"command\": \"bin/slipstream bench --profile loopback");
+  }
+
+  @Test
+  void benchRejectsUnknownProfilesReadersAndWorkloads() {
+    for (String[] args : new String[][] {{"bench", "--profile", "dial-up"}, {"bench", "--readers", "s3a-magic"},
+        {"bench", "--workloads", "sorting"}}) {
+      Run r = run(args);
+      assertThat(r.exitCode()).as(String.join(" ", args)).isEqualTo(2);
+      assertThat(r.stderr()).contains(args[2]);
+      assertOneErrorLine(r);
+    }
+    Run help = run("bench", "--help");
+    assertThat(help.exitCode()).isEqualTo(0);
+    assertThat(help.stdout()).contains("--full").contains("--out").contains("s3a-analytics");
+    assertThat(help.stderr()).doesNotContain("WARN");
   }
 }

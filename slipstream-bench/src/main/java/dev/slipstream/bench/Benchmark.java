@@ -1,0 +1,215 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.bench;
+
+import dev.slipstream.testkit.ForkedS3Server;
+import dev.slipstream.testkit.LinkShaper;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Runs one benchmark: starts the S3 server (s3proxy in a child JVM, objects as files in a temporary
+ * directory) and the link shaper in front of it, puts every workload's data into the server, measures the
+ * link capacity, checks that each reader can be set up, then runs the workloads one after another. For
+ * each workload it runs warm-up rounds, then measured rounds; within a round every reader runs once, in
+ * the same order (A B C D E, A B C D E, ...), so slow drifts of the machine touch every reader alike.
+ * Progress goes to the given stream, one line per run.
+ */
+public final class Benchmark {
+  static final String BUCKET = "slipstream-bench";
+
+  private final BenchOptions options;
+  private final PrintStream log;
+  private final ResourceMeter meter = new ResourceMeter();
+
+  private Benchmark(BenchOptions options, PrintStream log) {
+    this.options = options;
+    this.log = log;
+  }
+
+  /** The readers, in report order: s3a-classic, s3a-prefetch, s3a-analytics, slipstream, slipstream-core. */
+  public static java.util.List<String> readerNames() {
+    return Readers.names();
+  }
+
+  /** The workloads, in run order: sequential, parquet-full, parquet-projected, random, small-files. */
+  public static java.util.List<String> workloadNames() {
+    return Workloads.names();
+  }
+
+  /** Runs the benchmark {@code options} describe, logging progress to {@code log}. */
+  public static Results run(BenchOptions options, PrintStream log) throws Exception {
+    return new Benchmark(options, log).run();
+  }
+
+  private Results run() throws Exception {
+    Instant started = Instant.now();
+    long t0 = System.nanoTime();
+    Path work = Files.createTempDirectory(options.tmpDir(), "slipstream-bench-");
+    try {
+      Path scratch = Files.createDirectories(work.resolve("scratch"));
+      S3ProxyJar.configure();
+      log.printf("Starting the S3 server (s3proxy in a child JVM) and the link shaper (profile %s) ...%n",
+          options.profile().name());
+      try (ForkedS3Server server = ForkedS3Server.start();
+           LinkShaper shaper = LinkShaper.start(server.endpoint(), options.profile(), options.seed());
+           Fixture fixture = new Fixture(new Uploader(server.endpoint(), BUCKET), options.seed(), options.sizes(), scratch)) {
+        server.createBucket(BUCKET);
+        RequestCounter counter = RequestCounter.attach(shaper, BUCKET);
+        List<Workload> workloads = new ArrayList<>();
+        for (String name : options.workloads()) {
+          Workload w = Workloads.create(name);
+          long u0 = System.nanoTime();
+          log.printf("Putting the data of workload %s into the server ...%n", name);
+          w.upload(fixture);
+          log.printf("  done in %.1f s: %s%n", (System.nanoTime() - u0) / 1e9, w.description());
+          workloads.add(w);
+        }
+        long range = options.sizes().linkRangeBytes();
+        fixture.putGenerated(LinkCapacity.KEY, options.seed() + 1, range * LinkCapacity.PARALLEL);
+        log.printf("Measuring the link capacity: %d parallel ranged GETs of %s, raw AWS SDK, into a null sink ...%n",
+            LinkCapacity.PARALLEL, Report.binary(range));
+        double capacity = LinkCapacity.measure(shaper.endpoint(), BUCKET, range);
+        log.printf(Locale.ROOT, "  link capacity: %.1f MB/s%n", capacity);
+
+        Target target = new Target(shaper.endpoint(), BUCKET);
+        Map<String, String> unavailable = probeReaders(target);
+        Runner runner = new Runner(target, fixture, shaper, counter);
+        List<Result> rows = new ArrayList<>();
+        for (int wi = 0; wi < workloads.size(); wi++) {
+          Workload w = workloads.get(wi);
+          log.printf("[%d/%d] %s: %s%n", wi + 1, workloads.size(), w.name(), w.description());
+          Map<String, List<Measurement>> byReader = new LinkedHashMap<>();
+          int rounds = options.warmups() + options.runs();
+          for (int round = 0; round < rounds; round++) {
+            boolean warmup = round < options.warmups();
+            for (String name : options.readers()) {
+              if (unavailable.containsKey(name)) {
+                continue;
+              }
+              String label = warmup ? String.format("warm-up %d/%d", round + 1, options.warmups())
+                  : String.format("run %d/%d", round - options.warmups() + 1, options.runs());
+              Measurement m = runner.run(Readers.byName(name), w, warmup);
+              byReader.computeIfAbsent(name, k -> new ArrayList<>()).add(m);
+              log.println("  " + Report.progressLine(label, m));
+            }
+          }
+          for (String name : options.readers()) {
+            rows.add(unavailable.containsKey(name)
+                ? Aggregation.unavailable(w.name(), name, unavailable.get(name))
+                : Aggregation.row(w.name(), name, byReader.get(name), capacity));
+          }
+        }
+        Map<String, String> readers = new LinkedHashMap<>();
+        options.readers().forEach(r -> readers.put(r, Readers.byName(r).description()));
+        Map<String, String> described = new LinkedHashMap<>();
+        workloads.forEach(w -> described.put(w.name(), w.description()));
+        return new Results(options.profile().name(), Report.describe(options.profile()), capacity, started,
+            Duration.ofNanos(System.nanoTime() - t0), Report.machine(), options.command(), options.sizes(),
+            options.warmups(), options.runs(), readers, described, Aggregation.withRatios(rows));
+      }
+    } finally {
+      deleteTree(work);
+    }
+  }
+
+  /** Sets up each reader once; one that cannot be set up is reported with the reason, never dropped. */
+  private Map<String, String> probeReaders(Target target) {
+    Map<String, String> unavailable = new LinkedHashMap<>();
+    for (String name : options.readers()) {
+      try (ReadSession s = Readers.byName(name).open(target)) {
+        s.stat(LinkCapacity.KEY);
+      } catch (Exception | LinkageError e) {
+        String reason = Report.reason(e);
+        unavailable.put(name, reason);
+        log.printf("Reader %s cannot run: %s%n", name, reason);
+      }
+    }
+    return unavailable;
+  }
+
+  /** Runs one reader on one workload once: fresh session, measured, closed, checked. */
+  private final class Runner {
+    private final Target target;
+    private final Fixture fixture;
+    private final LinkShaper shaper;
+    private final RequestCounter counter;
+
+    Runner(Target target, Fixture fixture, LinkShaper shaper, RequestCounter counter) {
+      this.target = target;
+      this.fixture = fixture;
+      this.shaper = shaper;
+      this.counter = counter;
+    }
+
+    Measurement run(Reader reader, Workload workload, boolean warmup) {
+      ReadSession session;
+      Workload.Run run;
+      try {
+        session = reader.open(target);
+      } catch (Exception | LinkageError e) {
+        return Measurement.failed(workload.name(), reader.name(), warmup, "set-up: " + Report.reason(e));
+      }
+      try {
+        run = workload.prepare(session, fixture);
+      } catch (Exception | LinkageError e) {
+        closeQuietly(session);
+        return Measurement.failed(workload.name(), reader.name(), warmup, "set-up: " + Report.reason(e));
+      }
+      ResourceMeter.Window window = meter.start();
+      RequestCounter.Counts before = counter.snapshot();
+      long sentBefore = shaper.bytesSent();
+      long t0 = System.nanoTime();
+      long used = 0;
+      String error = null;
+      try {
+        used = run.execute();
+      } catch (Exception | LinkageError | OutOfMemoryError e) {
+        error = Report.reason(e);
+      }
+      long nanos = System.nanoTime() - t0;
+      ResourceMeter.Reading resources = window.stop();
+      closeQuietly(session);
+      RequestCounter.Counts requests = counter.snapshot().minus(before);
+      long fetched = shaper.bytesSent() - sentBefore;
+      String mismatch = null;
+      if (error == null) {
+        try {
+          mismatch = run.verify();
+        } catch (Exception e) {
+          mismatch = "cannot check the bytes read: " + Report.reason(e);
+        }
+      }
+      return new Measurement(workload.name(), reader.name(), warmup, nanos, used, fetched, requests, resources,
+          error, mismatch);
+    }
+
+    private void closeQuietly(ReadSession session) {
+      try {
+        session.close();
+      } catch (Exception e) {
+        log.println("  (closing " + session + " failed: " + Report.reason(e) + ")");
+      }
+    }
+  }
+
+  private static void deleteTree(Path dir) {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // best effort
+    }
+  }
+}

@@ -1,0 +1,98 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.bench;
+
+import dev.slipstream.OpenOptions;
+import dev.slipstream.S3Location;
+import dev.slipstream.Slipstream;
+import dev.slipstream.SlipstreamInputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.io.InputFile;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+/** A {@link ReadSession} on one Slipstream client and the S3 client it reads through. */
+final class CoreSession implements ReadSession {
+  private final Slipstream slipstream;
+  private final S3Client client;
+  private final String bucket;
+
+  CoreSession(Slipstream slipstream, S3Client client, String bucket) {
+    this.slipstream = slipstream;
+    this.client = client;
+    this.bucket = bucket;
+  }
+
+  @Override
+  public FileRef stat(String key) throws IOException {
+    try {
+      HeadObjectResponse h = client.headObject(r -> r.bucket(bucket).key(key));
+      return new FileRef(key, h.contentLength(), h.eTag(), null);
+    } catch (SdkException e) {
+      throw new IOException("HEAD s3://" + bucket + "/" + key + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public List<FileRef> list(String prefix) throws IOException {
+    List<FileRef> files = new ArrayList<>();
+    try {
+      for (S3Object o : client.listObjectsV2Paginator(r -> r.bucket(bucket).prefix(prefix).delimiter("/")).contents()) {
+        files.add(new FileRef(o.key(), o.size(), o.eTag(), null));
+      }
+    } catch (SdkException e) {
+      throw new IOException("LIST s3://" + bucket + "/" + prefix + ": " + e.getMessage(), e);
+    }
+    return files;
+  }
+
+  SlipstreamInputStream openStream(FileRef file) throws IOException {
+    return slipstream.open(new S3Location(bucket, file.key()), OpenOptions.known(file.length(), file.etag()));
+  }
+
+  @Override
+  public ObjectStream open(FileRef file) throws IOException {
+    SlipstreamInputStream in = openStream(file);
+    return new ObjectStream() {
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        return in.read(b, off, len);
+      }
+
+      @Override
+      public void readFully(long position, byte[] b, int off, int len) throws IOException {
+        in.readFully(position, b, off, len);
+      }
+
+      @Override
+      public void close() {
+        in.close();
+      }
+    };
+  }
+
+  @Override
+  public InputFile parquetFile(FileRef file) {
+    return new CoreInputFile(this, file);
+  }
+
+  @Override
+  public ParquetReadOptions parquetOptions() {
+    return ParquetReadOptions.builder().build();
+  }
+
+  @Override
+  public void close() {
+    try {
+      slipstream.close();
+    } finally {
+      client.close();
+    }
+  }
+}

@@ -1,0 +1,82 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.bench;
+
+import dev.slipstream.testkit.EmbeddedS3Server;
+import java.io.IOException;
+import java.net.URI;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+
+/**
+ * A reader through Hadoop's FileSystem API on {@code s3a://}: S3A with one of its input streams pinned
+ * by {@code fs.s3a.input.stream.type}, or Slipstream's FileSystem through {@code fs.s3a.impl}.
+ *
+ * <p>The configuration is Hadoop's defaults plus only what reaching the test server takes (endpoint,
+ * region, path-style access, plain http, credentials, no bucket probe); every read setting stays at its
+ * default. Each session gets a new FileSystem instance from {@link FileSystem#get}, as a task does, and
+ * closing the session closes it, which also drops it from Hadoop's FileSystem cache: the next run starts
+ * cold.
+ *
+ * @param name the reader's name in reports
+ * @param fsImpl the {@code fs.s3a.impl} class, null for S3A's own
+ * @param streamType the {@code fs.s3a.input.stream.type} to pin, null to leave Hadoop's default
+ */
+record HadoopReader(String name, String fsImpl, String streamType) implements Reader {
+  static final String STREAM_TYPE = "fs.s3a.input.stream.type";
+
+  @Override
+  public String description() {
+    StringBuilder b = new StringBuilder("Hadoop ").append(org.apache.hadoop.util.VersionInfo.getVersion())
+        .append(" FileSystem on s3a://");
+    if (fsImpl != null) {
+      b.append(", fs.s3a.impl=").append(fsImpl);
+    }
+    if (streamType != null) {
+      b.append(", ").append(STREAM_TYPE).append('=').append(streamType);
+    }
+    return b.append(", every other read setting at its default").toString();
+  }
+
+  Configuration configuration(Target target) {
+    Configuration conf = new Configuration();
+    conf.set("fs.s3a.endpoint", target.endpoint().toString());
+    conf.set("fs.s3a.endpoint.region", EmbeddedS3Server.REGION);
+    conf.setBoolean("fs.s3a.path.style.access", true);
+    conf.setBoolean("fs.s3a.connection.ssl.enabled", false);
+    conf.set("fs.s3a.aws.credentials.provider", "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider");
+    conf.set("fs.s3a.access.key", EmbeddedS3Server.ACCESS_KEY);
+    conf.set("fs.s3a.secret.key", EmbeddedS3Server.SECRET_KEY);
+    conf.setInt("fs.s3a.bucket.probe", 0);
+    if (fsImpl != null) {
+      conf.set("fs.s3a.impl", fsImpl);
+    }
+    if (streamType != null) {
+      conf.set(STREAM_TYPE, streamType);
+    }
+    return conf;
+  }
+
+  @Override
+  public ReadSession open(Target target) throws IOException {
+    Configuration conf = configuration(target);
+    URI uri = URI.create("s3a://" + target.bucket() + "/");
+    FileSystem fs = FileSystem.get(uri, conf);
+    try {
+      String expectedClass = fsImpl != null ? fsImpl : "org.apache.hadoop.fs.s3a.S3AFileSystem";
+      if (!fs.getClass().getName().equals(expectedClass)) {
+        throw new IOException("expected a " + expectedClass + " for " + name + ", got a " + fs.getClass().getName());
+      }
+      String type = fs.getConf().get(STREAM_TYPE);
+      if (streamType != null && !streamType.equals(type)) {
+        throw new IOException("a FileSystem of an earlier run is still cached (" + STREAM_TYPE + "=" + type
+            + ", wanted " + streamType + ")");
+      }
+      return new HadoopSession(fs, conf, uri);
+    } catch (IOException | RuntimeException e) {
+      fs.close();
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,100 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.bench;
+
+import java.io.IOException;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.EtagSource;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocatedFileStatus;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.RemoteIterator;
+import org.apache.hadoop.util.functional.FutureIO;
+import org.apache.parquet.HadoopReadOptions;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.parquet.io.InputFile;
+
+/**
+ * A {@link ReadSession} on one Hadoop FileSystem instance. Objects are opened as tasks open them:
+ * {@code openFile()} with the FileStatus from the listing or the driver, so no HEAD request; Parquet
+ * files through Parquet's own {@link HadoopInputFile#fromStatus}, which does the same with the read policy
+ * {@code parquet, vector, random, adaptive}.
+ */
+final class HadoopSession implements ReadSession {
+  private final FileSystem fs;
+  private final Configuration conf;
+  private final Path root;
+
+  HadoopSession(FileSystem fs, Configuration conf, URI root) {
+    this.fs = fs;
+    this.conf = conf;
+    this.root = new Path(root);
+  }
+
+  @Override
+  public FileRef stat(String key) throws IOException {
+    return ref(key, fs.getFileStatus(new Path(root, key)));
+  }
+
+  @Override
+  public List<FileRef> list(String prefix) throws IOException {
+    List<FileRef> files = new ArrayList<>();
+    RemoteIterator<LocatedFileStatus> it = fs.listFiles(new Path(root, prefix), false);
+    while (it.hasNext()) {
+      LocatedFileStatus st = it.next();
+      String key = st.getPath().toUri().getPath().substring(1);
+      files.add(ref(key, st));
+    }
+    return files;
+  }
+
+  private static FileRef ref(String key, FileStatus st) {
+    String etag = st instanceof EtagSource e ? e.getEtag() : null;
+    return new FileRef(key, st.getLen(), etag, st);
+  }
+
+  @Override
+  public ObjectStream open(FileRef file) throws IOException {
+    FileStatus st = (FileStatus) file.handle();
+    FSDataInputStream in = FutureIO.awaitFuture(fs.openFile(st.getPath()).withFileStatus(st).build());
+    return new ObjectStream() {
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        return in.read(b, off, len);
+      }
+
+      @Override
+      public void readFully(long position, byte[] b, int off, int len) throws IOException {
+        in.readFully(position, b, off, len);
+      }
+
+      @Override
+      public void close() throws IOException {
+        in.close();
+      }
+    };
+  }
+
+  @Override
+  public InputFile parquetFile(FileRef file) throws IOException {
+    // Parquet looks the FileSystem up by the status's path: Hadoop's cache gives it this session's instance.
+    return HadoopInputFile.fromStatus((FileStatus) file.handle(), conf);
+  }
+
+  @Override
+  public ParquetReadOptions parquetOptions() {
+    return HadoopReadOptions.builder(conf).build();
+  }
+
+  @Override
+  public void close() throws IOException {
+    fs.close();
+  }
+}

@@ -1,0 +1,71 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.bench;
+
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Map;
+
+/** {@code report.md}: the run's context, one table per workload, the charts, and what failed and why. */
+final class MarkdownReport {
+  private MarkdownReport() {}
+
+  static String write(Results r, Map<String, String> charts) {
+    StringBuilder b = new StringBuilder("# Slipstream benchmark\n\n");
+    b.append("- **Date:** ").append(DateTimeFormatter.ISO_LOCAL_DATE_TIME.format(
+        r.started().atOffset(ZoneOffset.UTC).withNano(0))).append(" UTC; the run took ")
+        .append(Report.num(r.duration().toMillis() / 60000.0, 1)).append(" minutes\n");
+    b.append("- **Machine:** ").append(r.machine()).append('\n');
+    b.append("- **Command:** `").append(r.command()).append("`\n");
+    b.append("- **Link:** profile `").append(r.profile()).append("` (").append(r.profileDescription())
+        .append("); measured capacity ").append(Report.num(r.linkCapacityMbps(), 1))
+        .append(" MB/s (16 parallel ranged GETs, raw AWS SDK, null sink)\n");
+    b.append("- **Runs:** ").append(r.warmups()).append(" warm-up and ").append(r.runs())
+        .append(" measured runs per reader and workload, readers alternating within each round; medians"
+            + " (min-max). 1 MB = 10^6 bytes; heap in MiB.\n");
+    b.append("- **CPU:** the benchmark JVM's CPU time (reader, the workload's own work, GC and JIT) less the link"
+        + " shaper's threads, per GB used; the S3 server (s3proxy) runs in a separate process and is not counted.\n");
+    b.append("- **Bytes:** every run's data is checked against the source (CRC32C of every byte, or checksums of"
+        + " every decoded Parquet value).\n\n");
+
+    b.append("## Readers\n\n");
+    r.readers().forEach((name, d) -> b.append("- `").append(name).append("`: ").append(d).append('\n'));
+    b.append("\n## Workloads\n\n");
+    r.workloads().forEach((name, d) -> b.append("- `").append(name).append("`: ").append(d).append('\n'));
+
+    for (String w : r.workloads().keySet()) {
+      b.append("\n## ").append(w).append("\n\n");
+      b.append("| reader | MB/s (min-max) | x S3A classic | link | CPU s/GB | peak heap MiB | GET | HEAD | LIST"
+          + " | fetched/used | bytes |\n");
+      b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+      for (String reader : r.readers().keySet()) {
+        Result x = r.row(w, reader);
+        if (x == null) {
+          continue;
+        }
+        if (x.runs() == 0) {
+          b.append("| ").append(reader).append(" | ").append(x.status()).append(": ")
+              .append(x.reason() == null ? "" : x.reason().replace("|", "\\|")).append(" |||||||||\n");
+          continue;
+        }
+        b.append("| ").append(reader)
+            .append(" | ").append(Report.num(x.mbps(), 1)).append(" (").append(Report.num(x.mbpsMin(), 1)).append('-')
+            .append(Report.num(x.mbpsMax(), 1)).append(')')
+            .append(" | ").append(Report.num(x.ratioVsS3aClassic(), 2))
+            .append(" | ").append(Report.percent(x.linkFraction()))
+            .append(" | ").append(Report.num(x.cpuSecondsPerGb(), 2))
+            .append(" | ").append(Report.num(x.peakHeapMb(), 0))
+            .append(" | ").append(x.gets()).append(" | ").append(x.heads()).append(" | ").append(x.lists())
+            .append(" | ").append(Report.num(x.fetchedPerUsed(), 2))
+            .append(" | ").append(x.ok() ? "verified" : x.status() + ": " + x.reason().replace("|", "\\|"))
+            .append(" |\n");
+      }
+    }
+    if (!charts.isEmpty()) {
+      b.append("\n## Charts\n\n");
+      charts.forEach((title, file) -> b.append("![").append(title).append("](").append(file).append(")\n\n"));
+    }
+    return b.toString();
+  }
+}

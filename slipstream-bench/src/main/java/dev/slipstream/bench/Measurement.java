@@ -1,0 +1,44 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.bench;
+
+/**
+ * One run of one reader on one workload.
+ *
+ * @param error null when the run completed, else why it did not
+ * @param mismatch null when every byte read was right (or the run did not complete), else what differed
+ */
+record Measurement(
+    String workload,
+    String reader,
+    boolean warmup,
+    long nanos,
+    long bytesUsed,
+    long bytesFetched,
+    RequestCounter.Counts requests,
+    ResourceMeter.Reading resources,
+    String error,
+    String mismatch) {
+
+  boolean ok() {
+    return error == null && mismatch == null;
+  }
+
+  double seconds() {
+    return nanos / 1e9;
+  }
+
+  double megabytesPerSecond() {
+    return bytesUsed / 1e6 / seconds();
+  }
+
+  double cpuSecondsPerGigabyte() {
+    return resources.cpuNanos() / 1e9 / (bytesUsed / 1e9);
+  }
+
+  static Measurement failed(String workload, String reader, boolean warmup, String error) {
+    return new Measurement(workload, reader, warmup, 0, 0, 0, new RequestCounter.Counts(0, 0, 0, 0),
+        new ResourceMeter.Reading(0, 0, 0), error, null);
+  }
+}

@@ -1,0 +1,31 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.bench;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.List;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.io.InputFile;
+
+/**
+ * One reader during one measured run: a fresh Hadoop FileSystem instance or a fresh Slipstream client,
+ * closed at the end of the run, so that no cache or connection carries over from one run to the next.
+ */
+interface ReadSession extends Closeable {
+  /** What a job's driver hands its task: the object's length and ETag (a HEAD; done before the timer starts). */
+  FileRef stat(String key) throws IOException;
+
+  /** The objects directly under {@code prefix} (ending in "/"), by key: LIST requests. */
+  List<FileRef> list(String prefix) throws IOException;
+
+  /** Opens an object whose length and ETag are known, as a task does: no HEAD request. */
+  ObjectStream open(FileRef file) throws IOException;
+
+  /** The object as Parquet reads it. */
+  InputFile parquetFile(FileRef file) throws IOException;
+
+  /** Parquet's read options for this reader (for Hadoop: from the job configuration, as Spark does). */
+  ParquetReadOptions parquetOptions();
+}

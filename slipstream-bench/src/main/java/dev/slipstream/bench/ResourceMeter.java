@@ -1,0 +1,120 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.bench;
+
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * CPU time and memory of one measured run.
+ *
+ * <ul>
+ *   <li>CPU: the benchmark JVM's process CPU time (the reader, the workload's own work such as writing the
+ *       temp file or decoding Parquet, and the JVM's GC and JIT threads), less the CPU of the link shaper's
+ *       threads ({@code link-shaper-*}, which run in this JVM). The S3 server runs in a child process, so
+ *       none of its CPU is counted. A shaper thread that ends during the run takes its CPU time with it
+ *       (it is then not subtracted); the shaper keeps its threads for a minute after use, so this is rare.
+ *   <li>Heap: a thread samples the heap in use every 10 ms after a full GC before the run; the peak counts
+ *       live objects and garbage not yet collected alike, so it is an upper bound of what the reader
+ *       needed. Direct (off-heap) buffer memory is sampled the same way.
+ * </ul>
+ */
+final class ResourceMeter {
+  private static final String SHAPER_THREADS = "link-shaper-";
+
+  /** What one run used. */
+  record Reading(long cpuNanos, long peakHeapBytes, long peakDirectBytes) {}
+
+  private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+  private final com.sun.management.OperatingSystemMXBean os =
+      (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+  private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+  private final BufferPoolMXBean direct = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
+      .filter(p -> p.getName().equals("direct")).findFirst().orElse(null);
+
+  /** A run being measured. */
+  final class Window {
+    private final long processCpu;
+    private final Map<Long, Long> shaperCpu;
+    private final Thread sampler;
+    private volatile boolean stop;
+    private volatile long peakHeap;
+    private volatile long peakDirect;
+
+    private Window() {
+      this.shaperCpu = shaperCpu();
+      this.processCpu = os.getProcessCpuTime();
+      sample();
+      this.sampler = new Thread(this::sampleLoop, "bench-memory-sampler");
+      sampler.setDaemon(true);
+      sampler.start();
+    }
+
+    private void sampleLoop() {
+      while (!stop) {
+        sample();
+        try {
+          Thread.sleep(10);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }
+
+    private void sample() {
+      peakHeap = Math.max(peakHeap, memory.getHeapMemoryUsage().getUsed());
+      if (direct != null) {
+        peakDirect = Math.max(peakDirect, direct.getMemoryUsed());
+      }
+    }
+
+    Reading stop() {
+      long cpu = os.getProcessCpuTime() - processCpu;
+      Map<Long, Long> after = shaperCpu();
+      long shaper = 0;
+      for (Map.Entry<Long, Long> e : after.entrySet()) {
+        shaper += e.getValue() - shaperCpu.getOrDefault(e.getKey(), 0L);
+      }
+      stop = true;
+      sampler.interrupt();
+      try {
+        sampler.join(1000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      sample();
+      return new Reading(Math.max(0, cpu - shaper), peakHeap, peakDirect);
+    }
+  }
+
+  ResourceMeter() {
+    if (threads.isThreadCpuTimeSupported() && !threads.isThreadCpuTimeEnabled()) {
+      threads.setThreadCpuTimeEnabled(true);
+    }
+  }
+
+  /** Collects garbage, then starts measuring. */
+  Window start() {
+    System.gc();
+    return new Window();
+  }
+
+  private Map<Long, Long> shaperCpu() {
+    Map<Long, Long> cpu = new HashMap<>();
+    for (ThreadInfo t : threads.getThreadInfo(threads.getAllThreadIds())) {
+      if (t != null && t.getThreadName().startsWith(SHAPER_THREADS)) {
+        long ns = threads.getThreadCpuTime(t.getThreadId());
+        if (ns > 0) {
+          cpu.put(t.getThreadId(), ns);
+        }
+      }
+    }
+    return cpu;
+  }
+}

@@ -1,0 +1,74 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.bench;
+
+/**
+ * One row of the report: a reader on a workload, over the measured runs of one benchmark. Throughput and
+ * CPU are medians over the runs (throughput with its min and max), peak heap the largest of the runs,
+ * request and byte counts the medians per run. Numbers are NaN when no run completed.
+ *
+ * @param workload {@code sequential}, {@code parquet-full}, {@code parquet-projected}, {@code random}, {@code small-files}
+ * @param reader {@code s3a-classic}, {@code s3a-prefetch}, {@code s3a-analytics}, {@code slipstream}, {@code slipstream-core}
+ * @param status {@code ok}; {@code failed} (a run threw); {@code wrong-bytes} (a run read bytes that differ from
+ *     the source); {@code unavailable} (the reader could not be set up at all)
+ * @param reason why, when the status is not {@code ok}
+ * @param runs measured runs that completed
+ * @param mbps median throughput in MB/s (10^6 bytes per second) of the bytes used
+ * @param mbpsMin slowest run
+ * @param mbpsMax fastest run
+ * @param seconds median duration of a run
+ * @param ratioVsS3aClassic {@code mbps} divided by S3A classic's on the same workload (NaN without it)
+ * @param linkFraction {@code mbps} divided by the link capacity
+ * @param cpuSecondsPerGb CPU seconds of the benchmark JVM per GB (10^9 bytes) used, less the link shaper's threads
+ * @param peakHeapMb peak heap in use during a run, in MB (2^20 bytes)
+ * @param peakDirectMb peak direct (off-heap) buffer memory during a run, in MB (2^20 bytes)
+ * @param gets GET requests of objects per run
+ * @param heads HEAD requests per run
+ * @param lists LIST requests per run
+ * @param bytesFetched response body bytes the link carried to the reader per run
+ * @param bytesUsed bytes the workload needed: the object, the read ranges, or for Parquet the file (full) or the
+ *     projected columns' chunks and the footer
+ * @param verified every run, warm-ups included, read exactly the source's bytes
+ */
+public record Result(
+    String workload,
+    String reader,
+    String status,
+    String reason,
+    int runs,
+    double mbps,
+    double mbpsMin,
+    double mbpsMax,
+    double seconds,
+    double ratioVsS3aClassic,
+    double linkFraction,
+    double cpuSecondsPerGb,
+    double peakHeapMb,
+    double peakDirectMb,
+    long gets,
+    long heads,
+    long lists,
+    long bytesFetched,
+    long bytesUsed,
+    boolean verified) {
+
+  public static final String OK = "ok";
+  public static final String FAILED = "failed";
+  public static final String WRONG_BYTES = "wrong-bytes";
+  public static final String UNAVAILABLE = "unavailable";
+
+  /** Bytes fetched per byte used: 1.0 means nothing wasted; NaN when nothing was used. */
+  public double fetchedPerUsed() {
+    return bytesUsed > 0 ? (double) bytesFetched / bytesUsed : Double.NaN;
+  }
+
+  public boolean ok() {
+    return OK.equals(status);
+  }
+
+  Result withRatio(double ratio) {
+    return new Result(workload, reader, status, reason, runs, mbps, mbpsMin, mbpsMax, seconds, ratio, linkFraction,
+        cpuSecondsPerGb, peakHeapMb, peakDirectMb, gets, heads, lists, bytesFetched, bytesUsed, verified);
+  }
+}

@@ -1,0 +1,87 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.bench;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.CRC32C;
+
+/**
+ * Workload 4: many small objects (1,000 of 256 KiB at full size) read one after another, each start to
+ * end, as a task reads its split of small files: one listing of their directory (as the task's input
+ * format would hand it the statuses), then open and read each. Each object's CRC32C is checked.
+ */
+final class SmallFilesWorkload implements Workload {
+  static final String NAME = "small-files";
+  static final String PREFIX = "small/";
+
+  private final Map<String, Long> expected = new HashMap<>();
+  private int fileBytes;
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public String description() {
+    return expected.size() + " objects of " + Report.binary(fileBytes)
+        + " read one after another, after one listing of their directory";
+  }
+
+  static String key(int i) {
+    return PREFIX + String.format("part-%05d.bin", i);
+  }
+
+  @Override
+  public void upload(Fixture fixture) {
+    BenchSizes sizes = fixture.sizes();
+    fileBytes = sizes.smallFileBytes();
+    for (int i = 0; i < sizes.smallFiles(); i++) {
+      String key = key(i);
+      expected.put(key, fixture.putGenerated(key, fixture.seed() + 7919L * (i + 1), fileBytes));
+    }
+  }
+
+  @Override
+  public Run prepare(ReadSession session, Fixture fixture) {
+    Map<String, Long> actual = new HashMap<>();
+    return new Run() {
+      @Override
+      public long execute() throws IOException {
+        List<FileRef> files = session.list(PREFIX);
+        byte[] buf = new byte[1 << 16];
+        CRC32C crc = new CRC32C();
+        long total = 0;
+        for (FileRef f : files) {
+          crc.reset();
+          try (ObjectStream in = session.open(f)) {
+            int n;
+            while ((n = in.read(buf, 0, buf.length)) > 0) {
+              crc.update(buf, 0, n);
+              total += n;
+            }
+          }
+          actual.put(f.key(), crc.getValue());
+        }
+        return total;
+      }
+
+      @Override
+      public String verify() {
+        if (!actual.keySet().equals(expected.keySet())) {
+          return "listed and read " + actual.size() + " objects, expected " + expected.size();
+        }
+        for (Map.Entry<String, Long> e : expected.entrySet()) {
+          if (!e.getValue().equals(actual.get(e.getKey()))) {
+            return "object " + e.getKey() + " was read with other bytes than its own";
+          }
+        }
+        return null;
+      }
+    };
+  }
+}

@@ -1,0 +1,140 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.bench;
+
+import dev.slipstream.testkit.EmbeddedS3Server;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiFunction;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+
+/**
+ * Puts the benchmark's objects straight into the S3 server (not through the link shaper: only reads are
+ * shaped and counted). Objects above {@value #PART_SIZE} bytes go up as multipart uploads.
+ */
+final class Uploader implements AutoCloseable {
+  static final long PART_SIZE = 64L << 20;
+
+  private final S3Client s3;
+  private final String bucket;
+
+  Uploader(URI endpoint, String bucket) {
+    this.s3 = client(endpoint, 8);
+    this.bucket = bucket;
+  }
+
+  /** A plain S3 client on {@code endpoint} with the test server's credentials. */
+  static S3Client client(URI endpoint, int connections) {
+    return S3Client.builder()
+        .endpointOverride(endpoint)
+        .region(Region.of(EmbeddedS3Server.REGION))
+        .credentialsProvider(StaticCredentialsProvider.create(
+            AwsBasicCredentials.create(EmbeddedS3Server.ACCESS_KEY, EmbeddedS3Server.SECRET_KEY)))
+        .forcePathStyle(true)
+        .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+        .httpClientBuilder(ApacheHttpClient.builder().maxConnections(connections))
+        .build();
+  }
+
+  /** Uploads {@code length} bytes of generated data for {@code seed}. */
+  void putGenerated(String key, long seed, long length) {
+    put(key, length, (offset, n) -> new GeneratedStream(seed, offset, n));
+  }
+
+  /** Uploads a local file. */
+  void putFile(String key, Path file) throws IOException {
+    long length = java.nio.file.Files.size(file);
+    put(key, length, (offset, n) -> {
+      try {
+        FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
+        ch.position(offset);
+        return new java.io.BufferedInputStream(boundedStream(Channels.newInputStream(ch), n), 1 << 16);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+  }
+
+  private void put(String key, long length, BiFunction<Long, Long, InputStream> source) {
+    if (length <= PART_SIZE) {
+      s3.putObject(r -> r.bucket(bucket).key(key).contentLength(length),
+          RequestBody.fromContentProvider(() -> source.apply(0L, length), length, "application/octet-stream"));
+      return;
+    }
+    String uploadId = s3.createMultipartUpload(r -> r.bucket(bucket).key(key)).uploadId();
+    try {
+      List<CompletedPart> parts = new ArrayList<>();
+      int number = 1;
+      for (long offset = 0; offset < length; offset += PART_SIZE, number++) {
+        long off = offset;
+        long n = Math.min(PART_SIZE, length - offset);
+        int partNumber = number;
+        String etag = s3.uploadPart(r -> r.bucket(bucket).key(key).uploadId(uploadId).partNumber(partNumber)
+                .contentLength(n),
+            RequestBody.fromContentProvider(() -> source.apply(off, n), n, "application/octet-stream")).eTag();
+        parts.add(CompletedPart.builder().partNumber(partNumber).eTag(etag).build());
+      }
+      s3.completeMultipartUpload(r -> r.bucket(bucket).key(key).uploadId(uploadId)
+          .multipartUpload(m -> m.parts(parts)));
+    } catch (RuntimeException e) {
+      try {
+        s3.abortMultipartUpload(r -> r.bucket(bucket).key(key).uploadId(uploadId));
+      } catch (RuntimeException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+  }
+
+  private static InputStream boundedStream(InputStream in, long limit) {
+    return new java.io.FilterInputStream(in) {
+      private long left = limit;
+
+      @Override
+      public int read() throws IOException {
+        if (left <= 0) {
+          return -1;
+        }
+        int b = super.read();
+        if (b >= 0) {
+          left--;
+        }
+        return b;
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        if (left <= 0) {
+          return -1;
+        }
+        int n = super.read(b, off, (int) Math.min(len, left));
+        if (n > 0) {
+          left -= n;
+        }
+        return n;
+      }
+    };
+  }
+
+  @Override
+  public void close() {
+    s3.close();
+  }
+}

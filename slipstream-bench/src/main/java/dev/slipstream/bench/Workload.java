@@ -1,0 +1,35 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.bench;
+
+import java.io.IOException;
+
+/**
+ * One thing a job does with S3 data (DESIGN.md section 8), run the same way through every reader. A workload
+ * puts its data into the server once ({@link #upload}); then, for each run, {@link #prepare} does what
+ * happens before a task starts (a HEAD, as the job driver's listing would), and the returned {@link Run}
+ * is timed and counted, then checks every byte it read against the source.
+ */
+interface Workload {
+  /** The name in reports, e.g. {@code sequential}. */
+  String name();
+
+  /** What it does, in one line, for the report. */
+  String description();
+
+  /** Puts this workload's data into the server (shared objects only once, through the fixture). */
+  void upload(Fixture fixture) throws IOException;
+
+  /** Untimed set-up of one run on a fresh session. */
+  Run prepare(ReadSession session, Fixture fixture) throws IOException;
+
+  /** One run of a workload. */
+  interface Run {
+    /** The measured part; returns the bytes the workload used (see {@link Result#bytesUsed()}). */
+    long execute() throws IOException;
+
+    /** After the measured part: null when every byte read was right, else what was wrong. */
+    String verify() throws IOException;
+  }
+}

@@ -1,0 +1,38 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.bench;
+
+import java.util.List;
+
+/**
+ * The workloads the benchmark knows, by name, in run order. DESIGN.md section 8 also names listing and
+ * re-read workloads: they will be added here, with the same {@link Workload} interface.
+ */
+final class Workloads {
+  private static final List<String> NAMES = List.of(SequentialWorkload.NAME, ParquetWorkload.FULL,
+      ParquetWorkload.PROJECTED, RandomWorkload.NAME, SmallFilesWorkload.NAME);
+
+  private Workloads() {}
+
+  static List<String> names() {
+    return NAMES;
+  }
+
+  static void checkName(String name) {
+    if (!NAMES.contains(name)) {
+      throw new IllegalArgumentException("unknown workload '" + name + "'; workloads: " + String.join(", ", NAMES));
+    }
+  }
+
+  static Workload create(String name) {
+    checkName(name);
+    return switch (name) {
+      case SequentialWorkload.NAME -> new SequentialWorkload();
+      case ParquetWorkload.FULL -> new ParquetWorkload(false);
+      case ParquetWorkload.PROJECTED -> new ParquetWorkload(true);
+      case RandomWorkload.NAME -> new RandomWorkload();
+      default -> new SmallFilesWorkload();
+    };
+  }
+}

@@ -1,0 +1,179 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.cli;
+
+import dev.slipstream.bench.BenchOptions;
+import dev.slipstream.bench.BenchSizes;
+import dev.slipstream.bench.Benchmark;
+import dev.slipstream.bench.Report;
+import dev.slipstream.bench.ReportFiles;
+import dev.slipstream.bench.Result;
+import dev.slipstream.bench.Results;
+import dev.slipstream.testkit.LinkProfile;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code slipstream bench}: Slipstream beside S3A classic, prefetch and analytics, on this machine, in one
+ * run (see {@code docs/benchmarks.md} and the {@code dev.slipstream.bench} package). Progress goes to
+ * stderr, the results table to stdout, and with {@code --out} the report files to a directory.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {
+        "Benchmark Slipstream beside S3A classic, S3A prefetch and S3A analytics.",
+        "Starts an S3 server (s3proxy, in a child JVM) behind a link shaper, puts test data into it, measures"
+            + " the link capacity, then runs each workload with every reader, alternating readers within each"
+            + " round, after a warm-up. Every byte read is checked against the source. Prints a table of"
+            + " medians; --out writes results.json, results.csv, PNG charts and report.md.",
+        "Defaults take about 3 minutes on the s3-like profile; --full runs the reference sizes (a 3.5 GiB"
+            + " sequential object, a 917 MB Parquet file, 1,000 small files: about an hour)."})
+final class BenchCommand implements Callable<Integer> {
+  @ParentCommand
+  SlipstreamCli cli;
+
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--profile", paramLabel = "PROFILE", defaultValue = "s3-like", order = 1,
+      description = "Link profile: s3-like (20 ms first-byte latency, 25 MB/s per connection, 300 MB/s in all),"
+          + " flaky (s3-like with 2%% of requests failing) or loopback (no shaping). Default: ${DEFAULT-VALUE}.")
+  String profile;
+
+  @Option(names = "--readers", paramLabel = "LIST", split = ",", order = 2,
+      description = "Readers to compare, comma-separated, in the order they alternate: s3a-classic, s3a-prefetch,"
+          + " s3a-analytics, slipstream, slipstream-core. Default: all.")
+  List<String> readers;
+
+  @Option(names = "--workloads", paramLabel = "LIST", split = ",", order = 3,
+      description = "Workloads to run, comma-separated: sequential, parquet-full, parquet-projected, random,"
+          + " small-files. Default: all.")
+  List<String> workloads;
+
+  @Option(names = "--full", order = 4,
+      description = "Reference sizes: 3.5 GiB sequential object, 917 MB Parquet file in 16 row groups, 200 random"
+          + " reads, 1,000 small files of 256 KiB.")
+  boolean full;
+
+  @Option(names = "--out", paramLabel = "DIR", order = 5,
+      description = "Write results.json, results.csv, the PNG charts and report.md into DIR.")
+  Path out;
+
+  @Option(names = "--runs", paramLabel = "N", defaultValue = "3", order = 6,
+      description = "Measured runs per reader and workload. Default: ${DEFAULT-VALUE}.")
+  int runs;
+
+  @Option(names = "--warmup", paramLabel = "N", defaultValue = "1", order = 7,
+      description = "Unmeasured warm-up runs per reader and workload. Default: ${DEFAULT-VALUE}.")
+  int warmups;
+
+  @Option(names = "--sequential-size", paramLabel = "SIZE", order = 8,
+      description = "Size of the sequential (and random-read) object, e.g. 1G. Default: 128M, --full 3584M.")
+  String sequentialSize;
+
+  @Option(names = "--parquet-size", paramLabel = "SIZE", order = 9,
+      description = "Approximate size of the Parquet file. Default: 48M, --full 917 MB.")
+  String parquetSize;
+
+  @Option(names = "--random-reads", paramLabel = "N", order = 10,
+      description = "Positional reads per random run. Default: 16, --full 200.")
+  Integer randomReads;
+
+  @Option(names = "--small-files", paramLabel = "N", order = 11,
+      description = "Objects of the small-files workload. Default: 64, --full 1000.")
+  Integer smallFiles;
+
+  @Option(names = "--seed", paramLabel = "N", defaultValue = "20240917", order = 12,
+      description = "Seed of the generated data and of the shaper's random draws. Default: ${DEFAULT-VALUE}.")
+  long seed;
+
+  @Option(names = "--tmp-dir", paramLabel = "DIR", order = 13,
+      description = "Directory for the temporary copies and the Parquet file (default: the system temp directory).")
+  Path tmpDir;
+
+  @Option(names = "--debug", order = 14, description = "Print stack traces of errors.")
+  boolean debug;
+
+  @Override
+  public Integer call() throws Exception {
+    LinkProfile link;
+    try {
+      link = LinkProfile.named(profile);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+    BenchSizes sizes = full ? BenchSizes.full() : BenchSizes.defaults();
+    try {
+      if (sequentialSize != null) {
+        sizes = sizes.withSequentialBytes(Sizes.parse(sequentialSize));
+      }
+      if (parquetSize != null) {
+        sizes = sizes.withParquetBytes(Sizes.parse(parquetSize));
+      }
+      if (randomReads != null) {
+        sizes = sizes.withRandomReads(randomReads);
+      }
+      if (smallFiles != null) {
+        sizes = sizes.withSmallFiles(smallFiles);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+    Path base = tmpDir != null ? tmpDir : Path.of(System.getProperty("java.io.tmpdir"));
+    if (!Files.isDirectory(base)) {
+      throw new java.nio.file.NoSuchFileException(base.toString(), null, "no such directory");
+    }
+    BenchOptions options;
+    try {
+      options = new BenchOptions(link, readers == null ? Benchmark.readerNames() : trimmed(readers),
+          workloads == null ? Benchmark.workloadNames() : trimmed(workloads), sizes, warmups, runs, seed, base,
+          commandLine());
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+
+    PrintStream err = cli.stderr();
+    long t0 = System.nanoTime();
+    Results results = Benchmark.run(options, err);
+    PrintStream stdout = cli.stdoutText();
+    stdout.println();
+    stdout.print(Report.table(results));
+    stdout.printf(Locale.ROOT, "The benchmark took %.1f minutes.%n", (System.nanoTime() - t0) / 60e9);
+    if (out != null) {
+      List<Path> written = ReportFiles.write(results, out);
+      stdout.println("Wrote " + written.size() + " files into " + out + ": "
+          + String.join(", ", written.stream().map(p -> p.getFileName().toString()).toList()));
+    }
+    stdout.flush();
+    List<String> wrong = new ArrayList<>();
+    for (Result r : results.rows()) {
+      if (Result.WRONG_BYTES.equals(r.status())) {
+        wrong.add(r.reader() + " on " + r.workload());
+      }
+    }
+    if (!wrong.isEmpty()) {
+      err.println("slipstream: wrong bytes read by " + String.join(", ", wrong));
+      return Errors.IO;
+    }
+    return Errors.OK;
+  }
+
+  private static List<String> trimmed(List<String> names) {
+    return names.stream().map(String::trim).filter(s -> !s.isEmpty()).toList();
+  }
+
+  private String commandLine() {
+    List<String> args = spec.commandLine().getParseResult().originalArgs();
+    return "bin/slipstream " + String.join(" ", args);
+  }
+}
