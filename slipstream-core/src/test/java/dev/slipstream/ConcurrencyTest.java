@@ -238,8 +238,10 @@ class ConcurrencyTest {
         long at = (long) (r.nextDouble() * (size - buf.length));
         in.readFully(at, buf);
         assertThat(TestData.firstMismatch(14, at, buf, 0, buf.length)).isEqualTo(-1);
-        // prefetch depth 4 + 4 more for positional readers: at most 8 blocks of 256 KiB held
-        assertThat(client.memoryInUse()).isLessThanOrEqualTo(8L * 256 * 1024);
+        // The stream keeps at most 8 blocks (prefetch depth 4 + 4); a dropped block whose cancelled fetch
+        // is still ending holds its buffer a moment longer. Without the cap this grows to the whole budget
+        // (128 blocks).
+        assertThat(client.memoryInUse()).isLessThanOrEqualTo(12L * 256 * 1024);
       }
     }
   }
