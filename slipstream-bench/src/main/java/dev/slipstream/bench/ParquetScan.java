@@ -45,7 +45,7 @@ final class ParquetScan {
             new GroupRecordConverter(schema).getRootConverter(), schema, createdBy);
         for (int c = 0; c < columns; c++) {
           ColumnDescriptor d = schema.getColumns().get(c);
-          hashes[c] = decode(store.getColumnReader(d), d, hashes[c]);
+          hashes[c] = decode(store.getColumnReader(d), d, rowGroup.getRowCount(), hashes[c]);
         }
       }
       Map<String, Long> byName = new LinkedHashMap<>();
@@ -56,10 +56,10 @@ final class ParquetScan {
     }
   }
 
-  private static long decode(ColumnReader r, ColumnDescriptor d, long hash) {
+  /** Decodes the {@code rows} values of a flat (not repeated) column: one value or null per row. */
+  private static long decode(ColumnReader r, ColumnDescriptor d, long rows, long hash) {
     int maxDefinition = d.getMaxDefinitionLevel();
-    long n = r.getTotalValueCount();
-    for (long i = 0; i < n; i++) {
+    for (long i = 0; i < rows; i++) {
       long v;
       if (r.getCurrentDefinitionLevel() < maxDefinition) {
         v = ValueHash.NULL;

@@ -37,7 +37,7 @@ import picocli.CommandLine.Spec;
             + " round, after a warm-up. Every byte read is checked against the source. Prints a table of"
             + " medians; --out writes results.json, results.csv, PNG charts and report.md.",
         "Defaults take about 3 minutes on the s3-like profile; --full runs the reference sizes (a 3.5 GiB"
-            + " sequential object, a 917 MB Parquet file, 1,000 small files: about an hour)."})
+            + " sequential object, a 917 MB Parquet file, 1,000 small files: about 45 minutes)."})
 final class BenchCommand implements Callable<Integer> {
   @ParentCommand
   SlipstreamCli cli;
@@ -61,8 +61,8 @@ final class BenchCommand implements Callable<Integer> {
   List<String> workloads;
 
   @Option(names = "--full", order = 4,
-      description = "Reference sizes: 3.5 GiB sequential object, 917 MB Parquet file in 16 row groups, 200 random"
-          + " reads, 1,000 small files of 256 KiB.")
+      description = "Reference sizes: 3.5 GiB sequential object, 917 MB Parquet file in about 16 row groups, 200"
+          + " random reads, 1,000 small files of 256 KiB.")
   boolean full;
 
   @Option(names = "--out", paramLabel = "DIR", order = 5,
