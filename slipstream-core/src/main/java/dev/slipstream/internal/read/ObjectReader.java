@@ -99,6 +99,22 @@ public final class ObjectReader extends SlipstreamInputStream {
     return stats;
   }
 
+  /**
+   * Takes over a block fetched before this stream was opened (open-ahead): it must belong to this
+   * object and version, hold its owner's reference (which passes to this stream), and must be given
+   * before the first read. A block of the wrong shape is released instead.
+   */
+  public void adopt(Block b) {
+    long start = b.index() * (long) blockSize;
+    boolean fits = b.start() == start && b.length() == (int) Math.min(blockSize, length - start)
+        && b.index() <= prefetchLimit && !closed.get();
+    if (!fits || blocks.putIfAbsent(b.index(), b) != null) {
+      b.releaseOwner();
+      return;
+    }
+    lastUse.put(b, clock.incrementAndGet());
+  }
+
   // ---- sequential API ------------------------------------------------------------------------
 
   @Override
