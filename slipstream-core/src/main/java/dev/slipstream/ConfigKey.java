@@ -35,6 +35,22 @@ public enum ConfigKey {
   RETRY_INTERVAL("retry.interval", Type.DURATION, "100ms",
       "Base of the exponential backoff between retries; each wait is random in [0, min(max, base * 2^n)]."),
   RETRY_INTERVAL_MAX("retry.interval.max", Type.DURATION, "5s", "Cap of one backoff wait."),
+  CACHE_DISK_MODE("cache.disk.mode", Type.STRING, "seek",
+      "Local disk cache of blocks: 'seek' keeps blocks a seek leaves behind (fetched, not consumed) and "
+          + "reads them from disk when wanted again; 'all' also keeps every block read, so that re-reads by "
+          + "other streams and jobs on the host hit the disk; 'off' disables it."),
+  CACHE_DISK_DIR("cache.disk.dir", Type.STRING, null,
+      "Directory of the disk cache, created private to the user (0700, files 0600). Default: "
+          + "slipstream-cache-<user> under java.io.tmpdir. Point it at a local disk that outlives the job "
+          + "to share blocks between jobs."),
+  CACHE_DISK_MAX("cache.disk.max", Type.SIZE, "4G",
+      "Most bytes the disk cache holds; least recently used blocks are evicted first."),
+  CACHE_DISK_MIN_FREE("cache.disk.min.free", Type.STRING, "10%",
+      "Share of the disk the cache always leaves free (a percentage, or a fraction such as 0.1): blocks are "
+          + "evicted, or not written, to keep it."),
+  CACHE_DISK_CLEAR_ON_START("cache.disk.clear.on.start", Type.BOOLEAN, "false",
+      "Delete every cached block when the cache is first opened in the JVM, instead of reusing the valid "
+          + "ones (each is checked by its CRC32C anyway)."),
   ENDPOINT("endpoint", Type.STRING, null,
       "S3 endpoint URI, e.g. http://127.0.0.1:9000 for MinIO. Default: AWS S3 for the region."),
   REGION("region", Type.STRING, null,

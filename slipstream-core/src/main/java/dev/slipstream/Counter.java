@@ -26,7 +26,25 @@ public enum Counter {
   /** Small random reads served by a GET of exactly the bytes asked for, bypassing the blocks. */
   DIRECT_READS("direct_reads"),
   /** Streams opened. */
-  STREAMS_OPENED("streams_opened");
+  STREAMS_OPENED("streams_opened"),
+  /** Bytes returned to the caller from blocks already in memory when asked for (the memory tier). */
+  BYTES_FROM_MEMORY("bytes_from_memory"),
+  /** Bytes read from the local disk cache, verified (the disk tier; S3's is {@link #BYTES_FETCHED}). */
+  DISK_CACHE_BYTES_READ("disk_cache_bytes_read"),
+  /** Bytes written to the local disk cache. */
+  DISK_CACHE_BYTES_WRITTEN("disk_cache_bytes_written"),
+  /** Blocks or ranges served from the disk cache. */
+  DISK_CACHE_HITS("disk_cache_hits"),
+  /** Disk cache lookups that found nothing usable (corrupt entries included). */
+  DISK_CACHE_MISSES("disk_cache_misses"),
+  /** Cached blocks deleted to stay within cache.disk.max or cache.disk.min.free. */
+  DISK_CACHE_EVICTIONS("disk_cache_evictions"),
+  /** Cached blocks whose CRC32C or header did not match: dropped, and fetched again. */
+  DISK_CACHE_CORRUPT("disk_cache_corrupt"),
+  /** Disk cache reads or writes that failed (full disk, I/O error, directory gone); the read went on from S3. */
+  DISK_CACHE_ERRORS("disk_cache_errors"),
+  /** Blocks not written to the disk cache: no room within its bounds, or too many writes pending. */
+  DISK_CACHE_WRITES_SKIPPED("disk_cache_writes_skipped");
 
   private final String metricName;
 

@@ -4,6 +4,7 @@
 package dev.slipstream;
 
 import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.cache.DiskCache;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.FetchExecutor;
@@ -42,6 +43,7 @@ public final class Slipstream implements AutoCloseable {
   private final boolean ownsResources;
   private final RangeReader ranges;
   private final BlockFetcher fetcher;
+  private final DiskCache diskCache;
   private final ReadStatistics stats = ReadStatistics.global().child();
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -56,7 +58,8 @@ public final class Slipstream implements AutoCloseable {
     }
     this.store = b.s3Client != null ? new S3ObjectStore(b.s3Client, false) : S3ObjectStore.create(config);
     this.ranges = new RangeReader(store, config);
-    this.fetcher = new BlockFetcher(store, ranges, resources.executor);
+    this.diskCache = config.cacheMode() == SlipstreamConfig.CacheMode.OFF ? null : DiskCache.open(config);
+    this.fetcher = new BlockFetcher(store, ranges, resources.executor, diskCache);
   }
 
   public static Slipstream create(SlipstreamConfig config) {
@@ -84,6 +87,26 @@ public final class Slipstream implements AutoCloseable {
   /** The memory budget this client's pool works under. */
   public long memoryBudget() {
     return resources.pool.budget();
+  }
+
+  /** The local disk cache this client uses, if {@code cache.disk.mode} is not off. */
+  public java.util.Optional<java.nio.file.Path> diskCacheDirectory() {
+    return java.util.Optional.ofNullable(diskCache).map(DiskCache::directory);
+  }
+
+  /** Blocks offered to the disk cache and not yet written (they hold memory until then). */
+  public int diskCachePendingWrites() {
+    return diskCache == null ? 0 : diskCache.pendingWrites();
+  }
+
+  /**
+   * Waits until every disk cache of this JVM has written the blocks it was given (they are written in
+   * the background), at most {@code timeout}: for a tool about to exit, or a benchmark about to re-read.
+   *
+   * @return true if nothing is left to write
+   */
+  public static boolean awaitDiskCacheWrites(java.time.Duration timeout) {
+    return DiskCache.awaitWrites(timeout.toMillis());
   }
 
   /** Opens {@code s3://bucket/key} (a HEAD request learns its length and ETag). */
@@ -119,7 +142,8 @@ public final class Slipstream implements AutoCloseable {
     streamStats.increment(Counter.STREAMS_OPENED);
     ObjectHandle handle = new ObjectHandle(location, length, options.length() >= 0, etag, streamStats);
     long closeWait = config.stallTimeout().plus(config.connectTimeout()).toMillis();
-    return new ObjectReader(handle, resources.pool, fetcher, config.blockSize(), config.prefetchBlocks(),
+    return new ObjectReader(handle, resources.pool, fetcher, diskCache, config.cacheMode(), config.blockSize(),
+        config.prefetchBlocks(),
         options.policy(), options.splitEnd(), closeWait);
   }
 

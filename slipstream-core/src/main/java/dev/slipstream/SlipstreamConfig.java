@@ -38,6 +38,21 @@ public final class SlipstreamConfig {
   private final Duration retryIntervalMax;
   private final URI endpoint;
   private final boolean pathStyleAccess;
+  private final CacheMode cacheMode;
+  private final java.nio.file.Path cacheDir;
+  private final long cacheMax;
+  private final double cacheMinFree;
+  private final boolean cacheClearOnStart;
+
+  /** What the local disk cache keeps ({@code cache.disk.mode}). */
+  public enum CacheMode {
+    /** No disk cache. */
+    OFF,
+    /** Blocks a seek, a close or an unbuffer leaves behind, fetched and not read to their end. */
+    SEEK,
+    /** Every block fetched from S3. */
+    ALL
+  }
 
   private SlipstreamConfig(String prefix, Map<ConfigKey, String> raw) {
     this.prefix = prefix;
@@ -77,6 +92,15 @@ public final class SlipstreamConfig {
       this.endpoint = null;
     }
     this.pathStyleAccess = bool(ConfigKey.PATH_STYLE_ACCESS);
+    this.cacheMode = choice(ConfigKey.CACHE_DISK_MODE, CacheMode.class);
+    this.cacheDir = get(ConfigKey.CACHE_DISK_DIR).map(String::trim).filter(d -> !d.isEmpty())
+        .map(java.nio.file.Path::of).orElseGet(SlipstreamConfig::defaultCacheDir);
+    this.cacheMax = size(ConfigKey.CACHE_DISK_MAX);
+    if (cacheMax < blockSize && cacheMode != CacheMode.OFF) {
+      throw invalid(ConfigKey.CACHE_DISK_MAX, "must hold at least one block (" + blockSize + " bytes)");
+    }
+    this.cacheMinFree = fraction(ConfigKey.CACHE_DISK_MIN_FREE);
+    this.cacheClearOnStart = bool(ConfigKey.CACHE_DISK_CLEAR_ON_START);
     if (get(ConfigKey.ACCESS_KEY).isPresent() != get(ConfigKey.SECRET_KEY).isPresent()) {
       throw new IllegalArgumentException(prefix + ConfigKey.ACCESS_KEY.key() + " and " + prefix
           + ConfigKey.SECRET_KEY.key() + " must be set together");
@@ -140,6 +164,32 @@ public final class SlipstreamConfig {
 
   public Duration retryIntervalMax() {
     return retryIntervalMax;
+  }
+
+  public CacheMode cacheMode() {
+    return cacheMode;
+  }
+
+  public java.nio.file.Path cacheDir() {
+    return cacheDir;
+  }
+
+  public long cacheMax() {
+    return cacheMax;
+  }
+
+  /** Share of the cache's file system to leave free, in [0, 1). */
+  public double cacheMinFree() {
+    return cacheMinFree;
+  }
+
+  public boolean cacheClearOnStart() {
+    return cacheClearOnStart;
+  }
+
+  private static java.nio.file.Path defaultCacheDir() {
+    String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
+    return java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "slipstream-cache-" + user);
   }
 
   public Optional<URI> endpoint() {
@@ -291,6 +341,33 @@ public final class SlipstreamConfig {
       return n;
     } catch (NumberFormatException e) {
       throw invalid(key, "expected an integer");
+    }
+  }
+
+  private <E extends Enum<E>> E choice(ConfigKey key, Class<E> type) {
+    String v = value(key).trim();
+    StringBuilder names = new StringBuilder();
+    for (E e : type.getEnumConstants()) {
+      if (e.name().equalsIgnoreCase(v)) {
+        return e;
+      }
+      names.append(names.length() == 0 ? "" : ", ").append(e.name().toLowerCase(Locale.ROOT));
+    }
+    throw invalid(key, "expected one of " + names);
+  }
+
+  /** A share such as {@code 10%} or {@code 0.1}, in [0, 1). */
+  private double fraction(ConfigKey key) {
+    String v = value(key).trim();
+    try {
+      double d = v.endsWith("%") ? Double.parseDouble(v.substring(0, v.length() - 1).trim()) / 100
+          : Double.parseDouble(v);
+      if (!(d >= 0 && d < 1)) {
+        throw invalid(key, "must be at least 0% and below 100%");
+      }
+      return d;
+    } catch (NumberFormatException e) {
+      throw invalid(key, "expected a percentage such as 10% or a fraction such as 0.1");
     }
   }
 

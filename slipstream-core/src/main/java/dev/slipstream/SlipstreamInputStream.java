@@ -71,6 +71,17 @@ public abstract class SlipstreamInputStream extends InputStream {
     }
   }
 
+  /**
+   * Starts reading exactly {@code len} bytes at {@code position} into {@code b[off, off + len)} in the
+   * background and returns at once: for vectored reads, where many ranges are wanted together. Bytes
+   * already in memory or in the disk cache are taken from there; the rest is fetched with ranged GETs of
+   * exactly those bytes, split so that parts of one range are fetched in parallel. The future fails with
+   * {@link EOFException} for a range past the end, or with the read's error. {@code b} must not be
+   * touched until the future completes.
+   */
+  public abstract java.util.concurrent.CompletableFuture<Void> readFullyAsync(long position, byte[] b, int off,
+      int len);
+
   public void readFully(long position, byte[] b) throws IOException {
     readFully(position, b, 0, b.length);
   }

@@ -16,7 +16,10 @@ final class TestClients {
         .set("region", EmbeddedS3Server.REGION)
         .set("path.style.access", "true")
         .set("access.key", EmbeddedS3Server.ACCESS_KEY)
-        .set("secret.key", EmbeddedS3Server.SECRET_KEY);
+        .set("secret.key", EmbeddedS3Server.SECRET_KEY)
+        // Request counts are asserted: no test may be served by blocks an earlier one left on disk.
+        // The disk cache has its own tests, each with its own directory.
+        .set("cache.disk.mode", "off");
   }
 
   static SlipstreamConfig.Builder config(EmbeddedS3Server server) {

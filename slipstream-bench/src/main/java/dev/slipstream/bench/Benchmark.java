@@ -158,7 +158,7 @@ public final class Benchmark {
       ReadSession session;
       Workload.Run run;
       try {
-        session = reader.open(target);
+        session = reader.open(target, workload.slipstreamSettings());
       } catch (Exception | LinkageError e) {
         return Measurement.failed(workload.name(), reader.name(), warmup, "set-up: " + Report.reason(e));
       }

@@ -30,19 +30,29 @@ final class CoreReader implements Reader {
 
   @Override
   public ReadSession open(Target target) throws IOException {
-    SlipstreamConfig config = SlipstreamConfig.builder()
+    return open(target, java.util.Map.of());
+  }
+
+  @Override
+  public ReadSession open(Target target, java.util.Map<String, String> settings) throws IOException {
+    // Every run starts with an empty disk cache of its own: no run is served by blocks of an earlier one.
+    java.nio.file.Path cacheDir = SessionCache.create();
+    SlipstreamConfig.Builder b = SlipstreamConfig.builder()
         .set("endpoint", target.endpoint().toString())
         .set("region", EmbeddedS3Server.REGION)
         .set("path.style.access", "true")
         .set("access.key", EmbeddedS3Server.ACCESS_KEY)
         .set("secret.key", EmbeddedS3Server.SECRET_KEY)
-        .build();
+        .set("cache.disk.dir", cacheDir.toString());
+    settings.forEach(b::set);
+    SlipstreamConfig config = b.build();
     S3Client client = S3ClientFactory.create(config);
     try {
       Slipstream slipstream = Slipstream.builder().config(config).s3Client(client).build();
-      return new CoreSession(slipstream, client, target.bucket());
+      return new CoreSession(slipstream, client, target.bucket(), cacheDir);
     } catch (RuntimeException e) {
       client.close();
+      SessionCache.delete(cacheDir);
       throw e;
     }
   }

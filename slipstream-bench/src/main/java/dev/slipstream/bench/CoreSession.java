@@ -22,11 +22,13 @@ final class CoreSession implements ReadSession {
   private final Slipstream slipstream;
   private final S3Client client;
   private final String bucket;
+  private final java.nio.file.Path cacheDir;
 
-  CoreSession(Slipstream slipstream, S3Client client, String bucket) {
+  CoreSession(Slipstream slipstream, S3Client client, String bucket, java.nio.file.Path cacheDir) {
     this.slipstream = slipstream;
     this.client = client;
     this.bucket = bucket;
+    this.cacheDir = cacheDir;
   }
 
   @Override
@@ -93,6 +95,7 @@ final class CoreSession implements ReadSession {
       slipstream.close();
     } finally {
       client.close();
+      SessionCache.delete(cacheDir);
     }
   }
 }

@@ -60,7 +60,28 @@ record HadoopReader(String name, String fsImpl, String streamType) implements Re
 
   @Override
   public ReadSession open(Target target) throws IOException {
+    return open(target, java.util.Map.of());
+  }
+
+  @Override
+  public ReadSession open(Target target, java.util.Map<String, String> slipstreamSettings) throws IOException {
     Configuration conf = configuration(target);
+    java.nio.file.Path cacheDir = null;
+    if (fsImpl != null) {
+      // Every run starts with an empty disk cache of its own: no run is served by blocks of an earlier one.
+      cacheDir = SessionCache.create();
+      conf.set("fs.slipstream.cache.disk.dir", cacheDir.toString());
+      slipstreamSettings.forEach((k, v) -> conf.set("fs.slipstream." + k, v));
+    }
+    try {
+      return open(target, conf, cacheDir);
+    } catch (IOException | RuntimeException e) {
+      SessionCache.delete(cacheDir);
+      throw e;
+    }
+  }
+
+  private ReadSession open(Target target, Configuration conf, java.nio.file.Path cacheDir) throws IOException {
     URI uri = URI.create("s3a://" + target.bucket() + "/");
     FileSystem fs = FileSystem.get(uri, conf);
     try {
@@ -73,7 +94,7 @@ record HadoopReader(String name, String fsImpl, String streamType) implements Re
         throw new IOException("a FileSystem of an earlier run is still cached (" + STREAM_TYPE + "=" + type
             + ", wanted " + streamType + ")");
       }
-      return new HadoopSession(fs, conf, uri);
+      return new HadoopSession(fs, conf, uri, cacheDir);
     } catch (IOException | RuntimeException e) {
       fs.close();
       throw e;

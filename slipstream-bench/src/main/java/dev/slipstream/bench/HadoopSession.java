@@ -31,11 +31,14 @@ final class HadoopSession implements ReadSession {
   private final FileSystem fs;
   private final Configuration conf;
   private final Path root;
+  private final java.nio.file.Path cacheDir;
 
-  HadoopSession(FileSystem fs, Configuration conf, URI root) {
+  /** @param cacheDir Slipstream's disk cache directory of this session, deleted on close; or null */
+  HadoopSession(FileSystem fs, Configuration conf, URI root, java.nio.file.Path cacheDir) {
     this.fs = fs;
     this.conf = conf;
     this.root = new Path(root);
+    this.cacheDir = cacheDir;
   }
 
   @Override
@@ -95,6 +98,10 @@ final class HadoopSession implements ReadSession {
 
   @Override
   public void close() throws IOException {
-    fs.close();
+    try {
+      fs.close();
+    } finally {
+      SessionCache.delete(cacheDir);
+    }
   }
 }

@@ -15,4 +15,12 @@ interface Reader {
 
   /** A fresh session (FileSystem instance or client) on {@code target}, for one run. */
   ReadSession open(Target target) throws IOException;
+
+  /**
+   * As {@link #open(Target)}, with Slipstream settings (keys without prefix) a workload asks for; readers
+   * that are not Slipstream ignore them.
+   */
+  default ReadSession open(Target target, java.util.Map<String, String> slipstreamSettings) throws IOException {
+    return open(target);
+  }
 }

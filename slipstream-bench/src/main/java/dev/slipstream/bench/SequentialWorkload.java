@@ -46,8 +46,11 @@ final class SequentialWorkload implements Workload {
 
   @Override
   public Run prepare(ReadSession session, Fixture fixture) throws IOException {
-    FileRef ref = session.stat(KEY);
-    Path copy = fixture.scratch().resolve("sequential-copy.bin");
+    return copyRun(session, session.stat(KEY), fixture.scratch().resolve("sequential-copy.bin"), length, crc);
+  }
+
+  /** A run that copies {@code ref} to {@code copy} in 1 MiB reads, checked by CRC32C afterwards. */
+  static Run copyRun(ReadSession session, FileRef ref, Path copy, long length, long crc) {
     return new Run() {
       @Override
       public long execute() throws IOException {

@@ -21,6 +21,14 @@ interface Workload {
   /** Puts this workload's data into the server (shared objects only once, through the fixture). */
   void upload(Fixture fixture) throws IOException;
 
+  /**
+   * Slipstream settings (keys without prefix) this workload runs with, beyond the defaults; peers do
+   * not see them. Empty for every workload but the re-read ones.
+   */
+  default java.util.Map<String, String> slipstreamSettings() {
+    return java.util.Map.of();
+  }
+
   /** Untimed set-up of one run on a fresh session. */
   Run prepare(ReadSession session, Fixture fixture) throws IOException;
 

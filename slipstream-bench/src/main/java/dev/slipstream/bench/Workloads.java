@@ -11,7 +11,8 @@ import java.util.List;
  */
 final class Workloads {
   private static final List<String> NAMES = List.of(SequentialWorkload.NAME, ParquetWorkload.FULL,
-      ParquetWorkload.PROJECTED, RandomWorkload.NAME, SmallFilesWorkload.NAME);
+      ParquetWorkload.PROJECTED, RandomWorkload.NAME, SmallFilesWorkload.NAME, ReReadWorkload.FIRST,
+      ReReadWorkload.AGAIN);
 
   private Workloads() {}
 
@@ -32,6 +33,8 @@ final class Workloads {
       case ParquetWorkload.FULL -> new ParquetWorkload(false);
       case ParquetWorkload.PROJECTED -> new ParquetWorkload(true);
       case RandomWorkload.NAME -> new RandomWorkload();
+      case ReReadWorkload.FIRST -> new ReReadWorkload(false);
+      case ReReadWorkload.AGAIN -> new ReReadWorkload(true);
       default -> new SmallFilesWorkload();
     };
   }

@@ -171,6 +171,8 @@ final class SlipstreamFSInputStream extends FSInputStream
       Consumer<ByteBuffer> release) throws IOException {
     java.util.Objects.requireNonNull(allocate, "allocate");
     java.util.Objects.requireNonNull(release, "release");
+    // Counted here, on the caller's thread: FileSystem.Statistics keeps per-thread totals, and Spark
+    // reads its task's input bytes from the task thread's.
     long requested = vectored.read(in, ranges, allocate, release);
     counted((int) Math.min(Integer.MAX_VALUE, requested));
   }

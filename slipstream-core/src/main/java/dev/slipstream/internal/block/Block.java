@@ -35,6 +35,8 @@ public final class Block {
   private final AtomicInteger refs = new AtomicInteger(1);
   private final AtomicBoolean ownerReleased = new AtomicBoolean();
   private final AtomicBoolean used = new AtomicBoolean();
+  private final AtomicBoolean onDisk = new AtomicBoolean();
+  private final AtomicInteger readEnd = new AtomicInteger();
   private final CompletableFuture<Void> done = new CompletableFuture<>();
   private volatile byte[] buffer;
   private volatile Runnable canceller;
@@ -251,6 +253,26 @@ public final class Block {
       throw err;
     }
     return new IOException(t);
+  }
+
+  /** A reader copied bytes of this block up to {@code endInBlock} (exclusive). */
+  public void noteRead(int endInBlock) {
+    readEnd.accumulateAndGet(endInBlock, Math::max);
+  }
+
+  /** True if some reader read this block up to its last byte: it was consumed, not left behind. */
+  public boolean readToEnd() {
+    return readEnd.get() >= length;
+  }
+
+  /** The block's bytes came from the disk cache, or are being written to it: never write it again. */
+  public void markOnDisk() {
+    onDisk.set(true);
+  }
+
+  /** True once, for the one party that writes this block to the disk cache. */
+  public boolean claimDiskWrite() {
+    return onDisk.compareAndSet(false, true);
   }
 
   /** Counts a prefetched block as used, once. */

@@ -5,6 +5,7 @@ package dev.slipstream.internal.fetch;
 
 import dev.slipstream.Counter;
 import dev.slipstream.S3Location;
+import dev.slipstream.internal.cache.DiskCache;
 import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.store.ObjectStore;
 import dev.slipstream.internal.store.TransientStoreException;
@@ -19,11 +20,14 @@ public final class BlockFetcher {
   private final ObjectStore store;
   private final RangeReader ranges;
   private final FetchExecutor executor;
+  private final DiskCache cache;
 
-  public BlockFetcher(ObjectStore store, RangeReader ranges, FetchExecutor executor) {
+  /** @param cache the disk cache blocks are looked up in before S3, or null */
+  public BlockFetcher(ObjectStore store, RangeReader ranges, FetchExecutor executor, DiskCache cache) {
     this.store = store;
     this.ranges = ranges;
     this.executor = executor;
+    this.cache = cache;
   }
 
   /**
@@ -31,7 +35,13 @@ public final class BlockFetcher {
    * dropped when the fetch ends, however it ends. {@code token} stops it; {@code onEnd} runs last.
    */
   public void submit(ObjectHandle h, Block block, boolean urgent, CancelToken token, Runnable onEnd) {
-    BlockTask task = new BlockTask(h, block, urgent, token, onEnd);
+    submit(h, block, null, urgent, token, onEnd);
+  }
+
+  /** As {@link #submit(ObjectHandle, Block, boolean, CancelToken, Runnable)}, looking in the disk cache first under {@code key} (if not null). */
+  public void submit(ObjectHandle h, Block block, DiskCache.BlockKey key, boolean urgent, CancelToken token,
+      Runnable onEnd) {
+    BlockTask task = new BlockTask(h, block, cache == null ? null : key, urgent, token, onEnd);
     block.onCancel(task::cancel, () -> executor.promote(task));
     try {
       executor.execute(task);
@@ -45,6 +55,27 @@ public final class BlockFetcher {
       throws IOException {
     h.stats().increment(Counter.DIRECT_READS);
     ranges.read(h, position, position + len, dst, off, token);
+  }
+
+  /** Work of a read that runs on the fetch executor. */
+  @FunctionalInterface
+  public interface IoWork {
+    void run() throws IOException;
+  }
+
+  /**
+   * Runs {@code work} on the fetch executor, ahead of prefetches; the future completes when it ends.
+   * {@code work} must not wait for other fetches (a fetch thread never waits for another). A token
+   * cancelled before it starts makes it fail at once; {@code onEnd} runs last, however it ends.
+   */
+  public java.util.concurrent.CompletableFuture<Void> submitRead(CancelToken token, IoWork work, Runnable onEnd) {
+    ReadTask task = new ReadTask(token, work, onEnd);
+    try {
+      executor.execute(task);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      task.abandon(new IOException("the Slipstream client is closed"));
+    }
+    return task.result;
   }
 
   /** HEAD with the same retry rules as GETs. */
@@ -74,14 +105,17 @@ public final class BlockFetcher {
 
     private final ObjectHandle h;
     private final Block block;
+    private final DiskCache.BlockKey key;
     private final CancelToken token;
     private final Runnable onEnd;
     private final AtomicInteger state = new AtomicInteger(QUEUED);
 
-    BlockTask(ObjectHandle h, Block block, boolean urgent, CancelToken token, Runnable onEnd) {
+    BlockTask(ObjectHandle h, Block block, DiskCache.BlockKey key, boolean urgent, CancelToken token,
+        Runnable onEnd) {
       super(urgent);
       this.h = h;
       this.block = block;
+      this.key = key;
       this.token = token;
       this.onEnd = onEnd;
     }
@@ -92,7 +126,11 @@ public final class BlockFetcher {
         return;
       }
       try {
-        ranges.read(h, block.start(), block.end(), block.buffer(), 0, token);
+        if (key != null && !token.isCancelled() && cache.read(key, block.length(), block.buffer(), h.stats())) {
+          block.markOnDisk();
+        } else {
+          ranges.read(h, block.start(), block.end(), block.buffer(), 0, token);
+        }
         block.complete();
       } catch (Throwable t) {
         block.fail(t);
@@ -123,6 +161,45 @@ public final class BlockFetcher {
       if (state.compareAndSet(QUEUED, ENDED)) {
         block.fail(why);
         end();
+      }
+    }
+  }
+
+  private static final class ReadTask extends FetchExecutor.Task {
+    private final CancelToken token;
+    private final IoWork work;
+    private final Runnable onEnd;
+    private final java.util.concurrent.CompletableFuture<Void> result = new java.util.concurrent.CompletableFuture<>();
+    private final java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
+
+    ReadTask(CancelToken token, IoWork work, Runnable onEnd) {
+      super(true);
+      this.token = token;
+      this.work = work;
+      this.onEnd = onEnd;
+    }
+
+    @Override
+    public void run() {
+      if (!started.compareAndSet(false, true)) {
+        return;
+      }
+      try {
+        token.check();
+        work.run();
+        result.complete(null);
+      } catch (Throwable t) {
+        result.completeExceptionally(t);
+      } finally {
+        onEnd.run();
+      }
+    }
+
+    @Override
+    protected void abandon(IOException why) {
+      if (started.compareAndSet(false, true)) {
+        result.completeExceptionally(why);
+        onEnd.run();
       }
     }
   }

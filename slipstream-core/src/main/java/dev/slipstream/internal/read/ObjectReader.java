@@ -7,7 +7,9 @@ import dev.slipstream.Counter;
 import dev.slipstream.ReadPolicy;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.S3Location;
+import dev.slipstream.SlipstreamConfig.CacheMode;
 import dev.slipstream.SlipstreamInputStream;
+import dev.slipstream.internal.cache.DiskCache;
 import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.BlockFetcher;
@@ -18,7 +20,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.Objects;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -28,7 +33,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * One open object. Holds the blocks of this stream in a map by index; every read, sequential or
  * positional, goes through {@link #readAt}: find the block (or start fetching it, waiting for memory
  * if need be), start the prefetch the planner asks for, wait for the block, copy, unpin. A small read
- * after a jump bypasses the blocks and fetches exactly its bytes.
+ * after a jump bypasses the blocks: it is served from the disk cache if its blocks are there, else by
+ * one GET of its bytes (on the stream path, plus {@link #READAHEAD} bytes kept for the reads that
+ * follow; a jump into the object's last {@link #TAIL} bytes, as a Parquet or ORC footer read is,
+ * fetches that whole tail at once). An object no larger than a block is always fetched whole, in one
+ * GET.
+ *
+ * <p>With a disk cache, blocks dropped before they were read to their end (a seek, close, unbuffer,
+ * the per-stream cap) are written to it, and every block fetch looks there before S3; with
+ * {@code cache.disk.mode=all} every block is written.
  *
  * <p>Rules kept here: a reader pins at most one block at a time and never while it waits for memory
  * (see {@link BufferPool}); blocks left behind by the sequential reader, and blocks beyond the
@@ -38,10 +51,25 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class ObjectReader extends SlipstreamInputStream {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ObjectReader.class);
+  /**
+   * Bytes a small stream read after a jump fetches beyond what it asked for (S3A's readahead default);
+   * at most an eighth of a block.
+   */
+  static final int READAHEAD = 64 * 1024;
+  /**
+   * The end of the object fetched at once when a stream read jumps into it: footer, page index and
+   * metadata of a Parquet or ORC file. At most a quarter of a block.
+   */
+  static final int TAIL = 1024 * 1024;
+  /** Largest part of an asynchronous (vectored) range read: parts of one range are fetched in parallel. */
+  static final int PART = 1024 * 1024;
 
   private final ObjectHandle h;
   private final BufferPool pool;
   private final BlockFetcher fetcher;
+  private final DiskCache cache;
+  private final CacheMode cacheMode;
+  private final ReadPolicy policy;
   private final int blockSize;
   private final int maxDepth;
   private final int maxBlocks;
@@ -60,12 +88,20 @@ public final class ObjectReader extends SlipstreamInputStream {
   /** The last block prefetch may start: the object's last, or the one holding the split's last byte. */
   private final long prefetchLimit;
   private long pos;
+  /** Bytes fetched by the last small stream read after a jump, beyond what it asked for; or null. */
+  private volatile Block ahead;
+  /** The object's tail, fetched when a stream read first jumped into it; or null. */
+  private volatile Block tail;
 
-  public ObjectReader(ObjectHandle h, BufferPool pool, BlockFetcher fetcher, int blockSize, int maxDepth,
-      ReadPolicy policy, long splitEnd, long closeWaitMillis) {
+  /** @param cache the disk cache, or null; {@code cacheMode} says which blocks are written to it */
+  public ObjectReader(ObjectHandle h, BufferPool pool, BlockFetcher fetcher, DiskCache cache, CacheMode cacheMode,
+      int blockSize, int maxDepth, ReadPolicy policy, long splitEnd, long closeWaitMillis) {
     this.h = h;
     this.pool = pool;
     this.fetcher = fetcher;
+    this.cache = cacheMode == CacheMode.OFF ? null : cache;
+    this.cacheMode = cacheMode;
+    this.policy = policy;
     this.blockSize = blockSize;
     this.maxDepth = maxDepth;
     // The sequential window, the block being read, and a few for positional readers.
@@ -277,12 +313,18 @@ public final class ObjectReader extends SlipstreamInputStream {
       throws IOException {
     len = (int) Math.min(len, length - position);
     long first = position / blockSize;
+    if (streamPath && (copyFromSpan(tail, position, dst, off, len) || copyFromSpan(ahead, position, dst, off, len))) {
+      planner.onRead(position, len, true); // bytes at hand: neither a jump nor a reason to prefetch
+      stats.add(Counter.BYTES_READ, len);
+      stats.add(Counter.BYTES_FROM_MEMORY, len);
+      return len;
+    }
     ReadPlanner.Decision d = planner.onRead(position, len, blocks.containsKey(first));
     if (streamPath && !d.sequential()) {
       dropOutside(first, first + Math.max(maxDepth, (len - 1) / blockSize + 1));
     }
-    if (d.direct()) {
-      readDirect(position, dst, off, len);
+    if (d.direct() && length > blockSize) { // an object of one block is fetched whole, once
+      readSmall(position, dst, off, len, streamPath);
     } else {
       int done = 0;
       while (done < len) {
@@ -310,6 +352,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       try {
         prefetch(index + 1, prefetchDepth);
         b.promote();
+        boolean atHand = b.isReady();
         long waited = b.await();
         if (waited > 0) {
           stats.add(Counter.WAIT_NANOS, waited);
@@ -320,6 +363,10 @@ public final class ObjectReader extends SlipstreamInputStream {
         int inBlock = (int) (p - b.start());
         int n = Math.min(max, b.length() - inBlock);
         System.arraycopy(b.buffer(), inBlock, dst, off, n);
+        b.noteRead(inBlock + n);
+        if (atHand) {
+          stats.add(Counter.BYTES_FROM_MEMORY, n);
+        }
         return n;
       } catch (IOException e) {
         drop(index, b, false);
@@ -367,6 +414,15 @@ public final class ObjectReader extends SlipstreamInputStream {
     }
   }
 
+  /** The disk cache's name for block {@code index} of this version; null without a cache or a known ETag. */
+  private DiskCache.BlockKey key(long index) {
+    String etag = h.etag();
+    if (cache == null || etag == null) {
+      return null;
+    }
+    return new DiskCache.BlockKey(h.location().bucket(), h.location().key(), etag, blockSize, index);
+  }
+
   /** Starts fetching blocks {@code [from, from + depth)} not yet held, while memory allows. */
   private void prefetch(long from, int depth) {
     long last = Math.min(prefetchLimit, from + depth - 1);
@@ -399,12 +455,123 @@ public final class ObjectReader extends SlipstreamInputStream {
     CancelToken token = new CancelToken(BlockCancelledException::new);
     inFlight.add(token);
     lastUse.put(b, clock.incrementAndGet());
-    fetcher.submit(h, b, urgent, token, () -> inFlight.remove(token));
+    fetcher.submit(h, b, key(b.index()), urgent, token, () -> inFlight.remove(token));
     if (closed.get()) {
       // close() may have swept the map before this block was in it, or before it could be cancelled
       b.cancel();
       drop(b.index(), b, true);
     }
+  }
+
+  /**
+   * A small read after a jump: from the disk cache if its blocks are there; else one GET, which on the
+   * stream path also fetches the object's tail (a jump into it) or {@link #READAHEAD} more bytes, kept
+   * for the reads that follow.
+   */
+  private void readSmall(long position, byte[] dst, int off, int len, boolean streamPath) throws IOException {
+    if (readFromDisk(position, dst, off, len)) {
+      return;
+    }
+    Block span = null;
+    if (streamPath) {
+      long tailStart = Math.max(0, length - Math.min(TAIL, blockSize / 4));
+      if (position >= tailStart && tail == null) {
+        span = fetchSpan(tailStart, (int) (length - tailStart));
+        if (span != null) {
+          tail = span;
+        }
+      } else {
+        int readahead = policy == ReadPolicy.RANDOM ? 0 : Math.min(READAHEAD, blockSize / 8);
+        span = fetchSpan(position, (int) Math.min(length - position, (long) len + readahead));
+        if (span != null) {
+          setAhead(span);
+        }
+      }
+      if (span != null && closed.get()) {
+        releaseSpans(); // close() may have swept the spans before this one was set
+      }
+    }
+    if (span == null) {
+      readDirect(position, dst, off, len);
+      return;
+    }
+    try {
+      System.arraycopy(span.buffer(), (int) (position - span.start()), dst, off, len);
+    } finally {
+      span.unpin();
+    }
+  }
+
+  /**
+   * Fetches {@code [start, start + len)} into a pooled buffer held as a block outside the grid, pinned
+   * for the caller; null if memory is short (the caller then reads directly).
+   */
+  private Block fetchSpan(long start, int len) throws IOException {
+    byte[] buffer = pool.tryAcquire(roundUp(len));
+    if (buffer == null) {
+      return null;
+    }
+    Block b = new Block(-1, start, buffer, len, false, pool, stats, 1);
+    try {
+      readDirect(start, buffer, 0, len);
+      b.complete();
+      return b;
+    } catch (IOException | RuntimeException e) {
+      b.fail(e);
+      b.unpin();
+      b.releaseOwner();
+      throw e;
+    }
+  }
+
+  private void setAhead(Block span) {
+    Block old = ahead;
+    ahead = span;
+    if (old != null) {
+      old.releaseOwner();
+    }
+  }
+
+  /** Copies {@code [p, p + len)} from {@code span} if it holds all of it; false otherwise. */
+  private static boolean copyFromSpan(Block span, long p, byte[] dst, int off, int len) {
+    if (span == null || p < span.start() || p + len > span.end() || !span.tryPin()) {
+      return false;
+    }
+    try {
+      if (!span.isReady()) {
+        return false;
+      }
+      System.arraycopy(span.buffer(), (int) (p - span.start()), dst, off, len);
+      return true;
+    } finally {
+      span.unpin();
+    }
+  }
+
+  /** Reads {@code [position, position + len)} from cached blocks; false (dst then undefined) if any is missing. */
+  private boolean readFromDisk(long position, byte[] dst, int off, int len) {
+    if (cache == null || h.etag() == null) {
+      return false;
+    }
+    int done = 0;
+    while (done < len) {
+      long p = position + done;
+      long index = p / blockSize;
+      long start = index * blockSize;
+      int blockLength = (int) Math.min(blockSize, length - start);
+      int from = (int) (p - start);
+      int n = Math.min(len - done, blockLength - from);
+      if (!cache.read(key(index), blockLength, from, dst, off + done, n, stats)) {
+        return false;
+      }
+      done += n;
+    }
+    return true;
+  }
+
+  private static int roundUp(int len) {
+    int unit = 64 * 1024;
+    return (int) (((long) len + unit - 1) / unit * unit);
   }
 
   private void readDirect(long position, byte[] dst, int off, int len) throws IOException {
@@ -428,11 +595,96 @@ public final class ObjectReader extends SlipstreamInputStream {
     return (int) Math.min(blockSize, ((long) blockLength + unit - 1) / unit * unit);
   }
 
+  // ---- asynchronous range reads (vectored) ---------------------------------------------------
+
+  @Override
+  public CompletableFuture<Void> readFullyAsync(long position, byte[] dst, int off, int len) {
+    try {
+      Objects.checkFromIndexSize(off, len, dst.length);
+      checkOpen();
+      if (position < 0 || position + len > length) {
+        throw new EOFException(h.location() + ": cannot read " + len + " bytes at " + position
+            + (position < 0 ? "" : ", past the end (length " + length + ")"));
+      }
+    } catch (IOException | RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (len == 0) {
+      return CompletableFuture.completedFuture(null);
+    }
+    int parts = (len + PART - 1) / PART;
+    int partSize = (len + parts - 1) / parts;
+    List<CompletableFuture<Void>> all = new ArrayList<>(parts);
+    for (int done = 0; done < len; done += partSize) {
+      long p = position + done;
+      int o = off + done;
+      int n = Math.min(partSize, len - done);
+      CancelToken token = new CancelToken(this::closedError);
+      inFlight.add(token);
+      all.add(fetcher.submitRead(token, () -> readPart(p, dst, o, n, token), () -> inFlight.remove(token)));
+    }
+    return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
+        .thenRun(() -> stats.add(Counter.BYTES_READ, len));
+  }
+
+  /**
+   * One part of an asynchronous read, on a fetch thread: each block's share comes from memory if the
+   * block is there and fetched, else from the disk cache, else from S3 -- consecutive shares missing
+   * from both in one GET. Never waits for another fetch.
+   */
+  private void readPart(long position, byte[] dst, int off, int len, CancelToken token) throws IOException {
+    long missingFrom = -1;
+    int done = 0;
+    while (done < len) {
+      long p = position + done;
+      long index = p / blockSize;
+      int n = (int) Math.min(len - done, (index + 1) * blockSize - p);
+      boolean served = copyIfReady(index, p, dst, off + done, n) || readFromDisk(p, dst, off + done, n);
+      if (served && missingFrom >= 0) {
+        fetchMissing(missingFrom, p, position, dst, off, token);
+        missingFrom = -1;
+      } else if (!served && missingFrom < 0) {
+        missingFrom = p;
+      }
+      done += n;
+    }
+    if (missingFrom >= 0) {
+      fetchMissing(missingFrom, position + len, position, dst, off, token);
+    }
+  }
+
+  private void fetchMissing(long from, long to, long position, byte[] dst, int off, CancelToken token)
+      throws IOException {
+    checkOpen();
+    fetcher.readDirect(h, from, dst, off + (int) (from - position), (int) (to - from), token);
+  }
+
+  /** Copies from block {@code index} if it is in memory and fetched; never waits. */
+  private boolean copyIfReady(long index, long p, byte[] dst, int off, int n) {
+    Block b = blocks.get(index);
+    if (b == null || !b.isReady() || !b.tryPin()) {
+      return false;
+    }
+    try {
+      if (!b.isReady()) {
+        return false;
+      }
+      int inBlock = (int) (p - b.start());
+      System.arraycopy(b.buffer(), inBlock, dst, off, n);
+      b.noteRead(inBlock + n);
+      stats.add(Counter.BYTES_FROM_MEMORY, n);
+      return true;
+    } finally {
+      b.unpin();
+    }
+  }
+
   // ---- dropping blocks -----------------------------------------------------------------------
 
   /**
    * Takes a block out of the map and drops the owner's reference. Its fetch is cancelled if no reader
-   * is waiting for it, or with {@code force} (close): a waiting reader then gets the closed error.
+   * is waiting for it, or with {@code force} (close): a waiting reader then gets the closed error. A
+   * fetched block not read to its end goes to the disk cache (every fetched block, in mode 'all').
    */
   private boolean drop(long index, Block b, boolean force) {
     lastUse.remove(b);
@@ -441,6 +693,12 @@ public final class ObjectReader extends SlipstreamInputStream {
     }
     if (!b.isDone() && (force || !b.isWanted())) {
       b.cancel();
+    }
+    if (cache != null && b.isReady() && (cacheMode == CacheMode.ALL || !b.readToEnd())) {
+      DiskCache.BlockKey k = key(index);
+      if (k != null) {
+        cache.offer(k, b, stats);
+      }
     }
     b.releaseOwner();
     return true;
@@ -496,6 +754,7 @@ public final class ObjectReader extends SlipstreamInputStream {
           dropped.add(e.getValue());
         }
       }
+      releaseSpans();
       long deadline = System.currentTimeMillis() + closeWaitMillis;
       for (Block b : dropped) {
         b.awaitFetchEnd(Math.max(0, deadline - System.currentTimeMillis()));
@@ -516,6 +775,21 @@ public final class ObjectReader extends SlipstreamInputStream {
       drop(e.getKey(), e.getValue(), true);
     }
     awaitEnd(inFlight);
+    releaseSpans();
+  }
+
+  /** Drops the tail and readahead spans; their buffers return once no reader copies from them. */
+  private void releaseSpans() {
+    Block t = tail;
+    Block a = ahead;
+    tail = null;
+    ahead = null;
+    if (t != null) {
+      t.releaseOwner();
+    }
+    if (a != null) {
+      a.releaseOwner();
+    }
   }
 
   /** Cancels the requests in {@code requests} and waits, bounded, until they have ended. */

@@ -1,0 +1,199 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.slipstream.Counter;
+import dev.slipstream.ReadStatistics;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The disk cache on its own: file format, corruption, bounds, restart, permissions. */
+class DiskCacheTest {
+  static final int BLOCK = 200 * 1024 + 13; // not a multiple of the CRC chunk
+  @TempDir Path tmp;
+
+  private static byte[] data(int seed, int size) {
+    byte[] b = new byte[size];
+    new Random(seed).nextBytes(b);
+    return b;
+  }
+
+  private static DiskCache.BlockKey key(long index) {
+    return new DiskCache.BlockKey("bucket", "dir/obj", "\"etag-1\"", BLOCK, index);
+  }
+
+  private DiskCache cache(Path dir) {
+    return new DiskCache(dir, 1L << 30, 0, false);
+  }
+
+  @Test
+  void writtenBlocksReadBackWholeAndInPartsWithEveryByteRight() {
+    DiskCache c = cache(tmp.resolve("c"));
+    ReadStatistics s = ReadStatistics.global().child();
+    byte[] d = data(1, BLOCK);
+    assertThat(c.write(key(3), d, BLOCK, s)).isTrue();
+    byte[] whole = new byte[BLOCK];
+    assertThat(c.read(key(3), BLOCK, whole, s)).isTrue();
+    assertThat(whole).isEqualTo(d);
+    Random r = new Random(7);
+    for (int i = 0; i < 200; i++) {
+      int from = r.nextInt(BLOCK);
+      int len = 1 + r.nextInt(BLOCK - from);
+      byte[] part = new byte[len + 3];
+      assertThat(c.read(key(3), BLOCK, from, part, 3, len, s)).isTrue();
+      for (int j = 0; j < len; j++) {
+        assertThat(part[3 + j]).isEqualTo(d[from + j]);
+      }
+    }
+    assertThat(c.read(key(4), BLOCK, whole, s)).as("another block").isFalse();
+    assertThat(c.read(key(3), BLOCK - 1, whole, s)).as("another length").isFalse();
+    DiskCache.BlockKey otherVersion = new DiskCache.BlockKey("bucket", "dir/obj", "\"etag-2\"", BLOCK, 3);
+    assertThat(c.read(otherVersion, BLOCK, whole, s)).as("another ETag").isFalse();
+    assertThat(s.get(Counter.DISK_CACHE_HITS)).isEqualTo(201);
+  }
+
+  @Test
+  void aFlippedByteAnywhereInTheFileIsAlwaysDetected() throws IOException {
+    DiskCache c = cache(tmp.resolve("c"));
+    ReadStatistics s = ReadStatistics.global().child();
+    byte[] d = data(2, BLOCK);
+    c.write(key(0), d, BLOCK, s);
+    Path file = c.fileOf(key(0));
+    byte[] pristine = Files.readAllBytes(file);
+    int header = pristine.length - BLOCK;
+    int checked = 0;
+    // Every header byte, and data bytes at a prime stride (about 2,000 positions), each flipped alone.
+    for (int at = 0; at < pristine.length; at += at < header ? 1 : 101) {
+      byte[] bad = pristine.clone();
+      bad[at] ^= (byte) (1 << (at % 8));
+      Files.write(file, bad);
+      byte[] out = new byte[BLOCK];
+      assertThat(c.read(key(0), BLOCK, out, s)).as("flip at %d", at).isFalse();
+      assertThat(file).as("a corrupt file is deleted").doesNotExist();
+      checked++;
+    }
+    assertThat(s.get(Counter.DISK_CACHE_CORRUPT)).isEqualTo(checked);
+    // A partial read checks the chunks it touches: a flip in the chunk read is caught.
+    byte[] bad = pristine.clone();
+    bad[header + 70_000] ^= 1;
+    Files.write(file, bad);
+    assertThat(c.read(key(0), BLOCK, 69_000, new byte[2000], 0, 2000, s)).isFalse();
+    // A truncated file is a miss too.
+    Files.write(file, java.util.Arrays.copyOf(pristine, pristine.length - 1));
+    assertThat(c.read(key(0), BLOCK, new byte[BLOCK], s)).isFalse();
+  }
+
+  @Test
+  void staysWithinItsBoundEvictingTheLeastRecentlyUsed() {
+    long fileSize = BLOCK + 1024; // the header is well under 1 KiB
+    DiskCache c = new DiskCache(tmp.resolve("c"), 3 * fileSize, 0, false);
+    ReadStatistics s = ReadStatistics.global().child();
+    for (int i = 0; i < 3; i++) {
+      assertThat(c.write(key(i), data(i, BLOCK), BLOCK, s)).isTrue();
+    }
+    assertThat(c.read(key(0), BLOCK, new byte[BLOCK], s)).isTrue(); // block 0 is now the most recent
+    c.write(key(3), data(3, BLOCK), BLOCK, s);
+    assertThat(s.get(Counter.DISK_CACHE_EVICTIONS)).isEqualTo(1);
+    assertThat(c.fileOf(key(1))).doesNotExist();
+    assertThat(c.fileOf(key(0))).exists();
+    assertThat(c.blockCount()).isEqualTo(3);
+    assertThat(c.sizeBytes()).isLessThanOrEqualTo(3 * fileSize);
+  }
+
+  @Test
+  void aBoundThatCannotBeMetSkipsTheWriteAndCountsIt() {
+    ReadStatistics s = ReadStatistics.global().child();
+    DiskCache tooSmall = new DiskCache(tmp.resolve("a"), BLOCK, 0, false); // the header does not fit
+    assertThat(tooSmall.write(key(0), data(0, BLOCK), BLOCK, s)).isFalse();
+    DiskCache noFreeDisk = new DiskCache(tmp.resolve("b"), 1L << 40, 0.9999, false);
+    assertThat(noFreeDisk.write(key(0), data(0, BLOCK), BLOCK, s)).isFalse();
+    assertThat(s.get(Counter.DISK_CACHE_WRITES_SKIPPED)).isEqualTo(2);
+    assertThat(tooSmall.read(key(0), BLOCK, new byte[BLOCK], s)).isFalse();
+  }
+
+  @Test
+  void anUnwritableDirectoryIsAnErrorCountedNeverAFailure() throws IOException {
+    Path notADir = tmp.resolve("file");
+    Files.writeString(notADir, "in the way");
+    DiskCache c = cache(notADir.resolve("cache"));
+    ReadStatistics s = ReadStatistics.global().child();
+    assertThat(c.write(key(0), data(0, BLOCK), BLOCK, s)).isFalse();
+    assertThat(c.read(key(0), BLOCK, new byte[BLOCK], s)).isFalse();
+    assertThat(s.get(Counter.DISK_CACHE_ERRORS)).isPositive();
+  }
+
+  @Test
+  void aRestartReusesValidBlocksAndDropsInvalidOnes() throws IOException {
+    Path dir = tmp.resolve("c");
+    DiskCache first = cache(dir);
+    ReadStatistics s = ReadStatistics.global().child();
+    for (int i = 0; i < 4; i++) {
+      first.write(key(i), data(i, BLOCK), BLOCK, s);
+    }
+    // Damage: a header byte, a truncation; and a temporary file left by a writer that died long ago.
+    try (RandomAccessFile f = new RandomAccessFile(first.fileOf(key(1)).toFile(), "rw")) {
+      f.seek(10);
+      f.write(f.read() ^ 0xff);
+    }
+    try (RandomAccessFile f = new RandomAccessFile(first.fileOf(key(2)).toFile(), "rw")) {
+      f.setLength(f.length() - 100);
+    }
+    Path stale = first.fileOf(key(0)).resolveSibling("leftover.tmp");
+    Files.write(stale, new byte[10]);
+    Files.setLastModifiedTime(stale, FileTime.fromMillis(System.currentTimeMillis() - 3_600_000));
+
+    DiskCache second = cache(dir);
+    assertThat(second.blockCount()).isEqualTo(2);
+    assertThat(first.fileOf(key(1))).doesNotExist();
+    assertThat(first.fileOf(key(2))).doesNotExist();
+    assertThat(stale).doesNotExist();
+    for (int i : new int[] {0, 3}) {
+      byte[] out = new byte[BLOCK];
+      assertThat(second.read(key(i), BLOCK, out, s)).isTrue();
+      assertThat(out).isEqualTo(data(i, BLOCK));
+    }
+
+    DiskCache cleared = new DiskCache(dir, 1L << 30, 0, true);
+    assertThat(cleared.blockCount()).isZero();
+    try (Stream<Path> files = Files.walk(dir)) {
+      assertThat(files.filter(Files::isRegularFile)).isEmpty();
+    }
+  }
+
+  @Test
+  void theDirectoryAndFilesArePrivateToTheUser() throws IOException {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        FileSystems.getDefault().supportedFileAttributeViews().contains("posix"), "a POSIX file system");
+    Path dir = tmp.resolve("c");
+    DiskCache c = cache(dir);
+    c.write(key(0), data(0, BLOCK), BLOCK, ReadStatistics.global().child());
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir))).isEqualTo("rwx------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(c.fileOf(key(0)).getParent())))
+        .isEqualTo("rwx------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(c.fileOf(key(0)))))
+        .isEqualTo("rw-------");
+    // A directory made by someone else with wider permissions is narrowed before use.
+    Path wide = tmp.resolve("wide");
+    Files.createDirectory(wide);
+    Files.setPosixFilePermissions(wide, PosixFilePermissions.fromString("rwxr-xr-x"));
+    cache(wide);
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(wide))).isEqualTo("rwx------");
+    // No key, bucket or ETag in any file name.
+    try (Stream<Path> files = Files.walk(dir)) {
+      assertThat(files.map(p -> p.getFileName().toString()))
+          .noneMatch(n -> n.contains("obj") || n.contains("bucket") || n.contains("etag"));
+    }
+  }
+}
