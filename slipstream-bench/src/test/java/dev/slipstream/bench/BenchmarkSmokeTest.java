@@ -49,8 +49,11 @@ class BenchmarkSmokeTest {
       assertThat(row.verified()).isTrue();
       assertThat(row.runs()).isEqualTo(1);
       assertThat(row.bytesUsed()).isPositive();
-      assertThat(row.bytesFetched()).isPositive();
-      assertThat(row.gets()).isPositive();
+      if (!(row.workload().equals(ReReadWorkload.AGAIN) && row.reader().startsWith("slipstream"))) {
+        // A Slipstream re-read is served by its disk cache: it may fetch nothing at all.
+        assertThat(row.bytesFetched()).isPositive();
+        assertThat(row.gets()).isPositive();
+      }
       assertThat(Double.isFinite(row.mbps())).as("a rate was computed for %s", row).isTrue();
       assertThat(Double.isFinite(row.cpuSecondsPerGb())).as("CPU was measured for %s", row).isTrue();
       assertThat(row.peakHeapMb()).isPositive();
