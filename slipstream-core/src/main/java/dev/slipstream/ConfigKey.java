@@ -35,6 +35,9 @@ public enum ConfigKey {
   RETRY_INTERVAL("retry.interval", Type.DURATION, "100ms",
       "Base of the exponential backoff between retries; each wait is random in [0, min(max, base * 2^n)]."),
   RETRY_INTERVAL_MAX("retry.interval.max", Type.DURATION, "5s", "Cap of one backoff wait."),
+  LIST_PARALLELISM("list.parallelism", Type.INT, "4",
+      "Key ranges one listing is split into and listed in parallel, once it proves longer than one page "
+          + "(1,000 keys); each range costs at most one extra LIST. 1 lists sequentially."),
   ENDPOINT("endpoint", Type.STRING, null,
       "S3 endpoint URI, e.g. http://127.0.0.1:9000 for MinIO. Default: AWS S3 for the region."),
   REGION("region", Type.STRING, null,

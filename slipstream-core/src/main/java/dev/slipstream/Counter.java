@@ -26,7 +26,9 @@ public enum Counter {
   /** Small random reads served by a GET of exactly the bytes asked for, bypassing the blocks. */
   DIRECT_READS("direct_reads"),
   /** Streams opened. */
-  STREAMS_OPENED("streams_opened");
+  STREAMS_OPENED("streams_opened"),
+  /** LIST (ListObjectsV2) requests sent, retries included. */
+  LIST_REQUESTS("list_requests");
 
   private final String metricName;
 

@@ -42,6 +42,7 @@ public final class Slipstream implements AutoCloseable {
   private final boolean ownsResources;
   private final RangeReader ranges;
   private final BlockFetcher fetcher;
+  private final Lister lister;
   private final ReadStatistics stats = ReadStatistics.global().child();
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -57,6 +58,7 @@ public final class Slipstream implements AutoCloseable {
     this.store = b.s3Client != null ? new S3ObjectStore(b.s3Client, false) : S3ObjectStore.create(config);
     this.ranges = new RangeReader(store, config);
     this.fetcher = new BlockFetcher(store, ranges, resources.executor);
+    this.lister = new Lister(store, config, stats);
   }
 
   public static Slipstream create(SlipstreamConfig config) {
@@ -84,6 +86,11 @@ public final class Slipstream implements AutoCloseable {
   /** The memory budget this client's pool works under. */
   public long memoryBudget() {
     return resources.pool.budget();
+  }
+
+  /** Lists prefixes and directories of interest with flat, parallel LIST streams; see {@link Lister}. */
+  public Lister lister() {
+    return lister;
   }
 
   /** Opens {@code s3://bucket/key} (a HEAD request learns its length and ETag). */
@@ -130,6 +137,7 @@ public final class Slipstream implements AutoCloseable {
       return;
     }
     ranges.close();
+    lister.close();
     store.close();
     if (ownsResources) {
       resources.executor.shutdown();

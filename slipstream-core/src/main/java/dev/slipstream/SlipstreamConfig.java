@@ -38,6 +38,7 @@ public final class SlipstreamConfig {
   private final Duration retryIntervalMax;
   private final URI endpoint;
   private final boolean pathStyleAccess;
+  private final int listParallelism;
 
   private SlipstreamConfig(String prefix, Map<ConfigKey, String> raw) {
     this.prefix = prefix;
@@ -77,6 +78,7 @@ public final class SlipstreamConfig {
       this.endpoint = null;
     }
     this.pathStyleAccess = bool(ConfigKey.PATH_STYLE_ACCESS);
+    this.listParallelism = intValue(ConfigKey.LIST_PARALLELISM, 1, 64);
     if (get(ConfigKey.ACCESS_KEY).isPresent() != get(ConfigKey.SECRET_KEY).isPresent()) {
       throw new IllegalArgumentException(prefix + ConfigKey.ACCESS_KEY.key() + " and " + prefix
           + ConfigKey.SECRET_KEY.key() + " must be set together");
@@ -140,6 +142,11 @@ public final class SlipstreamConfig {
 
   public Duration retryIntervalMax() {
     return retryIntervalMax;
+  }
+
+  /** Key ranges a large listing is split into ({@code list.parallelism}). */
+  public int listParallelism() {
+    return listParallelism;
   }
 
   public Optional<URI> endpoint() {

@@ -6,12 +6,13 @@ package dev.slipstream.bench;
 import java.util.List;
 
 /**
- * The workloads the benchmark knows, by name, in run order. DESIGN.md section 8 also names listing and
- * re-read workloads: they will be added here, with the same {@link Workload} interface.
+ * The workloads the benchmark knows, by name, in run order. DESIGN.md section 8 also names a re-read
+ * workload: it will be added here, with the same {@link Workload} interface.
  */
 final class Workloads {
   private static final List<String> NAMES = List.of(SequentialWorkload.NAME, ParquetWorkload.FULL,
-      ParquetWorkload.PROJECTED, RandomWorkload.NAME, SmallFilesWorkload.NAME);
+      ParquetWorkload.PROJECTED, RandomWorkload.NAME, SmallFilesWorkload.NAME, ListingWorkload.DIRECTORIES,
+      ListingWorkload.RECURSIVE);
 
   private Workloads() {}
 
@@ -32,6 +33,8 @@ final class Workloads {
       case ParquetWorkload.FULL -> new ParquetWorkload(false);
       case ParquetWorkload.PROJECTED -> new ParquetWorkload(true);
       case RandomWorkload.NAME -> new RandomWorkload();
+      case ListingWorkload.DIRECTORIES -> new ListingWorkload(false);
+      case ListingWorkload.RECURSIVE -> new ListingWorkload(true);
       default -> new SmallFilesWorkload();
     };
   }
