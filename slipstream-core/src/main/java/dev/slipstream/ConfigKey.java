@@ -51,6 +51,9 @@ public enum ConfigKey {
   CACHE_DISK_CLEAR_ON_START("cache.disk.clear.on.start", Type.BOOLEAN, "false",
       "Delete every cached block when the cache is first opened in the JVM, instead of reusing the valid "
           + "ones (each is checked by its CRC32C anyway)."),
+  LIST_PARALLELISM("list.parallelism", Type.INT, "4",
+      "Key ranges one listing is split into and listed in parallel, once it proves longer than one page "
+          + "(1,000 keys); each range costs at most one extra LIST. 1 lists sequentially."),
   ENDPOINT("endpoint", Type.STRING, null,
       "S3 endpoint URI, e.g. http://127.0.0.1:9000 for MinIO. Default: AWS S3 for the region."),
   REGION("region", Type.STRING, null,

@@ -44,7 +44,9 @@ public enum Counter {
   /** Disk cache reads or writes that failed (full disk, I/O error, directory gone); the read went on from S3. */
   DISK_CACHE_ERRORS("disk_cache_errors"),
   /** Blocks not written to the disk cache: no room within its bounds, or too many writes pending. */
-  DISK_CACHE_WRITES_SKIPPED("disk_cache_writes_skipped");
+  DISK_CACHE_WRITES_SKIPPED("disk_cache_writes_skipped"),
+  /** LIST (ListObjectsV2) requests sent, retries included. */
+  LIST_REQUESTS("list_requests");
 
   private final String metricName;
 

@@ -44,6 +44,7 @@ public final class Slipstream implements AutoCloseable {
   private final RangeReader ranges;
   private final BlockFetcher fetcher;
   private final DiskCache diskCache;
+  private final Lister lister;
   private final ReadStatistics stats = ReadStatistics.global().child();
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -60,6 +61,7 @@ public final class Slipstream implements AutoCloseable {
     this.ranges = new RangeReader(store, config);
     this.diskCache = config.cacheMode() == SlipstreamConfig.CacheMode.OFF ? null : DiskCache.open(config);
     this.fetcher = new BlockFetcher(store, ranges, resources.executor, diskCache);
+    this.lister = new Lister(store, config, stats);
   }
 
   public static Slipstream create(SlipstreamConfig config) {
@@ -109,6 +111,11 @@ public final class Slipstream implements AutoCloseable {
     return DiskCache.awaitWrites(timeout.toMillis());
   }
 
+  /** Lists prefixes and directories of interest with flat, parallel LIST streams; see {@link Lister}. */
+  public Lister lister() {
+    return lister;
+  }
+
   /** Opens {@code s3://bucket/key} (a HEAD request learns its length and ETag). */
   public SlipstreamInputStream open(String uri) throws IOException {
     return open(S3Location.parse(uri), OpenOptions.NONE);
@@ -154,6 +161,7 @@ public final class Slipstream implements AutoCloseable {
       return;
     }
     ranges.close();
+    lister.close();
     store.close();
     if (ownsResources) {
       resources.executor.shutdown();

@@ -53,6 +53,7 @@ public final class SlipstreamConfig {
     /** Every block fetched from S3. */
     ALL
   }
+  private final int listParallelism;
 
   private SlipstreamConfig(String prefix, Map<ConfigKey, String> raw) {
     this.prefix = prefix;
@@ -101,6 +102,7 @@ public final class SlipstreamConfig {
     }
     this.cacheMinFree = fraction(ConfigKey.CACHE_DISK_MIN_FREE);
     this.cacheClearOnStart = bool(ConfigKey.CACHE_DISK_CLEAR_ON_START);
+    this.listParallelism = intValue(ConfigKey.LIST_PARALLELISM, 1, 64);
     if (get(ConfigKey.ACCESS_KEY).isPresent() != get(ConfigKey.SECRET_KEY).isPresent()) {
       throw new IllegalArgumentException(prefix + ConfigKey.ACCESS_KEY.key() + " and " + prefix
           + ConfigKey.SECRET_KEY.key() + " must be set together");
@@ -190,6 +192,11 @@ public final class SlipstreamConfig {
   private static java.nio.file.Path defaultCacheDir() {
     String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
     return java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "slipstream-cache-" + user);
+  }
+
+  /** Key ranges a large listing is split into ({@code list.parallelism}). */
+  public int listParallelism() {
+    return listParallelism;
   }
 
   public Optional<URI> endpoint() {

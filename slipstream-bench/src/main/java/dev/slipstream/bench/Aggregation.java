@@ -17,6 +17,13 @@ final class Aggregation {
         Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0, 0, 0, 0, 0, false);
   }
 
+  static Result notApplicable(String workload, String reader, String reason) {
+    Result u = unavailable(workload, reader, reason);
+    return new Result(workload, reader, Result.NOT_APPLICABLE, reason, 0, u.mbps(), u.mbpsMin(), u.mbpsMax(),
+        u.seconds(), u.ratioVsS3aClassic(), u.linkFraction(), u.cpuSecondsPerGb(), u.peakHeapMb(), u.peakDirectMb(),
+        0, 0, 0, 0, 0, false);
+  }
+
   /** The row for {@code all} (warm-ups included, for the byte check) of one reader on one workload. */
   static Result row(String workload, String reader, List<Measurement> all, double linkCapacityMbps) {
     List<Measurement> measured = new ArrayList<>();

@@ -44,7 +44,7 @@ public final class Benchmark {
     return Readers.names();
   }
 
-  /** The workloads, in run order: sequential, parquet-full, parquet-projected, random, small-files. */
+  /** The workloads, in run order: sequential, parquet-full, parquet-projected, random, small-files, listing, listing-recursive. */
   public static java.util.List<String> workloadNames() {
     return Workloads.names();
   }
@@ -96,7 +96,7 @@ public final class Benchmark {
           for (int round = 0; round < rounds; round++) {
             boolean warmup = round < options.warmups();
             for (String name : options.readers()) {
-              if (unavailable.containsKey(name)) {
+              if (unavailable.containsKey(name) || w.notApplicable(name) != null) {
                 continue;
               }
               String label = warmup ? String.format("warm-up %d/%d", round + 1, options.warmups())
@@ -107,6 +107,10 @@ public final class Benchmark {
             }
           }
           for (String name : options.readers()) {
+            if (w.notApplicable(name) != null) {
+              rows.add(Aggregation.notApplicable(w.name(), name, w.notApplicable(name)));
+              continue;
+            }
             rows.add(unavailable.containsKey(name)
                 ? Aggregation.unavailable(w.name(), name, unavailable.get(name))
                 : Aggregation.row(w.name(), name, byReader.get(name), capacity));

@@ -54,6 +54,31 @@ final class CoreSession implements ReadSession {
     return files;
   }
 
+  @Override
+  public List<FileRef> listDirectories(List<String> directories) throws IOException {
+    try (dev.slipstream.Listing l = slipstream.lister().listDirectories(bucket, directories, false)) {
+      return refs(l);
+    }
+  }
+
+  @Override
+  public List<FileRef> listRecursive(String prefix) throws IOException {
+    try (dev.slipstream.Listing l = slipstream.lister().list(bucket, prefix)) {
+      return refs(l);
+    }
+  }
+
+  private static List<FileRef> refs(dev.slipstream.Listing l) throws IOException {
+    List<FileRef> files = new ArrayList<>();
+    while (l.hasNext()) {
+      dev.slipstream.ListEntry e = l.next();
+      if (!e.isDirectoryMarker()) {
+        files.add(new FileRef(e.key(), e.size(), e.etag(), null));
+      }
+    }
+    return files;
+  }
+
   SlipstreamInputStream openStream(FileRef file) throws IOException {
     return slipstream.open(new S3Location(bucket, file.key()), OpenOptions.known(file.length(), file.etag()));
   }

@@ -52,6 +52,18 @@ final class Fixture implements AutoCloseable {
     return crc;
   }
 
+  private final java.util.Set<String> done = new java.util.HashSet<>();
+
+  /** True the first time {@code name} is claimed: for data sets that several workloads share. */
+  boolean firstTime(String name) {
+    return done.add(name);
+  }
+
+  /** Puts many small objects (bytes generated from each key), in parallel. */
+  void putSmall(Map<String, Integer> sizes) {
+    uploader.putSmall(sizes);
+  }
+
   /** The Parquet file, generated locally and uploaded on first use. */
   ParquetDataSet parquet(String key) throws IOException {
     if (parquet == null) {

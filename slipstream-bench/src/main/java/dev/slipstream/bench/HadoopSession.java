@@ -58,6 +58,32 @@ final class HadoopSession implements ReadSession {
     return files;
   }
 
+  @Override
+  public List<FileRef> listDirectories(List<String> directories) throws IOException {
+    Path[] paths = new Path[directories.size()];
+    for (int i = 0; i < paths.length; i++) {
+      paths[i] = new Path(root, directories.get(i));
+    }
+    List<FileRef> files = new ArrayList<>();
+    for (FileStatus st : fs.listStatus(paths)) {
+      if (st.isFile()) {
+        files.add(ref(st.getPath().toUri().getPath().substring(1), st));
+      }
+    }
+    return files;
+  }
+
+  @Override
+  public List<FileRef> listRecursive(String prefix) throws IOException {
+    List<FileRef> files = new ArrayList<>();
+    RemoteIterator<LocatedFileStatus> it = fs.listFiles(new Path(root, prefix), true);
+    while (it.hasNext()) {
+      LocatedFileStatus st = it.next();
+      files.add(ref(st.getPath().toUri().getPath().substring(1), st));
+    }
+    return files;
+  }
+
   private static FileRef ref(String key, FileStatus st) {
     String etag = st instanceof EtagSource e ? e.getEtag() : null;
     return new FileRef(key, st.getLen(), etag, st);

@@ -34,7 +34,9 @@ final class JsonReport {
     field(b, 2, "random_read_bytes", Integer.toString(s.randomReadBytes()), true);
     field(b, 2, "small_files", Integer.toString(s.smallFiles()), true);
     field(b, 2, "small_file_bytes", Integer.toString(s.smallFileBytes()), true);
-    field(b, 2, "link_range_bytes", Integer.toString(s.linkRangeBytes()), false);
+    field(b, 2, "link_range_bytes", Integer.toString(s.linkRangeBytes()), true);
+    field(b, 2, "listing_directories", Integer.toString(s.listingDirectories()), true);
+    field(b, 2, "listing_flat_keys", Integer.toString(s.listingFlatKeys()), false);
     b.append("  },\n");
     map(b, "readers", r.readers());
     map(b, "workloads", r.workloads());

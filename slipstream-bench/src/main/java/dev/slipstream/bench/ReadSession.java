@@ -20,6 +20,16 @@ interface ReadSession extends Closeable {
   /** The objects directly under {@code prefix} (ending in "/"), by key: LIST requests. */
   List<FileRef> list(String prefix) throws IOException;
 
+  /**
+   * The files directly in each of {@code directories} (keys ending in "/"), as a job's split computation
+   * lists its input directories: Hadoop's {@code listStatus(Path[])}, which S3A serves one directory
+   * after another and Slipstream with one merge-join listing.
+   */
+  List<FileRef> listDirectories(List<String> directories) throws IOException;
+
+  /** Every file under {@code prefix} (ending in "/"): Hadoop's {@code listFiles(path, true)}. */
+  List<FileRef> listRecursive(String prefix) throws IOException;
+
   /** Opens an object whose length and ETag are known, as a task does: no HEAD request. */
   ObjectStream open(FileRef file) throws IOException;
 

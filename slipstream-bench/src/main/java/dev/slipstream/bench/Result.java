@@ -57,6 +57,8 @@ public record Result(
   public static final String FAILED = "failed";
   public static final String WRONG_BYTES = "wrong-bytes";
   public static final String UNAVAILABLE = "unavailable";
+  /** Not run by design: e.g. a listing workload runs one of the S3A readers, whose streams play no part. */
+  public static final String NOT_APPLICABLE = "not-applicable";
 
   /** Bytes fetched per byte used: 1.0 means nothing wasted; NaN when nothing was used. */
   public double fetchedPerUsed() {

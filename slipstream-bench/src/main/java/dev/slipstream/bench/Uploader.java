@@ -58,6 +58,40 @@ final class Uploader implements AutoCloseable {
     put(key, length, (offset, n) -> new GeneratedStream(seed, offset, n));
   }
 
+  /**
+   * Uploads many small objects, {@code sizes.get(key)} bytes each (generated from the key), eight at a
+   * time: the listing workloads' trees of up to 100,000 keys.
+   */
+  void putSmall(java.util.Map<String, Integer> sizes) {
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+    try {
+      List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+      for (java.util.Map.Entry<String, Integer> e : sizes.entrySet()) {
+        done.add(pool.submit(() -> {
+          byte[] body = smallBody(e.getKey(), e.getValue());
+          s3.putObject(r -> r.bucket(bucket).key(e.getKey()).contentLength((long) body.length),
+              RequestBody.fromBytes(body));
+        }));
+      }
+      for (java.util.concurrent.Future<?> f : done) {
+        f.get();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while uploading small objects", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException("cannot upload small objects: " + e.getCause(), e.getCause());
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  static byte[] smallBody(String key, int size) {
+    byte[] b = new byte[size];
+    java.util.Arrays.fill(b, (byte) key.hashCode());
+    return b;
+  }
+
   /** Uploads a local file. */
   void putFile(String key, Path file) throws IOException {
     long length = java.nio.file.Files.size(file);

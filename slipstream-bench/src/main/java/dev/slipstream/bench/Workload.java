@@ -29,6 +29,14 @@ interface Workload {
     return java.util.Map.of();
   }
 
+  /**
+   * Why {@code reader} is not run on this workload, or null (the default) to run it: a listing workload
+   * runs one S3A reader, as S3A's input streams play no part in listing.
+   */
+  default String notApplicable(String reader) {
+    return null;
+  }
+
   /** Untimed set-up of one run on a fresh session. */
   Run prepare(ReadSession session, Fixture fixture) throws IOException;
 

@@ -6,13 +6,13 @@ package dev.slipstream.bench;
 import java.util.List;
 
 /**
- * The workloads the benchmark knows, by name, in run order. DESIGN.md section 8 also names listing and
- * re-read workloads: they will be added here, with the same {@link Workload} interface.
+ * The workloads the benchmark knows, by name, in run order. DESIGN.md section 8 also names a re-read
+ * workload: it will be added here, with the same {@link Workload} interface.
  */
 final class Workloads {
   private static final List<String> NAMES = List.of(SequentialWorkload.NAME, ParquetWorkload.FULL,
-      ParquetWorkload.PROJECTED, RandomWorkload.NAME, SmallFilesWorkload.NAME, ReReadWorkload.FIRST,
-      ReReadWorkload.AGAIN);
+      ParquetWorkload.PROJECTED, RandomWorkload.NAME, SmallFilesWorkload.NAME, ListingWorkload.DIRECTORIES,
+      ListingWorkload.RECURSIVE, ReReadWorkload.FIRST, ReReadWorkload.AGAIN);
 
   private Workloads() {}
 
@@ -35,6 +35,8 @@ final class Workloads {
       case RandomWorkload.NAME -> new RandomWorkload();
       case ReReadWorkload.FIRST -> new ReReadWorkload(false);
       case ReReadWorkload.AGAIN -> new ReReadWorkload(true);
+      case ListingWorkload.DIRECTORIES -> new ListingWorkload(false);
+      case ListingWorkload.RECURSIVE -> new ListingWorkload(true);
       default -> new SmallFilesWorkload();
     };
   }

@@ -19,11 +19,14 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.EtagSource;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.PathFilter;
+import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.hadoop.fs.impl.OpenFileParameters;
-import org.apache.hadoop.fs.s3a.S3AFileStatus;
 import org.apache.hadoop.fs.s3a.S3AFileSystem;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,9 +35,11 @@ import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 /**
  * Hadoop's S3A FileSystem with Slipstream's read path. Name it in {@code fs.s3a.impl} (Spark:
  * {@code spark.hadoop.fs.s3a.impl}) and nothing else changes: every {@code fs.s3a.*} setting,
- * credentials, writes, committers, listing and metadata stay S3A's own. Only {@link #open} and
- * {@link #openFileWithOptions} differ: they return a Slipstream stream that reads through the S3
- * client S3A configured.
+ * credentials, writes, committers and metadata stay S3A's own. {@link #open} and
+ * {@link #openFileWithOptions} return a Slipstream stream that reads through the S3 client S3A
+ * configured. Listing for split computation, {@link #listStatus(Path[], PathFilter)} over many
+ * directories and {@link #listFiles(Path, boolean) listFiles(path, true)}, is served by Slipstream's
+ * flat, parallel listings with S3A's results (see {@link FlatListing}); every other listing call is S3A's.
  *
  * <p>Slipstream's own settings are read from {@code fs.slipstream.*} (see the README); its
  * endpoint/region/credential keys are not used here, as S3A's apply.
@@ -49,6 +54,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   private Slipstream slipstream;
   private VectoredReads vectoredReads;
   private ReadPolicy defaultPolicy;
+  private FlatListing flatListing;
 
   @Override
   public void initialize(URI name, Configuration conf) throws IOException {
@@ -65,6 +71,11 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
         .s3Client(getS3AInternals().getAmazonS3Client("slipstream read path"))
         .build();
     this.vectoredReads = VectoredReads.shared(slipstreamConfig.fetchThreads());
+    // Listings go through S3A's client too; S3A alone knows how to list with client-side encryption
+    // (sizes differ from the objects') or requester-pays buckets, so those stay S3A's.
+    boolean cse = getS3EncryptionAlgorithm() != null && getS3EncryptionAlgorithm().name().startsWith("CSE");
+    boolean requesterPays = conf.getBoolean("fs.s3a.requester.pays.enabled", false);
+    this.flatListing = cse || requesterPays ? null : new FlatListing(this, slipstream.lister(), getBucket());
     if (ANNOUNCED.compareAndSet(false, true)) {
       LOG.info("Slipstream read path enabled for s3a:// (first bucket: {}): {} KiB blocks, up to {} prefetched,"
           + " {} MiB JVM-wide memory budget", getBucket(), slipstreamConfig.blockSize() >> 10,
@@ -95,6 +106,45 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
 
   public SlipstreamConfig getSlipstreamConfig() {
     return slipstreamConfig;
+  }
+
+  /**
+   * FileSystem lists each path in turn; this lists their common parent once, merge-joined against
+   * the paths (FileInputFormat's pattern: thousands of partition directories). Results equal S3A's.
+   */
+  @Override
+  public FileStatus[] listStatus(Path[] files, PathFilter filter) throws IOException {
+    FlatListing flat = flatListing;
+    if (flat != null) {
+      FileStatus[] result = flat.listStatus(files, filter);
+      if (result != null) {
+        return result;
+      }
+    }
+    return super.listStatus(files, filter);
+  }
+
+  /** Recursive: one flat listing cut into parallel key ranges. Not recursive: S3A's own. */
+  @Override
+  public RemoteIterator<LocatedFileStatus> listFiles(Path f, boolean recursive) throws IOException {
+    FlatListing flat = flatListing;
+    if (recursive && flat != null) {
+      RemoteIterator<LocatedFileStatus> it = flat.listFilesRecursive(qualify(f));
+      if (it != null) {
+        return it;
+      }
+    }
+    return super.listFiles(f, recursive);
+  }
+
+  /** S3A's listStatus of one path: for the paths a flat listing found nothing under. */
+  FileStatus[] superListStatus(Path p) throws IOException {
+    return super.listStatus(p);
+  }
+
+  /** Counts a flat listing's requests as read operations, as S3A counts its LIST calls. */
+  void countListing(long listRequests) {
+    statistics.incrementReadOps((int) Math.min(Integer.MAX_VALUE, listRequests));
   }
 
   @Override
@@ -128,8 +178,8 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
         throw new FileNotFoundException("Can't open " + path + " because it is a directory");
       }
       length = status.getLen();
-      if (status instanceof S3AFileStatus s3a) {
-        etag = s3a.getEtag();
+      if (status instanceof EtagSource tagged) {
+        etag = tagged.getEtag(); // S3AFileStatus and S3ALocatedFileStatus, as listings give them
       }
     }
     if (key.isEmpty()) {

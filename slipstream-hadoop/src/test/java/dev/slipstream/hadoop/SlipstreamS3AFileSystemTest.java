@@ -41,10 +41,15 @@ class SlipstreamS3AFileSystemTest {
   static Path file;
 
   static Configuration conf(ForkedS3Server s) {
+    return confAt(s.endpoint());
+  }
+
+  /** The test configuration for an s3proxy (or a link shaper in front of one) at {@code endpoint}. */
+  static Configuration confAt(URI endpoint) {
     Configuration conf = new Configuration(false);
     conf.set("fs.s3a.impl", SlipstreamS3AFileSystem.class.getName());
     conf.setBoolean("fs.s3a.impl.disable.cache", true);
-    conf.set("fs.s3a.endpoint", s.endpoint().toString());
+    conf.set("fs.s3a.endpoint", endpoint.toString());
     conf.set("fs.s3a.endpoint.region", EmbeddedS3Server.REGION);
     conf.setBoolean("fs.s3a.path.style.access", true);
     conf.setBoolean("fs.s3a.connection.ssl.enabled", false);

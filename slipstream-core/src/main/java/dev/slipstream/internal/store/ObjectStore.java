@@ -7,9 +7,10 @@ import dev.slipstream.S3Location;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.List;
 
 /**
- * The bottom of the read path: HEAD and ranged GET, nothing else. Failures come out typed:
+ * The bottom of the read path: HEAD, ranged GET and one page of LIST. Failures come out typed:
  * {@link java.io.FileNotFoundException} (404), {@link java.nio.file.AccessDeniedException} (403),
  * {@link dev.slipstream.ObjectChangedException} (412), {@link TransientStoreException} for what may
  * succeed on a retry. No retries happen here; the fetcher above owns them.
@@ -24,8 +25,41 @@ public interface ObjectStore extends Closeable {
    */
   Body get(S3Location location, long start, long end, String ifMatch) throws IOException;
 
+  /**
+   * One ListObjectsV2 page: keys under {@code request.prefix()} in S3's order (UTF-8 binary), after
+   * {@code startAfter} or from a continuation token. A missing bucket is a
+   * {@link java.io.FileNotFoundException}; a missing prefix is an empty page, not an error.
+   */
+  ListPage list(ListRequest request) throws IOException;
+
   @Override
   void close();
+
+  /**
+   * One ListObjectsV2 request.
+   *
+   * @param prefix keys must start with this ({@code ""}: the whole bucket)
+   * @param startAfter list keys after this one (exclusive), or null; ignored with a continuation token
+   * @param delimiter roll keys up to common prefixes at this string (normally {@code "/"}), or null
+   * @param maxKeys most keys and common prefixes in the page (S3 caps it at 1,000)
+   * @param continuationToken the previous page's {@link ListPage#nextContinuationToken()}, or null
+   */
+  record ListRequest(String bucket, String prefix, String startAfter, String delimiter, int maxKeys,
+      String continuationToken) {}
+
+  /**
+   * One page of a listing.
+   *
+   * @param objects the keys of the page, in S3's order
+   * @param commonPrefixes with a delimiter: the prefixes keys were rolled up to, in order
+   * @param nextContinuationToken where the next page starts; null on the last page
+   */
+  record ListPage(List<dev.slipstream.ListEntry> objects, List<String> commonPrefixes,
+      String nextContinuationToken) {
+    public boolean truncated() {
+      return nextContinuationToken != null;
+    }
+  }
 
   /** An open response body. {@link #abort()} may be called from another thread to cancel a read. */
   interface Body extends Closeable {

@@ -13,6 +13,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.SocketTimeoutException;
 import java.nio.file.AccessDeniedException;
+import java.util.ArrayList;
+import java.util.List;
 import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -20,6 +22,8 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
@@ -73,6 +77,64 @@ public final class S3ObjectStore implements ObjectStore {
     }
     GetObjectResponse r = in.response();
     return new SdkBody(in, r.eTag(), r.contentLength() == null ? -1 : r.contentLength(), totalLength(r.contentRange()));
+  }
+
+  @Override
+  public ListPage list(ListRequest request) throws IOException {
+    ListObjectsV2Request.Builder b = ListObjectsV2Request.builder()
+        .bucket(request.bucket())
+        .prefix(request.prefix())
+        .maxKeys(request.maxKeys());
+    if (request.continuationToken() != null) {
+      b.continuationToken(request.continuationToken());
+    } else if (request.startAfter() != null && !request.startAfter().isEmpty()) {
+      b.startAfter(request.startAfter());
+    }
+    if (request.delimiter() != null) {
+      b.delimiter(request.delimiter());
+    }
+    ListObjectsV2Response r;
+    try {
+      r = s3.listObjectsV2(b.build());
+    } catch (SdkException e) {
+      throw translateList(request, e);
+    }
+    List<dev.slipstream.ListEntry> objects = new ArrayList<>(r.contents().size());
+    for (var o : r.contents()) {
+      objects.add(new dev.slipstream.ListEntry(o.key(), o.size() == null ? 0 : o.size(), o.eTag(), o.lastModified()));
+    }
+    List<String> prefixes = new ArrayList<>(r.commonPrefixes().size());
+    for (var p : r.commonPrefixes()) {
+      prefixes.add(p.prefix());
+    }
+    boolean truncated = Boolean.TRUE.equals(r.isTruncated());
+    String next = truncated ? r.nextContinuationToken() : null;
+    if (truncated && (next == null || next.isEmpty())) {
+      throw new IOException("LIST s3://" + request.bucket() + "/" + request.prefix()
+          + ": the server said the page is truncated but gave no continuation token");
+    }
+    return new ListPage(List.copyOf(objects), List.copyOf(prefixes), next);
+  }
+
+  /** A LIST failure: like {@link #translate}, but a 404 means the bucket is missing, not an object. */
+  static IOException translateList(ListRequest request, SdkException e) {
+    String where = "s3://" + request.bucket() + "/" + request.prefix();
+    if (e instanceof S3Exception s3e && s3e.statusCode() == 404) {
+      String code = s3e.awsErrorDetails() == null ? null : s3e.awsErrorDetails().errorCode();
+      FileNotFoundException fnf = new FileNotFoundException("cannot list " + where + ": "
+          + (code == null ? "404" : code) + " (no such bucket: " + request.bucket() + ")");
+      fnf.initCause(e);
+      return fnf;
+    }
+    if (e instanceof S3Exception s3e && s3e.statusCode() == 403) {
+      String code = s3e.awsErrorDetails() == null ? null : s3e.awsErrorDetails().errorCode();
+      AccessDeniedException ade = new AccessDeniedException(where, null,
+          "access denied (403" + (code == null ? "" : " " + code) + ") on LIST");
+      ade.initCause(e);
+      return ade;
+    }
+    String key = request.prefix().isEmpty() ? "/" : request.prefix();
+    return translate(new S3Location(request.bucket(), key), "LIST", e);
   }
 
   private static long totalLength(String contentRange) {

@@ -1,0 +1,132 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream;
+
+import dev.slipstream.internal.list.Backoff;
+import dev.slipstream.internal.list.ParallelListing;
+import dev.slipstream.internal.store.ObjectStore;
+import java.util.Collection;
+import java.util.Objects;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Lists S3 prefixes for split computation, with as few requests as S3 allows: one flat
+ * ListObjectsV2 stream (1,000 keys a request, no delimiter) rather than a request per directory.
+ * Obtained from {@link Slipstream#lister()}.
+ *
+ * <ul>
+ *   <li>{@link #list(String, String)}: every key under a prefix, in key order.
+ *   <li>{@link #listDirectories(String, Collection, boolean)}: the merge-join of a sorted set of
+ *       directories of interest (say, the partitions left after pruning) against one flat listing of
+ *       their common parent, from just before the first to just after the last: what 17,520 per-directory
+ *       requests did in a hundred or so.
+ * </ul>
+ *
+ * <p>A listing that proves longer than one page is cut into up to {@code list.parallelism} key ranges,
+ * listed in parallel and handed back in key order (how the boundaries are picked:
+ * {@code dev.slipstream.internal.list}). Pages are handed out as they arrive; each range reads at most
+ * a couple of pages ahead. Every entry carries the length and ETag, so opening it with
+ * {@link ListEntry#openOptions()} makes no HEAD request. LIST requests count in
+ * {@link Counter#LIST_REQUESTS}; transient failures are retried with the client's backoff.
+ *
+ * <p>Listing threads ({@code slipstream-list-N}, daemons) are this client's own, at most twice
+ * {@code list.parallelism}, and end when idle or when the client is closed.
+ */
+public final class Lister {
+  private static final AtomicInteger POOLS = new AtomicInteger();
+
+  private final ObjectStore store;
+  private final Backoff backoff;
+  private final ReadStatistics stats;
+  private final int parallelism;
+  private final ThreadPoolExecutor executor;
+
+  Lister(ObjectStore store, SlipstreamConfig config, ReadStatistics stats) {
+    this.store = store;
+    this.backoff = Backoff.of(config);
+    this.stats = stats;
+    this.parallelism = config.listParallelism();
+    int threads = Math.min(64, 2 * parallelism);
+    int pool = POOLS.incrementAndGet();
+    AtomicInteger n = new AtomicInteger();
+    this.executor = new ThreadPoolExecutor(threads, threads, 5, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+      Thread t = new Thread(r, "slipstream-list-" + pool + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    executor.allowCoreThreadTimeOut(true);
+  }
+
+  /** Key ranges a long listing is cut into: {@code list.parallelism}. */
+  public int parallelism() {
+    return parallelism;
+  }
+
+  /** Every object under {@code prefix} ({@code ""}: the whole bucket), in key order. */
+  public Listing list(String bucket, String prefix) {
+    return list(bucket, prefix, parallelism);
+  }
+
+  /** As {@link #list(String, String)}, cut into at most {@code ranges} key ranges (1: sequential). */
+  public Listing list(String bucket, String prefix, int ranges) {
+    checkBucket(bucket);
+    Objects.requireNonNull(prefix, "prefix");
+    return ParallelListing.ofPrefix(store, executor, backoff, stats.child(), bucket, prefix, checkRanges(ranges));
+  }
+
+  /**
+   * The objects directly in ({@code recursive}: anywhere under) the given directories, in key order,
+   * from one flat listing of their common parent. A directory is a key prefix ending in {@code /}
+   * ({@code "logs/date=2024-01-01/"}); order and duplicates do not matter. Directory marker objects
+   * (a key equal to a directory of interest, or ending in {@code /} under one) are entries too
+   * ({@link ListEntry#isDirectoryMarker()}); a directory with no key at all yields nothing.
+   *
+   * <p>Keys between the directories of interest are listed and dropped: the fewer of them, the better
+   * this is. With directories holding large subtrees and {@code recursive} false, per-directory
+   * listings with a delimiter may cost fewer requests.
+   *
+   * @throws IllegalArgumentException if {@code directories} is empty or one does not end in "/"
+   */
+  public Listing listDirectories(String bucket, Collection<String> directories, boolean recursive) {
+    return listDirectories(bucket, directories, recursive, parallelism);
+  }
+
+  /** As {@link #listDirectories(String, Collection, boolean)}, cut into at most {@code ranges} key ranges. */
+  public Listing listDirectories(String bucket, Collection<String> directories, boolean recursive, int ranges) {
+    checkBucket(bucket);
+    Objects.requireNonNull(directories, "directories");
+    if (directories.isEmpty()) {
+      throw new IllegalArgumentException("no directories to list in s3://" + bucket + "/");
+    }
+    for (String d : directories) {
+      if (d == null || d.isEmpty() || !d.endsWith("/")) {
+        throw new IllegalArgumentException("not a directory key (a non-empty prefix ending in '/'): '" + d
+            + "' in s3://" + bucket + "/");
+      }
+    }
+    return ParallelListing.ofDirectories(store, executor, backoff, stats.child(), bucket, directories, recursive,
+        checkRanges(ranges));
+  }
+
+  private static void checkBucket(String bucket) {
+    if (bucket == null || bucket.isEmpty()) {
+      throw new IllegalArgumentException("empty bucket name");
+    }
+  }
+
+  private static int checkRanges(int ranges) {
+    if (ranges < 1 || ranges > 64) {
+      throw new IllegalArgumentException("ranges must be between 1 and 64, got " + ranges);
+    }
+    return ranges;
+  }
+
+  /** Stops the listing threads; listings still running fail. */
+  void close() {
+    executor.shutdownNow();
+  }
+}

@@ -1,0 +1,26 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.list;
+
+import dev.slipstream.SlipstreamConfig;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The client's retry settings for LIST requests: the same capped exponential backoff with full jitter
+ * as the read path's (each wait random in [0, min(max, base * 2^(n-1))]).
+ */
+public record Backoff(int retryMax, long baseMillis, long capMillis) {
+  public static Backoff of(SlipstreamConfig config) {
+    long base = Math.max(1, config.retryInterval().toMillis());
+    return new Backoff(config.retryMax(), base, Math.max(base, config.retryIntervalMax().toMillis()));
+  }
+
+  long millis(int retry) {
+    long ceiling = capMillis;
+    if (retry < 40) {
+      ceiling = Math.min(capMillis, baseMillis << Math.min(retry - 1, 30));
+    }
+    return ThreadLocalRandom.current().nextLong(ceiling + 1);
+  }
+}
