@@ -243,6 +243,7 @@ class SparkReadsThroughSlipstreamTest {
         .config("spark.hadoop.mapreduce.fileoutputcommitter.cleanup.skipped", "true");
     if (slipstream) {
       builder.config("spark.hadoop.fs.s3a.impl", SlipstreamS3AFileSystem.class.getName());
+      builder.config("spark.hadoop.fs.slipstream.cache.disk.dir", "target/test-disk-cache");
     }
     return builder.getOrCreate();
   }

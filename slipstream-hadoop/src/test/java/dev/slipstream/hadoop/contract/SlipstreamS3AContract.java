@@ -55,6 +55,8 @@ public class SlipstreamS3AContract extends AbstractFSContract {
   /** The S3A settings for s3proxy on loopback; set after the contract resource so nothing there overrides them. */
   static void configure(Configuration conf, ForkedS3Server server, String fsImpl) {
     conf.set("fs.s3a.impl", fsImpl);
+    // A disk cache of this build's own, not the user's default one under java.io.tmpdir.
+    conf.set("fs.slipstream.cache.disk.dir", "target/test-disk-cache");
     conf.set("fs.s3a.endpoint", server.endpoint().toString());
     conf.set("fs.s3a.endpoint.region", EmbeddedS3Server.REGION);
     conf.setBoolean("fs.s3a.path.style.access", true);
