@@ -35,6 +35,10 @@ public enum ConfigKey {
   RETRY_INTERVAL("retry.interval", Type.DURATION, "100ms",
       "Base of the exponential backoff between retries; each wait is random in [0, min(max, base * 2^n)]."),
   RETRY_INTERVAL_MAX("retry.interval.max", Type.DURATION, "5s", "Cap of one backoff wait."),
+  OPENAHEAD_FILES("openahead.files", Type.INT, "8",
+      "Open-ahead: most objects whose first block is fetched before they are opened, per client, when the "
+          + "caller names the files it reads next (a hint, a declared reading order, or Hadoop's listing "
+          + "order). Only free memory is used, at most a quarter of memory.max. 0 disables it."),
   ENDPOINT("endpoint", Type.STRING, null,
       "S3 endpoint URI, e.g. http://127.0.0.1:9000 for MinIO. Default: AWS S3 for the region."),
   REGION("region", Type.STRING, null,
