@@ -54,6 +54,10 @@ public enum ConfigKey {
   LIST_PARALLELISM("list.parallelism", Type.INT, "4",
       "Key ranges one listing is split into and listed in parallel, once it proves longer than one page "
           + "(1,000 keys); each range costs at most one extra LIST. 1 lists sequentially."),
+  OPENAHEAD_FILES("openahead.files", Type.INT, "8",
+      "Open-ahead: most objects whose first block is fetched before they are opened, per client, when the "
+          + "caller names the files it reads next (a hint, a declared reading order, or Hadoop's listing "
+          + "order). Only free memory is used, at most a quarter of memory.max. 0 disables it."),
   ENDPOINT("endpoint", Type.STRING, null,
       "S3 endpoint URI, e.g. http://127.0.0.1:9000 for MinIO. Default: AWS S3 for the region."),
   REGION("region", Type.STRING, null,

@@ -46,7 +46,18 @@ public enum Counter {
   /** Blocks not written to the disk cache: no room within its bounds, or too many writes pending. */
   DISK_CACHE_WRITES_SKIPPED("disk_cache_writes_skipped"),
   /** LIST (ListObjectsV2) requests sent, retries included. */
-  LIST_REQUESTS("list_requests");
+  LIST_REQUESTS("list_requests"),
+  /** Open-ahead: first blocks of hinted objects whose fetch was started before they were opened. */
+  OPEN_AHEAD_STARTED("open_ahead_started"),
+  /** Open-ahead: prepared first blocks handed to the stream that opened their object. */
+  OPEN_AHEAD_USED("open_ahead_used"),
+  /**
+   * Open-ahead: prepared first blocks dropped unused: never opened (a wrong guess), pushed out by newer
+   * hints, left unused too long, failed, evicted, opened as another version, or the client closed.
+   */
+  OPEN_AHEAD_WASTED("open_ahead_wasted"),
+  /** Open-ahead: hinted objects not fetched ahead because memory was short. */
+  OPEN_AHEAD_SKIPPED_MEMORY("open_ahead_skipped_memory");
 
   private final String metricName;
 

@@ -10,10 +10,13 @@ import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.FetchExecutor;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.RangeReader;
+import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.read.ObjectReader;
+import dev.slipstream.internal.read.OpenAhead;
 import dev.slipstream.internal.store.ObjectStore;
 import dev.slipstream.internal.store.S3ObjectStore;
 import java.io.IOException;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -46,6 +49,7 @@ public final class Slipstream implements AutoCloseable {
   private final DiskCache diskCache;
   private final Lister lister;
   private final ReadStatistics stats = ReadStatistics.global().child();
+  private final OpenAhead openAhead;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private Slipstream(Builder b) {
@@ -62,6 +66,8 @@ public final class Slipstream implements AutoCloseable {
     this.diskCache = config.cacheMode() == SlipstreamConfig.CacheMode.OFF ? null : DiskCache.open(config);
     this.fetcher = new BlockFetcher(store, ranges, resources.executor, diskCache);
     this.lister = new Lister(store, config, stats);
+    this.openAhead = new OpenAhead(resources.pool, fetcher, config.blockSize(), config.openAheadFiles(),
+        stats.child(), closeWaitMillis());
   }
 
   public static Slipstream create(SlipstreamConfig config) {
@@ -148,10 +154,54 @@ public final class Slipstream implements AutoCloseable {
     }
     streamStats.increment(Counter.STREAMS_OPENED);
     ObjectHandle handle = new ObjectHandle(location, length, options.length() >= 0, etag, streamStats);
-    long closeWait = config.stallTimeout().plus(config.connectTimeout()).toMillis();
-    return new ObjectReader(handle, resources.pool, fetcher, diskCache, config.cacheMode(), config.blockSize(),
-        config.prefetchBlocks(),
-        options.policy(), options.splitEnd(), closeWait);
+    ObjectReader reader = new ObjectReader(handle, resources.pool, fetcher, diskCache, config.cacheMode(),
+        config.blockSize(), config.prefetchBlocks(), options.policy(), options.splitEnd(), closeWaitMillis());
+    // A first block fetched ahead is served only for the version this stream reads (see OpenAhead).
+    Block ahead = openAhead.take(location, length, etag);
+    if (ahead != null) {
+      try {
+        reader.adopt(ahead);
+      } finally {
+        ahead.unpin();
+      }
+    }
+    openAhead.opened(location);
+    return reader;
+  }
+
+  /**
+   * Open-ahead: the caller will open {@code next} soon, nearest first (for example the files after the
+   * one it is reading, in the order a listing gave them). The first block of each, up to
+   * {@code openahead.files} of them, is fetched now, with free memory only: bytes ahead, no connection
+   * held open. A later {@link #open(S3Location, OpenOptions)} of one of them with the same length and
+   * ETag ({@link ObjectRef#openOptions()}) starts with that block in memory. Wrong guesses cost one
+   * ranged GET of at most a block each, are dropped when newer hints come or after 30 s unused, and are
+   * counted ({@link Counter#OPEN_AHEAD_WASTED}). A stream never gets a block of another version than
+   * the ETag it opens with; opened without a known ETag it gets none.
+   */
+  public void hintNext(List<ObjectRef> next) {
+    Objects.requireNonNull(next, "next");
+    openAhead.hint(next);
+  }
+
+  /**
+   * Open-ahead for a caller that knows the whole list of objects it reads, in order (a task's split of
+   * small files): the first {@code openahead.files} are fetched ahead now, and opening object {@code i}
+   * starts fetching the first blocks of the ones after it, as {@link #hintNext} does. Close the returned
+   * order if the reading stops early; it ends by itself when its last object is opened.
+   */
+  public ReadingOrder readingInOrder(List<ObjectRef> files) {
+    Objects.requireNonNull(files, "files");
+    return openAhead.readingInOrder(files);
+  }
+
+  /** The open-ahead of this client, for tests. */
+  OpenAhead openAhead() {
+    return openAhead;
+  }
+
+  private long closeWaitMillis() {
+    return config.stallTimeout().plus(config.connectTimeout()).toMillis();
   }
 
   /** Closes the S3 client; with isolated resources, also stops the fetch threads. Open streams should be closed first. */
@@ -160,6 +210,7 @@ public final class Slipstream implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    openAhead.close(); // first: its fetches end while the S3 client is still there
     ranges.close();
     lister.close();
     store.close();

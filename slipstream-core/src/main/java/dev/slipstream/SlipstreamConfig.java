@@ -36,6 +36,7 @@ public final class SlipstreamConfig {
   private final int retryMax;
   private final Duration retryInterval;
   private final Duration retryIntervalMax;
+  private final int openAheadFiles;
   private final URI endpoint;
   private final boolean pathStyleAccess;
   private final CacheMode cacheMode;
@@ -78,6 +79,7 @@ public final class SlipstreamConfig {
     this.retryMax = intValue(ConfigKey.RETRY_MAX, 0, 100);
     this.retryInterval = duration(ConfigKey.RETRY_INTERVAL);
     this.retryIntervalMax = duration(ConfigKey.RETRY_INTERVAL_MAX);
+    this.openAheadFiles = intValue(ConfigKey.OPENAHEAD_FILES, 0, 64);
     String ep = get(ConfigKey.ENDPOINT).orElse(null);
     if (ep != null) {
       try {
@@ -197,6 +199,11 @@ public final class SlipstreamConfig {
   /** Key ranges a large listing is split into ({@code list.parallelism}). */
   public int listParallelism() {
     return listParallelism;
+  }
+
+  /** Most objects fetched ahead of being opened ({@code openahead.files}); 0 if open-ahead is off. */
+  public int openAheadFiles() {
+    return openAheadFiles;
   }
 
   public Optional<URI> endpoint() {

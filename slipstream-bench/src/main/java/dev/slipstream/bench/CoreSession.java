@@ -3,6 +3,7 @@
  */
 package dev.slipstream.bench;
 
+import dev.slipstream.ObjectRef;
 import dev.slipstream.OpenOptions;
 import dev.slipstream.S3Location;
 import dev.slipstream.Slipstream;
@@ -77,6 +78,16 @@ final class CoreSession implements ReadSession {
       }
     }
     return files;
+  }
+
+  /** Open-ahead over the listed files: opening file i fetches the first blocks of the next ones. */
+  @Override
+  public void readingInOrder(List<FileRef> files) {
+    List<ObjectRef> refs = new ArrayList<>(files.size());
+    for (FileRef f : files) {
+      refs.add(new ObjectRef(new S3Location(bucket, f.key()), f.length(), f.etag()));
+    }
+    slipstream.readingInOrder(refs);
   }
 
   SlipstreamInputStream openStream(FileRef file) throws IOException {

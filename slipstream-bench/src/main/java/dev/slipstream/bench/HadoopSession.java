@@ -3,6 +3,7 @@
  */
 package dev.slipstream.bench;
 
+import dev.slipstream.hadoop.SlipstreamS3AFileSystem;
 import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
@@ -87,6 +88,21 @@ final class HadoopSession implements ReadSession {
   private static FileRef ref(String key, FileStatus st) {
     String etag = st instanceof EtagSource e ? e.getEtag() : null;
     return new FileRef(key, st.getLen(), etag, st);
+  }
+
+  /**
+   * Slipstream's FileSystem is told the order (its explicit open-ahead API, as a task knowing its split
+   * would call it); S3A's FileSystems have nothing of the kind and are left as they are.
+   */
+  @Override
+  public void readingInOrder(List<FileRef> files) {
+    if (fs instanceof SlipstreamS3AFileSystem sfs) {
+      List<FileStatus> statuses = new ArrayList<>(files.size());
+      for (FileRef f : files) {
+        statuses.add((FileStatus) f.handle());
+      }
+      sfs.readingInOrder(statuses);
+    }
   }
 
   @Override

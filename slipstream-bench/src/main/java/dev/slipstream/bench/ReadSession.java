@@ -30,6 +30,12 @@ interface ReadSession extends Closeable {
   /** Every file under {@code prefix} (ending in "/"): Hadoop's {@code listFiles(path, true)}. */
   List<FileRef> listRecursive(String prefix) throws IOException;
 
+  /**
+   * The task will now open {@code files} one after another, in this order. Readers that can use it
+   * (Slipstream's open-ahead) fetch the first bytes of the next files ahead; the others ignore it.
+   */
+  default void readingInOrder(List<FileRef> files) throws IOException {}
+
   /** Opens an object whose length and ETag are known, as a task does: no HEAD request. */
   ObjectStream open(FileRef file) throws IOException;
 

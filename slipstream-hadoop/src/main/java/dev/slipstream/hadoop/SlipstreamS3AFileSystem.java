@@ -4,6 +4,7 @@
 package dev.slipstream.hadoop;
 
 import dev.slipstream.ConfigKey;
+import dev.slipstream.ObjectRef;
 import dev.slipstream.OpenOptions;
 import dev.slipstream.ReadPolicy;
 import dev.slipstream.ReadStatistics;
@@ -14,7 +15,9 @@ import dev.slipstream.SlipstreamInputStream;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -55,6 +58,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   private VectoredReads vectoredReads;
   private ReadPolicy defaultPolicy;
   private FlatListing flatListing;
+  private ListingOrder listingOrder;
 
   @Override
   public void initialize(URI name, Configuration conf) throws IOException {
@@ -76,6 +80,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     boolean cse = getS3EncryptionAlgorithm() != null && getS3EncryptionAlgorithm().name().startsWith("CSE");
     boolean requesterPays = conf.getBoolean("fs.s3a.requester.pays.enabled", false);
     this.flatListing = cse || requesterPays ? null : new FlatListing(this, slipstream.lister(), getBucket());
+    this.listingOrder = new ListingOrder(ListingOrder.DEFAULT_CAPACITY, this::objectRef);
     if (ANNOUNCED.compareAndSet(false, true)) {
       LOG.info("Slipstream read path enabled for s3a:// (first bucket: {}): {} KiB blocks, up to {} prefetched,"
           + " {} MiB JVM-wide memory budget", getBucket(), slipstreamConfig.blockSize() >> 10,
@@ -178,8 +183,9 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
         throw new FileNotFoundException("Can't open " + path + " because it is a directory");
       }
       length = status.getLen();
-      if (status instanceof EtagSource tagged) {
-        etag = tagged.getEtag(); // S3AFileStatus and S3ALocatedFileStatus, as listings give them
+      // S3AFileStatus from getFileStatus/listStatus, S3ALocatedFileStatus from listFiles: both carry it.
+      if (status instanceof EtagSource e && e.getEtag() != null && !e.getEtag().isBlank()) {
+        etag = e.getEtag();
       }
     }
     if (key.isEmpty()) {
@@ -196,9 +202,87 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     }
     OpenOptions open = OpenOptions.NONE.withLength(length).withEtag(etag)
         .withPolicy(options.policy()).withSplitEnd(options.splitEnd());
-    SlipstreamInputStream in = slipstream.open(new S3Location(getBucket(), key), open);
+    S3Location location = new S3Location(getBucket(), key);
+    SlipstreamInputStream in = slipstream.open(location, open);
+    // After the open, which took this file's prepared block: the next files of its listing, if any.
+    hintNext(listingOrder.after(location, slipstreamConfig.openAheadFiles()));
     statistics.incrementReadOps(1);
     return new FSDataInputStream(new SlipstreamFSInputStream(in, statistics, vectoredReads));
+  }
+
+  // ---- open-ahead ----------------------------------------------------------------------------
+
+  /**
+   * Open-ahead for a caller that knows which files it will read, in this order (a task's split of small
+   * files): the first block of the first {@code fs.slipstream.openahead.files} is fetched now, and
+   * opening file {@code i} (with {@code open} or {@code openFile}) fetches the first blocks of the files
+   * after it. Bytes are fetched ahead with free memory only; a file opened as another version than its
+   * status names (or whose ETag is unknown at open) is read from S3 as usual, never from a prepared
+   * block. Counted in {@link #getSlipstreamStatistics()} as {@code open_ahead_*}.
+   */
+  public void readingInOrder(List<? extends FileStatus> files) {
+    listingOrder.listed(files.toArray(new FileStatus[0]));
+    List<ObjectRef> first = new ArrayList<>();
+    for (FileStatus f : files) {
+      ObjectRef ref = f.isFile() ? objectRef(f) : null;
+      if (ref != null && first.size() < slipstreamConfig.openAheadFiles()) {
+        first.add(ref);
+      }
+    }
+    hintNext(first);
+  }
+
+  /**
+   * Open-ahead: the caller will open {@code next} soon, nearest first. The first block of each (up to
+   * {@code fs.slipstream.openahead.files}) is fetched now; see {@link #readingInOrder}.
+   */
+  public void hintNextFiles(List<? extends FileStatus> next) {
+    List<ObjectRef> refs = new ArrayList<>();
+    for (FileStatus f : next) {
+      ObjectRef ref = f.isFile() ? objectRef(f) : null;
+      if (ref != null) {
+        refs.add(ref);
+      }
+    }
+    hintNext(refs);
+  }
+
+  /**
+   * For the listing code: call with every listing returned whole ({@code listStatus}), so that opening
+   * one of its files fetches the next ones ahead (see {@link ListingOrder}).
+   */
+  void listed(FileStatus[] statuses) {
+    listingOrder.listed(statuses);
+  }
+
+  /**
+   * For the listing code: a listing handed out one status at a time ({@code listFiles},
+   * {@code listLocatedStatus}); call {@link ListingOrder.Listing#listed} with each status as it is
+   * returned.
+   */
+  ListingOrder.Listing newListing() {
+    return listingOrder.newListing();
+  }
+
+  private void hintNext(List<ObjectRef> refs) {
+    if (!refs.isEmpty() && slipstream != null) {
+      slipstream.hintNext(refs);
+    }
+  }
+
+  /** A file status of this bucket as the core names it, with its ETag when the status carries one. */
+  private ObjectRef objectRef(FileStatus status) {
+    Path path = qualify(status.getPath());
+    if (!getBucket().equals(path.toUri().getHost())) {
+      return null;
+    }
+    String key = pathToKey(path);
+    if (key.isEmpty() || key.endsWith("/")) {
+      return null;
+    }
+    String etag = status instanceof EtagSource e ? e.getEtag() : null;
+    return new ObjectRef(new S3Location(getBucket(), key), status.getLen(),
+        etag == null || etag.isBlank() ? null : etag);
   }
 
   private void checkOpen(Path path) throws IOException {

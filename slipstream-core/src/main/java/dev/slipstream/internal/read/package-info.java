@@ -12,5 +12,9 @@
  * waits for memory; a block's buffer is released only when its reference count reaches zero; every
  * request of the stream has a cancel token in the stream's in-flight set until it ends, so
  * {@code close()} can abort them all and wait for them.
+ *
+ * <p>{@link dev.slipstream.internal.read.OpenAhead}, one per client, fetches the first block of the objects
+ * a caller names as coming next; a stream opened for the same object, length and ETag adopts that block
+ * ({@code ObjectReader.adopt}) before its first read. See its class comment for the block's lifecycle.
  */
 package dev.slipstream.internal.read;

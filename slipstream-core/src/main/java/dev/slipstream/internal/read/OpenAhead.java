@@ -1,0 +1,407 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.read;
+
+import dev.slipstream.Counter;
+import dev.slipstream.ObjectRef;
+import dev.slipstream.ReadStatistics;
+import dev.slipstream.ReadingOrder;
+import dev.slipstream.S3Location;
+import dev.slipstream.internal.block.Block;
+import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.fetch.BlockFetcher;
+import dev.slipstream.internal.fetch.CancelToken;
+import dev.slipstream.internal.fetch.ObjectHandle;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Open-ahead: the first block of each object the caller names as coming next is fetched before the
+ * object is opened, so that a task reading many small files does not pay a request's first-byte
+ * latency on every open. Bytes are fetched ahead, never connections held open: S3 times out a request
+ * opened but not read (DESIGN.md section 2).
+ *
+ * <p><b>Lifecycle of a prepared block.</b> {@link #hint} creates block 0 of a hinted object holding the
+ * owner's reference (kept by this class) and the fetch's pin, in a buffer from
+ * {@link BufferPool#tryAcquire} (never waits, never evicts; when memory is short the object is skipped,
+ * and counted), and submits it as a prefetch. The block then ends in exactly one of two ways:
+ * <ul>
+ *   <li><b>used</b>: {@link #take} hands it, owner reference included, to the stream that opens the same
+ *       object, length and version, which adopts it ({@link ObjectReader#adopt}) before its first read;</li>
+ *   <li><b>wasted</b>: it is dropped (fetch cancelled, owner reference released, buffer back once the
+ *       fetch has ended) when newer hints push it out of the {@code openahead.files} most recent, when it
+ *       sat unused for {@link #MAX_IDLE_NANOS}, when its object is opened as another version or without a
+ *       known ETag, when its fetch failed, when the pool evicted it (a fetched, unopened block is idle
+ *       memory any reader may take back), or when the client closes.</li>
+ * </ul>
+ *
+ * <p><b>Never wrong bytes.</b> The fetch runs under its own {@link ObjectHandle} with the length and ETag
+ * of the hint, so every GET carries {@code If-Match} and a response of another version fails the block.
+ * A block is handed over only if the opener's length equals the hint's and the opener's ETag (given, or
+ * from its HEAD) equals the version the block holds: the hint's ETag, or, for a hint without one, the
+ * ETag its response pinned (so such a block can only be handed over once fetched). An opener without a
+ * known ETag never gets a prepared block. So if the object is overwritten after its first block was
+ * fetched as version A, a stream opened for A reads A's bytes, and its next GET (If-Match A) fails with
+ * {@code ObjectChangedException}: the listed version or a clear error, never a mix; a stream that learns
+ * the new ETag reads the new version from S3.
+ *
+ * <p>Threads: none of its own. Fetches run on the shared executor; dropping stale entries happens on
+ * the caller's thread at the next hint or open.
+ */
+public final class OpenAhead implements AutoCloseable {
+  /** A prepared block unopened for this long is dropped at the next hint or open. */
+  static final long MAX_IDLE_NANOS = 30_000_000_000L;
+  /** Reading orders remembered at once; the oldest is forgotten beyond this. */
+  static final int MAX_ORDERS = 16;
+
+  private final BufferPool pool;
+  private final BlockFetcher fetcher;
+  private final int blockSize;
+  private final int maxFiles;
+  private final long memoryCap;
+  private final long closeWaitMillis;
+  private final ReadStatistics stats;
+  private final ReentrantLock lock = new ReentrantLock();
+  /** Prepared blocks by object, oldest first. Guarded by {@code lock}. */
+  private final LinkedHashMap<S3Location, Prepared> prepared = new LinkedHashMap<>();
+  /** Reading orders, oldest first. Guarded by {@code lock}. */
+  private final ArrayDeque<Order> orders = new ArrayDeque<>();
+  /** Fetches started here that have not ended (handed-over blocks included, until their fetch ends). */
+  private final Set<CancelToken> inFlight = ConcurrentHashMap.newKeySet();
+  /** Bytes of buffers held by prepared blocks not yet handed over. Guarded by {@code lock}. */
+  private long heldBytes;
+  private boolean closed;
+
+  /**
+   * @param maxFiles most objects prepared at once ({@code openahead.files}); 0 disables open-ahead
+   * @param stats where open-ahead counts, and where the GETs of its fetches are counted
+   * @param closeWaitMillis how long {@link #close()} waits for cancelled fetches to end
+   */
+  public OpenAhead(BufferPool pool, BlockFetcher fetcher, int blockSize, int maxFiles, ReadStatistics stats,
+      long closeWaitMillis) {
+    this.pool = pool;
+    this.fetcher = fetcher;
+    this.blockSize = blockSize;
+    this.maxFiles = maxFiles;
+    // Prepared blocks must not crowd out the prefetch of the streams being read: they take free memory
+    // only, and at most a quarter of the budget.
+    this.memoryCap = pool.budget() / 4;
+    this.stats = stats;
+    this.closeWaitMillis = closeWaitMillis;
+  }
+
+  /**
+   * Starts fetching the first block of each of {@code next}, nearest first, up to {@code openahead.files}
+   * of them; objects already prepared (same length and version) are kept and count as recently hinted.
+   */
+  public void hint(List<ObjectRef> next) {
+    if (maxFiles == 0 || next.isEmpty()) {
+      return;
+    }
+    List<Prepared> started = new ArrayList<>();
+    List<Prepared> dropped = new ArrayList<>();
+    lock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      expire(dropped);
+      int n = Math.min(next.size(), maxFiles);
+      for (int i = 0; i < n; i++) {
+        ObjectRef ref = next.get(i);
+        if (ref.length() == 0) {
+          continue; // nothing to fetch: opening it costs no request anyway
+        }
+        Prepared p = prepared.remove(ref.location());
+        if (p != null) {
+          if (p.ref.length() == ref.length() && sameEtag(p.ref.etag(), ref.etag())) {
+            prepared.put(ref.location(), p); // kept, now the most recent
+            continue;
+          }
+          remove(p, dropped); // another version is hinted now
+        }
+        // Room first: the oldest hints give way to the nearest ones.
+        while (prepared.size() >= maxFiles) {
+          remove(prepared.values().iterator().next(), dropped);
+        }
+        int len = (int) Math.min(blockSize, ref.length());
+        int size = bufferSize(ref.length(), len);
+        byte[] buffer = heldBytes + size <= memoryCap ? pool.tryAcquire(size) : null;
+        if (buffer == null) {
+          stats.increment(Counter.OPEN_AHEAD_SKIPPED_MEMORY);
+          continue;
+        }
+        // Owner (this class, then the stream that adopts it) + the fetch's pin.
+        Block block = new Block(0, 0, buffer, len, false, pool, stats, 1);
+        ObjectHandle handle = new ObjectHandle(ref.location(), ref.length(), true, ref.etag(), stats);
+        p = new Prepared(ref, block, handle, new CancelToken(BlockCancelledException::new), System.nanoTime());
+        prepared.put(ref.location(), p);
+        heldBytes += size;
+        started.add(p);
+      }
+    } finally {
+      lock.unlock();
+    }
+    release(dropped);
+    for (Prepared p : started) {
+      // Outside the lock: a drop that came first has already asked for the cancel, which the submit honours.
+      inFlight.add(p.token);
+      stats.increment(Counter.OPEN_AHEAD_STARTED);
+      fetcher.submit(p.handle, p.block, false, p.token, () -> inFlight.remove(p.token));
+    }
+  }
+
+  /**
+   * The prepared first block of {@code location}, if it holds the version the caller opens: same length,
+   * and {@code etag} (the opener's, non-null) equal to the block's version. The block comes with the
+   * owner's reference, which passes to the caller, and one extra pin (so the pool cannot evict it in
+   * between) that the caller drops after adopting it. Any other prepared block of {@code location} is
+   * dropped, never served. Null if there is none to hand over.
+   */
+  public Block take(S3Location location, long length, String etag) {
+    Prepared p;
+    List<Prepared> dropped = new ArrayList<>();
+    lock.lock();
+    try {
+      if (closed) {
+        return null;
+      }
+      p = prepared.remove(location);
+      if (p != null) {
+        heldBytes -= bufferSize(p.ref.length(), p.block.length());
+      }
+      expire(dropped);
+    } finally {
+      lock.unlock();
+    }
+    release(dropped);
+    if (p == null) {
+      return null;
+    }
+    if (!matches(p, length, etag) || !p.block.tryPin()) {
+      // Another version, no ETag to check against, a failed fetch, or evicted by the pool.
+      drop(p);
+      return null;
+    }
+    stats.increment(Counter.OPEN_AHEAD_USED);
+    return p.block;
+  }
+
+  private boolean matches(Prepared p, long length, String etag) {
+    if (etag == null || p.ref.length() != length) {
+      return false;
+    }
+    Block b = p.block;
+    if (b.isDone() && !b.isReady()) {
+      return false; // failed: the stream fetches the block itself, with its own retries
+    }
+    if (p.ref.etag() != null) {
+      // The fetch carries If-Match on the hint's ETag: its bytes are that version's or it fails.
+      return sameEtag(p.ref.etag(), etag);
+    }
+    // The version is the response's: only known, and only checkable, once the block has arrived.
+    return b.isReady() && sameEtag(p.handle.etag(), etag);
+  }
+
+  /**
+   * Starts remembering {@code files} as the order the caller reads them in: opening file {@code i}
+   * hints files {@code i+1 .. i+openahead.files}. The first ones are hinted now.
+   */
+  public ReadingOrder readingInOrder(List<ObjectRef> files) {
+    Order order = new Order(List.copyOf(files));
+    if (maxFiles == 0 || files.isEmpty()) {
+      return order;
+    }
+    List<Order> forgotten = new ArrayList<>();
+    lock.lock();
+    try {
+      if (closed) {
+        return order;
+      }
+      orders.addLast(order);
+      while (orders.size() > MAX_ORDERS) {
+        forgotten.add(orders.pollFirst());
+      }
+    } finally {
+      lock.unlock();
+    }
+    hint(order.files.subList(0, Math.min(maxFiles, order.files.size())));
+    return order;
+  }
+
+  /** {@code location} was opened: hints the objects that follow it in the reading orders naming it. */
+  public void opened(S3Location location) {
+    if (maxFiles == 0) {
+      return;
+    }
+    List<ObjectRef> next = null;
+    lock.lock();
+    try {
+      for (Iterator<Order> it = orders.iterator(); it.hasNext(); ) {
+        Order o = it.next();
+        Integer i = o.index.get(location);
+        if (i == null) {
+          continue;
+        }
+        if (i == o.files.size() - 1) {
+          it.remove(); // its last object: nothing left to hint
+        }
+        if (next == null) {
+          next = o.files.subList(i + 1, Math.min(o.files.size(), i + 1 + maxFiles));
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (next != null && !next.isEmpty()) {
+      hint(next);
+    }
+  }
+
+  /** Fetches started here that have not ended yet (for tests and diagnostics). */
+  public int fetchesInFlight() {
+    return inFlight.size();
+  }
+
+  /** Objects prepared now (for tests and diagnostics). */
+  public int preparedCount() {
+    lock.lock();
+    try {
+      return prepared.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Drops every prepared block, cancels every fetch started here and waits, bounded, until they have
+   * ended, so that no request outlives the client. Hints after this are ignored.
+   */
+  @Override
+  public void close() {
+    List<Prepared> dropped = new ArrayList<>();
+    lock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      orders.clear();
+      for (Prepared p : List.copyOf(prepared.values())) {
+        remove(p, dropped);
+      }
+    } finally {
+      lock.unlock();
+    }
+    release(dropped);
+    long deadline = System.nanoTime() + closeWaitMillis * 1_000_000L;
+    while (!inFlight.isEmpty() && System.nanoTime() < deadline) {
+      for (CancelToken t : inFlight) {
+        t.cancel();
+      }
+      try {
+        Thread.sleep(1);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  // ---- internals -----------------------------------------------------------------------------
+
+  /** Takes {@code p} out of the map; the caller drops it after unlocking. */
+  private void remove(Prepared p, List<Prepared> dropped) {
+    if (prepared.remove(p.ref.location(), p)) {
+      heldBytes -= bufferSize(p.ref.length(), p.block.length());
+      dropped.add(p);
+    }
+  }
+
+  /** Removes prepared blocks unopened for too long. */
+  private void expire(List<Prepared> dropped) {
+    long now = System.nanoTime();
+    for (Prepared p : List.copyOf(prepared.values())) {
+      if (now - p.createdNanos > MAX_IDLE_NANOS) {
+        remove(p, dropped);
+      }
+    }
+  }
+
+  private void release(List<Prepared> dropped) {
+    for (Prepared p : dropped) {
+      drop(p);
+    }
+  }
+
+  /** Cancels the fetch if it is still running and releases the owner's reference: counted as wasted. */
+  private void drop(Prepared p) {
+    if (!p.block.isDone()) {
+      p.block.cancel();
+    }
+    p.block.releaseOwner(); // a no-op if the pool evicted it first
+    stats.increment(Counter.OPEN_AHEAD_WASTED);
+  }
+
+  /** As {@link ObjectReader} sizes the buffer of a block: 64 KiB multiples for objects under a block. */
+  private int bufferSize(long objectLength, int blockLength) {
+    if (objectLength >= blockSize) {
+      return blockSize;
+    }
+    int unit = 64 * 1024;
+    return (int) Math.min(blockSize, ((long) blockLength + unit - 1) / unit * unit);
+  }
+
+  static boolean sameEtag(String a, String b) {
+    return a != null && b != null && unquote(a).equals(unquote(b));
+  }
+
+  private static String unquote(String etag) {
+    return etag.length() >= 2 && etag.startsWith("\"") && etag.endsWith("\"") ? etag.substring(1, etag.length() - 1)
+        : etag;
+  }
+
+  /** One prepared first block. */
+  private record Prepared(ObjectRef ref, Block block, ObjectHandle handle, CancelToken token, long createdNanos) {}
+
+  /** A declared reading order: its objects, and where each stands in it. */
+  private final class Order implements ReadingOrder {
+    final List<ObjectRef> files;
+    final Map<S3Location, Integer> index = new HashMap<>();
+
+    Order(List<ObjectRef> files) {
+      this.files = files;
+      for (int i = 0; i < files.size(); i++) {
+        index.putIfAbsent(files.get(i).location(), i);
+      }
+    }
+
+    @Override
+    public void close() {
+      List<Prepared> dropped = new ArrayList<>();
+      lock.lock();
+      try {
+        if (!orders.remove(this)) {
+          return;
+        }
+        for (Prepared p : List.copyOf(prepared.values())) {
+          if (index.containsKey(p.ref.location())) {
+            remove(p, dropped);
+          }
+        }
+      } finally {
+        lock.unlock();
+      }
+      release(dropped);
+    }
+  }
+}

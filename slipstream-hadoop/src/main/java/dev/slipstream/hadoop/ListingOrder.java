@@ -1,0 +1,153 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.hadoop;
+
+import dev.slipstream.ObjectRef;
+import dev.slipstream.S3Location;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.hadoop.fs.FileStatus;
+
+/**
+ * The files this FileSystem recently handed out in listings, in listing order, so that opening one of
+ * them can name the next ones to open-ahead: a task that reads the files of a listing one after another
+ * then finds each next file's first block already fetched.
+ *
+ * <p>Each listing call keeps its own order ({@link #newListing()}), so listings made at the same time by
+ * several threads do not interleave. A path listed again takes its place in the newer listing. Memory is
+ * bounded: at most {@code capacity} files are remembered in all; beyond that the oldest listings are
+ * forgotten (or, for a single listing larger than that, its first files), and at most
+ * {@link #MAX_LISTINGS} listings are kept. A wrong guess costs one
+ * bounded, counted fetch; never a wrong byte (the core serves a prepared block only for the version
+ * the stream opens). Thread-safe.
+ */
+final class ListingOrder {
+  /** Files remembered when the FileSystem does not say otherwise: a few MiB at most. */
+  static final int DEFAULT_CAPACITY = 10_000;
+  /** Listings remembered, empty ones included; the oldest are forgotten beyond this. */
+  static final int MAX_LISTINGS = 1_000;
+
+  private final int capacity;
+  private final Function<FileStatus, ObjectRef> toRef;
+  /** Listings, oldest first. Guarded by {@code this}. */
+  private final ArrayDeque<Listing> listings = new ArrayDeque<>();
+  /** Where each remembered file stands. Guarded by {@code this}. */
+  private final Map<S3Location, Position> where = new HashMap<>();
+  private int total;
+
+  /**
+   * @param toRef a listed status as an object reference, or null for what cannot be opened ahead
+   *     (directories, other buckets)
+   */
+  ListingOrder(int capacity, Function<FileStatus, ObjectRef> toRef) {
+    if (capacity < 1) {
+      throw new IllegalArgumentException("capacity must be positive: " + capacity);
+    }
+    this.capacity = capacity;
+    this.toRef = toRef;
+  }
+
+  /**
+   * A new listing: call {@link Listing#listed} for every status it hands out, in order (e.g. from the
+   * {@code RemoteIterator} of {@code listFiles}, as each one is returned).
+   */
+  Listing newListing() {
+    Listing l = new Listing();
+    synchronized (this) {
+      listings.addLast(l);
+      while (listings.size() > MAX_LISTINGS) {
+        forget(listings.pollFirst());
+      }
+    }
+    return l;
+  }
+
+  /** A whole listing at once, e.g. the result of {@code listStatus}. */
+  void listed(FileStatus[] statuses) {
+    Listing l = newListing();
+    for (FileStatus s : statuses) {
+      l.listed(s);
+    }
+  }
+
+  /** Up to {@code k} files listed right after {@code location} in its latest listing; empty if unknown. */
+  synchronized List<ObjectRef> after(S3Location location, int k) {
+    Position p = where.get(location);
+    if (p == null || k <= 0) {
+      return List.of();
+    }
+    List<ObjectRef> refs = p.listing.refs;
+    int from = p.index - p.listing.trimmed + 1;
+    if (from < 0) {
+      return List.of();
+    }
+    return List.copyOf(refs.subList(Math.min(from, refs.size()), Math.min(refs.size(), from + k)));
+  }
+
+  /** Files remembered now. */
+  synchronized int size() {
+    return total;
+  }
+
+  private synchronized void add(Listing l, ObjectRef ref) {
+    if (!l.live) {
+      return; // forgotten already: nothing more to remember for it
+    }
+    l.refs.add(ref);
+    where.put(ref.location(), new Position(l, l.trimmed + l.refs.size() - 1));
+    total++;
+    while (total > capacity) {
+      if (listings.peekFirst() == l) {
+        trimFront(l, Math.max(1, l.refs.size() / 2)); // the oldest left is this one: forget its first half
+      } else {
+        forget(listings.pollFirst());
+      }
+    }
+  }
+
+  private void forget(Listing l) {
+    l.live = false;
+    trimFront(l, l.refs.size());
+  }
+
+  private void trimFront(Listing l, int n) {
+    for (int i = 0; i < n; i++) {
+      ObjectRef r = l.refs.get(i);
+      Position p = where.get(r.location());
+      if (p != null && p.listing == l && p.index == l.trimmed + i) {
+        where.remove(r.location());
+      }
+    }
+    l.refs.subList(0, n).clear();
+    l.trimmed += n;
+    total -= n;
+  }
+
+  /** One listing call's files, in the order they were handed out. */
+  final class Listing {
+    private final List<ObjectRef> refs = new ArrayList<>();
+    /** Files dropped from the front to keep within capacity. */
+    private int trimmed;
+    private boolean live = true;
+
+    private Listing() {}
+
+    /** The listing handed out {@code status}. Directories and empty files are not remembered. */
+    void listed(FileStatus status) {
+      if (status == null || !status.isFile() || status.getLen() == 0) {
+        return;
+      }
+      ObjectRef ref = toRef.apply(status);
+      if (ref != null) {
+        add(this, ref);
+      }
+    }
+  }
+
+  private record Position(Listing listing, int index) {}
+}
