@@ -211,6 +211,9 @@ public final class Slipstream implements AutoCloseable {
       return;
     }
     openAhead.close(); // first: its fetches end while the S3 client is still there
+    if (diskCache != null && !diskCache.awaitIdle(10_000)) {
+      LOG.warn("Slipstream: the disk cache {} still had blocks to write 10 s after close", diskCache.directory());
+    }
     ranges.close();
     lister.close();
     store.close();

@@ -132,13 +132,22 @@ public final class DiskCache {
 
   /** Waits, at most {@code millis}, until no cache of this JVM has a write pending; true if none has. */
   public static boolean awaitWrites(long millis) {
+    return await(millis, () -> {
+      synchronized (OPEN) {
+        return OPEN.values().stream().allMatch(c -> c.pending.get() == 0);
+      }
+    });
+  }
+
+  /** Waits, at most {@code millis}, until this cache has no write pending; true if it has none. */
+  public boolean awaitIdle(long millis) {
+    return await(millis, () -> pending.get() == 0);
+  }
+
+  private static boolean await(long millis, java.util.function.BooleanSupplier idleNow) {
     long deadline = System.nanoTime() + millis * 1_000_000L;
     while (true) {
-      boolean idle;
-      synchronized (OPEN) {
-        idle = OPEN.values().stream().allMatch(c -> c.pending.get() == 0);
-      }
-      if (idle) {
+      if (idleNow.getAsBoolean()) {
         return true;
       }
       if (System.nanoTime() > deadline) {

@@ -90,6 +90,8 @@ public final class ObjectReader extends SlipstreamInputStream {
   private long pos;
   /** Bytes fetched by the last small stream read after a jump, beyond what it asked for; or null. */
   private volatile Block ahead;
+  /** A block fetched before this stream was opened (open-ahead), or null. */
+  private volatile Block adopted;
   /** The object's tail, fetched when a stream read first jumped into it; or null. */
   private volatile Block tail;
 
@@ -149,6 +151,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       return;
     }
     lastUse.put(b, clock.incrementAndGet());
+    adopted = b; // its fetch is not one of this stream's requests: close() waits for it separately
   }
 
   // ---- sequential API ------------------------------------------------------------------------
@@ -775,6 +778,10 @@ public final class ObjectReader extends SlipstreamInputStream {
       drop(e.getKey(), e.getValue(), true);
     }
     awaitEnd(inFlight);
+    Block a = adopted;
+    if (a != null && !a.awaitFetchEnd(closeWaitMillis)) {
+      LOG.warn("{}: a block fetched ahead was still being fetched {} ms after close", h.location(), closeWaitMillis);
+    }
     releaseSpans();
   }
 
