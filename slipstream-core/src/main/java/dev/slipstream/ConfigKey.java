@@ -54,6 +54,10 @@ public enum ConfigKey {
   LIST_PARALLELISM("list.parallelism", Type.INT, "4",
       "Key ranges one listing is split into and listed in parallel, once it proves longer than one page "
           + "(1,000 keys); each range costs at most one extra LIST. 1 lists sequentially."),
+  LIST_REUSE_TTL("list.reuse.ttl", Type.DURATION, "30s",
+      "Hadoop: how long the directories a globStatus listed flat are answered from that listing (once each) "
+          + "when listStatus/listLocatedStatus asks for them next, as FileInputFormat does. 0 turns flat "
+          + "globbing and the reuse off: every call is S3A's."),
   ENDPOINT("endpoint", Type.STRING, null,
       "S3 endpoint URI, e.g. http://127.0.0.1:9000 for MinIO. Default: AWS S3 for the region."),
   REGION("region", Type.STRING, null,
