@@ -58,6 +58,10 @@ public enum ConfigKey {
       "Open-ahead: most objects whose first block is fetched before they are opened, per client, when the "
           + "caller names the files it reads next (a hint, a declared reading order, or Hadoop's listing "
           + "order). Only free memory is used, at most a quarter of memory.max. 0 disables it."),
+  LIST_REUSE_TTL("list.reuse.ttl", Type.DURATION, "30s",
+      "Hadoop: how long the directories a globStatus listed flat are answered from that listing (once each) "
+          + "when listStatus/listLocatedStatus asks for them next, as FileInputFormat does. 0 turns flat "
+          + "globbing and the reuse off: every call is S3A's."),
   ENDPOINT("endpoint", Type.STRING, null,
       "S3 endpoint URI, e.g. http://127.0.0.1:9000 for MinIO. Default: AWS S3 for the region."),
   REGION("region", Type.STRING, null,

@@ -55,6 +55,7 @@ public final class SlipstreamConfig {
     ALL
   }
   private final int listParallelism;
+  private final Duration listReuseTtl;
 
   private SlipstreamConfig(String prefix, Map<ConfigKey, String> raw) {
     this.prefix = prefix;
@@ -105,6 +106,7 @@ public final class SlipstreamConfig {
     this.cacheMinFree = fraction(ConfigKey.CACHE_DISK_MIN_FREE);
     this.cacheClearOnStart = bool(ConfigKey.CACHE_DISK_CLEAR_ON_START);
     this.listParallelism = intValue(ConfigKey.LIST_PARALLELISM, 1, 64);
+    this.listReuseTtl = duration(ConfigKey.LIST_REUSE_TTL);
     if (get(ConfigKey.ACCESS_KEY).isPresent() != get(ConfigKey.SECRET_KEY).isPresent()) {
       throw new IllegalArgumentException(prefix + ConfigKey.ACCESS_KEY.key() + " and " + prefix
           + ConfigKey.SECRET_KEY.key() + " must be set together");
@@ -204,6 +206,11 @@ public final class SlipstreamConfig {
   /** Most objects fetched ahead of being opened ({@code openahead.files}); 0 if open-ahead is off. */
   public int openAheadFiles() {
     return openAheadFiles;
+  }
+
+  /** How long a glob's flat listing answers the listings of its directories ({@code list.reuse.ttl}; 0: off). */
+  public Duration listReuseTtl() {
+    return listReuseTtl;
   }
 
   public Optional<URI> endpoint() {

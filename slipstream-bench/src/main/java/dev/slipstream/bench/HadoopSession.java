@@ -75,6 +75,31 @@ final class HadoopSession implements ReadSession {
   }
 
   @Override
+  public List<FileRef> listInputGlob(String glob) throws IOException {
+    // FileInputFormat.singleThreadedListStatus's calls, on this session's FileSystem instance
+    org.apache.hadoop.fs.PathFilter hidden = p -> !p.getName().startsWith("_") && !p.getName().startsWith(".");
+    FileStatus[] matches = fs.globStatus(new Path(root, glob), hidden);
+    if (matches == null || matches.length == 0) {
+      throw new IOException("Input Pattern " + glob + " matches 0 files");
+    }
+    List<FileRef> files = new ArrayList<>();
+    for (FileStatus m : matches) {
+      if (!m.isDirectory()) {
+        files.add(ref(m.getPath().toUri().getPath().substring(1), m));
+        continue;
+      }
+      RemoteIterator<LocatedFileStatus> it = fs.listLocatedStatus(m.getPath());
+      while (it.hasNext()) {
+        LocatedFileStatus st = it.next();
+        if (st.isFile() && hidden.accept(st.getPath())) {
+          files.add(ref(st.getPath().toUri().getPath().substring(1), st));
+        }
+      }
+    }
+    return files;
+  }
+
+  @Override
   public List<FileRef> listRecursive(String prefix) throws IOException {
     List<FileRef> files = new ArrayList<>();
     RemoteIterator<LocatedFileStatus> it = fs.listFiles(new Path(root, prefix), true);

@@ -20,6 +20,12 @@ import java.util.Map;
  *       {@code listStatus(Path[])} as a job's input format hands it its input directories. S3A lists them
  *       one directory after another on one thread (at least one LIST each); Slipstream lists their parent
  *       once, merge-joined against them, in parallel key ranges.
+ *   <li>{@value #GLOB}: the same files through FileInputFormat's default (one thread) listing of the
+ *       input glob {@code listing/parts/date=*}: {@code globStatus(glob, hiddenFileFilter)}, then
+ *       {@code listLocatedStatus} of every directory matched (the calls of
+ *       {@code FileInputFormat.singleThreadedListStatus}, made on the reader's FileSystem). S3A: one
+ *       listing of {@code parts/}, then one per directory; Slipstream: one flat listing of
+ *       {@code parts/date=} in parallel key ranges, the directories answered from it.
  *   <li>{@value #RECURSIVE}: every file under {@code listing/} (tree and flat prefix) through
  *       {@code listFiles(path, true)}: S3A's one flat listing, page after page, against Slipstream's
  *       flat listing cut into parallel key ranges.
@@ -32,26 +38,35 @@ import java.util.Map;
  */
 final class ListingWorkload implements Workload {
   static final String DIRECTORIES = "listing";
+  static final String GLOB = "listing-glob";
   static final String RECURSIVE = "listing-recursive";
   static final String ROOT = "listing/";
   static final int FILES_PER_DIRECTORY = 6;
 
+  private final String name;
   private final boolean recursive;
   private final Map<String, Integer> partitionFiles = new LinkedHashMap<>();
   private final Map<String, Integer> allFiles = new LinkedHashMap<>();
   private final List<String> directories = new ArrayList<>();
 
-  ListingWorkload(boolean recursive) {
-    this.recursive = recursive;
+  ListingWorkload(String name) {
+    this.name = name;
+    this.recursive = name.equals(RECURSIVE);
   }
 
   @Override
   public String name() {
-    return recursive ? RECURSIVE : DIRECTORIES;
+    return name;
   }
 
   @Override
   public String description() {
+    if (name.equals(GLOB)) {
+      return "FileInputFormat's one-thread listing of the input glob " + ROOT + "parts/date=* ("
+          + directories.size() + " directories of " + FILES_PER_DIRECTORY + " small files): globStatus(glob, "
+          + "hiddenFileFilter), then listLocatedStatus of each directory matched; MB/s = bytes of the files "
+          + "listed per second";
+    }
     return recursive
         ? "listFiles(recursive) of " + allFiles.size() + " small files: " + directories.size() + " partition"
             + " directories of " + FILES_PER_DIRECTORY + " and " + (allFiles.size() - partitionFiles.size())
@@ -62,6 +77,9 @@ final class ListingWorkload implements Workload {
 
   @Override
   public String notApplicable(String reader) {
+    if (name.equals(GLOB) && reader.equals(Readers.SLIPSTREAM_CORE)) {
+      return "a Hadoop FileSystem call: the core API has no glob";
+    }
     if (reader.equals(Readers.S3A_PREFETCH) || reader.equals(Readers.S3A_ANALYTICS)) {
       return "lists exactly as " + Readers.S3A_CLASSIC + ": S3A's input streams play no part in listing";
     }
@@ -94,7 +112,12 @@ final class ListingWorkload implements Workload {
     return new Run() {
       @Override
       public long execute() throws IOException {
-        List<FileRef> files = recursive ? session.listRecursive(ROOT) : session.listDirectories(directories);
+        List<FileRef> files = recursive ? session.listRecursive(ROOT)
+            : name.equals(GLOB) ? session.listInputGlob(ROOT + "parts/date=*")
+            : session.listDirectories(directories);
+        if (files == null) {
+          throw new IOException(name + " needs a Hadoop FileSystem");
+        }
         long bytes = 0;
         for (FileRef f : files) {
           listed.merge(f.key(), f.length(), (a, b) -> -1L); // -1: listed twice

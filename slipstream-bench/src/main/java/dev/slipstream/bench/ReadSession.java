@@ -27,6 +27,15 @@ interface ReadSession extends Closeable {
    */
   List<FileRef> listDirectories(List<String> directories) throws IOException;
 
+  /**
+   * The files of an input glob as FileInputFormat lists them with its default single thread: Hadoop's
+   * {@code globStatus(glob, hiddenFileFilter)}, then {@code listLocatedStatus(dir)} of every directory
+   * matched, files whose names start with "_" or "." left out. Null where the reader has no FileSystem.
+   */
+  default List<FileRef> listInputGlob(String glob) throws IOException {
+    return null;
+  }
+
   /** Every file under {@code prefix} (ending in "/"): Hadoop's {@code listFiles(path, true)}. */
   List<FileRef> listRecursive(String prefix) throws IOException;
 

@@ -12,7 +12,7 @@ import java.util.List;
 final class Workloads {
   private static final List<String> NAMES = List.of(SequentialWorkload.NAME, ParquetWorkload.FULL,
       ParquetWorkload.PROJECTED, RandomWorkload.NAME, SmallFilesWorkload.NAME, ListingWorkload.DIRECTORIES,
-      ListingWorkload.RECURSIVE, ReReadWorkload.FIRST, ReReadWorkload.AGAIN);
+      ListingWorkload.GLOB, ListingWorkload.RECURSIVE, ReReadWorkload.FIRST, ReReadWorkload.AGAIN);
 
   private Workloads() {}
 
@@ -35,8 +35,7 @@ final class Workloads {
       case RandomWorkload.NAME -> new RandomWorkload();
       case ReReadWorkload.FIRST -> new ReReadWorkload(false);
       case ReReadWorkload.AGAIN -> new ReReadWorkload(true);
-      case ListingWorkload.DIRECTORIES -> new ListingWorkload(false);
-      case ListingWorkload.RECURSIVE -> new ListingWorkload(true);
+      case ListingWorkload.DIRECTORIES, ListingWorkload.GLOB, ListingWorkload.RECURSIVE -> new ListingWorkload(name);
       default -> new SmallFilesWorkload();
     };
   }

@@ -78,6 +78,11 @@ class BenchmarkSmokeTest {
     Result mergeJoin = results.row(ListingWorkload.DIRECTORIES, Readers.SLIPSTREAM);
     assertThat(perDirectory.lists()).isGreaterThanOrEqualTo(BenchSizes.smoke().listingDirectories());
     assertThat(mergeJoin.lists()).isLessThan(perDirectory.lists());
+    // FileInputFormat's glob: S3A lists the parent, then every directory; Slipstream one flat listing.
+    Result globS3a = results.row(ListingWorkload.GLOB, Readers.S3A_CLASSIC);
+    Result globSlipstream = results.row(ListingWorkload.GLOB, Readers.SLIPSTREAM);
+    assertThat(globS3a.lists()).isGreaterThan(BenchSizes.smoke().listingDirectories());
+    assertThat(globSlipstream.lists()).isLessThan(globS3a.lists());
     // Small files are listed: at least one LIST per run for every reader.
     results.rows().stream().filter(r -> r.workload().equals(SmallFilesWorkload.NAME))
         .forEach(r -> assertThat(r.lists()).as(r.reader()).isPositive());

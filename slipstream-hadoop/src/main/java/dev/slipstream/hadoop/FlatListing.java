@@ -176,6 +176,32 @@ final class FlatListing {
     return it;
   }
 
+  /** A directory's listing kept from a glob, as S3A's listStatus gives it: files, then subdirectories. */
+  FileStatus[] statuses(ListingReuse.Held held) {
+    long blockSize = fs.getDefaultBlockSize();
+    String owner = fs.getUsername();
+    List<FileStatus> out = new ArrayList<>(held.size());
+    for (ListEntry e : held.files()) {
+      out.add(fileStatus(e, blockSize, owner));
+    }
+    for (String dir : held.dirs()) {
+      out.add(new S3AFileStatus(Tristate.FALSE, fs.keyToQualifiedPath(dir), owner));
+    }
+    return out.toArray(new FileStatus[0]);
+  }
+
+  /** As {@link #statuses}, as S3A's listLocatedStatus gives it: block locations for files, filtered. */
+  RemoteIterator<LocatedFileStatus> located(ListingReuse.Held held, PathFilter filter) throws IOException {
+    List<LocatedFileStatus> out = new ArrayList<>(held.size());
+    for (FileStatus s : statuses(held)) {
+      if (filter.accept(s.getPath())) {
+        out.add(new S3ALocatedFileStatus((S3AFileStatus) s,
+            s.isFile() ? fs.getFileBlockLocations(s, 0, s.getLen()) : null));
+      }
+    }
+    return org.apache.hadoop.util.functional.RemoteIterators.remoteIteratorFromIterable(out);
+  }
+
   private S3AFileStatus fileStatus(ListEntry e, long blockSize, String owner) {
     long modified = e.lastModified() == null ? 0 : e.lastModified().toEpochMilli();
     return new S3AFileStatus(e.size(), modified, fs.keyToQualifiedPath(e.key()), blockSize, owner, e.etag(), null);

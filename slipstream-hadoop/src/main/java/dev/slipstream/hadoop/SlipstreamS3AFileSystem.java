@@ -16,21 +16,27 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.CreateFlag;
 import org.apache.hadoop.fs.EtagSource;
 import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FSDataOutputStreamBuilder;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.PathFilter;
 import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.hadoop.fs.impl.OpenFileParameters;
+import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.fs.s3a.S3AFileSystem;
+import org.apache.hadoop.util.Progressable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
@@ -59,6 +65,8 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   private ReadPolicy defaultPolicy;
   private FlatListing flatListing;
   private ListingOrder listingOrder;
+  private ListingReuse listingReuse;
+  private FlatGlob flatGlob;
 
   @Override
   public void initialize(URI name, Configuration conf) throws IOException {
@@ -81,6 +89,12 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     boolean requesterPays = conf.getBoolean("fs.s3a.requester.pays.enabled", false);
     this.flatListing = cse || requesterPays ? null : new FlatListing(this, slipstream.lister(), getBucket());
     this.listingOrder = new ListingOrder(ListingOrder.DEFAULT_CAPACITY, this::objectRef);
+    long reuseTtl = slipstreamConfig.listReuseTtl().toNanos();
+    if (flatListing != null && reuseTtl > 0) {
+      int pageKeys = Math.min(1000, Math.max(1, conf.getInt("fs.s3a.paging.maximum", 5000)));
+      this.listingReuse = new ListingReuse(reuseTtl, pageKeys);
+      this.flatGlob = new FlatGlob(this, slipstream.lister(), getBucket(), listingReuse);
+    }
     if (ANNOUNCED.compareAndSet(false, true)) {
       LOG.info("Slipstream read path enabled for s3a:// (first bucket: {}): {} KiB blocks, up to {} prefetched,"
           + " {} MiB JVM-wide memory budget", getBucket(), slipstreamConfig.blockSize() >> 10,
@@ -140,6 +154,105 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
       }
     }
     return super.listFiles(f, recursive);
+  }
+
+  /**
+   * Globber's answer from one flat listing of the pattern's literal prefix rather than a listing per
+   * directory per level; the directories matched are then answered from it by {@link #listStatus(Path)}
+   * and {@link #listLocatedStatus(Path, PathFilter)} for {@code list.reuse.ttl} (see {@link FlatGlob}).
+   * Patterns it cannot serve exactly are S3A's. ({@code globStatus(Path)} comes here through S3A.)
+   */
+  @Override
+  public FileStatus[] globStatus(Path pathPattern, PathFilter filter) throws IOException {
+    FlatGlob glob = flatGlob;
+    if (glob != null) {
+      FileStatus[] result = glob.glob(pathPattern, filter);
+      if (result != null) {
+        return result;
+      }
+    }
+    return super.globStatus(pathPattern, filter);
+  }
+
+  /** A directory a glob just listed is answered from that listing, once; any other is S3A's. */
+  @Override
+  public FileStatus[] listStatus(Path f) throws IOException {
+    ListingReuse.Held held = reused(f);
+    return held != null ? flatListing.statuses(held) : super.listStatus(f);
+  }
+
+  @Override
+  public RemoteIterator<LocatedFileStatus> listLocatedStatus(Path f, PathFilter filter) throws IOException {
+    ListingReuse.Held held = reused(f);
+    return held != null ? flatListing.located(held, filter) : super.listLocatedStatus(f, filter);
+  }
+
+  @Override
+  public RemoteIterator<FileStatus> listStatusIterator(Path p) throws IOException {
+    ListingReuse.Held held = reused(p);
+    return held != null
+        ? org.apache.hadoop.util.functional.RemoteIterators.remoteIteratorFromArray(flatListing.statuses(held))
+        : super.listStatusIterator(p);
+  }
+
+  private ListingReuse.Held reused(Path f) {
+    ListingReuse reuse = listingReuse;
+    return reuse == null || f == null ? null : reuse.take(pathToKey(qualify(f)));
+  }
+
+  /** Kept glob listings are dropped whenever this FileSystem changes something. */
+  private void changed() {
+    ListingReuse reuse = listingReuse;
+    if (reuse != null) {
+      reuse.clear();
+    }
+  }
+
+  @Override
+  public FSDataOutputStream create(Path f, FsPermission permission, boolean overwrite, int bufferSize,
+      short replication, long blockSize, Progressable progress) throws IOException {
+    changed();
+    return super.create(f, permission, overwrite, bufferSize, replication, blockSize, progress);
+  }
+
+  @Override
+  public FSDataOutputStream createNonRecursive(Path p, FsPermission permission, EnumSet<CreateFlag> flags,
+      int bufferSize, short replication, long blockSize, Progressable progress) throws IOException {
+    changed();
+    return super.createNonRecursive(p, permission, flags, bufferSize, replication, blockSize, progress);
+  }
+
+  @Override
+  public FSDataOutputStreamBuilder createFile(Path path) {
+    changed();
+    return super.createFile(path);
+  }
+
+  @Override
+  public boolean rename(Path src, Path dst) throws IOException {
+    changed();
+    return super.rename(src, dst);
+  }
+
+  @Override
+  public boolean delete(Path f, boolean recursive) throws IOException {
+    changed();
+    return super.delete(f, recursive);
+  }
+
+  @Override
+  public boolean mkdirs(Path p, FsPermission permission) throws IOException {
+    changed();
+    return super.mkdirs(p, permission);
+  }
+
+  /** The flat glob, or null when off ({@code list.reuse.ttl=0}, client-side encryption, requester pays). */
+  FlatGlob flatGlob() {
+    return flatGlob;
+  }
+
+  ListingReuse listingReuse() {
+    return listingReuse;
   }
 
   /** S3A's listStatus of one path: for the paths a flat listing found nothing under. */
