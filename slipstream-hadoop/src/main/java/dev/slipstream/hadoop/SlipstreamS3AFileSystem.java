@@ -134,26 +134,16 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   @Override
   public FileStatus[] listStatus(Path[] files, PathFilter filter) throws IOException {
     FlatListing flat = flatListing;
-    if (flat != null) {
-      FileStatus[] result = flat.listStatus(files, filter);
-      if (result != null) {
-        return result;
-      }
-    }
-    return super.listStatus(files, filter);
+    FileStatus[] result = flat != null ? flat.listStatus(files, filter) : null;
+    return remember(result != null ? result : super.listStatus(files, filter));
   }
 
   /** Recursive: one flat listing cut into parallel key ranges. Not recursive: S3A's own. */
   @Override
   public RemoteIterator<LocatedFileStatus> listFiles(Path f, boolean recursive) throws IOException {
     FlatListing flat = flatListing;
-    if (recursive && flat != null) {
-      RemoteIterator<LocatedFileStatus> it = flat.listFilesRecursive(qualify(f));
-      if (it != null) {
-        return it;
-      }
-    }
-    return super.listFiles(f, recursive);
+    RemoteIterator<LocatedFileStatus> it = recursive && flat != null ? flat.listFilesRecursive(qualify(f)) : null;
+    return remember(it != null ? it : super.listFiles(f, recursive));
   }
 
   /**
@@ -178,21 +168,50 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   @Override
   public FileStatus[] listStatus(Path f) throws IOException {
     ListingReuse.Held held = reused(f);
-    return held != null ? flatListing.statuses(held) : super.listStatus(f);
+    return remember(held != null ? flatListing.statuses(held) : super.listStatus(f));
   }
 
   @Override
   public RemoteIterator<LocatedFileStatus> listLocatedStatus(Path f, PathFilter filter) throws IOException {
     ListingReuse.Held held = reused(f);
-    return held != null ? flatListing.located(held, filter) : super.listLocatedStatus(f, filter);
+    return remember(held != null ? flatListing.located(held, filter) : super.listLocatedStatus(f, filter));
   }
 
   @Override
   public RemoteIterator<FileStatus> listStatusIterator(Path p) throws IOException {
     ListingReuse.Held held = reused(p);
-    return held != null
+    return remember(held != null
         ? org.apache.hadoop.util.functional.RemoteIterators.remoteIteratorFromArray(flatListing.statuses(held))
-        : super.listStatusIterator(p);
+        : super.listStatusIterator(p));
+  }
+
+  /** Files listed are remembered in their order: opening one fetches the first blocks of the next (open-ahead). */
+  private FileStatus[] remember(FileStatus[] statuses) {
+    if (statuses != null && slipstreamConfig.openAheadFiles() > 0) {
+      listingOrder.listed(statuses);
+    }
+    return statuses;
+  }
+
+  /** As {@link #remember(FileStatus[])}, for each status as the iterator hands it out. */
+  private <T extends FileStatus> RemoteIterator<T> remember(RemoteIterator<T> it) {
+    if (slipstreamConfig.openAheadFiles() <= 0) {
+      return it;
+    }
+    ListingOrder.Listing order = listingOrder.newListing();
+    return new RemoteIterator<T>() {
+      @Override
+      public boolean hasNext() throws IOException {
+        return it.hasNext();
+      }
+
+      @Override
+      public T next() throws IOException {
+        T status = it.next();
+        order.listed(status);
+        return status;
+      }
+    };
   }
 
   private ListingReuse.Held reused(Path f) {
