@@ -45,6 +45,14 @@ public enum Counter {
   DISK_CACHE_ERRORS("disk_cache_errors"),
   /** Blocks not written to the disk cache: no room within its bounds, or too many writes pending. */
   DISK_CACHE_WRITES_SKIPPED("disk_cache_writes_skipped"),
+  /** Parquet: column chunk ranges of the next row group fetched ahead while one is decoded. */
+  ROW_GROUP_AHEAD_STARTED("row_group_ahead_started"),
+  /** Parquet: ranges fetched ahead that a read then used. */
+  ROW_GROUP_AHEAD_USED("row_group_ahead_used"),
+  /** Parquet: ranges fetched ahead and dropped unused (the reader went elsewhere, or closed). */
+  ROW_GROUP_AHEAD_WASTED("row_group_ahead_wasted"),
+  /** Parquet: ranges not fetched ahead for want of free memory or over the per-stream bound. */
+  ROW_GROUP_AHEAD_SKIPPED("row_group_ahead_skipped"),
   /** LIST (ListObjectsV2) requests sent, retries included. */
   LIST_REQUESTS("list_requests"),
   /** Open-ahead: first blocks of hinted objects whose fetch was started before they were opened. */

@@ -64,12 +64,14 @@ public final class BlockFetcher {
   }
 
   /**
-   * Runs {@code work} on the fetch executor, ahead of prefetches; the future completes when it ends.
+   * Runs {@code work} on the fetch executor (ahead of prefetches if {@code urgent}); the future
+   * completes when it ends.
    * {@code work} must not wait for other fetches (a fetch thread never waits for another). A token
    * cancelled before it starts makes it fail at once; {@code onEnd} runs last, however it ends.
    */
-  public java.util.concurrent.CompletableFuture<Void> submitRead(CancelToken token, IoWork work, Runnable onEnd) {
-    ReadTask task = new ReadTask(token, work, onEnd);
+  public java.util.concurrent.CompletableFuture<Void> submitRead(boolean urgent, CancelToken token, IoWork work,
+      Runnable onEnd) {
+    ReadTask task = new ReadTask(urgent, token, work, onEnd);
     try {
       executor.execute(task);
     } catch (java.util.concurrent.RejectedExecutionException e) {
@@ -172,8 +174,8 @@ public final class BlockFetcher {
     private final java.util.concurrent.CompletableFuture<Void> result = new java.util.concurrent.CompletableFuture<>();
     private final java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
 
-    ReadTask(CancelToken token, IoWork work, Runnable onEnd) {
-      super(true);
+    ReadTask(boolean urgent, CancelToken token, IoWork work, Runnable onEnd) {
+      super(urgent);
       this.token = token;
       this.work = work;
       this.onEnd = onEnd;

@@ -90,6 +90,9 @@ public final class ObjectReader extends SlipstreamInputStream {
   private long pos;
   /** Bytes fetched by the last small stream read after a jump, beyond what it asked for; or null. */
   private volatile Block ahead;
+  /** Parquet row groups read ahead (guarded by {@code inFlight}'s monitor); null until a footer is seen. */
+  private RowGroupAhead rowGroups;
+  private boolean footerTried;
   /** A block fetched before this stream was opened (open-ahead), or null. */
   private volatile Block adopted;
   /** The object's tail, fetched when a stream read first jumped into it; or null. */
@@ -615,6 +618,45 @@ public final class ObjectReader extends SlipstreamInputStream {
     if (len == 0) {
       return CompletableFuture.completedFuture(null);
     }
+    RowGroupAhead rowGroups = rowGroupAhead();
+    CompletableFuture<Void> done = rowGroups == null ? null : rowGroups.serve(position, dst, off, len);
+    if (done == null) {
+      done = fetchAsync(position, dst, off, len, true);
+    }
+    return done.thenRun(() -> stats.add(Counter.BYTES_READ, len));
+  }
+
+  /**
+   * The Parquet row-group read-ahead of this stream, once the object's tail shows a Parquet footer;
+   * null for anything else.
+   */
+  private RowGroupAhead rowGroupAhead() {
+    synchronized (inFlight) {
+      if (rowGroups != null || footerTried) {
+        return rowGroups;
+      }
+      Block t = tail;
+      if (t == null || !t.tryPin()) {
+        return null; // no footer read yet: try again with the next range read
+      }
+      try {
+        if (!t.isReady()) {
+          return null;
+        }
+        footerTried = true;
+        ParquetFooter footer = ParquetFooter.parse(t.buffer(), t.length(), length);
+        if (footer != null && !closed.get()) {
+          rowGroups = new RowGroupAhead(footer, pool, (p, d, o, n) -> fetchAsync(p, d, o, n, false), stats);
+        }
+        return rowGroups;
+      } finally {
+        t.unpin();
+      }
+    }
+  }
+
+  /** Reads {@code [position, position + len)} into {@code dst} in parallel parts on the fetch executor. */
+  private CompletableFuture<Void> fetchAsync(long position, byte[] dst, int off, int len, boolean urgent) {
     int parts = (len + PART - 1) / PART;
     int partSize = (len + parts - 1) / parts;
     List<CompletableFuture<Void>> all = new ArrayList<>(parts);
@@ -624,10 +666,9 @@ public final class ObjectReader extends SlipstreamInputStream {
       int n = Math.min(partSize, len - done);
       CancelToken token = new CancelToken(this::closedError);
       inFlight.add(token);
-      all.add(fetcher.submitRead(token, () -> readPart(p, dst, o, n, token), () -> inFlight.remove(token)));
+      all.add(fetcher.submitRead(urgent, token, () -> readPart(p, dst, o, n, token), () -> inFlight.remove(token)));
     }
-    return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
-        .thenRun(() -> stats.add(Counter.BYTES_READ, len));
+    return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
   }
 
   /**
@@ -758,6 +799,13 @@ public final class ObjectReader extends SlipstreamInputStream {
         }
       }
       releaseSpans();
+      RowGroupAhead rg;
+      synchronized (inFlight) {
+        rg = rowGroups;
+      }
+      if (rg != null) {
+        rg.clear();
+      }
       long deadline = System.currentTimeMillis() + closeWaitMillis;
       for (Block b : dropped) {
         b.awaitFetchEnd(Math.max(0, deadline - System.currentTimeMillis()));
@@ -776,6 +824,13 @@ public final class ObjectReader extends SlipstreamInputStream {
     }
     for (Map.Entry<Long, Block> e : blocks.entrySet()) {
       drop(e.getKey(), e.getValue(), true);
+    }
+    RowGroupAhead rg;
+    synchronized (inFlight) {
+      rg = rowGroups;
+    }
+    if (rg != null) {
+      rg.close(); // before awaitEnd: its fetches are among the requests cancelled there
     }
     awaitEnd(inFlight);
     Block a = adopted;

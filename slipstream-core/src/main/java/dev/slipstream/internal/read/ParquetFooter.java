@@ -1,0 +1,326 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.read;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Where the column chunks of a Parquet file lie: read from its footer (Thrift compact protocol) only as
+ * far as row groups and their chunks' byte ranges, every other field skipped. Used to fetch, while a
+ * reader decodes one row group, the same columns of the next one. Anything unexpected — not Parquet, an
+ * encrypted footer, a truncated or malformed one — yields null: no prediction, never an error.
+ *
+ * <p>Format facts (Apache Parquet's {@code parquet.thrift}): the file ends with the footer, its length as
+ * a 4-byte little-endian integer, and the magic {@code PAR1}. FileMetaData field 4 is the list of
+ * RowGroup; RowGroup field 1 the list of ColumnChunk; ColumnChunk field 3 its ColumnMetaData, where field
+ * 7 is total_compressed_size, 9 data_page_offset and 11 dictionary_page_offset. A chunk starts at its
+ * dictionary page if it has one (before the data pages), else at its first data page.
+ */
+final class ParquetFooter {
+  /** One column chunk: bytes {@code [start, start + length)} of the file. */
+  record Chunk(long start, long length) {
+    long end() {
+      return start + length;
+    }
+  }
+
+  private final List<List<Chunk>> rowGroups;
+
+  private ParquetFooter(List<List<Chunk>> rowGroups) {
+    this.rowGroups = rowGroups;
+  }
+
+  int rowGroupCount() {
+    return rowGroups.size();
+  }
+
+  List<Chunk> rowGroup(int g) {
+    return rowGroups.get(g);
+  }
+
+  /**
+   * Parses the footer from {@code tail}, the last {@code tail.length} bytes of a file of {@code fileLength}
+   * bytes; null if this is not a plain Parquet file or its footer is not all in {@code tail}.
+   */
+  static ParquetFooter parse(byte[] tail, int tailLength, long fileLength) {
+    try {
+      if (tailLength < 12 || fileLength < 12 || tail[tailLength - 4] != 'P' || tail[tailLength - 3] != 'A'
+          || tail[tailLength - 2] != 'R' || tail[tailLength - 1] != '1') {
+        return null; // not Parquet, or an encrypted footer ("PARE")
+      }
+      int n = tailLength - 8;
+      long footerLength = (tail[n] & 0xffL) | (tail[n + 1] & 0xffL) << 8 | (tail[n + 2] & 0xffL) << 16
+          | (tail[n + 3] & 0xffL) << 24;
+      if (footerLength <= 0 || footerLength > n) {
+        return null; // the footer starts before the bytes at hand
+      }
+      Reader r = new Reader(tail, (int) (n - footerLength), n);
+      List<List<Chunk>> groups = r.fileMetaData();
+      for (List<Chunk> g : groups) {
+        for (Chunk c : g) {
+          if (c.start() < 0 || c.length() <= 0 || c.end() > fileLength) {
+            return null;
+          }
+        }
+      }
+      return groups.isEmpty() ? null : new ParquetFooter(groups);
+    } catch (RuntimeException e) {
+      return null; // malformed: no prediction
+    }
+  }
+
+  /**
+   * The row group and the first and last chunk index of the chunks that {@code [start, end)} covers
+   * exactly from the start of one chunk to the end of another (a read of consecutive columns); null if it
+   * is not such a range.
+   */
+  int[] locate(long start, long end) {
+    for (int g = 0; g < rowGroups.size(); g++) {
+      List<Chunk> chunks = rowGroups.get(g);
+      int first = -1;
+      for (int i = 0; i < chunks.size(); i++) {
+        Chunk c = chunks.get(i);
+        if (first < 0 && c.start() == start) {
+          first = i;
+        }
+        if (first >= 0 && c.end() == end) {
+          return new int[] {g, first, i};
+        }
+      }
+    }
+    return null;
+  }
+
+  /** Minimal reader of Thrift's compact protocol. */
+  private static final class Reader {
+    private static final int STOP = 0;
+    private static final int TRUE = 1;
+    private static final int FALSE = 2;
+    private static final int BYTE = 3;
+    private static final int I16 = 4;
+    private static final int I32 = 5;
+    private static final int I64 = 6;
+    private static final int DOUBLE = 7;
+    private static final int BINARY = 8;
+    private static final int LIST = 9;
+    private static final int SET = 10;
+    private static final int MAP = 11;
+    private static final int STRUCT = 12;
+
+    private final byte[] b;
+    private final int end;
+    private int p;
+    private int depth;
+
+    Reader(byte[] b, int start, int end) {
+      this.b = b;
+      this.p = start;
+      this.end = end;
+    }
+
+    List<List<Chunk>> fileMetaData() {
+      List<List<Chunk>> groups = new ArrayList<>();
+      short id = 0;
+      while (true) {
+        int h = u8();
+        int type = h & 0x0f;
+        if (type == STOP) {
+          return groups;
+        }
+        id = fieldId(h, id);
+        if (id == 4 && type == LIST) {
+          int[] lh = listHeader();
+          for (int i = 0; i < lh[0]; i++) {
+            groups.add(rowGroup());
+          }
+        } else {
+          skip(type);
+        }
+      }
+    }
+
+    private List<Chunk> rowGroup() {
+      List<Chunk> chunks = new ArrayList<>();
+      short id = 0;
+      while (true) {
+        int h = u8();
+        int type = h & 0x0f;
+        if (type == STOP) {
+          return chunks;
+        }
+        id = fieldId(h, id);
+        if (id == 1 && type == LIST) {
+          int[] lh = listHeader();
+          for (int i = 0; i < lh[0]; i++) {
+            chunks.add(columnChunk());
+          }
+        } else {
+          skip(type);
+        }
+      }
+    }
+
+    private Chunk columnChunk() {
+      Chunk c = null;
+      short id = 0;
+      while (true) {
+        int h = u8();
+        int type = h & 0x0f;
+        if (type == STOP) {
+          if (c == null) {
+            throw new IllegalStateException("a column chunk without metadata");
+          }
+          return c;
+        }
+        id = fieldId(h, id);
+        if (id == 3 && type == STRUCT) {
+          c = columnMetaData();
+        } else {
+          skip(type);
+        }
+      }
+    }
+
+    private Chunk columnMetaData() {
+      long compressed = -1;
+      long dataPage = -1;
+      long dictionaryPage = -1;
+      short id = 0;
+      while (true) {
+        int h = u8();
+        int type = h & 0x0f;
+        if (type == STOP) {
+          break;
+        }
+        id = fieldId(h, id);
+        if (type == I64 && (id == 7 || id == 9 || id == 11)) {
+          long v = zigzag(varint());
+          if (id == 7) {
+            compressed = v;
+          } else if (id == 9) {
+            dataPage = v;
+          } else {
+            dictionaryPage = v;
+          }
+        } else {
+          skip(type);
+        }
+      }
+      if (compressed <= 0 || dataPage < 0) {
+        throw new IllegalStateException("column metadata without offsets");
+      }
+      long start = dictionaryPage > 0 && dictionaryPage < dataPage ? dictionaryPage : dataPage;
+      return new Chunk(start, compressed);
+    }
+
+    private short fieldId(int header, short last) {
+      int delta = (header >>> 4) & 0x0f;
+      return delta != 0 ? (short) (last + delta) : (short) zigzag(varint());
+    }
+
+    /** {size, element type}. */
+    private int[] listHeader() {
+      int h = u8();
+      int size = (h >>> 4) & 0x0f;
+      if (size == 15) {
+        size = (int) varint();
+      }
+      if (size < 0 || size > end - p) {
+        throw new IllegalStateException("list size " + size);
+      }
+      return new int[] {size, h & 0x0f};
+    }
+
+    private void skip(int type) {
+      if (++depth > 64) {
+        throw new IllegalStateException("nesting too deep");
+      }
+      switch (type) {
+        case TRUE, FALSE -> { }
+        case BYTE -> p++;
+        case I16, I32, I64 -> varint();
+        case DOUBLE -> p += 8;
+        case BINARY -> {
+          long len = varint();
+          if (len < 0 || len > end - p) {
+            throw new IllegalStateException("binary length " + len);
+          }
+          p += (int) len;
+        }
+        case LIST, SET -> {
+          int[] lh = listHeader();
+          for (int i = 0; i < lh[0]; i++) {
+            skipElement(lh[1]);
+          }
+        }
+        case MAP -> {
+          long size = varint();
+          if (size > 0) {
+            int kv = u8();
+            for (long i = 0; i < size; i++) {
+              skipElement((kv >>> 4) & 0x0f);
+              skipElement(kv & 0x0f);
+            }
+          }
+        }
+        case STRUCT -> {
+          short id = 0;
+          while (true) {
+            int h = u8();
+            int t = h & 0x0f;
+            if (t == STOP) {
+              break;
+            }
+            id = fieldId(h, id);
+            skip(t);
+          }
+        }
+        default -> throw new IllegalStateException("unknown type " + type);
+      }
+      depth--;
+      if (p > end) {
+        throw new IllegalStateException("past the footer");
+      }
+    }
+
+    /** In lists, booleans are a byte each. */
+    private void skipElement(int type) {
+      if (type == TRUE || type == FALSE) {
+        p++;
+      } else {
+        skip(type);
+      }
+    }
+
+    private int u8() {
+      if (p >= end) {
+        throw new IllegalStateException("past the footer");
+      }
+      return b[p++] & 0xff;
+    }
+
+    private long varint() {
+      long v = 0;
+      for (int shift = 0; shift < 70; shift += 7) {
+        int x = u8();
+        v |= (long) (x & 0x7f) << shift;
+        if ((x & 0x80) == 0) {
+          return v;
+        }
+      }
+      throw new IllegalStateException("varint too long");
+    }
+
+    private static long zigzag(long n) {
+      return (n >>> 1) ^ -(n & 1);
+    }
+
+    @SuppressWarnings("unused")
+    private static String utf8(byte[] b, int off, int len) {
+      return new String(b, off, len, StandardCharsets.UTF_8);
+    }
+  }
+}

@@ -1,0 +1,232 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.slipstream.testkit.S3ServerExtension;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Parquet row groups read ahead, on an object laid out as a Parquet file (row groups of column chunks,
+ * then a footer in Thrift's compact protocol, its length and {@code PAR1}); the footer is written here
+ * field by field, with fields the reader must skip.
+ */
+@Timeout(120)
+class RowGroupAheadTest {
+  @RegisterExtension static final S3ServerExtension S3 = new S3ServerExtension();
+  static final String BUCKET = "row-groups";
+  static final int GROUPS = 5;
+  static final int COLUMNS = 4;
+  static final int CHUNK = 300_000;
+  static byte[] data;
+  static Slipstream client;
+
+  @BeforeAll
+  static void setUp() throws IOException {
+    S3.server().createBucket(BUCKET);
+    int body = 4 + GROUPS * COLUMNS * CHUNK; // "PAR1", then the chunks
+    byte[] footer = footer(4, GROUPS, COLUMNS, CHUNK);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    byte[] chunks = new byte[body];
+    new Random(9).nextBytes(chunks);
+    System.arraycopy("PAR1".getBytes(StandardCharsets.US_ASCII), 0, chunks, 0, 4);
+    out.write(chunks);
+    out.write(footer);
+    int n = footer.length;
+    out.write(new byte[] {(byte) n, (byte) (n >>> 8), (byte) (n >>> 16), (byte) (n >>> 24)});
+    out.write("PAR1".getBytes(StandardCharsets.US_ASCII));
+    data = out.toByteArray();
+    S3.server().putObject(BUCKET, "t.parquet", data);
+    S3.server().putObject(BUCKET, "not-parquet", Arrays.copyOf(data, data.length - 1));
+    client = Slipstream.builder().isolatedResources().config(TestClients.config(S3.server())
+        .set("block.size", "4M").set("memory.max", "64M").build()).build();
+  }
+
+  @AfterAll
+  static void tearDown() {
+    client.close();
+  }
+
+  static long chunkStart(int group, int column) {
+    return 4 + ((long) group * COLUMNS + column) * CHUNK;
+  }
+
+  /** What a Parquet reader does: read the footer, then per row group the chunks of columns 1 and 2. */
+  @Test
+  void theNextRowGroupsChunksAreFetchedWhileOneIsReadAndEveryByteIsRight() throws Exception {
+    try (SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/t.parquet"),
+        OpenOptions.length(data.length))) {
+      in.seek(data.length - 8);
+      in.readNBytes(8);
+      for (int g = 0; g < GROUPS; g++) {
+        long start = chunkStart(g, 1);
+        int len = 2 * CHUNK;
+        byte[] b = new byte[len];
+        in.readFullyAsync(start, b, 0, len).get();
+        assertThat(b).isEqualTo(Arrays.copyOfRange(data, (int) start, (int) start + len));
+      }
+      ReadStatistics s = in.statistics();
+      assertThat(s.get(Counter.ROW_GROUP_AHEAD_STARTED)).isEqualTo(GROUPS - 1);
+      assertThat(s.get(Counter.ROW_GROUP_AHEAD_USED)).isEqualTo(GROUPS - 1);
+      // The footer's tail, then each row group's two chunks once: nothing fetched twice.
+      assertThat(s.get(Counter.BYTES_FETCHED)).isEqualTo(Math.min(data.length, 1 << 20) + (long) GROUPS * 2 * CHUNK);
+    }
+    assertThat(client.memoryInUse()).isZero();
+  }
+
+  @Test
+  void aReaderThatGoesElsewhereWastesAtMostOneRowGroupAndGivesTheMemoryBack() throws Exception {
+    try (SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/t.parquet"),
+        OpenOptions.length(data.length))) {
+      in.seek(data.length - 8);
+      in.readNBytes(8);
+      byte[] b = new byte[CHUNK];
+      in.readFullyAsync(chunkStart(0, 3), b, 0, CHUNK).get(); // column 3 of row group 0
+      in.readFullyAsync(chunkStart(3, 0), b, 0, CHUNK).get(); // then elsewhere: row group 3, column 0
+      assertThat(b).isEqualTo(Arrays.copyOfRange(data, (int) chunkStart(3, 0), (int) chunkStart(3, 0) + CHUNK));
+      assertThat(in.statistics().get(Counter.ROW_GROUP_AHEAD_WASTED)).isEqualTo(1);
+      assertThat(in.statistics().get(Counter.ROW_GROUP_AHEAD_USED)).isZero();
+    }
+    assertThat(client.memoryInUse()).isZero();
+  }
+
+  @Test
+  void anObjectThatIsNotParquetGetsNoGuesses() throws Exception {
+    int length = data.length - 1;
+    try (SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/not-parquet"),
+        OpenOptions.length(length))) {
+      in.seek(length - 8);
+      in.readNBytes(8);
+      byte[] b = new byte[2 * CHUNK];
+      for (int g = 0; g < 3; g++) {
+        in.readFullyAsync(chunkStart(g, 1), b, 0, b.length).get();
+      }
+      assertThat(in.statistics().get(Counter.ROW_GROUP_AHEAD_STARTED)).isZero();
+    }
+  }
+
+  // ---- a Thrift compact-protocol writer, just enough for a footer ----------------------------
+
+  static byte[] footer(long firstChunk, int groups, int columns, int chunk) {
+    Thrift t = new Thrift();
+    t.field(1, 5).varint(zigzag(2)); // version
+    t.field(2, 9).listHeader(1, 12); // schema: one SchemaElement to skip
+    t.fieldStart();
+    t.field(4, 8).binary("root"); // name
+    t.field(5, 5).varint(zigzag(columns)); // num_children
+    t.stop();
+    t.fieldEnd();
+    t.field(3, 6).varint(zigzag(1000)); // num_rows
+    t.field(4, 9).listHeader(groups, 12); // row_groups
+    for (int g = 0; g < groups; g++) {
+      t.fieldStart();
+      t.field(1, 9).listHeader(columns, 12); // columns
+      for (int c = 0; c < columns; c++) {
+        long start = firstChunk + ((long) g * columns + c) * chunk;
+        t.fieldStart();
+        t.field(2, 6).varint(zigzag(start + chunk)); // file_offset (as old writers set it)
+        t.field(3, 12); // meta_data
+        t.fieldStart();
+        t.field(1, 5).varint(zigzag(2)); // type
+        t.field(2, 9).listHeader(2, 5).varint(zigzag(0)).varint(zigzag(3)); // encodings
+        t.field(3, 9).listHeader(1, 8).binary("col" + c); // path_in_schema
+        t.field(4, 5).varint(zigzag(1)); // codec
+        t.field(5, 6).varint(zigzag(1000)); // num_values
+        t.field(6, 6).varint(zigzag(chunk * 2L)); // total_uncompressed_size
+        t.field(7, 6).varint(zigzag(chunk)); // total_compressed_size
+        t.field(9, 6).varint(zigzag(start + (c % 2 == 0 ? 100 : 0))); // data_page_offset
+        if (c % 2 == 0) {
+          t.field(11, 6).varint(zigzag(start)); // dictionary_page_offset: the chunk starts there
+        }
+        t.field(13, 12); // statistics: a struct to skip, with a boolean
+        t.fieldStart();
+        t.field(1, 8).binary("max");
+        t.field(7, 1); // a true boolean
+        t.stop();
+        t.fieldEnd();
+        t.stop();
+        t.fieldEnd();
+        t.stop();
+        t.fieldEnd();
+      }
+      t.field(2, 6).varint(zigzag((long) columns * chunk)); // total_byte_size
+      t.field(3, 6).varint(zigzag(100)); // num_rows
+      t.stop();
+      t.fieldEnd();
+    }
+    t.field(6, 8).binary("slipstream test"); // created_by
+    t.stop();
+    return t.out.toByteArray();
+  }
+
+  static long zigzag(long n) {
+    return (n << 1) ^ (n >> 63);
+  }
+
+  static final class Thrift {
+    final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final java.util.ArrayDeque<Integer> last = new java.util.ArrayDeque<>(java.util.List.of(0));
+
+    Thrift field(int id, int type) {
+      int delta = id - last.peek();
+      if (delta > 0 && delta <= 15) {
+        out.write(delta << 4 | type);
+      } else {
+        out.write(type);
+        varint(zigzag(id));
+      }
+      last.pop();
+      last.push(id);
+      return this;
+    }
+
+    void fieldStart() {
+      last.push(0);
+    }
+
+    void fieldEnd() {
+      last.pop();
+    }
+
+    void stop() {
+      out.write(0);
+    }
+
+    Thrift listHeader(int size, int type) {
+      if (size < 15) {
+        out.write(size << 4 | type);
+      } else {
+        out.write(0xf0 | type);
+        varint(size);
+      }
+      return this;
+    }
+
+    Thrift binary(String s) {
+      byte[] b = s.getBytes(StandardCharsets.UTF_8);
+      varint(b.length);
+      out.write(b, 0, b.length);
+      return this;
+    }
+
+    Thrift varint(long v) {
+      while ((v & ~0x7fL) != 0) {
+        out.write((int) ((v & 0x7f) | 0x80));
+        v >>>= 7;
+      }
+      out.write((int) v);
+      return this;
+    }
+  }
+}
