@@ -3,7 +3,6 @@
  */
 package dev.slipstream.internal.read;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -316,11 +315,6 @@ final class ParquetFooter {
 
     private static long zigzag(long n) {
       return (n >>> 1) ^ -(n & 1);
-    }
-
-    @SuppressWarnings("unused")
-    private static String utf8(byte[] b, int off, int len) {
-      return new String(b, off, len, StandardCharsets.UTF_8);
     }
   }
 }
