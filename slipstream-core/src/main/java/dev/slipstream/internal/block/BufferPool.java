@@ -52,6 +52,23 @@ public final class BufferPool {
     this.budget = budget;
   }
 
+  /** Buffers of odd sizes are rounded up to this, so that they can be reused. */
+  public static final int SIZE_UNIT = 64 * 1024;
+
+  /** {@code bytes} rounded up to a multiple of {@link #SIZE_UNIT}. */
+  public static int sizeFor(int bytes) {
+    return (int) (((long) bytes + SIZE_UNIT - 1) / SIZE_UNIT * SIZE_UNIT);
+  }
+
+  /**
+   * The buffer for a block of {@code blockLength} bytes of an object of {@code objectLength}: a whole
+   * block for objects of a block or more (one size for all their blocks, reused as they are), else the
+   * block's length in {@link #SIZE_UNIT} multiples.
+   */
+  public static int blockBufferSize(long objectLength, int blockSize, int blockLength) {
+    return objectLength >= blockSize ? blockSize : Math.min(blockSize, sizeFor(blockLength));
+  }
+
   public long budget() {
     return budget;
   }

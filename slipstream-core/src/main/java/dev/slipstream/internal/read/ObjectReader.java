@@ -513,7 +513,7 @@ public final class ObjectReader extends SlipstreamInputStream {
    * for the caller; null if memory is short (the caller then reads directly).
    */
   private Block fetchSpan(long start, int len) throws IOException {
-    byte[] buffer = pool.tryAcquire(roundUp(len));
+    byte[] buffer = pool.tryAcquire(BufferPool.sizeFor(len));
     if (buffer == null) {
       return null;
     }
@@ -575,11 +575,6 @@ public final class ObjectReader extends SlipstreamInputStream {
     return true;
   }
 
-  private static int roundUp(int len) {
-    int unit = 64 * 1024;
-    return (int) (((long) len + unit - 1) / unit * unit);
-  }
-
   private void readDirect(long position, byte[] dst, int off, int len) throws IOException {
     CancelToken token = new CancelToken(this::closedError);
     inFlight.add(token);
@@ -594,11 +589,7 @@ public final class ObjectReader extends SlipstreamInputStream {
   }
 
   private int bufferSize(int blockLength) {
-    if (length >= blockSize) {
-      return blockSize; // one size for every block of large objects: buffers are reused as they are
-    }
-    int unit = 64 * 1024;
-    return (int) Math.min(blockSize, ((long) blockLength + unit - 1) / unit * unit);
+    return BufferPool.blockBufferSize(length, blockSize, blockLength);
   }
 
   // ---- asynchronous range reads (vectored) ---------------------------------------------------

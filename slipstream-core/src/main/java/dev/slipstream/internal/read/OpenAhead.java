@@ -352,13 +352,9 @@ public final class OpenAhead implements AutoCloseable {
     stats.increment(Counter.OPEN_AHEAD_WASTED);
   }
 
-  /** As {@link ObjectReader} sizes the buffer of a block: 64 KiB multiples for objects under a block. */
+  /** As {@link ObjectReader} sizes the buffer of a block. */
   private int bufferSize(long objectLength, int blockLength) {
-    if (objectLength >= blockSize) {
-      return blockSize;
-    }
-    int unit = 64 * 1024;
-    return (int) Math.min(blockSize, ((long) blockLength + unit - 1) / unit * unit);
+    return BufferPool.blockBufferSize(objectLength, blockSize, blockLength);
   }
 
   static boolean sameEtag(String a, String b) {

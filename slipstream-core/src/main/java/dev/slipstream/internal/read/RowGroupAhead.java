@@ -114,7 +114,7 @@ final class RowGroupAhead {
       stats.increment(Counter.ROW_GROUP_AHEAD_SKIPPED);
       return;
     }
-    byte[] buffer = pool.tryAcquire((len + 0xffff) & ~0xffff); // 64 KiB multiples: buffers get reused
+    byte[] buffer = pool.tryAcquire(BufferPool.sizeFor(len));
     if (buffer == null) {
       stats.increment(Counter.ROW_GROUP_AHEAD_SKIPPED);
       return;
