@@ -3,7 +3,7 @@
  */
 package dev.slipstream;
 
-import dev.slipstream.internal.list.Backoff;
+import dev.slipstream.internal.store.Backoff;
 import dev.slipstream.internal.list.ParallelListing;
 import dev.slipstream.internal.store.ObjectStore;
 import java.util.Collection;

@@ -6,13 +6,13 @@ package dev.slipstream.internal.fetch;
 import dev.slipstream.Counter;
 import dev.slipstream.RetryCause;
 import dev.slipstream.SlipstreamConfig;
+import dev.slipstream.internal.store.Backoff;
 import dev.slipstream.internal.store.ObjectStore;
 import dev.slipstream.internal.store.TransientStoreException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The retry layer: reads one byte range into a buffer, whatever the network does.
@@ -27,17 +27,13 @@ public final class RangeReader {
   private static final int READ_CHUNK = 1 << 20;
 
   private final ObjectStore store;
-  private final int retryMax;
-  private final long retryBaseMillis;
-  private final long retryCapMillis;
+  private final Backoff backoff;
   private final StallWatchdog watchdog;
 
   public RangeReader(ObjectStore store, SlipstreamConfig config) {
     this.store = store;
     this.watchdog = new StallWatchdog(config.stallTimeout().toMillis());
-    this.retryMax = config.retryMax();
-    this.retryBaseMillis = Math.max(1, config.retryInterval().toMillis());
-    this.retryCapMillis = Math.max(retryBaseMillis, config.retryIntervalMax().toMillis());
+    this.backoff = Backoff.of(config);
   }
 
   private volatile boolean closed;
@@ -77,7 +73,7 @@ public final class RangeReader {
         if (closed) {
           throw clientClosed(h, e);
         }
-        if (retries >= retryMax) {
+        if (retries >= backoff.retryMax()) {
           throw new IOException("giving up on " + h.location() + " bytes " + (start + received) + "-" + (end - 1)
               + " after " + (retries + 1) + " attempts: " + e.getMessage(), e);
         }
@@ -106,11 +102,7 @@ public final class RangeReader {
   }
 
   long backoffMillis(int retry) {
-    long ceiling = retryCapMillis;
-    if (retry < 40) {
-      ceiling = Math.min(retryCapMillis, retryBaseMillis << Math.min(retry - 1, 30));
-    }
-    return ThreadLocalRandom.current().nextLong(ceiling + 1);
+    return backoff.millis(retry);
   }
 
   /** One GET; returns bytes received. On a transient failure mid-body, the progress rides the exception. */

@@ -7,6 +7,7 @@ import dev.slipstream.Counter;
 import dev.slipstream.ListEntry;
 import dev.slipstream.Listing;
 import dev.slipstream.ReadStatistics;
+import dev.slipstream.internal.store.Backoff;
 import dev.slipstream.internal.store.ObjectStore;
 import dev.slipstream.internal.store.TransientStoreException;
 import java.io.IOException;

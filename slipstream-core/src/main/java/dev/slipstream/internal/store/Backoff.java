@@ -1,14 +1,14 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.list;
+package dev.slipstream.internal.store;
 
 import dev.slipstream.SlipstreamConfig;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The client's retry settings for LIST requests: the same capped exponential backoff with full jitter
- * as the read path's (each wait random in [0, min(max, base * 2^(n-1))]).
+ * The client's retry settings, for GETs, HEADs and LISTs alike: {@code retry.max} retries with capped
+ * exponential backoff and full jitter, each wait random in [0, min(max, base * 2^(n-1))].
  */
 public record Backoff(int retryMax, long baseMillis, long capMillis) {
   public static Backoff of(SlipstreamConfig config) {
@@ -16,7 +16,8 @@ public record Backoff(int retryMax, long baseMillis, long capMillis) {
     return new Backoff(config.retryMax(), base, Math.max(base, config.retryIntervalMax().toMillis()));
   }
 
-  long millis(int retry) {
+  /** The wait before retry number {@code retry} (1 for the first). */
+  public long millis(int retry) {
     long ceiling = capMillis;
     if (retry < 40) {
       ceiling = Math.min(capMillis, baseMillis << Math.min(retry - 1, 30));
