@@ -65,7 +65,17 @@ public enum Counter {
    */
   OPEN_AHEAD_WASTED("open_ahead_wasted"),
   /** Open-ahead: hinted objects not fetched ahead because memory was short. */
-  OPEN_AHEAD_SKIPPED_MEMORY("open_ahead_skipped_memory");
+  OPEN_AHEAD_SKIPPED_MEMORY("open_ahead_skipped_memory"),
+  /**
+   * Open-ahead: times it switched itself off for a client because what it fetched went mostly unused
+   * (more prepared blocks wasted than used over its last decisions).
+   */
+  OPEN_AHEAD_DISABLED("open_ahead_disabled"),
+  /**
+   * Streams reading ranges (a columnar read policy, or a first read at the tail) that started
+   * prefetching because their reads proved sequential.
+   */
+  SEQUENTIAL_SWITCHES("sequential_switches");
 
   private final String metricName;
 

@@ -10,14 +10,19 @@ package dev.slipstream;
 public enum ReadPolicy {
   /**
    * The default: the first read at the start of the object counts as sequential, with a prefetch
-   * depth of 2 that grows; a jump resets it, and a small read after a jump fetches only its bytes.
+   * depth of 2 that grows; a jump resets it, and a small read after a jump fetches only its bytes. A
+   * stream whose first read is in the object's last MiB (a Parquet or ORC footer) reads as {@link #RANDOM}.
    */
   ADAPTIVE,
   /** Read start to end (a whole file, a CSV or JSON split): prefetch at full depth from the first read. */
   SEQUENTIAL,
   /**
-   * Positioned reads all over the object (an index, vectored reads): the first read is not assumed
-   * sequential, so a small one fetches just its own bytes; a run of reads in order still prefetches.
+   * Ranges: a footer, then column chunks or index entries here and there (Parquet, ORC, an index,
+   * vectored reads; Hadoop's {@code parquet}, {@code orc}, {@code columnar}, {@code random} and
+   * {@code vector} read policies). The first read in the object's tail fetches that tail (about 1/128
+   * of the object, 64 KiB to 1 MiB) in one request; every other read fetches exactly its bytes, never a
+   * whole block, with no readahead. A run of reads in order that has covered an eighth of a block
+   * switches the stream to prefetching until the next jump (counted as {@code sequential_switches}).
    */
   RANDOM
 }

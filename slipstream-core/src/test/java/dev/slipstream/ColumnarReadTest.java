@@ -31,8 +31,8 @@ class ColumnarReadTest {
   static final int BLOCK = 1 << 20;
   static final long SIZE = 12L * BLOCK + 4321;
   static final int SMALL = 300 * 1024 + 7;
-  /** The tail a jump into the end fetches: a quarter of a block at this block size. */
-  static final int TAIL = BLOCK / 4;
+  /** The tail a first read at the end fetches: 1/128 of the object (at least 64 KiB, at most a quarter block). */
+  static final int TAIL = (int) Math.max(64 << 10, Math.min(SIZE / 128, BLOCK / 4));
   static final int READAHEAD = 64 * 1024;
   static Slipstream client;
 
@@ -60,7 +60,7 @@ class ColumnarReadTest {
   }
 
   @Test
-  void footerReadsAtTheEndCostOneRequestForTheWholeTail() throws IOException {
+  void footerReadsAtTheEndCostOneRequestForATailSizedFromTheLength() throws IOException {
     try (SlipstreamInputStream in = open("table.parquet", SIZE)) {
       // As Parquet does: the footer length and magic in the last 8 bytes, then the footer before them.
       in.seek(SIZE - 8);
@@ -110,18 +110,39 @@ class ColumnarReadTest {
   }
 
   @Test
-  void anObjectSmallerThanABlockIsFetchedWholeInOneRequest() throws IOException {
+  void anObjectSmallerThanABlockReadFromItsStartIsFetchedWholeInOneRequest() throws IOException {
     try (SlipstreamInputStream in = open("small", SMALL)) {
+      check(22, 0, in.readNBytes(100));
       byte[] a = new byte[100];
       in.readFully(200_000, a, 0, a.length);
       check(22, 200_000, a);
-      byte[] b = new byte[5000];
-      in.readFully(17, b, 0, b.length);
-      check(22, 17, b);
+      in.seek(17);
+      check(22, 17, in.readNBytes(5000));
       in.seek(SMALL - 8);
       check(22, SMALL - 8, in.readNBytes(8));
       assertThat(in.statistics().get(Counter.GET_REQUESTS)).isEqualTo(1);
       assertThat(in.statistics().get(Counter.BYTES_FETCHED)).isEqualTo(SMALL);
+    }
+  }
+
+  @Test
+  void anObjectSmallerThanABlockReadFooterFirstFetchesItsTailThenExactRanges() throws IOException {
+    try (SlipstreamInputStream in = open("small", SMALL)) {
+      in.seek(SMALL - 8);
+      check(22, SMALL - 8, in.readNBytes(8));
+      in.seek(SMALL - 8 - 30_000); // the footer, inside the tail already fetched
+      check(22, SMALL - 8 - 30_000, in.readNBytes(30_000));
+      byte[] chunk = new byte[20_000]; // two column chunks, each read in one call as Parquet does
+      in.seek(1000);
+      in.readNBytes(chunk, 0, chunk.length);
+      check(22, 1000, chunk);
+      chunk = new byte[50_000];
+      in.seek(100_000);
+      in.readNBytes(chunk, 0, chunk.length);
+      check(22, 100_000, chunk);
+      ReadStatistics s = in.statistics();
+      assertThat(s.get(Counter.GET_REQUESTS)).isEqualTo(3);
+      assertThat(s.get(Counter.BYTES_FETCHED)).isEqualTo(64 * 1024 + 20_000 + 50_000);
     }
   }
 

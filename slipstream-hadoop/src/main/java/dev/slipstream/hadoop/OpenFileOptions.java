@@ -20,8 +20,11 @@ import org.apache.hadoop.fs.impl.OpenFileParameters;
  *       byte; reading further (a record straddling the split end) still works, on demand.</li>
  *   <li>{@code fs.option.openfile.read.policy}: a list; the first policy known wins.
  *       {@code sequential}, {@code whole-file}, {@code avro}, {@code csv}, {@code json} read in order from
- *       the start; {@code random}, {@code vector}, {@code hbase} start by fetching only what is asked;
- *       {@code adaptive}, {@code default}, {@code columnar}, {@code parquet}, {@code orc} start adaptive.</li>
+ *       the start, prefetching from the first byte; {@code parquet}, {@code orc}, {@code columnar},
+ *       {@code random}, {@code vector}, {@code hbase} read a footer and then ranges: each read fetches
+ *       exactly its bytes until its reads prove sequential ({@link ReadPolicy#RANDOM});
+ *       {@code adaptive}, {@code default}, {@code normal} start adaptive (and read ranges if the first
+ *       read is at the tail).</li>
  * </ul>
  * Mandatory options ({@code must()}) that neither Hadoop's standard set, S3A nor Slipstream knows are
  * rejected with an {@link IllegalArgumentException}, as S3A does.
@@ -103,13 +106,13 @@ record OpenFileOptions(long length, long splitEnd, ReadPolicy policy) {
       case "random":
       case "vector":
       case "hbase":
+      case "columnar":
+      case "parquet":
+      case "orc":
         return ReadPolicy.RANDOM;
       case "adaptive":
       case "default":
       case "normal":
-      case "columnar":
-      case "parquet":
-      case "orc":
         return ReadPolicy.ADAPTIVE;
       default:
         return null;

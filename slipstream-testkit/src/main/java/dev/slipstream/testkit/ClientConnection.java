@@ -82,6 +82,7 @@ final class ClientConnection implements Runnable {
     String method = request.method();
     RequestInfo info = request.toRequestInfo();
     counters.requestReceived(method);
+    shaper.recordRequest(info);
 
     RequestDraws draws = shaper.draws.next(info);
     FaultKind fault = shaper.script.take(info);

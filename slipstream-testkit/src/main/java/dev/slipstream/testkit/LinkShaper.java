@@ -82,6 +82,12 @@ public final class LinkShaper implements AutoCloseable {
   final LocalResponses localResponses = new LocalResponses();
   /** Null when the profile leaves aggregate bandwidth unlimited. */
   final TokenBucket aggregateBucket;
+  /** The last {@link #REQUEST_LOG_SIZE} requests received, oldest first. */
+  private final java.util.concurrent.ConcurrentLinkedDeque<RequestInfo> requestLog =
+      new java.util.concurrent.ConcurrentLinkedDeque<>();
+  private final AtomicInteger requestLogSize = new AtomicInteger();
+  /** Requests {@link #requestLog()} keeps. */
+  public static final int REQUEST_LOG_SIZE = 10_000;
 
   private LinkShaper(URI upstream, LinkProfile profile, long seed) throws IOException {
     this.upstream = upstream;
@@ -186,6 +192,28 @@ public final class LinkShaper implements AutoCloseable {
     Objects.requireNonNull(match, "match");
     Objects.requireNonNull(action, "action");
     hooks.add(match, action);
+  }
+
+  /**
+   * The requests received so far (at most the last {@link #REQUEST_LOG_SIZE}), oldest first, whatever
+   * became of them: for tests that assert which requests a read made.
+   */
+  public java.util.List<RequestInfo> requestLog() {
+    return java.util.List.copyOf(requestLog);
+  }
+
+  /** Forgets the requests logged so far. */
+  public void clearRequestLog() {
+    while (requestLog.pollFirst() != null) {
+      requestLogSize.decrementAndGet();
+    }
+  }
+
+  void recordRequest(RequestInfo info) {
+    requestLog.addLast(info);
+    if (requestLogSize.incrementAndGet() > REQUEST_LOG_SIZE && requestLog.pollFirst() != null) {
+      requestLogSize.decrementAndGet();
+    }
   }
 
   /** All requests received, whatever became of them. */

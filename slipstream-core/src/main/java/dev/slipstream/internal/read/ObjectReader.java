@@ -57,10 +57,12 @@ public final class ObjectReader extends SlipstreamInputStream {
    */
   static final int READAHEAD = 64 * 1024;
   /**
-   * The end of the object fetched at once when a stream read jumps into it: footer, page index and
-   * metadata of a Parquet or ORC file. At most a quarter of a block.
+   * Most of the object's end fetched at once when a stream read first jumps into it: footer, page index
+   * and metadata of a Parquet or ORC file. See {@link #tailSize}.
    */
   static final int TAIL = 1024 * 1024;
+  /** Least of the object's end fetched at once by a footer read (unless the object is smaller). */
+  static final int MIN_TAIL = 64 * 1024;
   /** Largest part of an asynchronous (vectored) range read: parts of one range are fetched in parallel. */
   static final int PART = 1024 * 1024;
 
@@ -69,7 +71,6 @@ public final class ObjectReader extends SlipstreamInputStream {
   private final BlockFetcher fetcher;
   private final DiskCache cache;
   private final CacheMode cacheMode;
-  private final ReadPolicy policy;
   private final int blockSize;
   private final int maxDepth;
   private final int maxBlocks;
@@ -106,7 +107,6 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.fetcher = fetcher;
     this.cache = cacheMode == CacheMode.OFF ? null : cache;
     this.cacheMode = cacheMode;
-    this.policy = policy;
     this.blockSize = blockSize;
     this.maxDepth = maxDepth;
     // The sequential window, the block being read, and a few for positional readers.
@@ -114,8 +114,8 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.closeWaitMillis = closeWaitMillis;
     this.length = h.length();
     this.stats = h.stats();
-    this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy);
-    this.posPlanner = new ReadPlanner(blockSize, maxDepth, policy);
+    this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length());
+    this.posPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length());
     long last = length == 0 ? -1 : (length - 1) / blockSize;
     this.prefetchLimit = splitEnd > 0 ? Math.min(last, (splitEnd - 1) / blockSize) : last;
   }
@@ -320,34 +320,54 @@ public final class ObjectReader extends SlipstreamInputStream {
     len = (int) Math.min(len, length - position);
     long first = position / blockSize;
     if (streamPath && (copyFromSpan(tail, position, dst, off, len) || copyFromSpan(ahead, position, dst, off, len))) {
-      planner.onRead(position, len, true); // bytes at hand: neither a jump nor a reason to prefetch
+      // Bytes at hand: neither a jump nor a reason to prefetch, but part of a run of reads in order.
+      if (planner.onRead(position, len, true).switched()) {
+        stats.increment(Counter.SEQUENTIAL_SWITCHES);
+      }
       stats.add(Counter.BYTES_READ, len);
       stats.add(Counter.BYTES_FROM_MEMORY, len);
       return len;
     }
     ReadPlanner.Decision d = planner.onRead(position, len, blocks.containsKey(first));
-    if (streamPath && !d.sequential()) {
+    if (d.switched()) {
+      stats.increment(Counter.SEQUENTIAL_SWITCHES);
+    }
+    if (streamPath && !d.inOrder()) {
       dropOutside(first, first + Math.max(maxDepth, (len - 1) / blockSize + 1));
     }
-    if (d.direct() && length > blockSize) { // an object of one block is fetched whole, once
-      readSmall(position, dst, off, len, streamPath);
-    } else {
-      int done = 0;
-      while (done < len) {
-        long p = position + done;
-        long index = p / blockSize;
-        // A read in order prefetches ahead; a large read after a jump starts all the blocks it spans.
-        int depth = d.sequential()
-            ? planner.enterBlock(index)
-            : (int) ((position + len - 1) / blockSize - index);
-        done += copyFromBlock(index, p, dst, off + done, len - done, depth);
+    switch (d.kind()) {
+      case EXACT -> readRange(position, dst, off, len, d.ahead(), streamPath);
+      // An object of one block is fetched whole, once: a reader that jumps in it reads most of it.
+      case SMALL_JUMP -> {
+        if (length > blockSize) {
+          readSmall(position, dst, off, len, streamPath);
+        } else {
+          copyFromBlocks(position, dst, off, len, planner, false);
+        }
       }
+      case IN_ORDER -> copyFromBlocks(position, dst, off, len, planner, true);
+      case BLOCKS_AFTER_JUMP -> copyFromBlocks(position, dst, off, len, planner, false);
     }
     stats.add(Counter.BYTES_READ, len);
     if (streamPath) {
       dropBefore((position + len) / blockSize);
     }
     return len;
+  }
+
+  /**
+   * Copies {@code [position, position + len)} from blocks: a read in order prefetches ahead at the
+   * planner's depth; a read after a jump starts all the blocks it spans and nothing beyond.
+   */
+  private void copyFromBlocks(long position, byte[] dst, int off, int len, ReadPlanner planner, boolean inOrder)
+      throws IOException {
+    int done = 0;
+    while (done < len) {
+      long p = position + done;
+      long index = p / blockSize;
+      int depth = inOrder ? planner.enterBlock(index) : (int) ((position + len - 1) / blockSize - index);
+      done += copyFromBlock(index, p, dst, off + done, len - done, depth);
+    }
   }
 
   /** Copies what block {@code index} holds of {@code [p, p + max)}; returns the bytes copied. */
@@ -480,14 +500,9 @@ public final class ObjectReader extends SlipstreamInputStream {
     }
     Block span = null;
     if (streamPath) {
-      long tailStart = Math.max(0, length - Math.min(TAIL, blockSize / 4));
-      if (position >= tailStart && tail == null) {
-        span = fetchSpan(tailStart, (int) (length - tailStart));
-        if (span != null) {
-          tail = span;
-        }
-      } else {
-        int readahead = policy == ReadPolicy.RANDOM ? 0 : Math.min(READAHEAD, blockSize / 8);
+      span = fetchTail(position, len);
+      if (span == null) {
+        int readahead = Math.min(READAHEAD, blockSize / 8);
         span = fetchSpan(position, (int) Math.min(length - position, (long) len + readahead));
         if (span != null) {
           setAhead(span);
@@ -505,6 +520,102 @@ public final class ObjectReader extends SlipstreamInputStream {
       System.arraycopy(span.buffer(), (int) (position - span.start()), dst, off, len);
     } finally {
       span.unpin();
+    }
+  }
+
+  /**
+   * A columnar reader's range: exactly its bytes, from memory or the disk cache where they are there,
+   * else from S3 (a large range in parallel parts); the first stream read into the object's end fetches
+   * the tail at once (the footer and the metadata before it), and a stream read continuing a run also
+   * fetches {@code ahead} more bytes, kept for the reads that follow.
+   */
+  private void readRange(long position, byte[] dst, int off, int len, int ahead, boolean streamPath)
+      throws IOException {
+    Block span = streamPath ? fetchTail(position, len) : null;
+    if (span == null && streamPath && ahead > 0 && len <= PART) {
+      if (readFromDisk(position, dst, off, len)) {
+        return;
+      }
+      span = fetchSpan(position, (int) Math.min(length - position, (long) len + Math.min(ahead, PART)));
+      if (span == null) {
+        readDirect(position, dst, off, len); // memory is short
+        return;
+      }
+      setAhead(span);
+    }
+    if (span != null) {
+      if (closed.get()) {
+        releaseSpans(); // close() may have swept the spans before this one was set
+      }
+      try {
+        System.arraycopy(span.buffer(), (int) (position - span.start()), dst, off, len);
+      } finally {
+        span.unpin();
+      }
+      return;
+    }
+    if (len > PART) {
+      awaitRange(fetchAsync(position, dst, off, len, true));
+      return;
+    }
+    CancelToken token = new CancelToken(this::closedError);
+    inFlight.add(token);
+    long t0 = System.nanoTime();
+    try {
+      checkOpen();
+      readPart(position, dst, off, len, token);
+    } finally {
+      inFlight.remove(token);
+      stats.add(Counter.WAIT_NANOS, System.nanoTime() - t0);
+    }
+  }
+
+  /**
+   * On the first stream read into the object's tail ({@link #tailSize}) that it holds whole: fetches
+   * that tail in one GET, keeps it for the reads that follow (the footer, then the metadata before it)
+   * and returns it pinned for the caller. Null otherwise, or if memory is short.
+   */
+  private Block fetchTail(long position, int len) throws IOException {
+    long tailStart = length - tailSize(length, blockSize);
+    if (tail != null || position < tailStart) {
+      return null;
+    }
+    Block span = fetchSpan(tailStart, (int) (length - tailStart));
+    if (span != null) {
+      tail = span;
+    }
+    return span;
+  }
+
+  /**
+   * The tail a footer read fetches: about 1/128 of the object, at least {@link #MIN_TAIL} (a Parquet
+   * footer of a few columns and row groups, with its page indexes, is a few KiB to a few tens), at most
+   * {@link #TAIL} and a quarter of a block. A larger footer costs one more GET, of exactly its bytes.
+   */
+  static int tailSize(long length, int blockSize) {
+    long size = Math.max(MIN_TAIL, Math.min(length / 128, Math.min(TAIL, blockSize / 4)));
+    return (int) Math.min(length, size);
+  }
+
+  private void awaitRange(CompletableFuture<Void> range) throws IOException {
+    long t0 = System.nanoTime();
+    try {
+      range.get();
+    } catch (InterruptedException e) {
+      range.cancel(true);
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted while reading " + h.location());
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable c = e.getCause();
+      if (c instanceof IOException io) {
+        throw io;
+      }
+      if (c instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IOException(h.location() + ": " + c, c);
+    } finally {
+      stats.add(Counter.WAIT_NANOS, System.nanoTime() - t0);
     }
   }
 

@@ -6,58 +6,152 @@ package dev.slipstream.internal.read;
 import dev.slipstream.ReadPolicy;
 
 /**
- * Decides, for each read, whether the reader is going through the object in order and so how far to
- * fetch ahead, or jumping about, in which case a small read fetches just its own bytes.
+ * Decides, for each read, how it is served: as part of a run in order (blocks, fetched ahead), or as a
+ * jump (just its own bytes, or the blocks it spans), or as a range of a columnar reader (exactly its
+ * bytes). One planner serves the stream position, another the positional reads of a stream.
  *
- * <p>A read continues the previous one if it starts where that one ended, or a little ahead of it
- * (at most {@link #SKIP_TOLERANCE} bytes, as a reader skipping a record header does), or if its block
- * is already in memory (a skip within data already fetched or on its way). The first read of a stream
- * counts as continuing from position 0. A run of sequential reads starts with a prefetch depth of 2
- * blocks and doubles it each time it enters a new block, up to the configured maximum: a file read start to end quickly fetches at full depth, while a reader that
- * reads a header and jumps away wastes at most a block or two. A jump resets the depth.
+ * <p><b>Two modes.</b> A planner starts in one of them and a stream may change mode once:
+ * <ul>
+ *   <li><b>Prefetching</b> ({@link ReadPolicy#ADAPTIVE}, {@link ReadPolicy#SEQUENTIAL}). A read continues
+ *       the previous one if it starts where that one ended, or a little ahead of it (at most
+ *       {@link #SKIP_TOLERANCE} bytes, as a reader skipping a record header does), or if its block is
+ *       already in memory. The first read counts as continuing from position 0. A run starts with a
+ *       prefetch depth of 2 blocks ({@code SEQUENTIAL}: the maximum) and doubles it each time it enters
+ *       a new block, up to the maximum: a file read start to end quickly fetches at full depth, while a
+ *       reader that reads a header and jumps away wastes at most a block or two. A jump resets the depth;
+ *       a small read after it fetches its own bytes ({@link Kind#SMALL_JUMP}), a large one the blocks it
+ *       spans ({@link Kind#BLOCKS_AFTER_JUMP}).</li>
+ *   <li><b>Ranges</b> ({@link ReadPolicy#RANDOM}: the caller said it reads a footer and then ranges, as
+ *       Parquet and ORC readers do; or an {@code ADAPTIVE} stream whose first read lands in the object's
+ *       last {@link #TAIL_ZONE} bytes, which is how such readers start). Every read fetches exactly its
+ *       bytes ({@link Kind#EXACT}): never padded to a block, an object of one block not fetched whole;
+ *       a read that continues the previous one also fetches as many bytes again as its run has read
+ *       (so a range read in small pieces costs a few requests, and at most twice its bytes). Prefetch
+ *       must be earned: once a run of at least {@link #PROOF_READS} reads, each
+ *       continuing the last, has covered {@link #proofBytes} bytes, the reads that continue it are served
+ *       in order with prefetch ({@link Decision#switched()} marks the read that switched, for the
+ *       counter); a jump ends the run and the next reads are ranges again.</li>
+ * </ul>
  *
  * <p>Thread-safe: the positional reads of many threads share one instance (the stream position has its
  * own).
  */
 final class ReadPlanner {
-  /** What to do for one read. */
-  record Decision(boolean sequential, boolean direct) {}
+  /** How one read is served. */
+  enum Kind {
+    /** Part of a run in order: from blocks, fetching ahead at {@link #enterBlock}'s depth. */
+    IN_ORDER,
+    /** A small read after a jump (prefetching mode): its own bytes, plus a little readahead. */
+    SMALL_JUMP,
+    /** A large read after a jump (prefetching mode): the blocks it spans, nothing beyond. */
+    BLOCKS_AFTER_JUMP,
+    /** A range of a columnar reader: exactly its bytes. */
+    EXACT
+  }
+
+  /**
+   * What to do for one read.
+   *
+   * @param ahead for {@link Kind#EXACT}: bytes to fetch beyond the read, for the reads that continue it
+   * @param switched this read made a ranges-mode stream start prefetching (counted by the caller)
+   */
+  record Decision(Kind kind, int ahead, boolean switched) {
+    boolean inOrder() {
+      return kind == Kind.IN_ORDER;
+    }
+  }
 
   /** A forward gap this small still counts as reading in order; S3A's default readahead is 64 KiB. */
   static final int SKIP_TOLERANCE = 64 * 1024;
+  /**
+   * The end of an object where a first read means a footer (Parquet's last 8 bytes, ORC's postscript):
+   * an {@code ADAPTIVE} stream starting there reads in ranges.
+   */
+  static final int TAIL_ZONE = 1024 * 1024;
+  /** Reads in a row, each continuing the last, before a ranges-mode stream may prefetch. */
+  static final int PROOF_READS = 2;
 
   private final int blockSize;
   private final int maxDepth;
   private final int initialDepth;
+  private final long length;
+  /** Bytes a run of reads in order must cover before a ranges-mode stream prefetches. */
+  private final long proofBytes;
+  private final boolean adaptive;
+  private boolean ranges;
+  private boolean anyRead;
   private long nextExpected;
   private int depth;
   /** The last block entered by the current sequential run, or -1 at the start of a run. */
   private long lastBlock = -1;
+  /** Ranges mode: reads and bytes of the current run of reads in order, and whether it proved itself. */
+  private int runReads;
+  private long runBytes;
+  private boolean proven;
 
   /**
-   * @param policy {@link ReadPolicy#SEQUENTIAL} starts at full depth; {@link ReadPolicy#RANDOM} does not
-   *     take the first read for a sequential one
+   * @param policy the caller's promise: {@link ReadPolicy#SEQUENTIAL} starts at full depth,
+   *     {@link ReadPolicy#RANDOM} in ranges mode
+   * @param length the object's length
    */
-  ReadPlanner(int blockSize, int maxDepth, ReadPolicy policy) {
+  ReadPlanner(int blockSize, int maxDepth, ReadPolicy policy, long length) {
     this.blockSize = blockSize;
     this.maxDepth = maxDepth;
+    this.length = length;
     this.initialDepth = policy == ReadPolicy.SEQUENTIAL ? maxDepth : Math.min(2, maxDepth);
     this.depth = initialDepth;
-    // With no read yet, 'continuing' means starting at 0 -- unless the caller said it reads at random.
-    this.nextExpected = policy == ReadPolicy.RANDOM ? Long.MIN_VALUE / 2 : 0;
+    this.ranges = policy == ReadPolicy.RANDOM;
+    this.adaptive = policy == ReadPolicy.ADAPTIVE;
+    this.proofBytes = Math.max(SKIP_TOLERANCE, blockSize / 8);
   }
 
-  synchronized Decision onRead(long position, int length, boolean blockInMemory) {
-    boolean sequential = blockInMemory
-        || (position >= nextExpected && position - nextExpected <= Math.min(SKIP_TOLERANCE, blockSize / 4));
-    if (!sequential) {
+  synchronized Decision onRead(long position, int len, boolean blockInMemory) {
+    boolean first = !anyRead;
+    anyRead = true;
+    if (first && adaptive && position > 0 && position >= length - TAIL_ZONE) {
+      ranges = true; // a footer first: this reader reads ranges
+    }
+    // With no read yet, 'continuing' means starting at (or just after) 0.
+    boolean continuing = position >= nextExpected
+        && position - nextExpected <= Math.min(SKIP_TOLERANCE, blockSize / 4);
+    nextExpected = position + len;
+    return ranges ? rangesMode(continuing, len) : prefetchingMode(continuing || blockInMemory, len);
+  }
+
+  private Decision prefetchingMode(boolean sequential, int len) {
+    if (sequential) {
+      return new Decision(Kind.IN_ORDER, 0, false);
+    }
+    depth = initialDepth;
+    lastBlock = -1;
+    // A small read after a jump costs one GET of about its bytes, not a block-sized one.
+    return new Decision(len < blockSize / 2 ? Kind.SMALL_JUMP : Kind.BLOCKS_AFTER_JUMP, 0, false);
+  }
+
+  private Decision rangesMode(boolean continuing, int len) {
+    if (!continuing) {
+      runReads = 0;
+      runBytes = 0;
+      proven = false;
       depth = initialDepth;
       lastBlock = -1;
     }
-    nextExpected = position + length;
-    // A small read after a jump costs one GET of exactly its bytes, not a block-sized one.
-    boolean direct = !sequential && length < blockSize / 2;
-    return new Decision(sequential, direct);
+    boolean switched = false;
+    if (!proven && runReads >= PROOF_READS && runBytes >= proofBytes) {
+      proven = true; // earned by the reads before this one
+      switched = true;
+    }
+    // A run not yet proven fetches, beyond each read, as much as it has read so far: a reader taking a
+    // range in small pieces costs a few GETs (the span doubles), and never more than twice its bytes.
+    int ahead = proven || runReads == 0 ? 0 : (int) Math.max(0, Math.min(runBytes, proofBytes) - len);
+    runReads++;
+    runBytes += len;
+    return new Decision(proven ? Kind.IN_ORDER : Kind.EXACT, ahead, switched);
+  }
+
+  /** Whether reads are served as ranges (for tests and diagnostics). */
+  synchronized boolean readsRanges() {
+    return ranges;
   }
 
   /**
@@ -75,5 +169,4 @@ final class ReadPlanner {
     }
     return depth;
   }
-
 }
