@@ -43,6 +43,8 @@ final class SlipstreamFSInputStream extends FSInputStream
   private final FileSystem.Statistics fsStatistics;
   private final VectoredReads vectored;
   private final IOStatistics ioStatistics;
+  /** Where the first read of any kind started, or -1 before it: open-ahead's evidence (see the FileSystem). */
+  private volatile long firstRead = -1;
 
   SlipstreamFSInputStream(SlipstreamInputStream in, FileSystem.Statistics fsStatistics, VectoredReads vectored) {
     this.in = in;
@@ -55,6 +57,23 @@ final class SlipstreamFSInputStream extends FSInputStream
     return in;
   }
 
+  /** Whether the first read of this stream started at the object's first byte (false before any read). */
+  boolean startedAtFirstByte() {
+    return firstRead == 0;
+  }
+
+  private void reading(long position) {
+    if (firstRead < 0) {
+      firstRead = position;
+    }
+  }
+
+  private void readingHere() throws IOException {
+    if (firstRead < 0) {
+      firstRead = in.getPos();
+    }
+  }
+
   private int counted(int n) {
     if (n > 0 && fsStatistics != null) {
       fsStatistics.incrementBytesRead(n);
@@ -64,6 +83,7 @@ final class SlipstreamFSInputStream extends FSInputStream
 
   @Override
   public int read() throws IOException {
+    readingHere();
     int b = in.read();
     if (b >= 0) {
       counted(1);
@@ -73,11 +93,13 @@ final class SlipstreamFSInputStream extends FSInputStream
 
   @Override
   public int read(byte[] b, int off, int len) throws IOException {
+    readingHere();
     return counted(in.read(b, off, len));
   }
 
   @Override
   public int read(ByteBuffer buf) throws IOException {
+    readingHere();
     return counted(in.read(buf));
   }
 
@@ -109,12 +131,14 @@ final class SlipstreamFSInputStream extends FSInputStream
   @Override
   public int read(long position, byte[] buffer, int offset, int length) throws IOException {
     validatePositionedReadArgs(position, buffer, offset, length);
+    reading(position);
     return counted(in.read(position, buffer, offset, length));
   }
 
   @Override
   public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
     validatePositionedReadArgs(position, buffer, offset, length);
+    reading(position);
     in.readFully(position, buffer, offset, length);
     counted(length);
   }
@@ -129,6 +153,7 @@ final class SlipstreamFSInputStream extends FSInputStream
     if (position < 0) {
       throw new EOFException(in.location() + ": negative position " + position);
     }
+    reading(position);
     return counted(in.read(position, buf));
   }
 
@@ -137,6 +162,7 @@ final class SlipstreamFSInputStream extends FSInputStream
     if (position < 0) {
       throw new EOFException(in.location() + ": negative position " + position);
     }
+    reading(position);
     int want = buf.remaining();
     if (position + want > in.length()) {
       throw new EOFException(in.location() + ": cannot read " + want + " bytes at " + position
@@ -171,6 +197,9 @@ final class SlipstreamFSInputStream extends FSInputStream
       Consumer<ByteBuffer> release) throws IOException {
     java.util.Objects.requireNonNull(allocate, "allocate");
     java.util.Objects.requireNonNull(release, "release");
+    if (firstRead < 0 && !ranges.isEmpty()) {
+      firstRead = Math.max(1, ranges.get(0).getOffset()); // vectored: never a read from the start
+    }
     // Counted here, on the caller's thread: FileSystem.Statistics keeps per-thread totals, and Spark
     // reads its task's input bytes from the task thread's.
     long requested = vectored.read(in, ranges, allocate, release);

@@ -65,6 +65,10 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   private ReadPolicy defaultPolicy;
   private FlatListing flatListing;
   private ListingOrder listingOrder;
+  /** Orders the caller declared ({@link #readingInOrder}): followed without further evidence. */
+  private ListingOrder declaredOrder;
+  /** Per thread, the last file opened: the evidence that decides whether a listing's order is followed. */
+  private final ThreadLocal<Opened> lastOpened = new ThreadLocal<>();
   private ListingReuse listingReuse;
   private FlatGlob flatGlob;
 
@@ -89,6 +93,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     boolean requesterPays = conf.getBoolean("fs.s3a.requester.pays.enabled", false);
     this.flatListing = cse || requesterPays ? null : new FlatListing(this, slipstream.lister(), getBucket());
     this.listingOrder = new ListingOrder(ListingOrder.DEFAULT_CAPACITY, this::objectRef);
+    this.declaredOrder = new ListingOrder(ListingOrder.DEFAULT_CAPACITY, this::objectRef);
     long reuseTtl = slipstreamConfig.listReuseTtl().toNanos();
     if (flatListing != null && reuseTtl > 0) {
       int pageKeys = Math.min(1000, Math.max(1, conf.getInt("fs.s3a.paging.maximum", 5000)));
@@ -185,7 +190,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
         : super.listStatusIterator(p));
   }
 
-  /** Files listed are remembered in their order: opening one fetches the first blocks of the next (open-ahead). */
+  /** Files listed are remembered in their order, for open-ahead when a thread reads them in that order. */
   private FileStatus[] remember(FileStatus[] statuses) {
     if (statuses != null && slipstreamConfig.openAheadFiles() > 0) {
       listingOrder.listed(statuses);
@@ -336,11 +341,43 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
         .withPolicy(options.policy()).withSplitEnd(options.splitEnd());
     S3Location location = new S3Location(getBucket(), key);
     SlipstreamInputStream in = slipstream.open(location, open);
-    // After the open, which took this file's prepared block: the next files of its listing, if any.
-    hintNext(listingOrder.after(location, slipstreamConfig.openAheadFiles()));
+    SlipstreamFSInputStream stream = new SlipstreamFSInputStream(in, statistics, vectoredReads);
+    // After the open, which took this file's prepared block: the next files, if the evidence says so.
+    hintNext(openAheadAfter(location, stream));
     statistics.incrementReadOps(1);
-    return new FSDataInputStream(new SlipstreamFSInputStream(in, statistics, vectoredReads));
+    return new FSDataInputStream(stream);
   }
+
+  /**
+   * The files to open ahead now that {@code location} was opened on this thread: the next ones of an
+   * order the caller declared; or the next ones of a listing, but only if this thread's previous file
+   * was the one listed just before and was read from its first byte. A reader that starts at the
+   * footer (Parquet, ORC), or opens files in another order (Spark's tasks), gets none: its first bytes
+   * are not what it reads.
+   */
+  private List<ObjectRef> openAheadAfter(S3Location location, SlipstreamFSInputStream opened) {
+    int n = slipstreamConfig.openAheadFiles();
+    if (n <= 0) {
+      return List.of();
+    }
+    Opened previous = lastOpened.get();
+    lastOpened.set(new Opened(location, opened));
+    List<ObjectRef> declared = declaredOrder.after(location, n);
+    if (!declared.isEmpty()) {
+      return declared;
+    }
+    if (previous == null || !previous.stream().startedAtFirstByte()) {
+      return List.of();
+    }
+    List<ObjectRef> following = listingOrder.after(previous.location(), 1);
+    if (following.isEmpty() || !following.get(0).location().equals(location)) {
+      return List.of();
+    }
+    return listingOrder.after(location, n);
+  }
+
+  /** A file opened, and its stream (which tells where its first read started). */
+  private record Opened(S3Location location, SlipstreamFSInputStream stream) {}
 
   // ---- open-ahead ----------------------------------------------------------------------------
 
@@ -353,7 +390,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
    * block. Counted in {@link #getSlipstreamStatistics()} as {@code open_ahead_*}.
    */
   public void readingInOrder(List<? extends FileStatus> files) {
-    listingOrder.listed(files.toArray(new FileStatus[0]));
+    declaredOrder.listed(files.toArray(new FileStatus[0]));
     List<ObjectRef> first = new ArrayList<>();
     for (FileStatus f : files) {
       ObjectRef ref = f.isFile() ? objectRef(f) : null;

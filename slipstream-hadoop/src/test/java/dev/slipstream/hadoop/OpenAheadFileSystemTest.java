@@ -104,8 +104,9 @@ class OpenAheadFileSystemTest {
       assertThat(headRequests(fs)).as("HEAD requests while reading").isEqualTo(heads);
       var stats = fs.getSlipstreamStatistics();
       assertThat(stats.get(Counter.HEAD_REQUESTS)).isZero();
-      // The first file is opened before anything names it; every later one was fetched ahead.
-      assertThat(stats.get(Counter.OPEN_AHEAD_USED)).isEqualTo(FILES - 1);
+      // Open-ahead starts once the evidence is there: file 1 opened after file 0, which was read from its
+      // first byte. Every file after file 1 was fetched ahead.
+      assertThat(stats.get(Counter.OPEN_AHEAD_USED)).isEqualTo(FILES - 2);
       assertThat(stats.get(Counter.OPEN_AHEAD_WASTED)).isZero();
       assertThat(stats.get(Counter.GET_REQUESTS)).as("one GET per file").isEqualTo(FILES);
     }
@@ -118,7 +119,7 @@ class OpenAheadFileSystemTest {
       for (FileStatus st : fs.listStatus(new Path("s3a://" + BUCKET + "/small/"))) {
         readAndVerify(fs, st);
       }
-      assertThat(fs.getSlipstreamStatistics().get(Counter.OPEN_AHEAD_USED)).isEqualTo(FILES - 1);
+      assertThat(fs.getSlipstreamStatistics().get(Counter.OPEN_AHEAD_USED)).isEqualTo(FILES - 2);
     }
     try (SlipstreamS3AFileSystem fs = newFileSystem()) {
       // listFiles: each status is remembered as the iterator hands it out
@@ -131,8 +132,29 @@ class OpenAheadFileSystemTest {
       for (FileStatus st : listed) {
         readAndVerify(fs, st);
       }
-      assertThat(fs.getSlipstreamStatistics().get(Counter.OPEN_AHEAD_USED)).isEqualTo(FILES - 1);
+      assertThat(fs.getSlipstreamStatistics().get(Counter.OPEN_AHEAD_USED)).isEqualTo(FILES - 2);
       assertThat(fs.getSlipstreamStatistics().get(Counter.GET_REQUESTS)).isEqualTo(FILES);
+    }
+  }
+
+  @Test
+  void readersThatStartAtTheFooterOrOpenOutOfOrderGetNoOpenAhead() throws Exception {
+    try (SlipstreamS3AFileSystem fs = newFileSystem()) {
+      FileStatus[] statuses = fs.listStatus(new Path("s3a://" + BUCKET + "/small/"));
+      // As a Parquet reader does: the last 8 bytes first, in listing order.
+      for (FileStatus st : statuses) {
+        int i = Integer.parseInt(st.getPath().getName().substring(5));
+        try (FSDataInputStream in = FutureIO.awaitFuture(fs.openFile(st.getPath()).withFileStatus(st).build())) {
+          byte[] tail = new byte[8];
+          in.readFully(size(i) - 8, tail);
+          assertThat(TestData.firstMismatch(100 + i, size(i) - 8, tail, 0, 8)).isEqualTo(-1);
+        }
+      }
+      // From the first byte, but every other file: never the one listed next.
+      for (int k = 0; k < statuses.length; k += 2) {
+        readAndVerify(fs, statuses[k]);
+      }
+      assertThat(fs.getSlipstreamStatistics().get(Counter.OPEN_AHEAD_STARTED)).isZero();
     }
   }
 

@@ -54,14 +54,26 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code ObjectChangedException}: the listed version or a clear error, never a mix; a stream that learns
  * the new ETag reads the new version from S3.
  *
+ * <p><b>It must pay for itself.</b> Only objects no larger than a block are prepared: a reader that
+ * starts at the first byte reads such an object whole, so the prepared block is exactly what it takes
+ * first, while for a larger object one request's latency is small against its read (and its own
+ * prefetch starts at the first read). The last {@link #WINDOW} outcomes (used or wasted) are kept; once
+ * at least {@link #MIN_OUTCOMES} of them are known and more were wasted than used, open-ahead switches
+ * itself off for this client, drops what it holds, and counts it ({@code open_ahead_disabled}).
+ *
  * <p>Threads: none of its own. Fetches run on the shared executor; dropping stale entries happens on
  * the caller's thread at the next hint or open.
  */
 public final class OpenAhead implements AutoCloseable {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(OpenAhead.class);
   /** A prepared block unopened for this long is dropped at the next hint or open. */
   static final long MAX_IDLE_NANOS = 30_000_000_000L;
   /** Reading orders remembered at once; the oldest is forgotten beyond this. */
   static final int MAX_ORDERS = 16;
+  /** Outcomes (a prepared block used or wasted) remembered to judge whether open-ahead pays. */
+  static final int WINDOW = 32;
+  /** Outcomes needed before open-ahead may judge itself. */
+  static final int MIN_OUTCOMES = 16;
 
   private final BufferPool pool;
   private final BlockFetcher fetcher;
@@ -80,6 +92,12 @@ public final class OpenAhead implements AutoCloseable {
   /** Bytes of buffers held by prepared blocks not yet handed over. Guarded by {@code lock}. */
   private long heldBytes;
   private boolean closed;
+  /** Switched off because it did not pay. Guarded by {@code lock}. */
+  private boolean disabled;
+  /** The last outcomes, true for used, as a ring. Guarded by {@code lock}. */
+  private final boolean[] outcomes = new boolean[WINDOW];
+  private int outcomeCount;
+  private int outcomeNext;
 
   /**
    * @param maxFiles most objects prepared at once ({@code openahead.files}); 0 disables open-ahead
@@ -111,15 +129,15 @@ public final class OpenAhead implements AutoCloseable {
     List<Prepared> dropped = new ArrayList<>();
     lock.lock();
     try {
-      if (closed) {
+      if (closed || disabled) {
         return;
       }
       expire(dropped);
       int n = Math.min(next.size(), maxFiles);
       for (int i = 0; i < n; i++) {
         ObjectRef ref = next.get(i);
-        if (ref.length() == 0) {
-          continue; // nothing to fetch: opening it costs no request anyway
+        if (ref.length() == 0 || ref.length() > blockSize) {
+          continue; // nothing to fetch, or more than a reader's first request takes (see above)
         }
         Prepared p = prepared.remove(ref.location());
         if (p != null) {
@@ -193,6 +211,7 @@ public final class OpenAhead implements AutoCloseable {
       return null;
     }
     stats.increment(Counter.OPEN_AHEAD_USED);
+    judge(true);
     return p.block;
   }
 
@@ -350,6 +369,58 @@ public final class OpenAhead implements AutoCloseable {
     }
     p.block.releaseOwner(); // a no-op if the pool evicted it first
     stats.increment(Counter.OPEN_AHEAD_WASTED);
+    judge(false);
+  }
+
+  /**
+   * Records one outcome; when the window shows more wasted than used, switches open-ahead off for good
+   * and drops what it still holds. Called without the lock held.
+   */
+  private void judge(boolean used) {
+    List<Prepared> dropped = new ArrayList<>();
+    lock.lock();
+    try {
+      if (closed || disabled) {
+        return;
+      }
+      outcomes[outcomeNext] = used;
+      outcomeNext = (outcomeNext + 1) % WINDOW;
+      outcomeCount = Math.min(WINDOW, outcomeCount + 1);
+      int usedCount = 0;
+      for (int i = 0; i < outcomeCount; i++) {
+        usedCount += outcomes[i] ? 1 : 0;
+      }
+      if (outcomeCount < MIN_OUTCOMES || outcomeCount - usedCount <= usedCount) {
+        return;
+      }
+      disabled = true;
+      orders.clear();
+      for (Prepared p : List.copyOf(prepared.values())) {
+        remove(p, dropped);
+      }
+      LOG.info("open-ahead switched off for this client: {} of its last {} prepared blocks went unused",
+          outcomeCount - usedCount, outcomeCount);
+    } finally {
+      lock.unlock();
+    }
+    stats.increment(Counter.OPEN_AHEAD_DISABLED);
+    for (Prepared p : dropped) {
+      if (!p.block.isDone()) {
+        p.block.cancel();
+      }
+      p.block.releaseOwner();
+      stats.increment(Counter.OPEN_AHEAD_WASTED);
+    }
+  }
+
+  /** Whether open-ahead switched itself off (for tests and diagnostics). */
+  public boolean disabled() {
+    lock.lock();
+    try {
+      return disabled;
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** As {@link ObjectReader} sizes the buffer of a block. */
