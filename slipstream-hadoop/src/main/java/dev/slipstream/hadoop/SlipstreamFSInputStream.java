@@ -245,8 +245,19 @@ final class SlipstreamFSInputStream extends FSInputStream
    * the same thing, {@code slipstream_*} names for the rest.
    */
   static IOStatistics ioStatistics(ReadStatistics s) {
-    DynamicIOStatisticsBuilder b = IOStatisticsBinding.dynamicIOStatistics()
-        .withLongFunctionCounter(StreamStatisticNames.STREAM_READ_BYTES, k -> s.get(Counter.BYTES_READ))
+    DynamicIOStatisticsBuilder b = IOStatisticsBinding.dynamicIOStatistics();
+    bind(b, s);
+    return b.build();
+  }
+
+  /**
+   * Binds {@code s}'s counters into {@code b}: {@code stream_read_bytes} (bytes returned),
+   * {@code stream_read_total_bytes} (bytes fetched from S3), {@code stream_read_opened} (GETs), and every
+   * counter as {@code slipstream_<name>}, retries by cause as {@code slipstream_retries_<cause>}.
+   */
+  static void bind(DynamicIOStatisticsBuilder b, ReadStatistics s) {
+    b.withLongFunctionCounter(StreamStatisticNames.STREAM_READ_BYTES, k -> s.get(Counter.BYTES_READ))
+        .withLongFunctionCounter(StreamStatisticNames.STREAM_READ_TOTAL_BYTES, k -> s.get(Counter.BYTES_FETCHED))
         .withLongFunctionCounter(StreamStatisticNames.STREAM_READ_OPENED, k -> s.get(Counter.GET_REQUESTS));
     for (Counter c : Counter.values()) {
       b.withLongFunctionCounter("slipstream_" + c.metricName(), k -> s.get(c));
@@ -254,6 +265,5 @@ final class SlipstreamFSInputStream extends FSInputStream
     for (RetryCause c : RetryCause.values()) {
       b.withLongFunctionCounter("slipstream_retries_" + c.name().toLowerCase(Locale.ROOT), k -> s.retries(c));
     }
-    return b.build();
   }
 }

@@ -35,6 +35,9 @@ import org.apache.hadoop.fs.PathFilter;
 import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.hadoop.fs.impl.OpenFileParameters;
 import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.fs.statistics.IOStatistics;
+import org.apache.hadoop.fs.statistics.impl.DynamicIOStatisticsBuilder;
+import org.apache.hadoop.fs.statistics.impl.IOStatisticsBinding;
 import org.apache.hadoop.fs.s3a.S3AFileSystem;
 import org.apache.hadoop.util.Progressable;
 import org.slf4j.Logger;
@@ -71,6 +74,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   private final ThreadLocal<Opened> lastOpened = new ThreadLocal<>();
   private ListingReuse listingReuse;
   private FlatGlob flatGlob;
+  private volatile IOStatistics ioStatistics;
 
   @Override
   public void initialize(URI name, Configuration conf) throws IOException {
@@ -126,6 +130,43 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   /** Counters of every stream this FileSystem opened. */
   public ReadStatistics getSlipstreamStatistics() {
     return slipstream.statistics();
+  }
+
+  /**
+   * S3A's statistics, with the read side as Slipstream counts it: {@code stream_read_bytes},
+   * {@code stream_read_total_bytes} (bytes fetched from S3), {@code stream_read_opened} (GETs) and every
+   * {@code slipstream_*} counter of the streams this FileSystem opened, live. So
+   * {@code fs.iostatistics.logging.level=info} shows them in a Spark or MapReduce log as S3A's would.
+   */
+  @Override
+  public IOStatistics getIOStatistics() {
+    IOStatistics s3a = super.getIOStatistics();
+    if (slipstream == null || s3a == null) {
+      return s3a;
+    }
+    IOStatistics merged = ioStatistics;
+    if (merged == null) {
+      DynamicIOStatisticsBuilder b = IOStatisticsBinding.dynamicIOStatistics();
+      for (String k : s3a.counters().keySet()) {
+        b.withLongFunctionCounter(k, key -> s3a.counters().getOrDefault(key, 0L));
+      }
+      for (String k : s3a.gauges().keySet()) {
+        b.withLongFunctionGauge(k, key -> s3a.gauges().getOrDefault(key, 0L));
+      }
+      for (String k : s3a.minimums().keySet()) {
+        b.withLongFunctionMinimum(k, key -> s3a.minimums().getOrDefault(key, 0L));
+      }
+      for (String k : s3a.maximums().keySet()) {
+        b.withLongFunctionMaximum(k, key -> s3a.maximums().getOrDefault(key, 0L));
+      }
+      for (String k : s3a.meanStatistics().keySet()) {
+        b.withMeanStatisticFunction(k, key -> s3a.meanStatistics().get(key));
+      }
+      SlipstreamFSInputStream.bind(b, slipstream.statistics()); // the read side is Slipstream's
+      merged = b.build();
+      ioStatistics = merged;
+    }
+    return merged;
   }
 
   public SlipstreamConfig getSlipstreamConfig() {

@@ -106,6 +106,26 @@ class SlipstreamS3AFileSystemTest {
   }
 
   @Test
+  void theFileSystemsIoStatisticsShowWhatItsStreamsFetchedAndReturned() throws IOException {
+    SlipstreamS3AFileSystem sfs = (SlipstreamS3AFileSystem) fs;
+    IOStatistics io = sfs.getIOStatistics();
+    long returned = io.counters().get("stream_read_bytes");
+    try (FSDataInputStream in = fs.open(file)) {
+      byte[] some = new byte[1000];
+      in.readFully(5000, some);
+    }
+    io = sfs.getIOStatistics();
+    assertThat(io.counters().get("stream_read_bytes") - returned).isEqualTo(1000);
+    // Bytes from S3 (this read may have come from the disk cache: the counters agree either way).
+    assertThat(io.counters().get("stream_read_total_bytes")).isEqualTo(io.counters().get("slipstream_bytes_fetched"))
+        .isEqualTo(sfs.getSlipstreamStatistics().get(Counter.BYTES_FETCHED)).isPositive();
+    // S3A's own statistics are still there (HEAD requests of open(path)).
+    assertThat(io.counters()).containsKey("object_metadata_request");
+    assertThat(org.apache.hadoop.fs.statistics.IOStatisticsLogging.ioStatisticsToPrettyString(io))
+        .contains("slipstream_bytes_fetched");
+  }
+
+  @Test
   void openFileWithAStatusOrALengthMakesNoHead() throws Exception {
     SlipstreamS3AFileSystem sfs = (SlipstreamS3AFileSystem) fs;
     FileStatus status = fs.getFileStatus(file);
