@@ -62,7 +62,7 @@ public final class ObjectReader extends SlipstreamInputStream {
    */
   static final int TAIL = 1024 * 1024;
   /** Least of the object's end fetched at once by a footer read (unless the object is smaller). */
-  static final int MIN_TAIL = 64 * 1024;
+  static final int MIN_TAIL = 16 * 1024;
   /** Largest part of an asynchronous (vectored) range read: parts of one range are fetched in parallel. */
   static final int PART = 1024 * 1024;
 
@@ -589,8 +589,9 @@ public final class ObjectReader extends SlipstreamInputStream {
 
   /**
    * The tail a footer read fetches: about 1/128 of the object, at least {@link #MIN_TAIL} (a Parquet
-   * footer of a few columns and row groups, with its page indexes, is a few KiB to a few tens), at most
-   * {@link #TAIL} and a quarter of a block. A larger footer costs one more GET, of exactly its bytes.
+   * footer of a few columns and row groups, with its page indexes, is a few KiB; ORC's readers guess
+   * 16 KiB for theirs), at most {@link #TAIL} and a quarter of a block. A larger footer costs one more
+   * GET, of exactly its bytes.
    */
   static int tailSize(long length, int blockSize) {
     long size = Math.max(MIN_TAIL, Math.min(length / 128, Math.min(TAIL, blockSize / 4)));
