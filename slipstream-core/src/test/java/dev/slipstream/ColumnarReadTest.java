@@ -31,8 +31,8 @@ class ColumnarReadTest {
   static final int BLOCK = 1 << 20;
   static final long SIZE = 12L * BLOCK + 4321;
   static final int SMALL = 300 * 1024 + 7;
-  /** The tail a first read at the end fetches: 1/128 of the object (at least 16 KiB, at most a quarter block). */
-  static final int TAIL = (int) Math.max(16 << 10, Math.min(SIZE / 128, BLOCK / 4));
+  /** The tail a first read at the end fetches: 1/512 of the object (at least 8 KiB, at most a quarter block). */
+  static final int TAIL = (int) Math.max(8 << 10, Math.min(SIZE / 512, BLOCK / 4));
   static final int READAHEAD = 64 * 1024;
   static Slipstream client;
 
@@ -68,7 +68,7 @@ class ColumnarReadTest {
       byte[] magic = in.readNBytes(4);
       check(21, SIZE - 8, len);
       check(21, SIZE - 4, magic);
-      int footer = 90_000;
+      int footer = 20_000;
       in.seek(SIZE - 8 - footer);
       byte[] meta = in.readNBytes(footer);
       check(21, SIZE - 8 - footer, meta);
@@ -130,8 +130,8 @@ class ColumnarReadTest {
     try (SlipstreamInputStream in = open("small", SMALL)) {
       in.seek(SMALL - 8);
       check(22, SMALL - 8, in.readNBytes(8));
-      in.seek(SMALL - 8 - 10_000); // the footer, inside the tail already fetched
-      check(22, SMALL - 8 - 10_000, in.readNBytes(10_000));
+      in.seek(SMALL - 8 - 6_000); // the footer, inside the tail already fetched
+      check(22, SMALL - 8 - 6_000, in.readNBytes(6_000));
       byte[] chunk = new byte[20_000]; // two column chunks, each read in one call as Parquet does
       in.seek(1000);
       in.readNBytes(chunk, 0, chunk.length);
@@ -142,7 +142,7 @@ class ColumnarReadTest {
       check(22, 100_000, chunk);
       ReadStatistics s = in.statistics();
       assertThat(s.get(Counter.GET_REQUESTS)).isEqualTo(3);
-      assertThat(s.get(Counter.BYTES_FETCHED)).isEqualTo(16 * 1024 + 20_000 + 50_000);
+      assertThat(s.get(Counter.BYTES_FETCHED)).isEqualTo(8 * 1024 + 20_000 + 50_000);
     }
   }
 

@@ -33,7 +33,7 @@ class ReadPolicyRequestsTest {
   static final long BIG = 6L * BLOCK + 777;
   /** Less than a block. */
   static final long ONE = 700 * 1024 + 3;
-  static final int FOOTER = 10_000;
+  static final int FOOTER = 6_000;
   static LinkShaper shaper;
   static Slipstream client;
 
@@ -174,9 +174,9 @@ class ReadPolicyRequestsTest {
         .toList();
   }
 
-  /** The tail a first read at the end fetches: 1/128 of the object, 16 KiB to a quarter block. */
+  /** The tail a first read at the end fetches: 1/512 of the object, 8 KiB to a quarter block. */
   private static long tail(long size) {
-    return Math.min(size, Math.max(16 * 1024, Math.min(size / 128, BLOCK / 4)));
+    return Math.min(size, Math.max(8 * 1024, Math.min(size / 512, BLOCK / 4)));
   }
 
   private static String range(long first, long last) {

@@ -79,9 +79,9 @@ class RowGroupAheadTest {
       ReadStatistics s = in.statistics();
       assertThat(s.get(Counter.ROW_GROUP_AHEAD_STARTED)).isEqualTo(GROUPS - 1);
       assertThat(s.get(Counter.ROW_GROUP_AHEAD_USED)).isEqualTo(GROUPS - 1);
-      // The footer's tail (1/128 of the object, at least 16 KiB), then each row group's two chunks once:
+      // The footer's tail (1/512 of the object, at least 8 KiB), then each row group's two chunks once:
       // nothing fetched twice.
-      long tail = Math.min(data.length, Math.max(16 << 10, data.length / 128));
+      long tail = Math.min(data.length, Math.max(8 << 10, data.length / 512));
       assertThat(s.get(Counter.BYTES_FETCHED)).isEqualTo(tail + (long) GROUPS * 2 * CHUNK);
     }
     assertThat(client.memoryInUse()).isZero();

@@ -62,7 +62,7 @@ public final class ObjectReader extends SlipstreamInputStream {
    */
   static final int TAIL = 1024 * 1024;
   /** Least of the object's end fetched at once by a footer read (unless the object is smaller). */
-  static final int MIN_TAIL = 16 * 1024;
+  static final int MIN_TAIL = 8 * 1024;
   /** Largest part of an asynchronous (vectored) range read: parts of one range are fetched in parallel. */
   static final int PART = 1024 * 1024;
 
@@ -588,13 +588,14 @@ public final class ObjectReader extends SlipstreamInputStream {
   }
 
   /**
-   * The tail a footer read fetches: about 1/128 of the object, at least {@link #MIN_TAIL} (a Parquet
-   * footer of a few columns and row groups, with its page indexes, is a few KiB; ORC's readers guess
-   * 16 KiB for theirs), at most {@link #TAIL} and a quarter of a block. A larger footer costs one more
-   * GET, of exactly its bytes.
+   * The tail a footer read fetches: 1/512 of the object, at least {@link #MIN_TAIL}, at most
+   * {@link #TAIL} and a quarter of a block. A Parquet footer grows with columns times row groups, and
+   * row groups with the file: a few KiB for a file of a few MB and a few columns, tens of KiB for a
+   * large one. A footer larger than the tail costs one more GET, of exactly its bytes; a smaller one
+   * wastes the rest, which on small files is most of what a projected read would otherwise pay for.
    */
   static int tailSize(long length, int blockSize) {
-    long size = Math.max(MIN_TAIL, Math.min(length / 128, Math.min(TAIL, blockSize / 4)));
+    long size = Math.max(MIN_TAIL, Math.min(length / 512, Math.min(TAIL, blockSize / 4)));
     return (int) Math.min(length, size);
   }
 
