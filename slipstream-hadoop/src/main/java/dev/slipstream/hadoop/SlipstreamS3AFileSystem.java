@@ -329,8 +329,12 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
       if (key.endsWith("/")) {
         throw new FileNotFoundException("Can't open " + path + " because it is a directory");
       }
-      length = head.contentLength();
-      etag = head.eTag();
+      if (head.contentLength() != null) {
+        length = head.contentLength();
+        etag = head.eTag();
+      }
+      // else a server whose HEAD sends no Content-Length: Slipstream's own open learns the length
+      // from a 1-byte ranged GET, or fails with an IOException naming the missing header.
     }
     OpenOptions open = OpenOptions.NONE.withLength(length).withEtag(etag)
         .withPolicy(options.policy()).withSplitEnd(options.splitEnd());
