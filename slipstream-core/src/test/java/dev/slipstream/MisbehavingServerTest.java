@@ -357,6 +357,46 @@ class MisbehavingServerTest {
   }
 
 
+  // ---- open-ahead: the same checks on a block fetched before the open ---------------------------
+
+  private static String etagOf(String key) throws IOException {
+    try (Slipstream client = client(); SlipstreamInputStream in = client.open("s3://" + BUCKET + "/" + key)) {
+      return in.etag();
+    }
+  }
+
+  @Test
+  void aBlockFetchedAheadFromAMisbehavingServerIsNeverServed() throws Exception {
+    String key = "ahead-shifted";
+    server.put(BUCKET, key, big);
+    String etag = etagOf(key);
+    server.when(getOf(key), Misbehaviour.SHIFT_RANGE);
+    ObjectRef ref = ObjectRef.of("s3://" + BUCKET + "/" + key, SIZE, etag);
+    try (Slipstream client = client()) {
+      client.hintNext(List.of(ref));
+      try (SlipstreamInputStream in = client.open(ref.location(), ref.openOptions())) {
+        org.assertj.core.api.Assertions.assertThatThrownBy(in::readAllBytes).isInstanceOf(IOException.class)
+            .hasMessageContaining("s3://" + BUCKET + "/" + key).hasMessageContaining("another range");
+      }
+    }
+  }
+
+  @Test
+  void aBlockFetchedAheadWithABareETagIsServedForTheQuotedOne() throws Exception {
+    String key = "ahead-bare";
+    server.put(BUCKET, key, big);
+    String quoted = etagOf(key);
+    server.always(Misbehaviour.BARE_ETAG);
+    ObjectRef ref = ObjectRef.of("s3://" + BUCKET + "/" + key, SIZE, quoted.substring(1, quoted.length() - 1));
+    try (Slipstream client = client()) {
+      client.hintNext(List.of(ref));
+      try (SlipstreamInputStream in = client.open(ref.location(), ref.openOptions())) {
+        assertThat(in.readAllBytes()).isEqualTo(big);
+      }
+      assertThat(client.statistics().get(Counter.OPEN_AHEAD_USED)).as("the block fetched ahead was used").isOne();
+    }
+  }
+
   // ---- 9. an interrupt aborts a stalled GET on the caller's thread ----------------------------
 
   @Test
