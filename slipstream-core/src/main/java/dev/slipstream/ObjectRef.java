@@ -27,8 +27,8 @@ public record ObjectRef(S3Location location, long length, String etag) {
     if (etag != null && etag.isBlank()) {
       throw new IllegalArgumentException("etag must not be blank for " + location);
     }
-    if (etag != null && !etag.startsWith("\"") && !etag.startsWith("W/")) {
-      etag = '"' + etag + '"';
+    if (etag != null) {
+      etag = dev.slipstream.internal.store.ETag.parse(etag).toString(); // one spelling: quoted
     }
   }
 

@@ -33,8 +33,8 @@ public record OpenOptions(long length, String etag, ReadPolicy policy, long spli
     if (etag != null && etag.isBlank()) {
       throw new IllegalArgumentException("etag must not be blank");
     }
-    if (etag != null && !etag.startsWith("\"") && !etag.startsWith("W/")) {
-      etag = '"' + etag + '"';
+    if (etag != null) {
+      etag = dev.slipstream.internal.store.ETag.parse(etag).toString(); // one spelling: quoted
     }
     Objects.requireNonNull(policy, "policy");
     if (splitEnd < -1) {

@@ -13,6 +13,7 @@ import dev.slipstream.internal.fetch.RangeReader;
 import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.read.ObjectReader;
 import dev.slipstream.internal.read.OpenAhead;
+import dev.slipstream.internal.store.ETag;
 import dev.slipstream.internal.store.ObjectStore;
 import dev.slipstream.internal.store.S3ObjectStore;
 import java.io.IOException;
@@ -145,19 +146,22 @@ public final class Slipstream implements AutoCloseable {
     }
     ReadStatistics streamStats = stats.child();
     long length = options.length();
-    String etag = options.etag();
+    ETag etag = ETag.fromServer(options.etag());
+    java.time.Instant lastModified = null;
     if (length < 0) {
       ObjectStore.ObjectMetadata m = fetcher.head(location, streamStats, config.retryMax(),
           new CancelToken(() -> new IOException("cancelled: HEAD " + location)));
       length = m.length();
       etag = m.etag();
+      lastModified = m.lastModified();
     }
     streamStats.increment(Counter.STREAMS_OPENED);
-    ObjectHandle handle = new ObjectHandle(location, length, options.length() >= 0, etag, streamStats);
+    ObjectHandle handle = new ObjectHandle(location, length, options.length() >= 0, etag, lastModified,
+        streamStats);
     ObjectReader reader = new ObjectReader(handle, resources.pool, fetcher, diskCache, config.cacheMode(),
         config.blockSize(), config.prefetchBlocks(), options.policy(), options.splitEnd(), closeWaitMillis());
     // A first block fetched ahead is served only for the version this stream reads (see OpenAhead).
-    Block ahead = openAhead.take(location, length, etag);
+    Block ahead = openAhead.take(location, length, handle.etag());
     if (ahead != null) {
       try {
         reader.adopt(ahead);

@@ -74,6 +74,11 @@ public final class SlipstreamConfig {
     if (memoryMax < blockSize) {
       throw invalid(ConfigKey.MEMORY_MAX, "must hold at least one block (" + blockSize + " bytes)");
     }
+    long heap = Runtime.getRuntime().maxMemory();
+    if (heap != Long.MAX_VALUE && memoryMax > heap) {
+      throw invalid(ConfigKey.MEMORY_MAX, "more than the JVM's max heap (" + heap + " bytes, -Xmx): the buffers"
+          + " could never all be allocated");
+    }
     this.fetchThreads = intValue(ConfigKey.FETCH_THREADS, 1, 1024);
     this.stallTimeout = positive(ConfigKey.READ_STALL_TIMEOUT);
     this.connectTimeout = positive(ConfigKey.CONNECT_TIMEOUT);
@@ -87,6 +92,10 @@ public final class SlipstreamConfig {
         URI uri = new URI(ep);
         if (uri.getScheme() == null || uri.getHost() == null) {
           throw invalid(ConfigKey.ENDPOINT, "expected a URI such as http://127.0.0.1:9000");
+        }
+        String scheme = uri.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https")) {
+          throw invalid(ConfigKey.ENDPOINT, "the scheme must be http or https, not " + uri.getScheme());
         }
         this.endpoint = uri;
       } catch (java.net.URISyntaxException e) {
@@ -280,6 +289,8 @@ public final class SlipstreamConfig {
 
   private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([kmgt]?)(i?b)?");
   private static final Pattern TIME = Pattern.compile("(\\d+)\\s*(ms|s|m|h)?");
+  /** The longest duration any key takes: long enough to mean "for ever", short enough to add to a clock. */
+  private static final Duration MAX_DURATION = Duration.ofDays(365);
 
   private long size(ConfigKey key) {
     try {
@@ -338,10 +349,13 @@ public final class SlipstreamConfig {
         case "h" -> Duration.ofHours(n);
         default -> Duration.ofMillis(n);
       };
-      d.toMillis(); // must fit in milliseconds, as every timeout is used
+      if (d.compareTo(MAX_DURATION) > 0) {
+        // Deadlines are computed in nanoseconds from now: far beyond a year they overflow.
+        throw invalid(key, "too large: at most " + MAX_DURATION.toHours() + "h (365 days)");
+      }
       return d;
     } catch (ArithmeticException e) {
-      throw invalid(key, "too large");
+      throw invalid(key, "too large: at most " + MAX_DURATION.toHours() + "h (365 days)");
     }
   }
 

@@ -62,6 +62,26 @@ class ConfigTest {
   }
 
   @Test
+  void valuesThatCannotWorkFailAtStartNamingKeyAndValue() {
+    // Parsed fine once, then overflowed when a deadline was computed from it.
+    assertThatThrownBy(() -> SlipstreamConfig.builder().set("list.reuse.ttl", "9999999h").build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("list.reuse.ttl").hasMessageContaining("'9999999h'").hasMessageContaining("too large");
+    assertThat(SlipstreamConfig.builder().set("list.reuse.ttl", "8760h").build().listReuseTtl().toNanos())
+        .isPositive();
+    long heap = Runtime.getRuntime().maxMemory();
+    String aboveHeap = ((heap >> 20) + 1024) + "M";
+    assertThatThrownBy(() -> SlipstreamConfig.builder().set("memory.max", aboveHeap).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("memory.max").hasMessageContaining("'" + aboveHeap + "'").hasMessageContaining("heap");
+    assertThatThrownBy(() -> SlipstreamConfig.builder().set("endpoint", "ftp://files.example.com/").build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("endpoint").hasMessageContaining("'ftp://files.example.com/'")
+        .hasMessageContaining("http or https");
+    assertThat(SlipstreamConfig.builder().set("endpoint", "HTTPS://s3.example.com").build().endpoint()).isPresent();
+  }
+
+  @Test
   void unknownKeysAreRejectedNotIgnored() {
     assertThatThrownBy(() -> SlipstreamConfig.fromMap(Map.of("fs.slipstream.blocksize", "8M"), "fs.slipstream."))
         .isInstanceOf(IllegalArgumentException.class)

@@ -90,14 +90,15 @@ final class S3Options {
     return arg.matches("(?i)s3[an]?://.*");
   }
 
-  /** The help footer listing every configuration key with its default. */
+  /** The help footer listing every configuration key with its default, escaped for picocli's formatting. */
   static String[] keysFooter() {
     List<String> lines = new ArrayList<>();
     lines.add("");
     lines.add("Configuration keys for -D (see the README for their meaning):");
     for (ConfigKey k : ConfigKey.values()) {
       String def = k.defaultValue().orElse(k == ConfigKey.MEMORY_MAX ? "1/4 of the heap" : "-");
-      lines.add(String.format(java.util.Locale.ROOT, "  %-20s default %s", k.key(), def));
+      // picocli formats footer lines: a '%' in a default (cache.disk.min.free's 10%) must be escaped.
+      lines.add(String.format(java.util.Locale.ROOT, "  %-20s default %s", k.key(), def).replace("%", "%%"));
     }
     return lines.toArray(new String[0]);
   }

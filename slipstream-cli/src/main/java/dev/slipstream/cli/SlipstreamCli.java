@@ -71,6 +71,7 @@ public final class SlipstreamCli implements Callable<Integer> {
   }
 
   public static void main(String[] args) {
+    CredentialLoggers.keepQuiet(); // before any logger exists: the wire and signer logs show the session token
     if (Arrays.asList(args).contains("--debug")) {
       // Before the first logger is created; slf4j-simple reads system properties over simplelogger.properties.
       System.setProperty("org.slf4j.simpleLogger.log.dev.slipstream", "debug");

@@ -371,12 +371,23 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     }
     if (length < 0) {
       // S3A's own HEAD: its auditing, retries, statistics and 404/403 translation.
-      HeadObjectResponse head = getS3AInternals().getObjectMetadata(path);
+      HeadObjectResponse head;
+      try {
+        head = getS3AInternals().getObjectMetadata(path);
+      } catch (NullPointerException e) {
+        // S3A's HEAD unboxes Content-Length, which some S3-compatible servers leave out: left to
+        // Slipstream's own open below, which takes the length from a 1-byte ranged GET or fails with an
+        // IOException naming the missing header.
+        LOG.debug("HEAD {} by S3A failed ({}); Slipstream's open makes its own", path, e.toString());
+        head = null;
+      }
       if (key.endsWith("/")) {
         throw new FileNotFoundException("Can't open " + path + " because it is a directory");
       }
-      length = head.contentLength();
-      etag = head.eTag();
+      if (head != null && head.contentLength() != null) {
+        length = head.contentLength();
+        etag = head.eTag();
+      }
     }
     OpenOptions open = OpenOptions.NONE.withLength(length).withEtag(etag)
         .withPolicy(options.policy()).withSplitEnd(options.splitEnd());

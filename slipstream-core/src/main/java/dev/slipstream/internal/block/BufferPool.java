@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntFunction;
 
 /**
  * Block buffers under one memory budget, shared by every stream that uses this pool.
@@ -45,11 +46,19 @@ public final class BufferPool {
   /** Readers waiting in {@link #acquire}: only then is a block becoming idle worth a signal. */
   private final java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
 
+  /** How buffers are made; a seam so that a test can make an allocation fail. */
+  private final IntFunction<byte[]> allocator;
+
   public BufferPool(long budget) {
+    this(budget, byte[]::new);
+  }
+
+  BufferPool(long budget, IntFunction<byte[]> allocator) {
     if (budget <= 0) {
       throw new IllegalArgumentException("memory budget must be positive: " + budget);
     }
     this.budget = budget;
+    this.allocator = allocator;
   }
 
   /** Buffers of odd sizes are rounded up to this, so that they can be reused. */
@@ -245,8 +254,10 @@ public final class BufferPool {
       }
     }
     if (allocated + size <= budget) {
+      // Counted only once it exists: an OutOfMemoryError here must not hold budget forever.
+      byte[] b = allocator.apply(size);
       allocated += size;
-      return new byte[size];
+      return b;
     }
     return null;
   }

@@ -50,11 +50,15 @@ public final class BlockFetcher {
     }
   }
 
-  /** Reads {@code [position, position + len)} straight into the caller's array, on this thread. */
+  /**
+   * Reads {@code [position, position + len)} straight into the caller's array, on this thread. An
+   * interrupt of this thread aborts the request and ends the read with an
+   * {@link java.io.InterruptedIOException}.
+   */
   public void readDirect(ObjectHandle h, long position, byte[] dst, int off, int len, CancelToken token)
       throws IOException {
     h.stats().increment(Counter.DIRECT_READS);
-    ranges.read(h, position, position + len, dst, off, token);
+    ranges.read(h, position, position + len, dst, off, token, true);
   }
 
   /** Work of a read that runs on the fetch executor. */

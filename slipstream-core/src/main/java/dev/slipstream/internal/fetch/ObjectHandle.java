@@ -6,25 +6,43 @@ package dev.slipstream.internal.fetch;
 import dev.slipstream.ObjectChangedException;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.S3Location;
+import dev.slipstream.internal.store.ETag;
+import java.time.Instant;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The version of one object a stream reads: location, length and the ETag every request is checked
- * against. The ETag is known at open (from a HEAD or the caller), or pinned by the first response.
+ * The version of one object a stream reads: location, length, and what every response is checked
+ * against. The version is named by its ETag where the server sends one, and by its Last-Modified where
+ * it does not; both are known at open (from a HEAD or the caller) or pinned by the first response.
  */
 public final class ObjectHandle {
   private final S3Location location;
   private final long length;
   private final boolean lengthGiven;
-  private final AtomicReference<String> etag;
+  private final AtomicReference<ETag> etag;
+  private final AtomicReference<Instant> lastModified;
   private final ReadStatistics stats;
 
-  /** @param lengthGiven the length came from the caller, not from S3 */
+  /**
+   * @param lengthGiven the length came from the caller, not from S3
+   * @param etag the ETag, quoted or bare, or null if not known yet
+   */
   public ObjectHandle(S3Location location, long length, boolean lengthGiven, String etag, ReadStatistics stats) {
+    this(location, length, lengthGiven, ETag.fromServer(etag), null, stats);
+  }
+
+  /**
+   * @param lengthGiven the length came from the caller, not from S3
+   * @param etag the ETag, or null if not known yet
+   * @param lastModified the version's Last-Modified, or null if not known yet
+   */
+  public ObjectHandle(S3Location location, long length, boolean lengthGiven, ETag etag, Instant lastModified,
+      ReadStatistics stats) {
     this.location = location;
     this.length = length;
     this.lengthGiven = lengthGiven;
     this.etag = new AtomicReference<>(etag);
+    this.lastModified = new AtomicReference<>(lastModified);
     this.stats = stats;
   }
 
@@ -36,9 +54,23 @@ public final class ObjectHandle {
     return length;
   }
 
-  /** The pinned ETag, or null until the first response. */
+  /** The pinned ETag, quoted, or null until the first response (or for a server that sends none). */
   public String etag() {
+    ETag e = etag.get();
+    return e == null ? null : e.toString();
+  }
+
+  /** The pinned ETag, or null. */
+  public ETag pinnedEtag() {
     return etag.get();
+  }
+
+  /**
+   * What a GET sends as {@code If-Unmodified-Since}: the pinned Last-Modified where no ETag pins the
+   * version (with an ETag, {@code If-Match} guards it and S3 ignores the date), else null.
+   */
+  Instant unmodifiedSince() {
+    return etag.get() == null ? lastModified.get() : null;
   }
 
   public ReadStatistics stats() {
@@ -69,17 +101,24 @@ public final class ObjectHandle {
     return e;
   }
 
-  /** Pins {@code seen} if nothing is pinned yet; otherwise fails if it differs. */
-  void checkVersion(String seen) throws ObjectChangedException {
-    if (seen == null) {
-      return; // a server that sends no ETag cannot be checked; If-Match still guards when pinned
+  /**
+   * Pins what a response says of its version if nothing is pinned yet; otherwise fails if it differs.
+   * The ETag decides where the response has one; where it has none, the Last-Modified does (compared
+   * to the second, the precision of HTTP dates).
+   */
+  void checkVersion(ETag seen, Instant seenModified) throws ObjectChangedException {
+    if (seen != null && !etag.compareAndSet(null, seen)) {
+      ETag pinned = etag.get();
+      if (!pinned.equals(seen)) {
+        throw new ObjectChangedException(location, "ETag " + pinned + " at open, now " + seen);
+      }
     }
-    if (etag.compareAndSet(null, seen)) {
-      return;
-    }
-    String pinned = etag.get();
-    if (!pinned.equals(seen)) {
-      throw new ObjectChangedException(location, "ETag " + pinned + " at open, now " + seen);
+    if (seenModified != null && !lastModified.compareAndSet(null, seenModified) && seen == null) {
+      Instant pinned = lastModified.get();
+      if (pinned.getEpochSecond() != seenModified.getEpochSecond()) {
+        throw new ObjectChangedException(location, "Last-Modified " + pinned + " at open, now " + seenModified
+            + " (the server sends no ETag)");
+      }
     }
   }
 }

@@ -21,7 +21,8 @@ import java.net.SocketTimeoutException;
  * jitter, up to {@code retry.max} times. A retry asks only for the bytes not yet received, so a reset
  * at 7 MiB of an 8 MiB block costs 1 MiB, not 8. Permanent failures (404, 403, 412, a response that
  * does not match the request) surface at once with their own type. Every response is checked against
- * the version pinned at open: never bytes of two versions in one stream.
+ * its request and the version pinned at open before a byte of it is used ({@link ResponseCheck}):
+ * never bytes of two versions in one stream, never bytes of another range.
  */
 public final class RangeReader {
   private static final int READ_CHUNK = 1 << 20;
@@ -29,11 +30,14 @@ public final class RangeReader {
   private final ObjectStore store;
   private final Backoff backoff;
   private final StallWatchdog watchdog;
+  /** The largest object whose 200 to a ranged GET is read through to the range: one block. */
+  private final long readThroughMax;
 
   public RangeReader(ObjectStore store, SlipstreamConfig config) {
     this.store = store;
     this.watchdog = new StallWatchdog(config.stallTimeout().toMillis());
     this.backoff = Backoff.of(config);
+    this.readThroughMax = config.blockSize();
   }
 
   private volatile boolean closed;
@@ -51,6 +55,17 @@ public final class RangeReader {
   /** Reads bytes {@code [start, end)} of the object into {@code dst[off...]}. */
   public void read(ObjectHandle h, long start, long end, byte[] dst, int off, CancelToken token)
       throws IOException {
+    read(h, start, end, dst, off, token, false);
+  }
+
+  /**
+   * As {@link #read(ObjectHandle, long, long, byte[], int, CancelToken)}; with {@code interruptible},
+   * an interrupt of the calling thread aborts the request being read (as {@link CancelToken#cancel()}
+   * does) and ends the read with an {@link java.io.InterruptedIOException}, the interrupt status kept.
+   * For reads on the caller's thread: a task being killed must not wait for the stall timeout.
+   */
+  public void read(ObjectHandle h, long start, long end, byte[] dst, int off, CancelToken token,
+      boolean interruptible) throws IOException {
     final long total = end - start;
     long received = 0;
     int retries = 0;
@@ -60,7 +75,7 @@ public final class RangeReader {
         throw clientClosed(h, null);
       }
       try {
-        received += attempt(h, start + received, end, dst, off + (int) received, token);
+        received += attempt(h, start + received, end, dst, off + (int) received, token, interruptible);
         if (received != total) {
           throw new IllegalStateException("read " + received + " of " + total + " bytes");
         }
@@ -82,7 +97,13 @@ public final class RangeReader {
         try {
           token.sleep(backoffMillis(retries));
         } catch (java.io.InterruptedIOException e2) {
-          throw closed ? clientClosed(h, e) : e2;
+          if (closed) {
+            throw clientClosed(h, e);
+          }
+          java.io.InterruptedIOException named = new java.io.InterruptedIOException("interrupted while reading "
+              + h.location() + " (waiting to retry: " + e.getMessage() + ")");
+          named.initCause(e2);
+          throw named;
         }
       } catch (IOException e) {
         if (token.isCancelled()) {
@@ -106,12 +127,12 @@ public final class RangeReader {
   }
 
   /** One GET; returns bytes received. On a transient failure mid-body, the progress rides the exception. */
-  private long attempt(ObjectHandle h, long start, long end, byte[] dst, int off, CancelToken token)
-      throws IOException {
+  private long attempt(ObjectHandle h, long start, long end, byte[] dst, int off, CancelToken token,
+      boolean interruptible) throws IOException {
     h.stats().increment(Counter.GET_REQUESTS);
     ObjectStore.Body body;
     try {
-      body = store.get(h.location(), start, end, h.etag());
+      body = store.get(h.location(), start, end, h.pinnedEtag(), h.unmodifiedSince());
     } catch (java.io.EOFException e) {
       // Every range asked for lies inside the length this stream was opened with: a 416 means that
       // length is wrong, which is no end of data the caller should ever mistake for a clean EOF.
@@ -119,22 +140,27 @@ public final class RangeReader {
     }
     token.attach(body);
     long got = 0;
-    boolean ok = false;
-    StallWatchdog.Watch watch = watchdog.watch(body);
+    boolean reuse = false;
+    StallWatchdog.Watch watch = watchdog.watch(body, interruptible ? Thread.currentThread() : null);
     try {
-      h.checkLength(body.objectLength());
-      h.checkVersion(body.etag());
-      long want = end - start;
-      if (body.contentLength() >= 0 && body.contentLength() != want) {
-        throw new IOException("GET " + h.location() + " bytes " + start + "-" + (end - 1) + ": server returned "
-            + body.contentLength() + " bytes instead of " + want + " (does it honour Range requests?)");
+      if (interruptible && Thread.currentThread().isInterrupted()) {
+        throw interrupted(h, start, end, null);
       }
+      // Not a byte is used before the response proved to be the range asked for, of this version.
+      long skip = ResponseCheck.check(h, start, end, body, readThroughMax);
+      long want = end - start;
       InputStream in = body.stream();
+      if (skip > 0) {
+        skipBytes(h, in, skip, watch, start, end, interruptible);
+      }
       while (got < want) {
         int n;
         try {
           n = in.read(dst, off + (int) got, (int) Math.min(want - got, READ_CHUNK));
         } catch (IOException | software.amazon.awssdk.core.exception.SdkClientException e) {
+          if (interrupted(watch, interruptible)) {
+            throw interrupted(h, start, end, e);
+          }
           // The SDK reports some failures of a body being read (an abort, among others) unchecked.
           RetryCause cause = watch.stalled() ? RetryCause.STALL
               : e instanceof IOException io ? classify(io) : RetryCause.OTHER;
@@ -143,6 +169,9 @@ public final class RangeReader {
         }
         watch.progress();
         if (n < 0) {
+          if (interrupted(watch, interruptible)) {
+            throw interrupted(h, start, end, null);
+          }
           if (watch.stalled()) {
             throw new PartialProgress(RetryCause.STALL, got, "reading " + h.location() + ": no bytes for the stall"
                 + " timeout", null);
@@ -153,17 +182,68 @@ public final class RangeReader {
         got += n;
         h.stats().add(Counter.BYTES_FETCHED, n);
       }
-      ok = true;
+      if (skip > 0) {
+        return got; // the rest of a whole object read through: dropped with the connection
+      }
+      if (body.contentLength() < 0 && in.read() >= 0) {
+        // A chunked body states no length up front: it must end where the range does.
+        throw new IOException("GET " + h.location() + " bytes " + start + "-" + (end - 1)
+            + ": the body goes on past the " + want + " bytes of the range; its bytes are not used");
+      }
+      reuse = true;
       return got;
     } finally {
       watch.close();
       token.detach();
-      if (ok) {
+      if (reuse) {
         body.close(); // fully read: the connection goes back to the pool
       } else {
         body.abort(); // never drain a body we no longer want
       }
     }
+  }
+
+  /** Reads and drops the {@code n} bytes of a whole-object body that come before the range. */
+  private void skipBytes(ObjectHandle h, InputStream in, long n, StallWatchdog.Watch watch, long start, long end,
+      boolean interruptible) throws IOException {
+    byte[] scratch = new byte[(int) Math.min(n, 64 * 1024)];
+    long left = n;
+    while (left > 0) {
+      int r;
+      try {
+        r = in.read(scratch, 0, (int) Math.min(left, scratch.length));
+      } catch (IOException | software.amazon.awssdk.core.exception.SdkClientException e) {
+        if (interrupted(watch, interruptible)) {
+          throw interrupted(h, start, end, e);
+        }
+        throw new TransientStoreException(watch.stalled() ? RetryCause.STALL : RetryCause.OTHER, "reading "
+            + h.location() + " up to byte " + start + " of a whole-object response: " + e, e);
+      }
+      watch.progress();
+      if (r < 0) {
+        if (interrupted(watch, interruptible)) {
+          throw interrupted(h, start, end, null);
+        }
+        throw new TransientStoreException(RetryCause.TRUNCATED, "body of " + h.location()
+            + " (the whole object, for bytes " + start + "-" + (end - 1) + ") ended after " + (n - left) + " bytes",
+            null);
+      }
+      left -= r;
+    }
+  }
+
+  /** The reading thread was interrupted: the watchdog aborted its body, or the HTTP client noticed first. */
+  private static boolean interrupted(StallWatchdog.Watch watch, boolean interruptible) {
+    return watch.interrupted() || (interruptible && Thread.currentThread().isInterrupted());
+  }
+
+  private static java.io.InterruptedIOException interrupted(ObjectHandle h, long start, long end, Throwable cause) {
+    java.io.InterruptedIOException e = new java.io.InterruptedIOException("interrupted while reading " + h.location()
+        + " bytes " + start + "-" + (end - 1) + ": the request was aborted");
+    if (cause != null) {
+      e.initCause(cause);
+    }
+    return e;
   }
 
   static RetryCause classify(IOException e) {

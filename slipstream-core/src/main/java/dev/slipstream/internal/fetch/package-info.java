@@ -7,8 +7,12 @@
  * {@link dev.slipstream.internal.fetch.FetchExecutor} is the one bounded executor (urgent fetches
  * first); {@link dev.slipstream.internal.fetch.BlockFetcher} runs block fetches on it and direct reads
  * on the caller's thread; {@link dev.slipstream.internal.fetch.RangeReader} is the retry layer: capped
- * exponential backoff with full jitter, resume at the last byte received, version checked on every
- * response. {@link dev.slipstream.internal.fetch.CancelToken} lets {@code close()} abort a request from
- * another thread.
+ * exponential backoff with full jitter, resume at the last byte received.
+ * {@link dev.slipstream.internal.fetch.ResponseCheck} checks every response against its request and
+ * the version {@link dev.slipstream.internal.fetch.ObjectHandle} pinned (ETag, or Last-Modified where a
+ * server sends none) before a byte of it is used: a {@code 206} of exactly the range and length asked,
+ * or a {@code 200} only where the whole object was asked for or fits in one block.
+ * {@link dev.slipstream.internal.fetch.CancelToken} lets {@code close()} abort a request from another
+ * thread; the stall watchdog aborts a body that stalls, or whose reading thread is interrupted.
  */
 package dev.slipstream.internal.fetch;

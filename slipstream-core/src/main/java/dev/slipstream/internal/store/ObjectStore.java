@@ -17,13 +17,21 @@ import java.util.List;
  */
 public interface ObjectStore extends Closeable {
 
+  /**
+   * The length, ETag and Last-Modified of the object. A server whose HEAD gives no length is asked for
+   * it with a 1-byte ranged GET; if that tells nothing either, an {@link IOException} names the
+   * missing header.
+   */
   ObjectMetadata head(S3Location location) throws IOException;
 
   /**
    * Starts a GET of bytes {@code [start, end)}. With {@code ifMatch} non-null the request carries
-   * {@code If-Match}. The returned body must be closed or aborted.
+   * {@code If-Match}; with {@code ifUnmodifiedSince} non-null, {@code If-Unmodified-Since}. The
+   * response is returned as the server sent it, unchecked: see {@link Body}. It must be closed or
+   * aborted.
    */
-  Body get(S3Location location, long start, long end, String ifMatch) throws IOException;
+  Body get(S3Location location, long start, long end, ETag ifMatch, java.time.Instant ifUnmodifiedSince)
+      throws IOException;
 
   /**
    * One ListObjectsV2 page: keys under {@code request.prefix()} in S3's order (UTF-8 binary), after
@@ -61,23 +69,38 @@ public interface ObjectStore extends Closeable {
     }
   }
 
-  /** An open response body. {@link #abort()} may be called from another thread to cancel a read. */
+  /**
+   * An open response body, with the headers that say what it holds. Nothing here is checked: the
+   * fetcher checks every response against its request before it uses a byte. {@link #abort()} may be
+   * called from another thread to cancel a read.
+   */
   interface Body extends Closeable {
     InputStream stream();
 
-    /** The ETag of the version served. */
-    String etag();
+    /** The HTTP status: 206 for a range, 200 for the whole object (or a server that ignored Range). */
+    int status();
 
-    /** Bytes in this response body. */
+    /** The ETag of the version served, or null if the server sent none. */
+    ETag etag();
+
+    /** The {@code Last-Modified} of the version served, or null if the server sent none. */
+    java.time.Instant lastModified();
+
+    /** Bytes in this response body, from {@code Content-Length}, or -1 if absent (a chunked body). */
     long contentLength();
 
-    /** The object's total length, from {@code Content-Range}, or -1 if the server did not say. */
-    long objectLength();
+    /** The {@code Content-Range} header as sent, or null if absent. */
+    String contentRange();
 
     /** Drops the connection without reading the rest of the body. Idempotent, thread-safe. */
     void abort();
   }
 
-  /** Length and ETag of one version of an object. */
-  record ObjectMetadata(long length, String etag) {}
+  /**
+   * Length, ETag and Last-Modified of one version of an object.
+   *
+   * @param etag null if the server sent none
+   * @param lastModified null if the server sent none
+   */
+  record ObjectMetadata(long length, ETag etag, java.time.Instant lastModified) {}
 }

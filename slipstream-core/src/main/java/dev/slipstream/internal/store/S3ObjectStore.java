@@ -52,22 +52,54 @@ public final class S3ObjectStore implements ObjectStore {
 
   @Override
   public ObjectMetadata head(S3Location location) throws IOException {
+    HeadObjectResponse r;
     try {
-      HeadObjectResponse r = s3.headObject(h -> h.bucket(location.bucket()).key(location.key()));
-      return new ObjectMetadata(r.contentLength(), r.eTag());
+      r = s3.headObject(h -> h.bucket(location.bucket()).key(location.key()));
     } catch (SdkException e) {
       throw translate(location, "HEAD", e);
+    }
+    ETag etag = ETag.fromServer(r.eTag());
+    if (r.contentLength() != null) {
+      return new ObjectMetadata(r.contentLength(), etag, r.lastModified());
+    }
+    // Some gateways answer HEAD without Content-Length: a 1-byte GET's Content-Range says the length.
+    ObjectMetadata m = lengthFromRangedGet(location);
+    return new ObjectMetadata(m.length(), etag != null ? etag : m.etag(),
+        r.lastModified() != null ? r.lastModified() : m.lastModified());
+  }
+
+  private ObjectMetadata lengthFromRangedGet(S3Location location) throws IOException {
+    String missing = "HEAD " + location + ": the server sent no Content-Length, so the object's length is unknown";
+    Body b;
+    try {
+      b = get(location, 0, 1, null, null);
+    } catch (java.io.EOFException e) {
+      throw new IOException(missing + ", and a GET of bytes 0-0 was refused (" + e.getMessage() + ")", e);
+    }
+    try {
+      ContentRange cr = ContentRange.parse(b.contentRange());
+      if (b.status() != 206 || cr == null || cr.total() < 0) {
+        throw new IOException(missing + ", and a GET of bytes 0-0 answered " + b.status()
+            + (b.contentRange() == null ? " without Content-Range" : " with Content-Range " + b.contentRange()));
+      }
+      return new ObjectMetadata(cr.total(), b.etag(), b.lastModified());
+    } finally {
+      b.abort(); // one byte at most is left: not worth keeping the connection for
     }
   }
 
   @Override
-  public Body get(S3Location location, long start, long end, String ifMatch) throws IOException {
+  public Body get(S3Location location, long start, long end, ETag ifMatch, java.time.Instant ifUnmodifiedSince)
+      throws IOException {
     GetObjectRequest.Builder req = GetObjectRequest.builder()
         .bucket(location.bucket())
         .key(location.key())
         .range("bytes=" + start + "-" + (end - 1));
     if (ifMatch != null) {
-      req.ifMatch(ifMatch);
+      req.ifMatch(ifMatch.toString());
+    }
+    if (ifUnmodifiedSince != null) {
+      req.ifUnmodifiedSince(ifUnmodifiedSince);
     }
     ResponseInputStream<GetObjectResponse> in;
     try {
@@ -75,8 +107,7 @@ public final class S3ObjectStore implements ObjectStore {
     } catch (SdkException e) {
       throw translate(location, "GET bytes " + start + "-" + (end - 1), e);
     }
-    GetObjectResponse r = in.response();
-    return new SdkBody(in, r.eTag(), r.contentLength() == null ? -1 : r.contentLength(), totalLength(r.contentRange()));
+    return new SdkBody(in);
   }
 
   @Override
@@ -135,22 +166,6 @@ public final class S3ObjectStore implements ObjectStore {
     }
     String key = request.prefix().isEmpty() ? "/" : request.prefix();
     return translate(new S3Location(request.bucket(), key), "LIST", e);
-  }
-
-  private static long totalLength(String contentRange) {
-    // "bytes 0-99/1234"
-    if (contentRange == null) {
-      return -1;
-    }
-    int slash = contentRange.lastIndexOf('/');
-    if (slash < 0 || contentRange.endsWith("*")) {
-      return -1;
-    }
-    try {
-      return Long.parseLong(contentRange.substring(slash + 1).trim());
-    } catch (NumberFormatException e) {
-      return -1;
-    }
   }
 
   /** Maps an SDK failure to the exception type the read path and its callers expect. */
@@ -220,15 +235,11 @@ public final class S3ObjectStore implements ObjectStore {
 
   private static final class SdkBody implements Body {
     private final ResponseInputStream<GetObjectResponse> in;
-    private final String etag;
-    private final long contentLength;
-    private final long objectLength;
+    private final GetObjectResponse r;
 
-    SdkBody(ResponseInputStream<GetObjectResponse> in, String etag, long contentLength, long objectLength) {
+    SdkBody(ResponseInputStream<GetObjectResponse> in) {
       this.in = in;
-      this.etag = etag;
-      this.contentLength = contentLength;
-      this.objectLength = objectLength;
+      this.r = in.response();
     }
 
     @Override
@@ -237,18 +248,28 @@ public final class S3ObjectStore implements ObjectStore {
     }
 
     @Override
-    public String etag() {
-      return etag;
+    public int status() {
+      return r.sdkHttpResponse().statusCode();
+    }
+
+    @Override
+    public ETag etag() {
+      return ETag.fromServer(r.eTag());
+    }
+
+    @Override
+    public java.time.Instant lastModified() {
+      return r.lastModified();
     }
 
     @Override
     public long contentLength() {
-      return contentLength;
+      return r.contentLength() == null ? -1 : r.contentLength();
     }
 
     @Override
-    public long objectLength() {
-      return objectLength;
+    public String contentRange() {
+      return r.contentRange();
     }
 
     @Override

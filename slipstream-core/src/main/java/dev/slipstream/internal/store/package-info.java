@@ -6,6 +6,8 @@
  * The object store: HEAD and ranged GET, nothing else, with failures translated to the types the rest
  * of the read path and its callers rely on (404 to FileNotFoundException, 403 to AccessDeniedException,
  * 412 to ObjectChangedException, transient ones to TransientStoreException with their cause). The S3
- * implementation uses the AWS SDK for Java v2 with its own retries switched off.
+ * implementation uses the AWS SDK for Java v2 with its own retries switched off. A GET's response comes
+ * back as the server sent it (status, Content-Range, ETag, Last-Modified), for the fetcher to check.
+ * {@link dev.slipstream.internal.store.ETag} is the one place ETags are quoted and compared.
  */
 package dev.slipstream.internal.store;

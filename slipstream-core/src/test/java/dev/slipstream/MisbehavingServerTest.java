@@ -1,0 +1,435 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.slipstream.testkit.Misbehaviour;
+import dev.slipstream.testkit.RequestInfo;
+import dev.slipstream.testkit.ScriptedS3Server;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Servers that misbehave on purpose (issue 21, points 1-5), on every read path. The rule: success means
+ * exactly one version's bytes; anything else is a typed error whose message names the object and what
+ * was wrong; never a NullPointerException, never a hang.
+ */
+@Timeout(60)
+class MisbehavingServerTest {
+  static final String BUCKET = "odd";
+  static final int BLOCK = 256 * 1024;
+  /** Four blocks and a bit, as the issue's 24 MiB + 12,345 bytes is with 8 MiB blocks. */
+  static final int SIZE = 4 * BLOCK + 12_345;
+  /** An object of less than one block. */
+  static final int SMALL = 100_000;
+
+  static ScriptedS3Server server;
+  static byte[] big;
+  static byte[] small;
+  static byte[] bigV2;
+
+  @BeforeAll
+  static void start() {
+    server = ScriptedS3Server.start();
+    big = bytes(SIZE, 1);
+    bigV2 = bytes(SIZE, 2);
+    small = bytes(SMALL, 3);
+  }
+
+  @AfterAll
+  static void stop() {
+    server.close();
+  }
+
+  @AfterEach
+  void resetScript() {
+    server.reset();
+  }
+
+  static byte[] bytes(int n, long seed) {
+    byte[] b = new byte[n];
+    new Random(seed).nextBytes(b);
+    return b;
+  }
+
+  static Slipstream client(String... extra) {
+    SlipstreamConfig.Builder b = TestClients.config(server.endpoint())
+        .set("block.size", "256K").set("memory.max", "8M").set("retry.interval", "10ms")
+        .set("retry.interval.max", "50ms").set("read.stall.timeout", "10s");
+    for (int i = 0; i < extra.length; i += 2) {
+      b.set(extra[i], extra[i + 1]);
+    }
+    return Slipstream.builder().config(b.build()).isolatedResources().build();
+  }
+
+  /** The ways a caller reads an object. */
+  enum ReadPath {
+    SEQUENTIAL, POSITIONAL, VECTORED, FOOTER;
+
+    /** Reads through this path; returns {offset of the bytes in the object, bytes}. */
+    Object[] read(Slipstream client, String key) throws IOException {
+      try (SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/" + key))) {
+        int length = (int) in.length();
+        switch (this) {
+          case SEQUENTIAL:
+            return new Object[] {0, in.readAllBytes()};
+          case POSITIONAL: {
+            byte[] all = new byte[length];
+            int chunk = 100_000;
+            for (int pos = (length - 1) / chunk * chunk; pos >= 0; pos -= chunk) {
+              in.readFully(pos, all, pos, Math.min(chunk, length - pos));
+            }
+            return new Object[] {0, all};
+          }
+          case VECTORED: {
+            byte[] all = new byte[length];
+            List<CompletableFuture<Void>> reads = new ArrayList<>();
+            int chunk = 150_000;
+            for (int pos = 0; pos < length; pos += chunk) {
+              reads.add(in.readFullyAsync(pos, all, pos, Math.min(chunk, length - pos)));
+            }
+            for (CompletableFuture<Void> f : reads) {
+              try {
+                f.get();
+              } catch (InterruptedException e) {
+                throw new AssertionError(e);
+              } catch (ExecutionException e) {
+                if (e.getCause() instanceof IOException io) {
+                  throw io;
+                }
+                throw new AssertionError(e.getCause());
+              }
+            }
+            return new Object[] {0, all};
+          }
+          case FOOTER: {
+            // As a Parquet reader does: the last 8 bytes, then the footer before them.
+            byte[] tail = new byte[8];
+            in.readFully(length - 8, tail, 0, 8);
+            int footer = Math.min(length, 40_000);
+            byte[] b = new byte[footer];
+            in.readFully(length - footer, b, 0, footer);
+            return new Object[] {length - footer, b};
+          }
+          default:
+            throw new AssertionError(this);
+        }
+      }
+    }
+  }
+
+  /** The read succeeds with the bytes of {@code expected}. */
+  static void assertReads(Slipstream client, String key, ReadPath path, byte[] expected) throws IOException {
+    Object[] r = path.read(client, key);
+    int offset = (Integer) r[0];
+    byte[] got = (byte[]) r[1];
+    assertThat(Arrays.equals(got, 0, got.length, expected, offset, offset + got.length))
+        .as("%s read of %s: the object's bytes", path, key).isTrue();
+  }
+
+  /** The read fails with {@code type}, its message naming the object and containing {@code what}. */
+  static IOException assertFails(Slipstream client, String key, ReadPath path, Class<? extends IOException> type,
+      String what) {
+    try {
+      path.read(client, key);
+    } catch (IOException e) {
+      assertThat(e).as("%s read of %s", path, key).isInstanceOf(type);
+      assertThat(e.getMessage()).contains("s3://" + BUCKET + "/" + key).contains(what);
+      return e;
+    } catch (RuntimeException e) {
+      throw new AssertionError(path + " read of " + key + ": untyped failure", e);
+    }
+    return fail(path + " read of " + key + " succeeded against a misbehaving server");
+  }
+
+  static Predicate<RequestInfo> getOf(String key) {
+    return r -> r.isGet() && ScriptedS3Server.objectOf(r).equals(BUCKET + "/" + key);
+  }
+
+  static Predicate<RequestInfo> getNotFromZero(String key) {
+    return getOf(key).and(r -> r.range() != null && !r.range().startsWith("bytes=0-"));
+  }
+
+  // ---- 1. a server that ignores Range --------------------------------------------------------
+
+  @ParameterizedTest
+  @EnumSource(ReadPath.class)
+  void aServerThatIgnoresRangeIsAClearErrorNeverWrongBytes(ReadPath path) throws IOException {
+    String key = "ignores-range-" + path;
+    server.put(BUCKET, key, big);
+    server.when(getNotFromZero(key), Misbehaviour.IGNORE_RANGE);
+    try (Slipstream client = client()) {
+      assertFails(client, key, path, IOException.class, "ignores Range");
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(ReadPath.class)
+  void aServerThatIgnoresRangeOnEveryGetIsAClearError(ReadPath path) throws IOException {
+    String key = "ignores-every-range-" + path;
+    server.put(BUCKET, key, big);
+    server.when(getOf(key), Misbehaviour.IGNORE_RANGE);
+    try (Slipstream client = client()) {
+      assertFails(client, key, path, IOException.class, "answered 200 with the whole object");
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(ReadPath.class)
+  void anObjectOfOneBlockIsReadThroughAWholeObjectAnswer(ReadPath path) throws IOException {
+    String key = "ignores-range-small-" + path;
+    server.put(BUCKET, key, small);
+    server.when(getOf(key), Misbehaviour.IGNORE_RANGE);
+    try (Slipstream client = client()) {
+      assertReads(client, key, path, small);
+    }
+  }
+
+  // ---- 2. a 206 for another range -------------------------------------------------------------
+
+  @ParameterizedTest
+  @EnumSource(ReadPath.class)
+  void aResponseForAnotherRangeIsAClearError(ReadPath path) throws IOException {
+    String key = "shifted-" + path;
+    server.put(BUCKET, key, big);
+    server.when(getNotFromZero(key), Misbehaviour.SHIFT_RANGE);
+    try (Slipstream client = client()) {
+      assertFails(client, key, path, IOException.class, "another range than the one asked for");
+    }
+  }
+
+  @Test
+  void bytesThatFailedACheckNeverReachTheDiskCache(@TempDir Path cacheDir) throws IOException {
+    String key = "shifted-cached";
+    server.put(BUCKET, key, big);
+    server.when(getNotFromZero(key), Misbehaviour.SHIFT_RANGE);
+    String[] cache = {"cache.disk.mode", "all", "cache.disk.dir", cacheDir.toString()};
+    try (Slipstream client = client(cache)) {
+      assertFails(client, key, ReadPath.SEQUENTIAL, IOException.class, "another range");
+      Slipstream.awaitDiskCacheWrites(java.time.Duration.ofSeconds(10));
+    }
+    server.reset();
+    try (Slipstream client = client(cache)) {
+      for (ReadPath path : ReadPath.values()) {
+        assertReads(client, key, path, big);
+      }
+    }
+  }
+
+  // ---- 3. no ETag: Last-Modified names the version --------------------------------------------
+
+  @ParameterizedTest
+  @EnumSource(ReadPath.class)
+  void withoutETagsAnUnchangedObjectReadsRight(ReadPath path) throws IOException {
+    String key = "no-etag-" + path;
+    server.put(BUCKET, key, big);
+    server.always(Misbehaviour.NO_ETAG);
+    try (Slipstream client = client()) {
+      assertReads(client, key, path, big);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(ReadPath.class)
+  void withoutETagsAReplacedObjectIsAChangeNeverAMix(ReadPath path) throws IOException {
+    replacedMidRead("no-etag-replaced-" + path, path, false);
+  }
+
+  @ParameterizedTest
+  @EnumSource(ReadPath.class)
+  void withoutETagsOrConditionsAReplacedObjectIsAChangeNeverAMix(ReadPath path) throws IOException {
+    // A gateway that ignores If-Unmodified-Since: Last-Modified compared on every response catches it.
+    replacedMidRead("no-etag-no-conditions-" + path, path, true);
+  }
+
+  private void replacedMidRead(String key, ReadPath path, boolean ignoreConditions) throws IOException {
+    server.put(BUCKET, key, big);
+    server.always(Misbehaviour.NO_ETAG);
+    if (ignoreConditions) {
+      server.always(Misbehaviour.IGNORE_CONDITIONS);
+    }
+    server.replaceAfterGets(BUCKET, key, 1, bigV2);
+    try (Slipstream client = client("prefetch.blocks", "1")) {
+      Object[] r;
+      try {
+        r = path.read(client, key);
+      } catch (ObjectChangedException e) {
+        assertThat(e.getMessage()).contains("s3://" + BUCKET + "/" + key);
+        return;
+      }
+      // Success is allowed only with every byte of one version.
+      int offset = (Integer) r[0];
+      byte[] got = (byte[]) r[1];
+      boolean v1 = Arrays.equals(got, 0, got.length, big, offset, offset + got.length);
+      boolean v2 = Arrays.equals(got, 0, got.length, bigV2, offset, offset + got.length);
+      assertThat(v1 || v2).as("%s read of %s: bytes of one version", path, key).isTrue();
+      if (path != ReadPath.FOOTER) {
+        fail(path + " read a whole object replaced after its first GET without noticing");
+      }
+    }
+  }
+
+  // ---- 4. quoted and bare ETags are one ETag --------------------------------------------------
+
+  @ParameterizedTest
+  @EnumSource(ReadPath.class)
+  void aBareETagOnGetIsTheQuotedOneOfHead(ReadPath path) throws IOException {
+    String key = "bare-etag-" + path;
+    server.put(BUCKET, key, big);
+    server.always(Misbehaviour.BARE_ETAG);
+    try (Slipstream client = client()) {
+      assertReads(client, key, path, big);
+    }
+  }
+
+  @Test
+  void anETagGivenBareOrQuotedAtOpenMatchesTheServers() throws IOException {
+    String key = "etag-spelling";
+    server.put(BUCKET, key, big);
+    String quoted;
+    try (Slipstream client = client(); SlipstreamInputStream in = client.open("s3://" + BUCKET + "/" + key)) {
+      quoted = in.etag();
+    }
+    assertThat(quoted).startsWith("\"").endsWith("\"");
+    String bare = quoted.substring(1, quoted.length() - 1);
+    server.always(Misbehaviour.BARE_ETAG);
+    for (String given : List.of(quoted, bare)) {
+      try (Slipstream client = client();
+          SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/" + key),
+              OpenOptions.known(SIZE, given))) {
+        assertThat(in.readAllBytes()).isEqualTo(big);
+        assertThat(in.etag()).isEqualTo(quoted);
+      }
+    }
+  }
+
+  // ---- 5. HEAD without Content-Length ---------------------------------------------------------
+
+  @ParameterizedTest
+  @EnumSource(ReadPath.class)
+  void aHeadWithoutContentLengthLearnsTheLengthFromARangedGet(ReadPath path) throws IOException {
+    String key = "head-no-length-" + path;
+    server.put(BUCKET, key, big);
+    server.always(Misbehaviour.NO_CONTENT_LENGTH);
+    try (Slipstream client = client()) {
+      assertReads(client, key, path, big);
+    }
+  }
+
+  @Test
+  void aHeadWithoutContentLengthOnAServerWithoutRangesNamesTheMissingHeader() throws IOException {
+    String key = "head-no-length-no-range";
+    server.put(BUCKET, key, big);
+    server.always(Misbehaviour.NO_CONTENT_LENGTH);
+    server.always(Misbehaviour.IGNORE_RANGE);
+    try (Slipstream client = client()) {
+      assertFails(client, key, ReadPath.SEQUENTIAL, IOException.class, "no Content-Length");
+    }
+  }
+
+  @Test
+  void aWellBehavedServerReadsRightOnEveryPath() throws IOException {
+    String key = "well-behaved";
+    server.put(BUCKET, key, big);
+    try (Slipstream client = client()) {
+      for (ReadPath path : ReadPath.values()) {
+        assertReads(client, key, path, big);
+      }
+    }
+  }
+
+
+  // ---- open-ahead: the same checks on a block fetched before the open ---------------------------
+
+  private static String etagOf(String key) throws IOException {
+    try (Slipstream client = client(); SlipstreamInputStream in = client.open("s3://" + BUCKET + "/" + key)) {
+      return in.etag();
+    }
+  }
+
+  @Test
+  void aBlockFetchedAheadFromAMisbehavingServerIsNeverServed() throws Exception {
+    String key = "ahead-shifted";
+    server.put(BUCKET, key, big);
+    String etag = etagOf(key);
+    server.when(getOf(key), Misbehaviour.SHIFT_RANGE);
+    ObjectRef ref = ObjectRef.of("s3://" + BUCKET + "/" + key, SIZE, etag);
+    try (Slipstream client = client()) {
+      client.hintNext(List.of(ref));
+      try (SlipstreamInputStream in = client.open(ref.location(), ref.openOptions())) {
+        org.assertj.core.api.Assertions.assertThatThrownBy(in::readAllBytes).isInstanceOf(IOException.class)
+            .hasMessageContaining("s3://" + BUCKET + "/" + key).hasMessageContaining("another range");
+      }
+    }
+  }
+
+  @Test
+  void aBlockFetchedAheadWithABareETagIsServedForTheQuotedOne() throws Exception {
+    String key = "ahead-bare";
+    server.put(BUCKET, key, big);
+    String quoted = etagOf(key);
+    server.always(Misbehaviour.BARE_ETAG);
+    ObjectRef ref = ObjectRef.of("s3://" + BUCKET + "/" + key, SIZE, quoted.substring(1, quoted.length() - 1));
+    try (Slipstream client = client()) {
+      client.hintNext(List.of(ref));
+      try (SlipstreamInputStream in = client.open(ref.location(), ref.openOptions())) {
+        assertThat(in.readAllBytes()).isEqualTo(big);
+      }
+      assertThat(client.statistics().get(Counter.OPEN_AHEAD_USED)).as("the block fetched ahead was used").isOne();
+    }
+  }
+
+  // ---- 9. an interrupt aborts a stalled GET on the caller's thread ----------------------------
+
+  @Test
+  @Timeout(20) // the stall timeout is 60 s: only an aborted request ends in time
+  void anInterruptAbortsAStalledGetOnTheCallersThread() throws Exception {
+    String key = "stalls";
+    server.put(BUCKET, key, big);
+    server.when(getOf(key), Misbehaviour.STALL_BODY);
+    try (Slipstream client = client("read.stall.timeout", "60s");
+        SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/" + key),
+            OpenOptions.NONE.withPolicy(ReadPolicy.RANDOM))) {
+      CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+      java.util.concurrent.atomic.AtomicBoolean stillInterrupted = new java.util.concurrent.atomic.AtomicBoolean();
+      Thread reader = new Thread(() -> {
+        try {
+          // A small read after a jump: one GET, on this thread.
+          in.readFully(2 * BLOCK + 1000, new byte[4000], 0, 4000);
+          outcome.complete(null);
+        } catch (Throwable t) {
+          stillInterrupted.set(Thread.currentThread().isInterrupted());
+          outcome.complete(t);
+        }
+      }, "stalled-reader");
+      reader.start();
+      while (server.stalledNow() == 0) {
+        Thread.sleep(10);
+      }
+      reader.interrupt();
+      Throwable t = outcome.get();
+      assertThat(t).isInstanceOf(java.io.InterruptedIOException.class);
+      assertThat(t.getMessage()).contains("s3://" + BUCKET + "/" + key);
+      assertThat(stillInterrupted).as("the interrupt status is kept").isTrue();
+      reader.join();
+    }
+  }
+}

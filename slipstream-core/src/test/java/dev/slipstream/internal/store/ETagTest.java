@@ -1,0 +1,54 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/** One ETag however it is spelled; and Content-Range as servers write it. */
+class ETagTest {
+  @Test
+  void quotedAndBareSpellingsAreOneETag() {
+    ETag quoted = ETag.parse("\"af31\"");
+    ETag bare = ETag.parse("af31");
+    assertThat(quoted).isEqualTo(bare).hasSameHashCodeAs(bare);
+    assertThat(quoted.toString()).isEqualTo("\"af31\"");
+    assertThat(bare.toString()).isEqualTo("\"af31\"");
+    assertThat(bare.opaque()).isEqualTo("af31");
+    assertThat(ETag.same("\"af31\"", "af31")).isTrue();
+    assertThat(ETag.same("af31", "af32")).isFalse();
+    assertThat(ETag.same((String) null, null)).isTrue();
+    assertThat(ETag.same("af31", null)).isFalse();
+  }
+
+  @Test
+  void weaknessIsKeptButDoesNotMakeAnotherVersion() {
+    ETag weak = ETag.parse("W/\"af31\"");
+    assertThat(weak.toString()).isEqualTo("W/\"af31\"");
+    assertThat(weak).isEqualTo(ETag.parse("af31"));
+  }
+
+  @Test
+  void nothingOrGarbageIsNoETag() {
+    assertThat(ETag.parse(null)).isNull();
+    assertThat(ETag.fromServer("")).isNull();
+    assertThat(ETag.fromServer("\"\"")).isNull();
+    assertThatThrownBy(() -> ETag.parse("  ")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> ETag.parse("a\"b")).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void contentRangeIsParsedOrRefused() {
+    assertThat(ContentRange.parse("bytes 0-99/1234")).isEqualTo(new ContentRange(0, 99, 1234));
+    assertThat(ContentRange.parse("bytes 8388608-16777215/25178457").length()).isEqualTo(8388608);
+    assertThat(ContentRange.parse("bytes 0-99/*").total()).isEqualTo(-1);
+    assertThat(ContentRange.parse(null)).isNull();
+    assertThat(ContentRange.parse("bytes */1234")).isNull();
+    assertThat(ContentRange.parse("bytes 100-99/1234")).isNull();
+    assertThat(ContentRange.parse("bytes 0-1234/1234")).isNull();
+    assertThat(ContentRange.parse("items 0-1/2")).isNull();
+  }
+}

@@ -1,0 +1,332 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.testkit;
+
+import com.sun.net.httpserver.Headers;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.EnumSet;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+
+/**
+ * A small S3 server that misbehaves on purpose, request by request, as a script says: the embedded
+ * s3proxy is a well-behaved server, and the read path must also stand the others (see
+ * {@link Misbehaviour}). HEAD and ranged GET of objects held in memory, path-style
+ * ({@code /bucket/key}), no authentication, on an ephemeral port of 127.0.0.1. Well-behaved unless a
+ * rule says otherwise: {@code 206} with {@code Content-Range}, quoted ETags, {@code Last-Modified},
+ * {@code If-Match} and {@code If-Unmodified-Since} answered {@code 412} as S3 does.
+ *
+ * <p>The script: {@link #when} rules, each a misbehaviour for the requests a predicate picks (all rules
+ * that match apply), and {@link #replaceAfterGets} to overwrite an object in the middle of a read.
+ */
+public final class ScriptedS3Server implements AutoCloseable {
+  private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.RFC_1123_DATE_TIME;
+
+  /** One version of an object. */
+  private record Version(byte[] data, String etag, Instant lastModified) {}
+
+  private record Rule(Predicate<RequestInfo> when, Misbehaviour what) {}
+
+  private record Replacement(String path, int afterGets, byte[] data) {}
+
+  private final HttpServer http;
+  private final ExecutorService threads;
+  private final Map<String, Version> objects = new ConcurrentHashMap<>();
+  private final List<Rule> rules = new CopyOnWriteArrayList<>();
+  private final List<Replacement> replacements = new CopyOnWriteArrayList<>();
+  private final Map<String, AtomicInteger> getsServed = new ConcurrentHashMap<>();
+  private final List<RequestInfo> requests = new CopyOnWriteArrayList<>();
+  private final CountDownLatch closing = new CountDownLatch(1);
+  private final AtomicInteger stalled = new AtomicInteger();
+
+  private ScriptedS3Server(HttpServer http, ExecutorService threads) {
+    this.http = http;
+    this.threads = threads;
+  }
+
+  /** Starts a server on an ephemeral port of 127.0.0.1. */
+  public static ScriptedS3Server start() {
+    AtomicInteger n = new AtomicInteger();
+    ExecutorService threads = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "scripted-s3-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    try {
+      HttpServer http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
+      ScriptedS3Server server = new ScriptedS3Server(http, threads);
+      http.setExecutor(threads);
+      http.createContext("/", server::handle);
+      http.start();
+      return server;
+    } catch (IOException e) {
+      threads.shutdownNow();
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** {@code http://127.0.0.1:port}: use with path-style access. */
+  public URI endpoint() {
+    return URI.create("http://127.0.0.1:" + http.getAddress().getPort());
+  }
+
+  /** Stores {@code data} as a new version of {@code bucket/key}: a new ETag, Last-Modified a minute later. */
+  public void put(String bucket, String key, byte[] data) {
+    String path = bucket + "/" + key;
+    objects.compute(path, (p, old) -> new Version(data.clone(), md5(data),
+        old == null ? Instant.now().truncatedTo(ChronoUnit.SECONDS).minus(1, ChronoUnit.HOURS)
+            : old.lastModified.plus(1, ChronoUnit.MINUTES)));
+  }
+
+  /** Adds a rule: requests {@code when} picks get {@code what}. */
+  public ScriptedS3Server when(Predicate<RequestInfo> when, Misbehaviour what) {
+    rules.add(new Rule(when, what));
+    return this;
+  }
+
+  /** Adds a rule for every request. */
+  public ScriptedS3Server always(Misbehaviour what) {
+    return when(r -> true, what);
+  }
+
+  /** After the {@code n}th GET of {@code bucket/key} has been answered, the object is overwritten by {@code data}. */
+  public ScriptedS3Server replaceAfterGets(String bucket, String key, int n, byte[] data) {
+    replacements.add(new Replacement(bucket + "/" + key, n, data.clone()));
+    return this;
+  }
+
+  /** Drops every rule and replacement; objects stay. */
+  public void reset() {
+    rules.clear();
+    replacements.clear();
+    getsServed.clear();
+    requests.clear();
+  }
+
+  /** Every request received so far, in order. */
+  public List<RequestInfo> requests() {
+    return List.copyOf(requests);
+  }
+
+  /** Responses now stalled by {@link Misbehaviour#STALL_BODY}. */
+  public int stalledNow() {
+    return stalled.get();
+  }
+
+  @Override
+  public void close() {
+    closing.countDown();
+    http.stop(0);
+    threads.shutdownNow();
+    try {
+      threads.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void handle(HttpExchange ex) throws IOException {
+    try (ex) {
+      RequestInfo req = info(ex);
+      requests.add(req);
+      Set<Misbehaviour> bad = EnumSet.noneOf(Misbehaviour.class);
+      for (Rule r : rules) {
+        if (r.when.test(req)) {
+          bad.add(r.what);
+        }
+      }
+      String path = URLDecoder.decode(ex.getRequestURI().getRawPath().substring(1).replace("+", "%2B"),
+          StandardCharsets.UTF_8);
+      Version v = objects.get(path);
+      boolean head = req.isHead();
+      if (!head && !req.isGet()) {
+        error(ex, 405, "MethodNotAllowed", head);
+        return;
+      }
+      if (v == null) {
+        error(ex, 404, "NoSuchKey", head);
+        return;
+      }
+      Headers h = ex.getResponseHeaders();
+      if (!bad.contains(Misbehaviour.NO_ETAG)) {
+        h.set("ETag", !head && bad.contains(Misbehaviour.BARE_ETAG) ? v.etag : '"' + v.etag + '"');
+      }
+      h.set("Last-Modified", HTTP_DATE.format(ZonedDateTime.ofInstant(v.lastModified, ZoneOffset.UTC)));
+      h.set("Accept-Ranges", "bytes");
+      h.set("Content-Type", "application/octet-stream");
+      if (head) {
+        if (!bad.contains(Misbehaviour.NO_CONTENT_LENGTH)) {
+          h.set("Content-Length", Long.toString(v.data.length));
+        }
+        ex.sendResponseHeaders(200, -1);
+        return;
+      }
+      if (!bad.contains(Misbehaviour.IGNORE_CONDITIONS) && !preconditionsHold(req, v)) {
+        h.remove("ETag");
+        h.remove("Last-Modified");
+        error(ex, 412, "PreconditionFailed", false);
+        return;
+      }
+      get(ex, req, path, v, bad);
+    }
+  }
+
+  private void get(HttpExchange ex, RequestInfo req, String path, Version v, Set<Misbehaviour> bad)
+      throws IOException {
+    long[] range = parseRange(req.range(), v.data.length);
+    if (range == null || bad.contains(Misbehaviour.IGNORE_RANGE)) {
+      // The whole object; chunked when a ranged request was ignored, as the proxies that do it send it.
+      boolean chunked = range != null || req.range() != null;
+      ex.sendResponseHeaders(200, chunked ? 0 : (v.data.length == 0 ? -1 : v.data.length));
+      body(ex, v.data, 0, v.data.length, bad);
+      served(path);
+      return;
+    }
+    if (range[0] >= v.data.length) {
+      ex.getResponseHeaders().remove("ETag");
+      ex.getResponseHeaders().set("Content-Range", "bytes */" + v.data.length);
+      error(ex, 416, "InvalidRange", false);
+      return;
+    }
+    long first = range[0];
+    long last = range[1];
+    if (bad.contains(Misbehaviour.SHIFT_RANGE)) {
+      long len = last - first + 1;
+      first = Math.min(first + 4096, v.data.length - 1);
+      last = Math.min(first + len - 1, v.data.length - 1);
+    }
+    ex.getResponseHeaders().set("Content-Range", "bytes " + first + "-" + last + "/" + v.data.length);
+    ex.sendResponseHeaders(206, last - first + 1);
+    body(ex, v.data, (int) first, (int) (last - first + 1), bad);
+    served(path);
+  }
+
+  private void body(HttpExchange ex, byte[] data, int off, int len, Set<Misbehaviour> bad) throws IOException {
+    OutputStream out = ex.getResponseBody();
+    if (bad.contains(Misbehaviour.STALL_BODY)) {
+      out.write(data, off, len / 2);
+      out.flush();
+      stalled.incrementAndGet();
+      try {
+        closing.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } finally {
+        stalled.decrementAndGet();
+      }
+      throw new IOException("stalled response ended by close");
+    }
+    out.write(data, off, len);
+    out.flush();
+  }
+
+  /** A GET of {@code path} was answered: replace the object if the script says so now. */
+  private void served(String path) {
+    int n = getsServed.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
+    for (Replacement r : replacements) {
+      if (r.path.equals(path) && r.afterGets == n) {
+        int slash = path.indexOf('/');
+        put(path.substring(0, slash), path.substring(slash + 1), r.data);
+      }
+    }
+  }
+
+  private static boolean preconditionsHold(RequestInfo req, Version v) {
+    String ifMatch = req.header("if-match");
+    if (ifMatch != null) {
+      String bare = ifMatch.strip();
+      if (bare.length() >= 2 && bare.startsWith("\"") && bare.endsWith("\"")) {
+        bare = bare.substring(1, bare.length() - 1);
+      }
+      if (!bare.equals("*") && !bare.equals(v.etag)) {
+        return false;
+      }
+    }
+    String since = req.header("if-unmodified-since");
+    if (since != null) {
+      try {
+        Instant t = ZonedDateTime.parse(since, HTTP_DATE).toInstant();
+        if (v.lastModified.isAfter(t)) {
+          return false;
+        }
+      } catch (DateTimeParseException e) {
+        // ignored, as servers do with a date they cannot read
+      }
+    }
+    return true;
+  }
+
+  /** {@code [first, last]} of a {@code bytes=a-b} or {@code bytes=a-} header, or null without one. */
+  private static long[] parseRange(String header, long length) {
+    if (header == null || !header.startsWith("bytes=")) {
+      return null;
+    }
+    String spec = header.substring(6);
+    int dash = spec.indexOf('-');
+    long first = Long.parseLong(spec.substring(0, dash));
+    String end = spec.substring(dash + 1);
+    long last = end.isEmpty() ? length - 1 : Math.min(Long.parseLong(end), length - 1);
+    return new long[] {first, last};
+  }
+
+  private static void error(HttpExchange ex, int status, String code, boolean head) throws IOException {
+    byte[] body = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + code + "</Code><Message>" + code
+        + "</Message></Error>").getBytes(StandardCharsets.UTF_8);
+    ex.getResponseHeaders().set("Content-Type", "application/xml");
+    if (head) {
+      ex.sendResponseHeaders(status, -1);
+      return;
+    }
+    ex.sendResponseHeaders(status, body.length);
+    ex.getResponseBody().write(body);
+  }
+
+  private static RequestInfo info(HttpExchange ex) {
+    Map<String, String> headers = new LinkedHashMap<>();
+    ex.getRequestHeaders().forEach((k, vs) -> headers.put(k, String.join(", ", vs)));
+    return new RequestInfo(ex.getRequestMethod(), ex.getRequestURI().getRawPath(),
+        ex.getRequestURI().getRawQuery(), headers);
+  }
+
+  private static String md5(byte[] data) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(data));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The bucket and key of {@code r}, path-style, decoded; for rules that pick one object. */
+  public static String objectOf(RequestInfo r) {
+    return URLDecoder.decode(r.path().substring(1).replace("+", "%2B"), StandardCharsets.UTF_8);
+  }
+}
