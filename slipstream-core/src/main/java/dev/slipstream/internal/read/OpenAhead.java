@@ -13,6 +13,7 @@ import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.store.ETag;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -428,13 +429,9 @@ public final class OpenAhead implements AutoCloseable {
     return BufferPool.blockBufferSize(objectLength, blockSize, blockLength);
   }
 
+  /** Both known, and the same version however each was spelled. */
   static boolean sameEtag(String a, String b) {
-    return a != null && b != null && unquote(a).equals(unquote(b));
-  }
-
-  private static String unquote(String etag) {
-    return etag.length() >= 2 && etag.startsWith("\"") && etag.endsWith("\"") ? etag.substring(1, etag.length() - 1)
-        : etag;
+    return a != null && b != null && ETag.same(a, b);
   }
 
   /** One prepared first block. */
