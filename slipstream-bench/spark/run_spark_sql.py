@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+# Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+"""The spark-sql benchmark: real Spark distributions (pyspark from PyPI, each with its own Hadoop)
+querying a partitioned Parquet table through S3A classic, S3A analytics (where that Hadoop has it) and
+Slipstream, against s3proxy behind the shaped link. Run from the repository root:
+
+    python3 slipstream-bench/spark/run_spark_sql.py --spark 4.0.1,4.3.0
+
+Each job starts cold, in a new local[2] session and JVM: partition discovery and q1 (2 of 8 columns of
+every partition), then q2 (2 columns of half the partitions). Reported per job: seconds, the bytes the
+shaped link delivered, GETs and HEADs; the answers must be identical across readers.
+"""
+import argparse
+import glob
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+WORK = ROOT / "slipstream-bench" / "target" / "spark-sql"
+SDK_MODULES = {
+    "annotations", "apache-client", "arns", "auth", "aws-core", "aws-query-protocol", "aws-xml-protocol",
+    "checksums", "checksums-spi", "crt-core", "endpoints-spi", "http-auth", "http-auth-aws",
+    "http-auth-aws-eventstream", "http-auth-spi", "http-client-spi", "identity-spi", "json-utils",
+    "metrics-spi", "netty-nio-client", "profiles", "protocol-core", "regions", "retries", "retries-spi", "s3",
+    "s3-transfer-manager", "sdk-core", "sts", "third-party-jackson-core", "utils", "utils-lite",
+    "hadoop-aws", "analyticsaccelerator-s3", "eventstream", "reactive-streams"}
+# The Maven profile whose dependencies match a Hadoop line, and whether S3A has the analytics stream.
+HADOOP_LINES = {"3.4.1": ("hadoop-3.4", False), "3.5.0": (None, True)}
+
+
+def run(cmd, **kw):
+    print("+ " + " ".join(str(c) for c in cmd), file=sys.stderr, flush=True)
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def mvn(*args, profile=None):
+    cmd = [str(ROOT / "mvnw"), "-B", "-q"] + (["-P" + profile] if profile else []) + list(args)
+    run(cmd, cwd=ROOT)
+
+
+def pyspark(version):
+    venv = WORK / ("pyspark-" + version)
+    python = venv / "bin" / "python"
+    if not python.exists():
+        run([sys.executable, "-m", "venv", str(venv)])
+        run([str(python), "-m", "pip", "install", "-q", "pyspark==" + version])
+    jars = glob.glob(str(venv / "lib" / "python3*" / "site-packages" / "pyspark" / "jars" / "hadoop-client-api-*.jar"))
+    hadoop = pathlib.Path(jars[0]).name[len("hadoop-client-api-"):-len(".jar")]
+    return python, hadoop
+
+
+def s3a_jars(hadoop):
+    """hadoop-aws of that Hadoop and the AWS SDK modules it needs (not the 500 MB bundle)."""
+    if hadoop not in HADOOP_LINES:
+        sys.exit("pyspark ships Hadoop %s; this benchmark knows %s" % (hadoop, ", ".join(HADOOP_LINES)))
+    out = WORK / ("s3a-" + hadoop)
+    if not out.exists():
+        tmp = WORK / ("deps-" + hadoop)
+        mvn("-pl", "slipstream-hadoop", "dependency:copy-dependencies", "-DincludeScope=test",
+            "-DoutputDirectory=" + str(tmp), profile=HADOOP_LINES[hadoop][0])
+        out.mkdir(parents=True)
+        for jar in tmp.glob("*.jar"):
+            name = jar.name.rsplit("-", 1)[0] if jar.name.count("-") else jar.name
+            base = jar.name[:-4]
+            module = next((m for m in SDK_MODULES if base.startswith(m + "-") and base[len(m) + 1:][:1].isdigit()), None)
+            if module:
+                (out / jar.name).write_bytes(jar.read_bytes())
+    return sorted(str(p) for p in out.glob("*.jar"))
+
+
+def shaper(profile):
+    cp_file = WORK / "testkit.classpath"
+    s3proxy = WORK / "s3proxy.jar"
+    if not cp_file.exists() or not s3proxy.exists():
+        mvn("-pl", "slipstream-testkit,slipstream-core,slipstream-hadoop", "-am", "package", "-DskipTests")
+        mvn("-pl", "slipstream-testkit", "dependency:build-classpath", "-Dmdep.outputFile=" + str(cp_file))
+        mvn("dependency:copy", "-Dartifact=org.gaul:s3proxy:2.6.0:jar:jar-with-dependencies",
+            "-DoutputDirectory=" + str(WORK), "-Dmdep.stripVersion=true", "-Dmdep.stripClassifier=true")
+        (WORK / "s3proxy-jar-with-dependencies.jar").exists() and (WORK / "s3proxy-jar-with-dependencies.jar").rename(s3proxy)
+    cp = str(ROOT / "slipstream-testkit" / "target" / "classes") + os.pathsep + cp_file.read_text().strip()
+    stats = WORK / "link.stats"
+    proc = subprocess.Popen(["java", "-Dslipstream.s3proxy.jar=" + str(s3proxy), "-cp", cp,
+                             "dev.slipstream.testkit.ShapedS3Main", "--profile", profile, "--stats", str(stats),
+                             "--bucket", "spark-sql"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    line = proc.stdout.readline().split()
+    urls = dict(kv.split("=", 1) for kv in line)
+    return proc, urls["endpoint"], urls["direct"], stats
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--spark", default="4.0.1,4.3.0", help="pyspark versions, comma-separated")
+    p.add_argument("--readers", default="classic,analytics,slipstream")
+    p.add_argument("--profile", default="s3-like")
+    p.add_argument("--partitions", type=int, default=200)
+    p.add_argument("--rows", type=int, default=150_000, help="rows per partition (8 columns: 150,000 make ~8 MB)")
+    p.add_argument("--out", help="write the results as JSON lines here")
+    args = p.parse_args()
+    WORK.mkdir(parents=True, exist_ok=True)
+    mvn("-pl", "slipstream-hadoop", "-am", "package", "-DskipTests")
+    slipstream_jar = [j for j in glob.glob(str(ROOT / "slipstream-hadoop" / "target" / "slipstream-hadoop-*.jar"))
+                      if not j.endswith(("-sources.jar", "-tests.jar")) and "original" not in j][0]
+    versions = [v.strip() for v in args.spark.split(",") if v.strip()]
+    installs = {v: pyspark(v) for v in versions}
+    job = str(ROOT / "slipstream-bench" / "spark" / "spark_sql_job.py")
+    proc, endpoint, direct, stats = shaper(args.profile)
+    results = []
+    try:
+        newest = versions[-1]
+        python, hadoop = installs[newest]
+        jars = ",".join(s3a_jars(hadoop) + [slipstream_jar])
+        t0 = time.monotonic()
+        run([str(python), job, "--mode", "write", "--direct", direct, "--jars", jars,
+             "--partitions", str(args.partitions), "--rows", str(args.rows)])
+        print("table written in %.0f s" % (time.monotonic() - t0), file=sys.stderr)
+        for v in versions:
+            python, hadoop = installs[v]
+            jars = ",".join(s3a_jars(hadoop) + [slipstream_jar])
+            for reader in [r.strip() for r in args.readers.split(",")]:
+                if reader == "analytics" and not HADOOP_LINES[hadoop][1]:
+                    continue
+                out = run([str(python), job, "--mode", "query", "--reader", reader, "--endpoint", endpoint,
+                           "--stats", str(stats), "--jars", jars], stdout=subprocess.PIPE, text=True).stdout
+                r = json.loads(next(l for l in out.splitlines() if l.startswith("RESULT "))[len("RESULT "):])
+                r["hadoop"] = hadoop
+                results.append(r)
+                print(json.dumps(r), file=sys.stderr, flush=True)
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    print("| Spark | Hadoop | reader | q1 s | q2 s | q1 MB | q2 MB | GETs | HEADs | answers |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---|")
+    for r in results:
+        print("| %s | %s | %s | %.1f | %.1f | %.0f | %.0f | %d | %d | %s |" % (
+            r["spark"], r["hadoop"], r["reader"], r["q1_s"], r["q2_s"], r["q1_bytes"] / 1e6, r["q2_bytes"] / 1e6,
+            r["q1_gets"] + r["q2_gets"], r["q1_heads"] + r["q2_heads"], r["answers"]))
+    if args.out:
+        with open(args.out, "w") as f:
+            for r in results:
+                f.write(json.dumps(r) + "\n")
+    if len({r["answers"] for r in results}) > 1:
+        sys.exit("the readers' answers differ")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+# Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+"""One Spark SQL job of the spark-sql benchmark, run by a pyspark installation's own Python.
+
+mode 'write' writes the partitioned table with S3A classic straight to the server (no shaping);
+mode 'query' runs q1 and q2 cold in a new local[2] session with one reader, reading the shaped link's
+counters (a file kept by dev.slipstream.testkit.ShapedS3Main) before and after each query, and prints
+one JSON line: times, bytes the link delivered, requests, and a digest of the answers.
+"""
+import argparse
+import hashlib
+import json
+import os
+import tempfile
+import time
+
+from pyspark.sql import SparkSession
+
+Q1 = "SELECT dt, count(*), sum(c01 % 1000003) FROM t WHERE c02 < 0 GROUP BY dt ORDER BY dt"
+Q2 = "SELECT c06, avg(c05 % 1000003) FROM t WHERE dt >= '100' GROUP BY c06 ORDER BY c06"
+SLIPSTREAM_FS = "dev.slipstream.hadoop.SlipstreamS3AFileSystem"
+
+
+def link_counters(path):
+    with open(path) as f:
+        sent, requests, gets, heads = (int(x) for x in f.read().split())
+    return {"bytes": sent, "requests": requests, "gets": gets, "heads": heads}
+
+
+def session(args, reader, endpoint):
+    b = (SparkSession.builder.master("local[2]").appName("spark-sql-" + reader)
+         .config("spark.ui.enabled", "false")
+         .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+         .config("spark.driver.memory", "2g")
+         .config("spark.sql.shuffle.partitions", "4")
+         .config("spark.jars", args.jars)
+         .config("spark.hadoop.fs.s3a.endpoint", endpoint)
+         .config("spark.hadoop.fs.s3a.endpoint.region", "us-east-1")
+         .config("spark.hadoop.fs.s3a.path.style.access", "true")
+         .config("spark.hadoop.fs.s3a.connection.ssl.enabled", "false")
+         .config("spark.hadoop.fs.s3a.aws.credentials.provider",
+                 "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider")
+         .config("spark.hadoop.fs.s3a.access.key", "access")
+         .config("spark.hadoop.fs.s3a.secret.key", "secret")
+         .config("spark.hadoop.fs.s3a.bucket.probe", "0")
+         .config("spark.hadoop.mapreduce.fileoutputcommitter.algorithm.version", "2")
+         .config("spark.hadoop.mapreduce.fileoutputcommitter.cleanup.skipped", "true"))
+    if reader == "slipstream":
+        b = (b.config("spark.hadoop.fs.s3a.impl", SLIPSTREAM_FS)
+             .config("spark.hadoop.fs.slipstream.cache.disk.dir", tempfile.mkdtemp(prefix="spark-sql-cache-")))
+    elif reader in ("classic", "analytics"):
+        b = b.config("spark.hadoop.fs.s3a.input.stream.type", reader)
+    return b.getOrCreate()
+
+
+def write(args):
+    spark = session(args, "classic", args.direct)
+    rows = args.partitions * args.rows
+    df = spark.range(0, rows, 1, 8).selectExpr(
+        "format_string('%03d', CAST(id % {} AS INT)) AS dt".format(args.partitions),
+        "xxhash64(id, 1) AS c01", "xxhash64(id, 2) AS c02", "xxhash64(id, 3) AS c03",
+        "xxhash64(id, 4) AS c04", "xxhash64(id, 5) AS c05", "CAST(id % 10 AS BIGINT) AS c06",
+        "xxhash64(id, 7) AS c07", "xxhash64(id, 8) AS c08")
+    (df.repartition(args.partitions, "dt").write.mode("overwrite")
+     .option("parquet.block.size", str(args.row_group_bytes))
+     .partitionBy("dt").parquet(args.table))
+    spark.stop()
+
+
+def query(args):
+    spark = session(args, args.reader, args.endpoint)
+    out = {"reader": args.reader, "spark": spark.version}
+    digest = hashlib.sha256()
+    before = link_counters(args.stats)
+    t0 = time.monotonic()
+    spark.read.parquet(args.table).createOrReplaceTempView("t")
+    for name, sql in (("q1", Q1), ("q2", Q2)):
+        if name == "q2":
+            before = link_counters(args.stats)
+            t0 = time.monotonic()
+        rows = spark.sql(sql).collect()
+        seconds = time.monotonic() - t0
+        time.sleep(0.2)  # the counters file is rewritten every 50 ms
+        after = link_counters(args.stats)
+        out[name + "_s"] = round(seconds, 2)
+        for k in ("bytes", "gets", "heads"):
+            out[name + "_" + k] = after[k] - before[k]
+        digest.update(repr([tuple(r) for r in rows]).encode())
+    out["answers"] = digest.hexdigest()[:16]
+    spark.stop()
+    print("RESULT " + json.dumps(out), flush=True)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--mode", choices=["write", "query"], required=True)
+    p.add_argument("--reader", choices=["classic", "analytics", "slipstream"], default="classic")
+    p.add_argument("--endpoint")
+    p.add_argument("--direct")
+    p.add_argument("--stats")
+    p.add_argument("--jars", required=True)
+    p.add_argument("--table", default="s3a://spark-sql/warehouse/t")
+    p.add_argument("--partitions", type=int, default=200)
+    p.add_argument("--rows", type=int, default=150_000)
+    p.add_argument("--row-group-bytes", type=int, default=4_400_000)
+    args = p.parse_args()
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    write(args) if args.mode == "write" else query(args)
+
+
+if __name__ == "__main__":
+    main()
