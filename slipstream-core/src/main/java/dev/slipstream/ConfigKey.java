@@ -57,7 +57,9 @@ public enum ConfigKey {
   OPENAHEAD_FILES("openahead.files", Type.INT, "8",
       "Open-ahead: most objects whose first block is fetched before they are opened, per client, when the "
           + "caller names the files it reads next (a hint, a declared reading order, or Hadoop's listing "
-          + "order). Only free memory is used, at most a quarter of memory.max. 0 disables it."),
+          + "order once a thread reads its files in that order from their first byte). Only objects of one "
+          + "block, only free memory, at most a quarter of memory.max; it switches itself off for the client "
+          + "when more of what it fetched was wasted than used. 0 disables it."),
   LIST_REUSE_TTL("list.reuse.ttl", Type.DURATION, "30s",
       "Hadoop: how long the directories a globStatus listed flat are answered from that listing (once each) "
           + "when listStatus/listLocatedStatus asks for them next, as FileInputFormat does. 0 turns flat "
