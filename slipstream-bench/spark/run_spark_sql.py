@@ -89,7 +89,7 @@ def shaper(profile):
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     line = proc.stdout.readline().split()
     urls = dict(kv.split("=", 1) for kv in line)
-    return proc, urls["endpoint"], urls["direct"], stats
+    return proc, urls, stats
 
 
 def main():
@@ -108,7 +108,9 @@ def main():
     versions = [v.strip() for v in args.spark.split(",") if v.strip()]
     installs = {v: pyspark(v) for v in versions}
     job = str(ROOT / "slipstream-bench" / "spark" / "spark_sql_job.py")
-    proc, endpoint, direct, stats = shaper(args.profile)
+    proc, urls, stats = shaper(args.profile)
+    endpoint, direct = urls["endpoint"], urls["direct"]
+    keys = ["--access-key", urls["access"], "--secret-key", urls["secret"]]
     results = []
     try:
         newest = versions[-1]
@@ -116,7 +118,7 @@ def main():
         jars = ",".join(s3a_jars(hadoop) + [slipstream_jar])
         t0 = time.monotonic()
         run([str(python), job, "--mode", "write", "--direct", direct, "--jars", jars,
-             "--partitions", str(args.partitions), "--rows", str(args.rows)])
+             "--partitions", str(args.partitions), "--rows", str(args.rows)] + keys)
         print("table written in %.0f s" % (time.monotonic() - t0), file=sys.stderr)
         for v in versions:
             python, hadoop = installs[v]
@@ -125,7 +127,7 @@ def main():
                 if reader == "analytics" and not HADOOP_LINES[hadoop][1]:
                     continue
                 out = run([str(python), job, "--mode", "query", "--reader", reader, "--endpoint", endpoint,
-                           "--stats", str(stats), "--jars", jars], stdout=subprocess.PIPE, text=True).stdout
+                           "--stats", str(stats), "--jars", jars] + keys, stdout=subprocess.PIPE, text=True).stdout
                 r = json.loads(next(l for l in out.splitlines() if l.startswith("RESULT "))[len("RESULT "):])
                 r["hadoop"] = hadoop
                 results.append(r)

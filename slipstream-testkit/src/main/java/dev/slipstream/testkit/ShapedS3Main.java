@@ -15,7 +15,8 @@ import java.nio.file.StandardCopyOption;
  * of a test (a pyspark job, a spark-submit): s3proxy in a child JVM ({@link ForkedS3Server}, whose jar
  * the system property {@value ForkedS3Server#JAR_PROPERTY} names) with a {@link LinkShaper} in front.
  *
- * <p>Prints one line, {@code endpoint=<shaped> direct=<unshaped>}, then keeps the link's counters in a
+ * <p>Prints one line, {@code endpoint=<shaped> direct=<unshaped> access=<key> secret=<key>} (the
+ * embedded server's fixed test keys), then keeps the link's counters in a
  * file ({@code bytes_sent requests gets heads}, rewritten every 50 ms and once more at the end) so that
  * a job can read what the link delivered around each query. Runs until its standard input ends, then
  * stops both servers. Everything listens on 127.0.0.1 only.
@@ -47,7 +48,9 @@ public final class ShapedS3Main {
         server.createBucket(bucket);
       }
       writeStats(link, stats);
-      System.out.println("endpoint=" + link.endpoint() + " direct=" + server.endpoint());
+      // The embedded server's fixed test keys (EmbeddedS3Server), not a credential of anyone's.
+      System.out.println("endpoint=" + link.endpoint() + " direct=" + server.endpoint() + " access="
+          + EmbeddedS3Server.ACCESS_KEY + " secret=" + EmbeddedS3Server.SECRET_KEY);
       System.out.flush();
       Thread waiter = new Thread(ShapedS3Main::awaitStdinEnd, "stdin-watch");
       waiter.setDaemon(true);
