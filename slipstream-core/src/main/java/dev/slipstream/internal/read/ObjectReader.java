@@ -31,13 +31,20 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One open object. Holds the blocks of this stream in a map by index; every read, sequential or
- * positional, goes through {@link #readAt}: find the block (or start fetching it, waiting for memory
- * if need be), start the prefetch the planner asks for, wait for the block, copy, unpin. A small read
- * after a jump bypasses the blocks: it is served from the disk cache if its blocks are there, else by
- * one GET of its bytes (on the stream path, plus {@link #READAHEAD} bytes kept for the reads that
- * follow; a jump into the object's last {@link #TAIL} bytes, as a Parquet or ORC footer read is,
- * fetches that whole tail at once). An object no larger than a block is always fetched whole, in one
- * GET.
+ * positional, goes through {@link #readAt}, where the {@link ReadPlanner} says how it is served:
+ * <ul>
+ *   <li>in order: find the block (or start fetching it, waiting for memory if need be), start the
+ *       prefetch the planner asks for, wait for the block, copy, unpin;</li>
+ *   <li>a small jump: from the disk cache if its blocks are there, else one GET of its bytes plus
+ *       {@link #READAHEAD} bytes kept for the reads that follow (an object no larger than a block is
+ *       fetched whole, once, instead);</li>
+ *   <li>a large jump: the blocks it spans;</li>
+ *   <li>a range of a columnar reader: exactly its bytes, from memory or disk where they are, else from
+ *       S3 (in parallel parts when large).</li>
+ * </ul>
+ * The first stream read into the object's end that does not read it in order fetches the tail at once
+ * ({@link #tailSize}: the footer and metadata of a Parquet or ORC file) and keeps it for the reads that
+ * follow.
  *
  * <p>With a disk cache, blocks dropped before they were read to their end (a seek, close, unbuffer,
  * the per-stream cap) are written to it, and every block fetch looks there before S3; with
