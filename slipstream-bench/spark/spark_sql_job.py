@@ -28,7 +28,7 @@ def link_counters(path):
 
 def session(args, reader, endpoint):
     b = (SparkSession.builder.master("local[2]").appName("spark-sql-" + reader)
-         .config("spark.ui.enabled", "false")
+         .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
          .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
          .config("spark.driver.memory", "2g")
          .config("spark.sql.shuffle.partitions", "4")
