@@ -462,8 +462,8 @@ public final class DiskCache {
         index.clear();
       }
       if (recreated.compareAndSet(false, true)) {
-        LOG.warn("Slipstream disk cache: {} was deleted while in use; made again (with the checks of the start)",
-            directory.own());
+        LOG.warn("Slipstream disk cache: {} was missing (deleted while in use, or not creatable at start); made now,"
+            + " with the checks of the start", directory.own());
       }
       return true;
     }
