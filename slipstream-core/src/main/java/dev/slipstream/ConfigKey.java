@@ -40,17 +40,21 @@ public enum ConfigKey {
           + "reads them from disk when wanted again; 'all' also keeps every block read, so that re-reads by "
           + "other streams and jobs on the host hit the disk; 'off' disables it."),
   CACHE_DISK_DIR("cache.disk.dir", Type.STRING, null,
-      "Directory of the disk cache, created private to the user (0700, files 0600). Default: "
-          + "slipstream-cache-<user> under java.io.tmpdir. Point it at a local disk that outlives the job "
-          + "to share blocks between jobs."),
+      "Where the disk cache lives. It keeps its files in a directory of its own, slipstream-blocks-v1 "
+          + "(0700, files 0600, marked by a .slipstream-cache file), and never touches, deletes or chmods "
+          + "anything else here. This directory must be yours or root's, no symlink, and not writable by others "
+          + "unless sticky (/tmp); else the cache is off, with a warning. Default: slipstream-cache-<user> under "
+          + "java.io.tmpdir. Point it at a local disk that outlives the job to share blocks between jobs."),
   CACHE_DISK_MAX("cache.disk.max", Type.SIZE, "4G",
-      "Most bytes the disk cache holds; least recently used blocks are evicted first."),
+      "Most bytes the disk cache directory holds, whichever processes wrote them: each process sharing it "
+          + "trims the directory's total, least recently used blocks first (other processes' recent writes "
+          + "are counted after at most a 16th of this)."),
   CACHE_DISK_MIN_FREE("cache.disk.min.free", Type.STRING, "10%",
       "Share of the disk the cache always leaves free (a percentage, or a fraction such as 0.1): blocks are "
           + "evicted, or not written, to keep it."),
   CACHE_DISK_CLEAR_ON_START("cache.disk.clear.on.start", Type.BOOLEAN, "false",
-      "Delete every cached block when the cache is first opened in the JVM, instead of reusing the valid "
-          + "ones (each is checked by its CRC32C anyway)."),
+      "Delete every cached block (only the cache's own files) when the cache is first opened in the JVM, "
+          + "instead of reusing the valid ones (each is checked by its CRC32C anyway)."),
   LIST_PARALLELISM("list.parallelism", Type.INT, "4",
       "Key ranges one listing is split into and listed in parallel, once it proves longer than one page "
           + "(1,000 keys); each range costs at most one extra LIST. 1 lists sequentially."),

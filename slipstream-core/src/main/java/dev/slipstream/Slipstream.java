@@ -158,6 +158,9 @@ public final class Slipstream implements AutoCloseable {
     streamStats.increment(Counter.STREAMS_OPENED);
     ObjectHandle handle = new ObjectHandle(location, length, options.length() >= 0, etag, lastModified,
         streamStats);
+    if (options.length() < 0) {
+      handle.headAnswered(); // S3 answered this open: cached bytes may be served (rule 8)
+    }
     ObjectReader reader = new ObjectReader(handle, resources.pool, fetcher, diskCache, config.cacheMode(),
         config.blockSize(), config.prefetchBlocks(), options.policy(), options.splitEnd(), closeWaitMillis());
     // A first block fetched ahead is served only for the version this stream reads (see OpenAhead).

@@ -49,14 +49,29 @@ final class Transfer {
    * temporary file is deleted and the target is left as it was.
    */
   static void writeAtomically(Path target, Writer writer) throws IOException {
+    writeAtomically(target, "." + target.getFileName() + ".slipstream-"
+        + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 1) + ".part", writer);
+  }
+
+  /**
+   * As {@link #writeAtomically(Path, Writer)} with the temporary file named {@code tmpName}. Only a file
+   * this call created (CREATE_NEW) is ever deleted: if the name is taken, by a user's file or a symlink,
+   * it fails and leaves that file alone.
+   */
+  static void writeAtomically(Path target, String tmpName, Writer writer) throws IOException {
     Path dir = target.toAbsolutePath().getParent();
-    Path tmp = dir.resolve("." + target.getFileName() + ".slipstream-"
-        + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 1) + ".part");
-    Thread cleanup = new Thread(() -> deleteQuietly(tmp), "slipstream-cleanup");
+    Path tmp = dir.resolve(tmpName);
+    java.util.concurrent.atomic.AtomicBoolean created = new java.util.concurrent.atomic.AtomicBoolean();
+    Thread cleanup = new Thread(() -> {
+      if (created.get()) {
+        deleteQuietly(tmp);
+      }
+    }, "slipstream-cleanup");
     boolean hooked = addShutdownHook(cleanup);
     boolean done = false;
     try {
       try (OutputStream out = Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+        created.set(true);
         writer.writeTo(out);
       }
       try {
@@ -66,7 +81,7 @@ final class Transfer {
       }
       done = true;
     } finally {
-      if (!done) {
+      if (!done && created.get()) {
         deleteQuietly(tmp);
       }
       if (hooked) {

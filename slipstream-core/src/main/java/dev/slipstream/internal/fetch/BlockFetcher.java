@@ -84,6 +84,58 @@ public final class BlockFetcher {
     return task.result;
   }
 
+  /**
+   * The gate a disk-cache read of {@code h} passes before its bytes are served: S3 must have answered
+   * this open (see {@link AccessCheck}); until it has, one conditional 1-byte GET is sent alongside the
+   * disk read, on the fetch executor (or by the first reader that waits for it).
+   */
+  public DiskCache.Gate accessGate(ObjectHandle h) {
+    return new DiskCache.Gate() {
+      private AccessCheck.Probe probe;
+      private boolean started;
+
+      @Override
+      public void start() {
+        if (!started) {
+          started = true;
+          probe = h.access().start(() -> probe(h), BlockFetcher.this::submitProbe);
+        }
+      }
+
+      @Override
+      public void await() throws IOException {
+        start();
+        if (probe != null) {
+          probe.await();
+        }
+      }
+    };
+  }
+
+  /** The conditional 1-byte GET of an access check: {@code If-Match} the open's ETag, through the retry layer. */
+  private void probe(ObjectHandle h) throws IOException {
+    ranges.read(h, 0, 1, new byte[1], 0, new CancelToken(() -> new IOException("cancelled: access check of "
+        + h.location())));
+  }
+
+  private void submitProbe(AccessCheck.Probe p) {
+    try {
+      executor.execute(new FetchExecutor.Task(true) {
+        @Override
+        public void run() {
+          p.run();
+        }
+
+        @Override
+        protected void abandon(IOException why) {
+          // the reader waiting for it runs it
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // the client is closing: the reader waiting for it runs it, and gets the closed error
+    }
+  }
+
   /** HEAD with the same retry rules as GETs. */
   public ObjectStore.ObjectMetadata head(S3Location location, dev.slipstream.ReadStatistics stats,
       int retryMax, CancelToken token) throws IOException {
@@ -132,7 +184,8 @@ public final class BlockFetcher {
         return;
       }
       try {
-        if (key != null && !token.isCancelled() && cache.read(key, block.length(), block.buffer(), h.stats())) {
+        if (key != null && !token.isCancelled()
+            && cache.read(key, block.length(), block.buffer(), h.stats(), accessGate(h))) {
           block.markOnDisk();
         } else {
           ranges.read(h, block.start(), block.end(), block.buffer(), 0, token);

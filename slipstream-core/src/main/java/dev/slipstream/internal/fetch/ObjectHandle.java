@@ -22,6 +22,7 @@ public final class ObjectHandle {
   private final AtomicReference<ETag> etag;
   private final AtomicReference<Instant> lastModified;
   private final ReadStatistics stats;
+  private final AccessCheck access = new AccessCheck();
 
   /**
    * @param lengthGiven the length came from the caller, not from S3
@@ -75,6 +76,16 @@ public final class ObjectHandle {
 
   public ReadStatistics stats() {
     return stats;
+  }
+
+  /** Whether S3 has answered this open yet: the gate every cached byte passes (see {@link AccessCheck}). */
+  AccessCheck access() {
+    return access;
+  }
+
+  /** The HEAD of this open succeeded: S3 has answered it, cached bytes may be served. */
+  public void headAnswered() {
+    access.grant();
   }
 
   /** Fails if the object's length, as a response states it, is not the length this stream reads. */

@@ -138,6 +138,7 @@ public final class RangeReader {
       // length is wrong, which is no end of data the caller should ever mistake for a clean EOF.
       throw h.shorterThanLength(start, e);
     }
+    h.access().grant(); // a response with this process's credentials: cached bytes of this open may be served
     token.attach(body);
     long got = 0;
     boolean reuse = false;

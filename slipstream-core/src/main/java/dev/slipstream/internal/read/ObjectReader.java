@@ -675,7 +675,7 @@ public final class ObjectReader extends SlipstreamInputStream {
   }
 
   /** Reads {@code [position, position + len)} from cached blocks; false (dst then undefined) if any is missing. */
-  private boolean readFromDisk(long position, byte[] dst, int off, int len) {
+  private boolean readFromDisk(long position, byte[] dst, int off, int len) throws IOException {
     if (cache == null || h.etag() == null) {
       return false;
     }
@@ -687,7 +687,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       int blockLength = (int) Math.min(blockSize, length - start);
       int from = (int) (p - start);
       int n = Math.min(len - done, blockLength - from);
-      if (!cache.read(key(index), blockLength, from, dst, off + done, n, stats)) {
+      if (!cache.read(key(index), blockLength, from, dst, off + done, n, stats, fetcher.accessGate(h))) {
         return false;
       }
       done += n;

@@ -30,6 +30,15 @@ class DiskCacheTest {
     return b;
   }
 
+  /** A gate that lets every hit through: the access check has its own tests, against S3. */
+  static final DiskCache.Gate OPEN = new DiskCache.Gate() {
+    @Override
+    public void start() {}
+
+    @Override
+    public void await() {}
+  };
+
   private static DiskCache.BlockKey key(long index) {
     return new DiskCache.BlockKey("bucket", "dir/obj", "\"etag-1\"", BLOCK, index);
   }
@@ -39,28 +48,28 @@ class DiskCacheTest {
   }
 
   @Test
-  void writtenBlocksReadBackWholeAndInPartsWithEveryByteRight() {
+  void writtenBlocksReadBackWholeAndInPartsWithEveryByteRight() throws IOException {
     DiskCache c = cache(tmp.resolve("c"));
     ReadStatistics s = ReadStatistics.global().child();
     byte[] d = data(1, BLOCK);
     assertThat(c.write(key(3), d, BLOCK, s)).isTrue();
     byte[] whole = new byte[BLOCK];
-    assertThat(c.read(key(3), BLOCK, whole, s)).isTrue();
+    assertThat(c.read(key(3), BLOCK, whole, s, OPEN)).isTrue();
     assertThat(whole).isEqualTo(d);
     Random r = new Random(7);
     for (int i = 0; i < 200; i++) {
       int from = r.nextInt(BLOCK);
       int len = 1 + r.nextInt(BLOCK - from);
       byte[] part = new byte[len + 3];
-      assertThat(c.read(key(3), BLOCK, from, part, 3, len, s)).isTrue();
+      assertThat(c.read(key(3), BLOCK, from, part, 3, len, s, OPEN)).isTrue();
       for (int j = 0; j < len; j++) {
         assertThat(part[3 + j]).isEqualTo(d[from + j]);
       }
     }
-    assertThat(c.read(key(4), BLOCK, whole, s)).as("another block").isFalse();
-    assertThat(c.read(key(3), BLOCK - 1, whole, s)).as("another length").isFalse();
+    assertThat(c.read(key(4), BLOCK, whole, s, OPEN)).as("another block").isFalse();
+    assertThat(c.read(key(3), BLOCK - 1, whole, s, OPEN)).as("another length").isFalse();
     DiskCache.BlockKey otherVersion = new DiskCache.BlockKey("bucket", "dir/obj", "\"etag-2\"", BLOCK, 3);
-    assertThat(c.read(otherVersion, BLOCK, whole, s)).as("another ETag").isFalse();
+    assertThat(c.read(otherVersion, BLOCK, whole, s, OPEN)).as("another ETag").isFalse();
     assertThat(s.get(Counter.DISK_CACHE_HITS)).isEqualTo(201);
   }
 
@@ -80,7 +89,7 @@ class DiskCacheTest {
       bad[at] ^= (byte) (1 << (at % 8));
       Files.write(file, bad);
       byte[] out = new byte[BLOCK];
-      assertThat(c.read(key(0), BLOCK, out, s)).as("flip at %d", at).isFalse();
+      assertThat(c.read(key(0), BLOCK, out, s, OPEN)).as("flip at %d", at).isFalse();
       assertThat(file).as("a corrupt file is deleted").doesNotExist();
       checked++;
     }
@@ -89,21 +98,21 @@ class DiskCacheTest {
     byte[] bad = pristine.clone();
     bad[header + 70_000] ^= 1;
     Files.write(file, bad);
-    assertThat(c.read(key(0), BLOCK, 69_000, new byte[2000], 0, 2000, s)).isFalse();
+    assertThat(c.read(key(0), BLOCK, 69_000, new byte[2000], 0, 2000, s, OPEN)).isFalse();
     // A truncated file is a miss too.
     Files.write(file, java.util.Arrays.copyOf(pristine, pristine.length - 1));
-    assertThat(c.read(key(0), BLOCK, new byte[BLOCK], s)).isFalse();
+    assertThat(c.read(key(0), BLOCK, new byte[BLOCK], s, OPEN)).isFalse();
   }
 
   @Test
-  void staysWithinItsBoundEvictingTheLeastRecentlyUsed() {
+  void staysWithinItsBoundEvictingTheLeastRecentlyUsed() throws IOException {
     long fileSize = BLOCK + 1024; // the header is well under 1 KiB
     DiskCache c = new DiskCache(tmp.resolve("c"), 3 * fileSize, 0, false);
     ReadStatistics s = ReadStatistics.global().child();
     for (int i = 0; i < 3; i++) {
       assertThat(c.write(key(i), data(i, BLOCK), BLOCK, s)).isTrue();
     }
-    assertThat(c.read(key(0), BLOCK, new byte[BLOCK], s)).isTrue(); // block 0 is now the most recent
+    assertThat(c.read(key(0), BLOCK, new byte[BLOCK], s, OPEN)).isTrue(); // block 0 is now the most recent
     c.write(key(3), data(3, BLOCK), BLOCK, s);
     assertThat(s.get(Counter.DISK_CACHE_EVICTIONS)).isEqualTo(1);
     assertThat(c.fileOf(key(1))).doesNotExist();
@@ -113,14 +122,14 @@ class DiskCacheTest {
   }
 
   @Test
-  void aBoundThatCannotBeMetSkipsTheWriteAndCountsIt() {
+  void aBoundThatCannotBeMetSkipsTheWriteAndCountsIt() throws IOException {
     ReadStatistics s = ReadStatistics.global().child();
     DiskCache tooSmall = new DiskCache(tmp.resolve("a"), BLOCK, 0, false); // the header does not fit
     assertThat(tooSmall.write(key(0), data(0, BLOCK), BLOCK, s)).isFalse();
     DiskCache noFreeDisk = new DiskCache(tmp.resolve("b"), 1L << 40, 0.9999, false);
     assertThat(noFreeDisk.write(key(0), data(0, BLOCK), BLOCK, s)).isFalse();
     assertThat(s.get(Counter.DISK_CACHE_WRITES_SKIPPED)).isEqualTo(2);
-    assertThat(tooSmall.read(key(0), BLOCK, new byte[BLOCK], s)).isFalse();
+    assertThat(tooSmall.read(key(0), BLOCK, new byte[BLOCK], s, OPEN)).isFalse();
   }
 
   @Test
@@ -130,7 +139,7 @@ class DiskCacheTest {
     DiskCache c = cache(notADir.resolve("cache"));
     ReadStatistics s = ReadStatistics.global().child();
     assertThat(c.write(key(0), data(0, BLOCK), BLOCK, s)).isFalse();
-    assertThat(c.read(key(0), BLOCK, new byte[BLOCK], s)).isFalse();
+    assertThat(c.read(key(0), BLOCK, new byte[BLOCK], s, OPEN)).isFalse();
     assertThat(s.get(Counter.DISK_CACHE_ERRORS)).isPositive();
   }
 
@@ -150,25 +159,32 @@ class DiskCacheTest {
     try (RandomAccessFile f = new RandomAccessFile(first.fileOf(key(2)).toFile(), "rw")) {
       f.setLength(f.length() - 100);
     }
-    Path stale = first.fileOf(key(0)).resolveSibling("leftover.tmp");
+    String name = first.fileOf(key(0)).getFileName().toString().replace(".blk", "");
+    Path stale = first.fileOf(key(0)).resolveSibling(name + ".00000000deadbeef.tmp");
     Files.write(stale, new byte[10]);
     Files.setLastModifiedTime(stale, FileTime.fromMillis(System.currentTimeMillis() - 3_600_000));
+    // Not the cache's names, even in its own directory: never deleted.
+    Path notOurs = first.fileOf(key(0)).resolveSibling("leftover.tmp");
+    Files.write(notOurs, new byte[10]);
+    Files.setLastModifiedTime(notOurs, FileTime.fromMillis(System.currentTimeMillis() - 3_600_000));
 
     DiskCache second = cache(dir);
     assertThat(second.blockCount()).isEqualTo(2);
     assertThat(first.fileOf(key(1))).doesNotExist();
     assertThat(first.fileOf(key(2))).doesNotExist();
     assertThat(stale).doesNotExist();
+    assertThat(notOurs).exists();
     for (int i : new int[] {0, 3}) {
       byte[] out = new byte[BLOCK];
-      assertThat(second.read(key(i), BLOCK, out, s)).isTrue();
+      assertThat(second.read(key(i), BLOCK, out, s, OPEN)).isTrue();
       assertThat(out).isEqualTo(data(i, BLOCK));
     }
 
     DiskCache cleared = new DiskCache(dir, 1L << 30, 0, true);
     assertThat(cleared.blockCount()).isZero();
     try (Stream<Path> files = Files.walk(dir)) {
-      assertThat(files.filter(Files::isRegularFile)).isEmpty();
+      assertThat(files.filter(Files::isRegularFile).map(p -> p.getFileName().toString()))
+          .containsExactlyInAnyOrder(CacheDirectory.MARKER, "leftover.tmp");
     }
   }
 
@@ -184,12 +200,18 @@ class DiskCacheTest {
         .isEqualTo("rwx------");
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(c.fileOf(key(0)))))
         .isEqualTo("rw-------");
-    // A directory made by someone else with wider permissions is narrowed before use.
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(c.filesDirectory())))
+        .isEqualTo("rwx------");
+    // A directory of the user's with wider permissions is used as it is, never narrowed: the cache's
+    // files go into a private directory of its own inside it.
     Path wide = tmp.resolve("wide");
     Files.createDirectory(wide);
     Files.setPosixFilePermissions(wide, PosixFilePermissions.fromString("rwxr-xr-x"));
-    cache(wide);
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(wide))).isEqualTo("rwx------");
+    DiskCache inWide = cache(wide);
+    assertThat(inWide.isUsable()).isTrue();
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(wide))).isEqualTo("rwxr-xr-x");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(inWide.filesDirectory())))
+        .isEqualTo("rwx------");
     // No key, bucket or ETag in any file name.
     try (Stream<Path> files = Files.walk(dir)) {
       assertThat(files.map(p -> p.getFileName().toString()))
