@@ -8,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.hadoop.SlipstreamS3AFileSystem;
-import dev.slipstream.testkit.EmbeddedS3Server;
 import dev.slipstream.testkit.ForkedS3Server;
 import dev.slipstream.testkit.LinkProfile;
 import dev.slipstream.testkit.LinkShaper;
@@ -169,26 +168,10 @@ class SparkProjectedBytesTest {
   }
 
   private SparkSession session(boolean slipstream, URI endpoint) {
-    SparkSession.Builder b = SparkSession.builder()
-        .master("local[2]")
-        .appName(slipstream ? "slipstream-bytes" : "classic-bytes")
-        .config("spark.ui.enabled", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
+    SparkSession.Builder b = LocalSpark.builder(slipstream ? "slipstream-bytes" : "classic-bytes", endpoint)
         .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.hadoop.fs.s3a.endpoint", endpoint.toString())
-        .config("spark.hadoop.fs.s3a.endpoint.region", EmbeddedS3Server.REGION)
-        .config("spark.hadoop.fs.s3a.path.style.access", "true")
-        .config("spark.hadoop.fs.s3a.connection.ssl.enabled", "false")
-        .config("spark.hadoop.fs.s3a.aws.credentials.provider",
-            "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider")
-        .config("spark.hadoop.fs.s3a.access.key", EmbeddedS3Server.ACCESS_KEY)
-        .config("spark.hadoop.fs.s3a.secret.key", EmbeddedS3Server.SECRET_KEY)
-        .config("spark.hadoop.fs.s3a.bucket.probe", "0")
         // S3A classic: Hadoop 3.5's default stream is the analytics one
-        .config("spark.hadoop.fs.s3a.input.stream.type", "classic")
-        .config("spark.hadoop.mapreduce.fileoutputcommitter.algorithm.version", "2")
-        .config("spark.hadoop.mapreduce.fileoutputcommitter.cleanup.skipped", "true");
+        .config("spark.hadoop.fs.s3a.input.stream.type", "classic");
     if (slipstream) {
       b.config("spark.hadoop.fs.s3a.impl", SlipstreamS3AFileSystem.class.getName())
           .config("spark.hadoop.fs.slipstream.block.size", "1M")

@@ -8,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.hadoop.SlipstreamS3AFileSystem;
-import dev.slipstream.testkit.EmbeddedS3Server;
 import dev.slipstream.testkit.ForkedS3Server;
 import java.io.IOException;
 import java.net.URI;
@@ -218,29 +217,10 @@ class SparkReadsThroughSlipstreamTest {
   }
 
   private SparkSession newSession(boolean slipstream) {
-    SparkSession.Builder builder = SparkSession.builder()
-        .master("local[2]")
-        .appName(slipstream ? "slipstream-read" : "stock-s3a")
-        .config("spark.ui.enabled", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
+    SparkSession.Builder builder = LocalSpark.builder(slipstream ? "slipstream-read" : "stock-s3a", server.endpoint())
         .config("spark.sql.shuffle.partitions", "4")
         // ~5 splits per file: tasks start mid-file (Parquet row groups, CSV lines cut by a split edge)
-        .config("spark.sql.files.maxPartitionBytes", "1m")
-        .config("spark.hadoop.fs.s3a.endpoint", server.endpoint().toString())
-        .config("spark.hadoop.fs.s3a.endpoint.region", EmbeddedS3Server.REGION)
-        .config("spark.hadoop.fs.s3a.path.style.access", "true")
-        .config("spark.hadoop.fs.s3a.connection.ssl.enabled", "false")
-        .config("spark.hadoop.fs.s3a.aws.credentials.provider",
-            "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider")
-        .config("spark.hadoop.fs.s3a.access.key", EmbeddedS3Server.ACCESS_KEY)
-        .config("spark.hadoop.fs.s3a.secret.key", EmbeddedS3Server.SECRET_KEY)
-        .config("spark.hadoop.fs.s3a.bucket.probe", "0")
-        .config("spark.hadoop.mapreduce.fileoutputcommitter.algorithm.version", "2")
-        // Leave _temporary/ behind (Spark ignores it when reading): s3proxy's filesystem backend (jclouds
-        // Utils.delete) retries deleting a non-empty directory 10 times, 1 s apart, and S3A's bulk delete
-        // of the directory markers under _temporary/ runs into that twice: 20 s per write for nothing.
-        .config("spark.hadoop.mapreduce.fileoutputcommitter.cleanup.skipped", "true");
+        .config("spark.sql.files.maxPartitionBytes", "1m");
     if (slipstream) {
       builder.config("spark.hadoop.fs.s3a.impl", SlipstreamS3AFileSystem.class.getName());
       builder.config("spark.hadoop.fs.slipstream.cache.disk.dir", "target/test-disk-cache");
