@@ -100,11 +100,14 @@ def main():
     p.add_argument("--partitions", type=int, default=200)
     p.add_argument("--rows", type=int, default=150_000, help="rows per partition (8 columns: 150,000 make ~8 MB)")
     p.add_argument("--out", help="write the results as JSON lines here")
+    p.add_argument("--slipstream-jar", help="the Slipstream jar to test (default: build this checkout's)")
     args = p.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
-    mvn("-pl", "slipstream-hadoop", "-am", "package", "-DskipTests")
-    slipstream_jar = [j for j in glob.glob(str(ROOT / "slipstream-hadoop" / "target" / "slipstream-hadoop-*.jar"))
-                      if not j.endswith(("-sources.jar", "-tests.jar")) and "original" not in j][0]
+    slipstream_jar = args.slipstream_jar
+    if not slipstream_jar:
+        mvn("-pl", "slipstream-hadoop", "-am", "package", "-DskipTests")
+        slipstream_jar = [j for j in glob.glob(str(ROOT / "slipstream-hadoop" / "target" / "slipstream-hadoop-*.jar"))
+                          if not j.endswith(("-sources.jar", "-tests.jar")) and "original" not in j][0]
     versions = [v.strip() for v in args.spark.split(",") if v.strip()]
     installs = {v: pyspark(v) for v in versions}
     job = str(ROOT / "slipstream-bench" / "spark" / "spark_sql_job.py")
