@@ -22,9 +22,13 @@ import java.util.OptionalLong;
  * @param etag the object's ETag as S3 returns it (quotes optional), or null
  * @param policy the expected access pattern
  * @param splitEnd the end (exclusive) of the caller's split, or -1 for none
+ * @param fromStore the length and ETag come from the store's answer to a request this caller made for
+ *     this open, with this client's credentials (a HEAD of its own, as Hadoop's S3A makes): that answer
+ *     then stands for the permission check that cached bytes otherwise wait for (see the README's
+ *     Security section). False for a listing's or a caller's knowledge.
  */
-public record OpenOptions(long length, String etag, ReadPolicy policy, long splitEnd) {
-  public static final OpenOptions NONE = new OpenOptions(-1, null, ReadPolicy.ADAPTIVE, -1);
+public record OpenOptions(long length, String etag, ReadPolicy policy, long splitEnd, boolean fromStore) {
+  public static final OpenOptions NONE = new OpenOptions(-1, null, ReadPolicy.ADAPTIVE, -1, false);
 
   public OpenOptions {
     if (length < -1) {
@@ -52,19 +56,27 @@ public record OpenOptions(long length, String etag, ReadPolicy policy, long spli
   }
 
   public OpenOptions withLength(long newLength) {
-    return new OpenOptions(newLength, etag, policy, splitEnd);
+    return new OpenOptions(newLength, etag, policy, splitEnd, fromStore);
   }
 
   public OpenOptions withEtag(String newEtag) {
-    return new OpenOptions(length, newEtag, policy, splitEnd);
+    return new OpenOptions(length, newEtag, policy, splitEnd, fromStore);
   }
 
   public OpenOptions withPolicy(ReadPolicy newPolicy) {
-    return new OpenOptions(length, etag, newPolicy, splitEnd);
+    return new OpenOptions(length, etag, newPolicy, splitEnd, fromStore);
   }
 
   public OpenOptions withSplitEnd(long newSplitEnd) {
-    return new OpenOptions(length, etag, policy, newSplitEnd);
+    return new OpenOptions(length, etag, policy, newSplitEnd, fromStore);
+  }
+
+  /**
+   * The length and ETag were just learnt from the store with this client's credentials, in this open
+   * (see {@code fromStore}); only for a caller that made that request itself.
+   */
+  public OpenOptions withFromStore(boolean newFromStore) {
+    return new OpenOptions(length, etag, policy, splitEnd, newFromStore);
   }
 
   public OptionalLong knownLength() {

@@ -158,7 +158,7 @@ public final class Slipstream implements AutoCloseable {
     streamStats.increment(Counter.STREAMS_OPENED);
     ObjectHandle handle = new ObjectHandle(location, length, options.length() >= 0, etag, lastModified,
         streamStats);
-    if (options.length() < 0) {
+    if (options.length() < 0 || options.fromStore()) {
       handle.headAnswered(); // S3 answered this open: cached bytes may be served (rule 8)
     }
     ObjectReader reader = new ObjectReader(handle, resources.pool, fetcher, diskCache, config.cacheMode(),

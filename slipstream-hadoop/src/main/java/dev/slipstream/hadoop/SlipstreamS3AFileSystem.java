@@ -369,6 +369,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     if (key.isEmpty()) {
       throw new FileNotFoundException("Can't open " + path + " because it is a directory");
     }
+    boolean fromStore = false;
     if (length < 0) {
       // S3A's own HEAD: its auditing, retries, statistics and 404/403 translation.
       HeadObjectResponse head;
@@ -387,10 +388,11 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
       if (head != null && head.contentLength() != null) {
         length = head.contentLength();
         etag = head.eTag();
+        fromStore = true; // S3 answered this open, with the credentials Slipstream reads with
       }
     }
     OpenOptions open = OpenOptions.NONE.withLength(length).withEtag(etag)
-        .withPolicy(options.policy()).withSplitEnd(options.splitEnd());
+        .withPolicy(options.policy()).withSplitEnd(options.splitEnd()).withFromStore(fromStore);
     S3Location location = new S3Location(getBucket(), key);
     SlipstreamInputStream in = slipstream.open(location, open);
     SlipstreamFSInputStream stream = new SlipstreamFSInputStream(in, statistics, vectoredReads);
