@@ -435,4 +435,34 @@ class MisbehavingServerTest {
       reader.join();
     }
   }
+
+  @Test
+  @Timeout(20) // the stall timeout is 60 s: only cancelled requests end in time
+  void anInterruptDuringALargeColumnarRangeEndsTheReadPromptly() throws Exception {
+    String key = "stalls-parts";
+    server.put(BUCKET, key, big);
+    server.when(getOf(key), Misbehaviour.STALL_BODY);
+    try (Slipstream client = client("read.stall.timeout", "60s");
+        SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/" + key),
+            OpenOptions.length(SIZE).withPolicy(ReadPolicy.RANDOM))) {
+      CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+      Thread reader = new Thread(() -> {
+        try {
+          // Over 1 MiB: a range read in parallel parts on the fetch executor, awaited on this thread.
+          in.readFully(0, new byte[SIZE - 1000], 0, SIZE - 1000);
+          outcome.complete(null);
+        } catch (Throwable t) {
+          outcome.complete(t);
+        }
+      }, "stalled-range-reader");
+      reader.start();
+      while (server.stalledNow() < 2) {
+        Thread.sleep(10);
+      }
+      reader.interrupt();
+      assertThat(outcome.get()).isInstanceOf(java.io.InterruptedIOException.class)
+          .hasMessageContaining("s3://" + BUCKET + "/" + key);
+      reader.join();
+    }
+  }
 }

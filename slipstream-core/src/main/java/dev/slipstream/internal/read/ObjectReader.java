@@ -611,7 +611,16 @@ public final class ObjectReader extends SlipstreamInputStream {
     try {
       range.get();
     } catch (InterruptedException e) {
-      range.cancel(true);
+      // The parts write into the caller's buffer: cancel this stream's requests and let them end
+      // (bounded) before the caller gets its buffer back.
+      for (CancelToken t : inFlight) {
+        t.cancel();
+      }
+      try {
+        range.get(closeWaitMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
+      } catch (Exception ended) {
+        // cancelled, failed or still ending: the interrupt is what the caller hears of
+      }
       Thread.currentThread().interrupt();
       throw new java.io.InterruptedIOException("interrupted while reading " + h.location());
     } catch (java.util.concurrent.ExecutionException e) {
