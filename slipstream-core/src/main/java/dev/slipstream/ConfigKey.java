@@ -36,9 +36,10 @@ public enum ConfigKey {
       "Base of the exponential backoff between retries; each wait is random in [0, min(max, base * 2^n)]."),
   RETRY_INTERVAL_MAX("retry.interval.max", Type.DURATION, "5s", "Cap of one backoff wait."),
   CACHE_DISK_MODE("cache.disk.mode", Type.STRING, "seek",
-      "Local disk cache of blocks: 'seek' keeps blocks a seek leaves behind (fetched, not consumed) and "
-          + "reads them from disk when wanted again; 'all' also keeps every block read, so that re-reads by "
-          + "other streams and jobs on the host hit the disk; 'off' disables it."),
+      "Local disk cache of blocks: 'seek' keeps blocks a seek leaves behind (fetched, not consumed) and the "
+          + "ranges columnar readers fetch (footers, column chunks), and reads them from disk when wanted again; "
+          + "'all' also keeps every block read, so that re-reads by other streams and jobs on the host hit the "
+          + "disk; 'off' disables it."),
   CACHE_DISK_DIR("cache.disk.dir", Type.STRING, null,
       "Where the disk cache lives. It keeps its files in a directory of its own, slipstream-blocks-v1 "
           + "(0700, files 0600, marked by a .slipstream-cache file), and never touches, deletes or chmods "

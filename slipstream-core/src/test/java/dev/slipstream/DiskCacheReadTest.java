@@ -5,6 +5,7 @@ package dev.slipstream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.slipstream.internal.cache.DiskCache;
 import dev.slipstream.testkit.S3ServerExtension;
 import dev.slipstream.testkit.TestData;
 import java.io.IOException;
@@ -316,6 +317,41 @@ class DiskCacheReadTest {
       for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(p);
       }
+    }
+  }
+
+  /** A columnar reader's footer read, two column chunks (one stream read, one vectored) and their bytes. */
+  private static long columnarReads(SlipstreamInputStream in) throws Exception {
+    in.seek(SIZE - 8);
+    byte[] tail = in.readNBytes(8);
+    assertThat(TestData.firstMismatch(31, SIZE - 8, tail, 0, 8)).isEqualTo(-1);
+    byte[] chunk = new byte[100_000];
+    in.seek(3L * BLOCK + 17);
+    assertThat(in.readNBytes(chunk, 0, chunk.length)).isEqualTo(chunk.length);
+    assertThat(TestData.firstMismatch(31, 3L * BLOCK + 17, chunk, 0, chunk.length)).isEqualTo(-1);
+    byte[] vectored = new byte[3 * BLOCK / 2];
+    in.readFullyAsync(9L * BLOCK + 5, vectored, 0, vectored.length).get();
+    assertThat(TestData.firstMismatch(31, 9L * BLOCK + 5, vectored, 0, vectored.length)).isEqualTo(-1);
+    return in.statistics().get(Counter.BYTES_FETCHED);
+  }
+
+  @Test
+  void theRangesAColumnarReadFetchedAreReadFromDiskTheNextTime() throws Exception {
+    Path dir = tmp.resolve("ranges");
+    String etag;
+    try (Slipstream c = client("seek", dir);
+         SlipstreamInputStream in = c.open(S3Location.parse("s3://" + BUCKET + "/obj"),
+             OpenOptions.length(SIZE).withPolicy(ReadPolicy.RANDOM))) {
+      assertThat(columnarReads(in)).as("the first time, from S3").isPositive();
+      etag = in.etag();
+    }
+    eventually("the ranges written", () -> DiskCache.awaitWrites(100));
+    try (Slipstream c = client("seek", dir);
+         SlipstreamInputStream in = c.open(S3Location.parse("s3://" + BUCKET + "/obj"),
+             OpenOptions.known(SIZE, etag).withPolicy(ReadPolicy.RANDOM))) {
+      // Only the access check of the open (one byte): the tail and both chunks come from disk.
+      assertThat(columnarReads(in)).isEqualTo(1);
+      assertThat(in.statistics().get(Counter.DISK_CACHE_HITS)).isEqualTo(3);
     }
   }
 }

@@ -572,6 +572,18 @@ public final class DiskCache {
       java.util.Objects.requireNonNull(etag, "etag");
     }
 
+    /**
+     * The name of the range {@code [offset, offset + length)} of a version, as a columnar reader fetched
+     * it (a footer's tail, a column chunk): found again only by a read of exactly that range. Written as
+     * a block whose size is {@code -length} (never a block size) and whose index is {@code offset}.
+     */
+    public static BlockKey range(String bucket, String key, String etag, long offset, int length) {
+      if (length <= 0 || offset < 0) {
+        throw new IllegalArgumentException("a range needs offset >= 0 and length > 0: " + offset + ", " + length);
+      }
+      return new BlockKey(bucket, key, etag, -length, offset);
+    }
+
     byte[] id() {
       try {
         MessageDigest md = MessageDigest.getInstance("SHA-256");

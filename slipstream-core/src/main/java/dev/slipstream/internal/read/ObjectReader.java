@@ -70,6 +70,8 @@ public final class ObjectReader extends SlipstreamInputStream {
   static final int TAIL = 1024 * 1024;
   /** Least of the object's end fetched at once by a footer read (unless the object is smaller). */
   static final int MIN_TAIL = 8 * 1024;
+  /** Smallest range a columnar read keeps in the disk cache as a file of its own. */
+  static final int MIN_CACHED_RANGE = 4 * 1024;
   /** Largest part of an asynchronous (vectored) range read: parts of one range are fetched in parallel. */
   static final int PART = 1024 * 1024;
 
@@ -456,6 +458,64 @@ public final class ObjectReader extends SlipstreamInputStream {
     return new DiskCache.BlockKey(h.location().bucket(), h.location().key(), etag, blockSize, index);
   }
 
+  /**
+   * The disk cache's name for the range {@code [position, position + len)} of this version, as a
+   * columnar read fetched it; null without a cache, a known ETag, or for ranges too small to be worth a
+   * file of their own.
+   */
+  private DiskCache.BlockKey rangeKey(long position, int len) {
+    String etag = h.etag();
+    if (cache == null || etag == null || len < MIN_CACHED_RANGE) {
+      return null;
+    }
+    return DiskCache.BlockKey.range(h.location().bucket(), h.location().key(), etag, position, len);
+  }
+
+  /** Reads exactly the range a columnar read fetched before from the disk cache; false on a miss. */
+  private boolean readRangeFromDisk(long position, byte[] dst, int off, int len) throws IOException {
+    DiskCache.BlockKey k = rangeKey(position, len);
+    return k != null && cache.read(k, len, 0, dst, off, len, stats, fetcher.accessGate(h));
+  }
+
+  /**
+   * Offers a copy of a range a columnar read fetched to the disk cache, so that the next query of the
+   * same columns reads it from disk; skipped (and counted) when memory is short.
+   */
+  private void offerRange(long position, byte[] src, int off, int len) {
+    DiskCache.BlockKey k = rangeKey(position, len);
+    if (k == null) {
+      return;
+    }
+    byte[] buffer = pool.tryAcquire(BufferPool.sizeFor(len));
+    if (buffer == null) {
+      stats.increment(Counter.DISK_CACHE_WRITES_SKIPPED);
+      return;
+    }
+    System.arraycopy(src, off, buffer, 0, len);
+    Block copy = new Block(-1, position, buffer, len, false, pool, stats, 1);
+    copy.complete();
+    cache.offer(k, copy, stats); // pins the copy until written
+    copy.unpin();
+    copy.releaseOwner();
+  }
+
+  /**
+   * A range read of a columnar reader, asynchronous: from the disk cache if exactly this range is there
+   * (looked up on the fetch executor), else from S3 in parallel parts, then offered to the cache.
+   */
+  private CompletableFuture<Void> rangeAsync(long position, byte[] dst, int off, int len, boolean urgent) {
+    if (rangeKey(position, len) == null) {
+      return fetchAsync(position, dst, off, len, urgent);
+    }
+    java.util.concurrent.atomic.AtomicBoolean hit = new java.util.concurrent.atomic.AtomicBoolean();
+    CancelToken token = new CancelToken(this::closedError);
+    inFlight.add(token);
+    return fetcher.submitRead(urgent, token, () -> hit.set(readRangeFromDisk(position, dst, off, len)),
+            () -> inFlight.remove(token))
+        .thenCompose(v -> hit.get() ? CompletableFuture.<Void>completedFuture(null)
+            : fetchAsync(position, dst, off, len, urgent).thenRun(() -> offerRange(position, dst, off, len)));
+  }
+
   /** Starts fetching blocks {@code [from, from + depth)} not yet held, while memory allows. */
   private void prefetch(long from, int depth) {
     long last = Math.min(prefetchLimit, from + depth - 1);
@@ -510,7 +570,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       span = fetchTail(position, len);
       if (span == null) {
         int readahead = Math.min(READAHEAD, blockSize / 8);
-        span = fetchSpan(position, (int) Math.min(length - position, (long) len + readahead));
+        span = fetchSpan(position, (int) Math.min(length - position, (long) len + readahead), false);
         if (span != null) {
           setAhead(span);
         }
@@ -543,7 +603,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       if (readFromDisk(position, dst, off, len)) {
         return;
       }
-      span = fetchSpan(position, (int) Math.min(length - position, (long) len + Math.min(ahead, PART)));
+      span = fetchSpan(position, (int) Math.min(length - position, (long) len + Math.min(ahead, PART)), true);
       if (span == null) {
         readDirect(position, dst, off, len); // memory is short
         return;
@@ -562,7 +622,10 @@ public final class ObjectReader extends SlipstreamInputStream {
       return;
     }
     if (len > PART) {
-      awaitRange(fetchAsync(position, dst, off, len, true));
+      awaitRange(rangeAsync(position, dst, off, len, true));
+      return;
+    }
+    if (readRangeFromDisk(position, dst, off, len)) {
       return;
     }
     CancelToken token = new CancelToken(this::closedError);
@@ -575,6 +638,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       inFlight.remove(token);
       stats.add(Counter.WAIT_NANOS, System.nanoTime() - t0);
     }
+    offerRange(position, dst, off, len);
   }
 
   /**
@@ -587,7 +651,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     if (tail != null || position < tailStart) {
       return null;
     }
-    Block span = fetchSpan(tailStart, (int) (length - tailStart));
+    Block span = fetchSpan(tailStart, (int) (length - tailStart), true);
     if (span != null) {
       tail = span;
     }
@@ -639,17 +703,25 @@ public final class ObjectReader extends SlipstreamInputStream {
 
   /**
    * Fetches {@code [start, start + len)} into a pooled buffer held as a block outside the grid, pinned
-   * for the caller; null if memory is short (the caller then reads directly).
+   * for the caller; null if memory is short (the caller then reads directly). With {@code keep} (a
+   * footer's tail, a columnar range) it is looked up in the disk cache first and offered to it after.
    */
-  private Block fetchSpan(long start, int len) throws IOException {
+  private Block fetchSpan(long start, int len, boolean keep) throws IOException {
     byte[] buffer = pool.tryAcquire(BufferPool.sizeFor(len));
     if (buffer == null) {
       return null;
     }
     Block b = new Block(-1, start, buffer, len, false, pool, stats, 1);
     try {
-      readDirect(start, buffer, 0, len);
+      boolean cached = keep && readRangeFromDisk(start, buffer, 0, len);
+      if (!cached) {
+        readDirect(start, buffer, 0, len);
+      }
       b.complete();
+      DiskCache.BlockKey k = keep && !cached ? rangeKey(start, len) : null;
+      if (k != null) {
+        cache.offer(k, b, stats); // a footer's tail or a columnar range: the next query reads it from disk
+      }
       return b;
     } catch (IOException | RuntimeException e) {
       b.fail(e);
@@ -741,7 +813,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     RowGroupAhead rowGroups = rowGroupAhead();
     CompletableFuture<Void> done = rowGroups == null ? null : rowGroups.serve(position, dst, off, len);
     if (done == null) {
-      done = fetchAsync(position, dst, off, len, true);
+      done = rangeAsync(position, dst, off, len, true);
     }
     return done.thenRun(() -> stats.add(Counter.BYTES_READ, len));
   }
@@ -766,7 +838,8 @@ public final class ObjectReader extends SlipstreamInputStream {
         footerTried = true;
         ParquetFooter footer = ParquetFooter.parse(t.buffer(), t.length(), length);
         if (footer != null && !closed.get()) {
-          rowGroups = new RowGroupAhead(footer, pool, (p, d, o, n) -> fetchAsync(p, d, o, n, false), stats);
+          // Through the range cache: a row group fetched ahead by an earlier query is read from disk.
+          rowGroups = new RowGroupAhead(footer, pool, (p, d, o, n) -> rangeAsync(p, d, o, n, false), stats);
         }
         return rowGroups;
       } finally {
