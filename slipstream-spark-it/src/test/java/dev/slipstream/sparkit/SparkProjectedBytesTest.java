@@ -53,7 +53,7 @@ class SparkProjectedBytesTest {
 
   /** One reader's two queries: answers, and the bytes the link delivered for each. */
   record Run(List<String> q1, List<String> q2, long q1Bytes, long q2Bytes, long q2Gets, List<String> again,
-      long againBytes, Map<Counter, Long> counters) {}
+      long againBytes, Map<Counter, Long> counters, long sparkInputBytes) {}
 
   @BeforeAll
   void writeTableAndQueryItWithBothReaders() throws IOException {
@@ -80,7 +80,8 @@ class SparkProjectedBytesTest {
         .map(e -> e.getKey() + " q1 " + e.getValue().q1Bytes + ", q2 " + e.getValue().q2Bytes + ", q1 again "
             + e.getValue().againBytes)
         .collect(Collectors.joining("; ")));
-    System.out.printf("Slipstream counters: %s%n", runs.get("slipstream").counters);
+    System.out.printf("Slipstream counters: %s; Spark input metrics: classic %,d, Slipstream %,d bytes%n",
+        runs.get("slipstream").counters, runs.get("classic").sparkInputBytes, runs.get("slipstream").sparkInputBytes);
   }
 
   @AfterAll
@@ -95,6 +96,15 @@ class SparkProjectedBytesTest {
 
   private Run query(boolean slipstream) throws IOException {
     SparkSession spark = session(slipstream, link.endpoint());
+    java.util.concurrent.atomic.AtomicLong input = new java.util.concurrent.atomic.AtomicLong();
+    spark.sparkContext().addSparkListener(new org.apache.spark.scheduler.SparkListener() {
+      @Override
+      public void onTaskEnd(org.apache.spark.scheduler.SparkListenerTaskEnd end) {
+        if (end.taskMetrics() != null) {
+          input.addAndGet(end.taskMetrics().inputMetrics().bytesRead());
+        }
+      }
+    });
     try {
       Map<Counter, Long> before = counters();
       long start = link.bytesSent();
@@ -114,7 +124,9 @@ class SparkProjectedBytesTest {
       List<String> again = rows(spark, Q1);
       Map<Counter, Long> delta = new LinkedHashMap<>();
       counters().forEach((c, v) -> delta.put(c, v - before.get(c)));
-      return new Run(q1, q2, afterQ1 - start, afterQ2 - afterQ1, q2Gets, again, link.bytesSent() - afterQ2, delta);
+      long againBytes = link.bytesSent() - afterQ2;
+      stop(spark); // drains the listener bus: every task's metrics are in
+      return new Run(q1, q2, afterQ1 - start, afterQ2 - afterQ1, q2Gets, again, againBytes, delta, input.get());
     } finally {
       stop(spark);
     }
@@ -163,6 +175,16 @@ class SparkProjectedBytesTest {
   }
 
   @Test
+  void sparksInputMetricsAreTheBytesSlipstreamReturned() {
+    Run slipstream = runs.get("slipstream");
+    long returned = slipstream.counters.get(Counter.BYTES_READ);
+    // Tasks count what their threads read; the driver's own footer reads (schema, discovery) are not
+    // in any task, hence the small slack.
+    assertThat(slipstream.sparkInputBytes).as("Spark's input bytes (Slipstream returned %,d)", returned)
+        .isLessThanOrEqualTo(returned).isGreaterThanOrEqualTo(returned * 99 / 100);
+  }
+
+  @Test
   void openAheadFetchedNothingForFilesReadFooterFirst() {
     assertThat(runs.get("slipstream").counters.get(Counter.OPEN_AHEAD_STARTED)).isZero();
   }
@@ -173,7 +195,7 @@ class SparkProjectedBytesTest {
 
   private static Map<Counter, Long> counters() {
     Map<Counter, Long> values = new LinkedHashMap<>();
-    for (Counter c : new Counter[] {Counter.STREAMS_OPENED, Counter.BYTES_FETCHED, Counter.GET_REQUESTS,
+    for (Counter c : new Counter[] {Counter.STREAMS_OPENED, Counter.BYTES_READ, Counter.BYTES_FETCHED, Counter.GET_REQUESTS,
         Counter.OPEN_AHEAD_STARTED, Counter.OPEN_AHEAD_USED, Counter.SEQUENTIAL_SWITCHES,
         Counter.ROW_GROUP_AHEAD_STARTED, Counter.ROW_GROUP_AHEAD_WASTED}) {
       values.put(c, ReadStatistics.global().get(c));
