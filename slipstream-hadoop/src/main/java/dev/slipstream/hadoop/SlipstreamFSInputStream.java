@@ -3,9 +3,6 @@
  */
 package dev.slipstream.hadoop;
 
-import dev.slipstream.Counter;
-import dev.slipstream.ReadStatistics;
-import dev.slipstream.RetryCause;
 import dev.slipstream.SlipstreamInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -23,9 +20,6 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.StreamCapabilities;
 import org.apache.hadoop.fs.statistics.IOStatistics;
 import org.apache.hadoop.fs.statistics.IOStatisticsSource;
-import org.apache.hadoop.fs.statistics.StreamStatisticNames;
-import org.apache.hadoop.fs.statistics.impl.DynamicIOStatisticsBuilder;
-import org.apache.hadoop.fs.statistics.impl.IOStatisticsBinding;
 
 /**
  * Hadoop's view of a {@link SlipstreamInputStream}: the interfaces Hadoop readers probe for, each
@@ -50,7 +44,7 @@ final class SlipstreamFSInputStream extends FSInputStream
     this.in = in;
     this.fsStatistics = fsStatistics;
     this.vectored = vectored;
-    this.ioStatistics = ioStatistics(in.statistics());
+    this.ioStatistics = ReadIOStatistics.of(in.statistics());
   }
 
   SlipstreamInputStream delegate() {
@@ -238,32 +232,5 @@ final class SlipstreamFSInputStream extends FSInputStream
   @Override
   public String toString() {
     return "SlipstreamFSInputStream[" + in + "]";
-  }
-
-  /**
-   * A live view of the stream's counters: Hadoop's standard stream statistic names where one means
-   * the same thing, {@code slipstream_*} names for the rest.
-   */
-  static IOStatistics ioStatistics(ReadStatistics s) {
-    DynamicIOStatisticsBuilder b = IOStatisticsBinding.dynamicIOStatistics();
-    bind(b, s);
-    return b.build();
-  }
-
-  /**
-   * Binds {@code s}'s counters into {@code b}: {@code stream_read_bytes} (bytes returned),
-   * {@code stream_read_total_bytes} (bytes fetched from S3), {@code stream_read_opened} (GETs), and every
-   * counter as {@code slipstream_<name>}, retries by cause as {@code slipstream_retries_<cause>}.
-   */
-  static void bind(DynamicIOStatisticsBuilder b, ReadStatistics s) {
-    b.withLongFunctionCounter(StreamStatisticNames.STREAM_READ_BYTES, k -> s.get(Counter.BYTES_READ))
-        .withLongFunctionCounter(StreamStatisticNames.STREAM_READ_TOTAL_BYTES, k -> s.get(Counter.BYTES_FETCHED))
-        .withLongFunctionCounter(StreamStatisticNames.STREAM_READ_OPENED, k -> s.get(Counter.GET_REQUESTS));
-    for (Counter c : Counter.values()) {
-      b.withLongFunctionCounter("slipstream_" + c.metricName(), k -> s.get(c));
-    }
-    for (RetryCause c : RetryCause.values()) {
-      b.withLongFunctionCounter("slipstream_retries_" + c.name().toLowerCase(Locale.ROOT), k -> s.retries(c));
-    }
   }
 }

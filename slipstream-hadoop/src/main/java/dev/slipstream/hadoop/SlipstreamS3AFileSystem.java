@@ -36,8 +36,6 @@ import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.hadoop.fs.impl.OpenFileParameters;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.fs.statistics.IOStatistics;
-import org.apache.hadoop.fs.statistics.impl.DynamicIOStatisticsBuilder;
-import org.apache.hadoop.fs.statistics.impl.IOStatisticsBinding;
 import org.apache.hadoop.fs.s3a.S3AFileSystem;
 import org.apache.hadoop.util.Progressable;
 import org.slf4j.Logger;
@@ -146,24 +144,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     }
     IOStatistics merged = ioStatistics;
     if (merged == null) {
-      DynamicIOStatisticsBuilder b = IOStatisticsBinding.dynamicIOStatistics();
-      for (String k : s3a.counters().keySet()) {
-        b.withLongFunctionCounter(k, key -> s3a.counters().getOrDefault(key, 0L));
-      }
-      for (String k : s3a.gauges().keySet()) {
-        b.withLongFunctionGauge(k, key -> s3a.gauges().getOrDefault(key, 0L));
-      }
-      for (String k : s3a.minimums().keySet()) {
-        b.withLongFunctionMinimum(k, key -> s3a.minimums().getOrDefault(key, 0L));
-      }
-      for (String k : s3a.maximums().keySet()) {
-        b.withLongFunctionMaximum(k, key -> s3a.maximums().getOrDefault(key, 0L));
-      }
-      for (String k : s3a.meanStatistics().keySet()) {
-        b.withMeanStatisticFunction(k, key -> s3a.meanStatistics().get(key));
-      }
-      SlipstreamFSInputStream.bind(b, slipstream.statistics()); // the read side is Slipstream's
-      merged = b.build();
+      merged = ReadIOStatistics.over(s3a, slipstream.statistics());
       ioStatistics = merged;
     }
     return merged;

@@ -105,31 +105,36 @@ class SparkProjectedBytesTest {
         }
       }
     });
+    Map<Counter, Long> before = counters();
+    long start = link.bytesSent();
+    List<String> q1;
+    List<String> q2;
+    List<String> again;
+    long afterQ1;
+    long afterQ2;
+    long q2Gets;
     try {
-      Map<Counter, Long> before = counters();
-      long start = link.bytesSent();
       spark.read().parquet(TABLE).createOrReplaceTempView("t");
-      List<String> q1 = rows(spark, Q1);
-      long afterQ1 = link.bytesSent();
+      q1 = rows(spark, Q1);
+      afterQ1 = link.bytesSent();
       long getsBefore = link.requests("GET");
       link.clearRequestLog();
-      List<String> q2 = rows(spark, Q2);
+      q2 = rows(spark, Q2);
       // What one file cost in q2, request by request: the first thing to look at when the bytes differ.
       System.out.printf("%s q2, requests for dt=013: %s%n", slipstream ? "slipstream" : "classic",
           link.requestLog().stream().filter(r -> r.path().contains("013"))
               .map(r -> r.method() + " " + r.range()).collect(Collectors.joining(", ")));
-      long q2Gets = link.requests("GET") - getsBefore;
-      long afterQ2 = link.bytesSent();
+      q2Gets = link.requests("GET") - getsBefore;
+      afterQ2 = link.bytesSent();
       // The first query once more, in the same session: what a dashboard refresh does.
-      List<String> again = rows(spark, Q1);
-      Map<Counter, Long> delta = new LinkedHashMap<>();
-      counters().forEach((c, v) -> delta.put(c, v - before.get(c)));
-      long againBytes = link.bytesSent() - afterQ2;
-      stop(spark); // drains the listener bus: every task's metrics are in
-      return new Run(q1, q2, afterQ1 - start, afterQ2 - afterQ1, q2Gets, again, againBytes, delta, input.get());
+      again = rows(spark, Q1);
     } finally {
-      stop(spark);
+      stop(spark); // drains the listener bus: every task's metrics are in
     }
+    Map<Counter, Long> delta = new LinkedHashMap<>();
+    counters().forEach((c, v) -> delta.put(c, v - before.get(c)));
+    return new Run(q1, q2, afterQ1 - start, afterQ2 - afterQ1, q2Gets, again, link.bytesSent() - afterQ2, delta,
+        input.get());
   }
 
   @Test

@@ -70,16 +70,13 @@ public final class ObjectReader extends SlipstreamInputStream {
   static final int TAIL = 1024 * 1024;
   /** Least of the object's end fetched at once by a footer read (unless the object is smaller). */
   static final int MIN_TAIL = 8 * 1024;
-  /** Smallest range a columnar read keeps in the disk cache as a file of its own. */
-  static final int MIN_CACHED_RANGE = 4 * 1024;
   /** Largest part of an asynchronous (vectored) range read: parts of one range are fetched in parallel. */
   static final int PART = 1024 * 1024;
 
   private final ObjectHandle h;
   private final BufferPool pool;
   private final BlockFetcher fetcher;
-  private final DiskCache cache;
-  private final CacheMode cacheMode;
+  private final StreamDiskCache disk;
   private final int blockSize;
   private final int maxDepth;
   private final int maxBlocks;
@@ -114,8 +111,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.h = h;
     this.pool = pool;
     this.fetcher = fetcher;
-    this.cache = cacheMode == CacheMode.OFF ? null : cache;
-    this.cacheMode = cacheMode;
+    this.disk = new StreamDiskCache(cache, cacheMode, h, fetcher, pool, blockSize);
     this.blockSize = blockSize;
     this.maxDepth = maxDepth;
     // The sequential window, the block being read, and a few for positional readers.
@@ -449,71 +445,21 @@ public final class ObjectReader extends SlipstreamInputStream {
     }
   }
 
-  /** The disk cache's name for block {@code index} of this version; null without a cache or a known ETag. */
-  private DiskCache.BlockKey key(long index) {
-    String etag = h.etag();
-    if (cache == null || etag == null) {
-      return null;
-    }
-    return new DiskCache.BlockKey(h.location().bucket(), h.location().key(), etag, blockSize, index);
-  }
-
-  /**
-   * The disk cache's name for the range {@code [position, position + len)} of this version, as a
-   * columnar read fetched it; null without a cache, a known ETag, or for ranges too small to be worth a
-   * file of their own.
-   */
-  private DiskCache.BlockKey rangeKey(long position, int len) {
-    String etag = h.etag();
-    if (cache == null || etag == null || len < MIN_CACHED_RANGE) {
-      return null;
-    }
-    return DiskCache.BlockKey.range(h.location().bucket(), h.location().key(), etag, position, len);
-  }
-
-  /** Reads exactly the range a columnar read fetched before from the disk cache; false on a miss. */
-  private boolean readRangeFromDisk(long position, byte[] dst, int off, int len) throws IOException {
-    DiskCache.BlockKey k = rangeKey(position, len);
-    return k != null && cache.read(k, len, 0, dst, off, len, stats, fetcher.accessGate(h));
-  }
-
-  /**
-   * Offers a copy of a range a columnar read fetched to the disk cache, so that the next query of the
-   * same columns reads it from disk; skipped (and counted) when memory is short.
-   */
-  private void offerRange(long position, byte[] src, int off, int len) {
-    DiskCache.BlockKey k = rangeKey(position, len);
-    if (k == null) {
-      return;
-    }
-    byte[] buffer = pool.tryAcquire(BufferPool.sizeFor(len));
-    if (buffer == null) {
-      stats.increment(Counter.DISK_CACHE_WRITES_SKIPPED);
-      return;
-    }
-    System.arraycopy(src, off, buffer, 0, len);
-    Block copy = new Block(-1, position, buffer, len, false, pool, stats, 1);
-    copy.complete();
-    cache.offer(k, copy, stats); // pins the copy until written
-    copy.unpin();
-    copy.releaseOwner();
-  }
-
   /**
    * A range read of a columnar reader, asynchronous: from the disk cache if exactly this range is there
    * (looked up on the fetch executor), else from S3 in parallel parts, then offered to the cache.
    */
   private CompletableFuture<Void> rangeAsync(long position, byte[] dst, int off, int len, boolean urgent) {
-    if (rangeKey(position, len) == null) {
+    if (disk.rangeKey(position, len) == null) {
       return fetchAsync(position, dst, off, len, urgent);
     }
     java.util.concurrent.atomic.AtomicBoolean hit = new java.util.concurrent.atomic.AtomicBoolean();
     CancelToken token = new CancelToken(this::closedError);
     inFlight.add(token);
-    return fetcher.submitRead(urgent, token, () -> hit.set(readRangeFromDisk(position, dst, off, len)),
+    return fetcher.submitRead(urgent, token, () -> hit.set(disk.readRange(position, dst, off, len)),
             () -> inFlight.remove(token))
         .thenCompose(v -> hit.get() ? CompletableFuture.<Void>completedFuture(null)
-            : fetchAsync(position, dst, off, len, urgent).thenRun(() -> offerRange(position, dst, off, len)));
+            : fetchAsync(position, dst, off, len, urgent).thenRun(() -> disk.keepRange(position, dst, off, len)));
   }
 
   /** Starts fetching blocks {@code [from, from + depth)} not yet held, while memory allows. */
@@ -548,7 +494,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     CancelToken token = new CancelToken(BlockCancelledException::new);
     inFlight.add(token);
     lastUse.put(b, clock.incrementAndGet());
-    fetcher.submit(h, b, key(b.index()), urgent, token, () -> inFlight.remove(token));
+    fetcher.submit(h, b, disk.blockKey(b.index()), urgent, token, () -> inFlight.remove(token));
     if (closed.get()) {
       // close() may have swept the map before this block was in it, or before it could be cancelled
       b.cancel();
@@ -562,7 +508,7 @@ public final class ObjectReader extends SlipstreamInputStream {
    * for the reads that follow.
    */
   private void readSmall(long position, byte[] dst, int off, int len, boolean streamPath) throws IOException {
-    if (readFromDisk(position, dst, off, len)) {
+    if (disk.readBlocks(position, dst, off, len)) {
       return;
     }
     Block span = null;
@@ -600,7 +546,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       throws IOException {
     Block span = streamPath ? fetchTail(position, len) : null;
     if (span == null && streamPath && ahead > 0 && len <= PART) {
-      if (readFromDisk(position, dst, off, len)) {
+      if (disk.readBlocks(position, dst, off, len)) {
         return;
       }
       span = fetchSpan(position, (int) Math.min(length - position, (long) len + Math.min(ahead, PART)), true);
@@ -625,7 +571,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       awaitRange(rangeAsync(position, dst, off, len, true));
       return;
     }
-    if (readRangeFromDisk(position, dst, off, len)) {
+    if (disk.readRange(position, dst, off, len)) {
       return;
     }
     CancelToken token = new CancelToken(this::closedError);
@@ -638,7 +584,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       inFlight.remove(token);
       stats.add(Counter.WAIT_NANOS, System.nanoTime() - t0);
     }
-    offerRange(position, dst, off, len);
+    disk.keepRange(position, dst, off, len);
   }
 
   /**
@@ -713,14 +659,13 @@ public final class ObjectReader extends SlipstreamInputStream {
     }
     Block b = new Block(-1, start, buffer, len, false, pool, stats, 1);
     try {
-      boolean cached = keep && readRangeFromDisk(start, buffer, 0, len);
+      boolean cached = keep && disk.readRange(start, buffer, 0, len);
       if (!cached) {
         readDirect(start, buffer, 0, len);
       }
       b.complete();
-      DiskCache.BlockKey k = keep && !cached ? rangeKey(start, len) : null;
-      if (k != null) {
-        cache.offer(k, b, stats); // a footer's tail or a columnar range: the next query reads it from disk
+      if (keep && !cached) {
+        disk.keepRange(b); // a footer's tail or a columnar range: the next query reads it from disk
       }
       return b;
     } catch (IOException | RuntimeException e) {
@@ -753,27 +698,6 @@ public final class ObjectReader extends SlipstreamInputStream {
     } finally {
       span.unpin();
     }
-  }
-
-  /** Reads {@code [position, position + len)} from cached blocks; false (dst then undefined) if any is missing. */
-  private boolean readFromDisk(long position, byte[] dst, int off, int len) throws IOException {
-    if (cache == null || h.etag() == null) {
-      return false;
-    }
-    int done = 0;
-    while (done < len) {
-      long p = position + done;
-      long index = p / blockSize;
-      long start = index * blockSize;
-      int blockLength = (int) Math.min(blockSize, length - start);
-      int from = (int) (p - start);
-      int n = Math.min(len - done, blockLength - from);
-      if (!cache.read(key(index), blockLength, from, dst, off + done, n, stats, fetcher.accessGate(h))) {
-        return false;
-      }
-      done += n;
-    }
-    return true;
   }
 
   private void readDirect(long position, byte[] dst, int off, int len) throws IOException {
@@ -876,7 +800,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       long p = position + done;
       long index = p / blockSize;
       int n = (int) Math.min(len - done, (index + 1) * blockSize - p);
-      boolean served = copyIfReady(index, p, dst, off + done, n) || readFromDisk(p, dst, off + done, n);
+      boolean served = copyIfReady(index, p, dst, off + done, n) || disk.readBlocks(p, dst, off + done, n);
       if (served && missingFrom >= 0) {
         fetchMissing(missingFrom, p, position, dst, off, token);
         missingFrom = -1;
@@ -931,12 +855,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     if (!b.isDone() && (force || !b.isWanted())) {
       b.cancel();
     }
-    if (cache != null && b.isReady() && (cacheMode == CacheMode.ALL || !b.readToEnd())) {
-      DiskCache.BlockKey k = key(index);
-      if (k != null) {
-        cache.offer(k, b, stats);
-      }
-    }
+    disk.blockDropped(b);
     b.releaseOwner();
     return true;
   }
