@@ -4,6 +4,7 @@
 package dev.slipstream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.slipstream.testkit.S3ServerExtension;
 import dev.slipstream.testkit.TestData;
@@ -264,5 +265,23 @@ class ConcurrencyTest {
     }
     in.close();
     assertThat(client.memoryInUse()).isZero();
+  }
+
+  @Test
+  void eachCallOnAClosedS3ClientIsAnIOExceptionNamingTheCall() throws Exception {
+    // The race behind a stream outliving its client: a fetch that passed the "closed" check just before
+    // the S3 client closed. The HTTP client's unchecked "Connection pool shut down" must come out as an
+    // IOException the read path knows, never as an IllegalStateException in the caller's read().
+    S3.server().putGenerated(BUCKET, "closed-store", 16, 1024);
+    var store = dev.slipstream.internal.store.S3ObjectStore.create(TestClients.config(S3.server()).build());
+    S3Location where = S3Location.parse("s3://" + BUCKET + "/closed-store");
+    store.close();
+    assertThatThrownBy(() -> store.head(where)).isInstanceOf(IOException.class)
+        .hasMessageContaining("HEAD s3://" + BUCKET + "/closed-store");
+    assertThatThrownBy(() -> store.get(where, 0, 10, null, null)).isInstanceOf(IOException.class)
+        .hasMessageContaining("GET bytes 0-9 s3://" + BUCKET + "/closed-store");
+    assertThatThrownBy(() -> store.list(new dev.slipstream.internal.store.ObjectStore.ListRequest(
+        BUCKET, "closed", null, null, 1000, null))).isInstanceOf(IOException.class)
+        .hasMessageContaining("s3://" + BUCKET + "/closed");
   }
 }

@@ -158,7 +158,7 @@ public final class RangeReader {
         int n;
         try {
           n = in.read(dst, off + (int) got, (int) Math.min(want - got, READ_CHUNK));
-        } catch (IOException | software.amazon.awssdk.core.exception.SdkClientException e) {
+        } catch (IOException | RuntimeException e) {
           if (interrupted(watch, interruptible)) {
             throw interrupted(h, start, end, e);
           }
@@ -213,7 +213,7 @@ public final class RangeReader {
       int r;
       try {
         r = in.read(scratch, 0, (int) Math.min(left, scratch.length));
-      } catch (IOException | software.amazon.awssdk.core.exception.SdkClientException e) {
+      } catch (IOException | RuntimeException e) {
         if (interrupted(watch, interruptible)) {
           throw interrupted(h, start, end, e);
         }

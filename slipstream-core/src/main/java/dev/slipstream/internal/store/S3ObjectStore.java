@@ -55,7 +55,7 @@ public final class S3ObjectStore implements ObjectStore {
     HeadObjectResponse r;
     try {
       r = s3.headObject(h -> h.bucket(location.bucket()).key(location.key()));
-    } catch (SdkException e) {
+    } catch (RuntimeException e) {
       throw translate(location, "HEAD", e);
     }
     ETag etag = ETag.fromServer(r.eTag());
@@ -104,7 +104,7 @@ public final class S3ObjectStore implements ObjectStore {
     ResponseInputStream<GetObjectResponse> in;
     try {
       in = s3.getObject(req.build());
-    } catch (SdkException e) {
+    } catch (RuntimeException e) {
       throw translate(location, "GET bytes " + start + "-" + (end - 1), e);
     }
     return new SdkBody(in);
@@ -127,7 +127,7 @@ public final class S3ObjectStore implements ObjectStore {
     ListObjectsV2Response r;
     try {
       r = s3.listObjectsV2(b.build());
-    } catch (SdkException e) {
+    } catch (RuntimeException e) {
       throw translateList(request, e);
     }
     List<dev.slipstream.ListEntry> objects = new ArrayList<>(r.contents().size());
@@ -148,7 +148,7 @@ public final class S3ObjectStore implements ObjectStore {
   }
 
   /** A LIST failure: like {@link #translate}, but a 404 means the bucket is missing, not an object. */
-  static IOException translateList(ListRequest request, SdkException e) {
+  static IOException translateList(ListRequest request, RuntimeException e) {
     String where = "s3://" + request.bucket() + "/" + request.prefix();
     if (e instanceof S3Exception s3e && s3e.statusCode() == 404) {
       String code = s3e.awsErrorDetails() == null ? null : s3e.awsErrorDetails().errorCode();
@@ -168,8 +168,15 @@ public final class S3ObjectStore implements ObjectStore {
     return translate(new S3Location(request.bucket(), key), "LIST", e);
   }
 
-  /** Maps an SDK failure to the exception type the read path and its callers expect. */
-  static IOException translate(S3Location location, String op, SdkException e) {
+  /**
+   * Maps an SDK failure to the exception type the read path and its callers expect. The SDK lets some
+   * failures of its HTTP client through unwrapped (a request on a client closed meanwhile: "Connection
+   * pool shut down"): those too become an {@link IOException} naming the call, never an unchecked one.
+   */
+  static IOException translate(S3Location location, String op, RuntimeException e) {
+    if (!(e instanceof SdkException)) {
+      return new IOException(op + " " + location + " failed in the S3 client: " + e, e);
+    }
     if (e instanceof S3Exception s3e) {
       int status = s3e.statusCode();
       String code = s3e.awsErrorDetails() == null ? null : s3e.awsErrorDetails().errorCode();
@@ -211,7 +218,7 @@ public final class S3ObjectStore implements ObjectStore {
           return new IOException(what, e);
       }
     }
-    if (e instanceof SdkClientException) {
+    if (e instanceof SdkClientException sce) {
       Throwable c = e.getCause();
       if (c instanceof SocketTimeoutException || (c != null && c.getClass().getSimpleName().contains("Timeout"))) {
         return new TransientStoreException(RetryCause.TIMEOUT, op + " " + location + ": " + c, e);
@@ -219,7 +226,7 @@ public final class S3ObjectStore implements ObjectStore {
       if (c instanceof IOException) {
         return new TransientStoreException(RetryCause.CONNECTION_RESET, op + " " + location + ": " + c, e);
       }
-      if (e.retryable()) {
+      if (sce.retryable()) {
         return new TransientStoreException(RetryCause.OTHER, op + " " + location + ": " + e.getMessage(), e);
       }
     }
