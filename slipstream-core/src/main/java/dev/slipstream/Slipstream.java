@@ -5,6 +5,8 @@ package dev.slipstream;
 
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.cache.DiskCache;
+import dev.slipstream.internal.source.S3Source;
+import dev.slipstream.internal.source.Sources;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.FetchExecutor;
@@ -47,6 +49,7 @@ public final class Slipstream implements AutoCloseable {
   private final boolean ownsResources;
   private final RangeReader ranges;
   private final BlockFetcher fetcher;
+  private final Sources sources;
   private final DiskCache diskCache;
   private final Lister lister;
   private final ReadStatistics stats = ReadStatistics.global().child();
@@ -65,9 +68,10 @@ public final class Slipstream implements AutoCloseable {
     this.store = b.s3Client != null ? new S3ObjectStore(b.s3Client, false) : S3ObjectStore.create(config);
     this.ranges = new RangeReader(store, config);
     this.diskCache = config.cacheMode() == SlipstreamConfig.CacheMode.OFF ? null : DiskCache.open(config);
-    this.fetcher = new BlockFetcher(store, ranges, resources.executor, diskCache);
+    this.fetcher = new BlockFetcher(store, ranges, resources.executor);
+    this.sources = new Sources(diskCache, config.cacheMode(), new S3Source(ranges), fetcher, resources.pool);
     this.lister = new Lister(store, config, stats);
-    this.openAhead = new OpenAhead(resources.pool, fetcher, config.blockSize(), config.openAheadFiles(),
+    this.openAhead = new OpenAhead(resources.pool, fetcher, sources.s3(), config.blockSize(), config.openAheadFiles(),
         stats.child(), closeWaitMillis());
   }
 
@@ -161,8 +165,8 @@ public final class Slipstream implements AutoCloseable {
     if (options.length() < 0 || options.fromStore()) {
       handle.headAnswered(); // S3 answered this open: cached bytes may be served (rule 8)
     }
-    ObjectReader reader = new ObjectReader(handle, resources.pool, fetcher, diskCache, config.cacheMode(),
-        config.blockSize(), config.prefetchBlocks(), options.policy(), options.splitEnd(), closeWaitMillis());
+    ObjectReader reader = new ObjectReader(handle, resources.pool, fetcher, sources, config.blockSize(),
+        config.prefetchBlocks(), options.policy(), options.splitEnd(), closeWaitMillis());
     // A first block fetched ahead is served only for the version this stream reads (see OpenAhead).
     Block ahead = openAhead.take(location, length, handle.etag());
     if (ahead != null) {

@@ -10,11 +10,13 @@
  * An object is read as fixed-size blocks ({@code block.size}, 8 MiB by default), each one ranged GET.
  * The read path is a chain of layers, each with one job, like the interceptors of an HTTP client:
  * <pre>
- *   ObjectReader   (internal.read)  the open stream: position, its blocks, the ReadPlanner
+ *   ObjectReader   (internal.read)   the open stream: position, its block window, the ReadPlanner
+ *   SourceChain    (internal.source) where bytes come from: memory, the disk cache, then S3
  *   Block, BufferPool (internal.block) pooled buffers under one JVM-wide budget, reference-counted
- *   BlockFetcher   (internal.fetch) the shared executor; RangeReader = the retry layer
- *   ObjectStore    (internal.store) HEAD and ranged GET over the AWS SDK v2, typed errors
+ *   BlockFetcher   (internal.fetch)  the shared executor; RangeReader = the retry layer
+ *   ObjectStore    (internal.store)  HEAD and ranged GET over the AWS SDK v2, typed errors
  * </pre>
+ * {@code docs/architecture.md} draws the path of one read through these classes.
  * The caller only ever copies from a block already in memory; it waits only when the block it needs
  * has not arrived yet. Everything under {@code dev.slipstream.internal} may change between versions;
  * users need only this package.

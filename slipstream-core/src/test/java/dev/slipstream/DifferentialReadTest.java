@@ -25,7 +25,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Random sequences of every kind of read, compared byte for byte with the data the object was made
- * from, over objects whose sizes straddle block edges. Each case is reproducible from its seed.
+ * from, over objects whose sizes straddle block edges, and over every chain of sources a stream can
+ * have: memory and S3 alone (no disk cache), and memory, the disk cache and S3 (the small objects with
+ * every block cached and read once before the sequences, so that most come from disk; the large one
+ * with the blocks seeks leave behind). Each case is reproducible from its seed.
  */
 @Timeout(600)
 class DifferentialReadTest {
@@ -40,6 +43,8 @@ class DifferentialReadTest {
   @org.junit.jupiter.api.io.TempDir static java.nio.file.Path cacheDir;
   static Slipstream smallBlocks;
   static Slipstream largeBlocks;
+  static Slipstream smallNoDisk;
+  static Slipstream largeNoDisk;
 
   @BeforeAll
   static void setUp() {
@@ -61,6 +66,15 @@ class DifferentialReadTest {
             .set("memory.max", "8M").set("prefetch.blocks", "8")
             .set("cache.disk.mode", "seek").set("cache.disk.dir", cacheDir.resolve("large").toString()).build())
         .build();
+    smallNoDisk = Slipstream.builder().isolatedResources()
+        .config(TestClients.config(S3.server()).set("block.size", String.valueOf(SMALL_BLOCK))
+            .set("memory.max", String.valueOf(16 * SMALL_BLOCK)).set("prefetch.blocks", "4")
+            .set("cache.disk.mode", "off").build())
+        .build();
+    largeNoDisk = Slipstream.builder().isolatedResources()
+        .config(TestClients.config(S3.server()).set("block.size", String.valueOf(LARGE_BLOCK))
+            .set("memory.max", "8M").set("prefetch.blocks", "8").set("cache.disk.mode", "off").build())
+        .build();
   }
 
   /** Memory is back once the disk cache has written what it was given (pending writes hold their block). */
@@ -74,10 +88,12 @@ class DifferentialReadTest {
 
   @AfterAll
   static void tearDown() {
-    smallBlocks.close();
-    largeBlocks.close();
-    assertMemoryReturns(smallBlocks);
-    assertMemoryReturns(largeBlocks);
+    for (Slipstream c : List.of(smallBlocks, largeBlocks, smallNoDisk, largeNoDisk)) {
+      c.close();
+      assertMemoryReturns(c);
+    }
+    assertThat(smallNoDisk.statistics().get(Counter.DISK_CACHE_HITS)).isZero();
+    assertThat(largeNoDisk.statistics().get(Counter.DISK_CACHE_HITS)).isZero();
     assertThat(smallBlocks.statistics().get(Counter.DISK_CACHE_HITS)).isPositive();
     assertThat(largeBlocks.statistics().get(Counter.DISK_CACHE_HITS)).isPositive();
   }
@@ -89,19 +105,29 @@ class DifferentialReadTest {
 
   static Stream<Arguments> cases() {
     List<Arguments> out = new ArrayList<>();
-    for (long size : smallSizes()) {
-      out.add(Arguments.of("obj-" + size, size, size, false, SEQUENCES_PER_SMALL_OBJECT));
+    for (boolean disk : new boolean[] {true, false}) {
+      for (long size : smallSizes()) {
+        out.add(Arguments.of("obj-" + size, size, size, false, disk, SEQUENCES_PER_SMALL_OBJECT));
+      }
+      out.add(Arguments.of("large", LARGE_SIZE, LARGE_SIZE, true, disk, SEQUENCES_LARGE));
     }
-    out.add(Arguments.of("large", LARGE_SIZE, LARGE_SIZE, true, SEQUENCES_LARGE));
     return out.stream();
   }
 
-  @ParameterizedTest(name = "{0}: {4} sequences")
+  @ParameterizedTest(name = "{0}, disk cache {4}: {5} sequences")
   @MethodSource("cases")
   void randomOperationSequencesReturnTheSourceBytes(String key, long size, long dataSeed, boolean large,
-      int sequences) throws IOException {
-    Slipstream client = large ? largeBlocks : smallBlocks;
+      boolean disk, int sequences) throws IOException {
+    Slipstream client = large ? (disk ? largeBlocks : largeNoDisk) : (disk ? smallBlocks : smallNoDisk);
     int block = large ? LARGE_BLOCK : SMALL_BLOCK;
+    if (disk && !large) {
+      // Every block on disk before the sequences: they read from memory, disk and S3 alike.
+      try (SlipstreamInputStream in = client.open(new S3Location(BUCKET, key))) {
+        byte[] all = in.readAllBytes();
+        assertSame(dataSeed, 0, all, 0, all.length);
+      }
+      assertThat(Slipstream.awaitDiskCacheWrites(java.time.Duration.ofSeconds(30))).isTrue();
+    }
     for (int s = 0; s < sequences; s++) {
       long seed = key.hashCode() * 1000L + s;
       runSequence(client, key, size, dataSeed, block, seed, s % 2 == 0);

@@ -13,52 +13,40 @@ import java.io.IOException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Fetches blocks on the shared executor, and serves direct reads and HEADs on the caller's thread,
- * all through the retry layer.
+ * Runs a client's fetches on the shared executor: block fetches (what fills a block is the caller's
+ * {@link BlockWork}: the stream's chain of sources), asynchronous range reads and the access checks of
+ * the disk cache; and HEADs, on the caller's thread, through the retry rules of the retry layer.
  */
 public final class BlockFetcher {
   private final ObjectStore store;
   private final RangeReader ranges;
   private final FetchExecutor executor;
-  private final DiskCache cache;
 
-  /** @param cache the disk cache blocks are looked up in before S3, or null */
-  public BlockFetcher(ObjectStore store, RangeReader ranges, FetchExecutor executor, DiskCache cache) {
+  public BlockFetcher(ObjectStore store, RangeReader ranges, FetchExecutor executor) {
     this.store = store;
     this.ranges = ranges;
     this.executor = executor;
-    this.cache = cache;
+  }
+
+  /** What a block fetch does on a fetch thread: fills the block's buffer; true if a cache tier served it. */
+  @FunctionalInterface
+  public interface BlockWork {
+    boolean fill(Block block, CancelToken token) throws IOException;
   }
 
   /**
-   * Fetches {@code block} in the background. The block must hold one pin for this fetch, which is
-   * dropped when the fetch ends, however it ends. {@code token} stops it; {@code onEnd} runs last.
+   * Fetches {@code block} of {@code h} in the background with {@code work}. The block must hold one pin
+   * for this fetch, which is dropped when the fetch ends, however it ends. {@code token} stops it;
+   * {@code onEnd} runs last.
    */
-  public void submit(ObjectHandle h, Block block, boolean urgent, CancelToken token, Runnable onEnd) {
-    submit(h, block, null, urgent, token, onEnd);
-  }
-
-  /** As {@link #submit(ObjectHandle, Block, boolean, CancelToken, Runnable)}, looking in the disk cache first under {@code key} (if not null). */
-  public void submit(ObjectHandle h, Block block, DiskCache.BlockKey key, boolean urgent, CancelToken token,
-      Runnable onEnd) {
-    BlockTask task = new BlockTask(h, block, cache == null ? null : key, urgent, token, onEnd);
+  public void submit(ObjectHandle h, Block block, BlockWork work, boolean urgent, CancelToken token, Runnable onEnd) {
+    BlockTask task = new BlockTask(block, work, urgent, token, onEnd);
     block.onCancel(task::cancel, () -> executor.promote(task));
     try {
       executor.execute(task);
     } catch (java.util.concurrent.RejectedExecutionException e) {
       task.abandon(new IOException("the Slipstream client is closed: cannot read " + h.location()));
     }
-  }
-
-  /**
-   * Reads {@code [position, position + len)} straight into the caller's array, on this thread. An
-   * interrupt of this thread aborts the request and ends the read with an
-   * {@link java.io.InterruptedIOException}.
-   */
-  public void readDirect(ObjectHandle h, long position, byte[] dst, int off, int len, CancelToken token)
-      throws IOException {
-    h.stats().increment(Counter.DIRECT_READS);
-    ranges.read(h, position, position + len, dst, off, token, true);
   }
 
   /** Work of a read that runs on the fetch executor. */
@@ -161,19 +149,16 @@ public final class BlockFetcher {
     private static final int RUNNING = 1;
     private static final int ENDED = 2;
 
-    private final ObjectHandle h;
     private final Block block;
-    private final DiskCache.BlockKey key;
+    private final BlockWork work;
     private final CancelToken token;
     private final Runnable onEnd;
     private final AtomicInteger state = new AtomicInteger(QUEUED);
 
-    BlockTask(ObjectHandle h, Block block, DiskCache.BlockKey key, boolean urgent, CancelToken token,
-        Runnable onEnd) {
+    BlockTask(Block block, BlockWork work, boolean urgent, CancelToken token, Runnable onEnd) {
       super(urgent);
-      this.h = h;
       this.block = block;
-      this.key = key;
+      this.work = work;
       this.token = token;
       this.onEnd = onEnd;
     }
@@ -184,11 +169,8 @@ public final class BlockFetcher {
         return;
       }
       try {
-        if (key != null && !token.isCancelled()
-            && cache.read(key, block.length(), block.buffer(), h.stats(), accessGate(h))) {
+        if (work.fill(block, token)) {
           block.markOnDisk();
-        } else {
-          ranges.read(h, block.start(), block.end(), block.buffer(), 0, token);
         }
         block.complete();
       } catch (Throwable t) {

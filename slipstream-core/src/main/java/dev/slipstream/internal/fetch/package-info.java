@@ -5,8 +5,8 @@
 /**
  * Getting bytes from the store, whatever the network does.
  * {@link dev.slipstream.internal.fetch.FetchExecutor} is the one bounded executor (urgent fetches
- * first); {@link dev.slipstream.internal.fetch.BlockFetcher} runs block fetches on it and direct reads
- * on the caller's thread; {@link dev.slipstream.internal.fetch.RangeReader} is the retry layer: capped
+ * first); {@link dev.slipstream.internal.fetch.BlockFetcher} runs block fetches (filled by the
+ * stream's chain of sources), range reads and access checks on it, and HEADs on the caller's thread; {@link dev.slipstream.internal.fetch.RangeReader} is the retry layer: capped
  * exponential backoff with full jitter, resume at the last byte received.
  * {@link dev.slipstream.internal.fetch.ResponseCheck} checks every response against its request and
  * the version {@link dev.slipstream.internal.fetch.ObjectHandle} pinned (ETag, or Last-Modified where a

@@ -13,6 +13,7 @@ import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.source.S3Source;
 import dev.slipstream.internal.store.ETag;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -78,6 +79,7 @@ public final class OpenAhead implements AutoCloseable {
 
   private final BufferPool pool;
   private final BlockFetcher fetcher;
+  private final S3Source s3;
   private final int blockSize;
   private final int maxFiles;
   private final long memoryCap;
@@ -105,10 +107,11 @@ public final class OpenAhead implements AutoCloseable {
    * @param stats where open-ahead counts, and where the GETs of its fetches are counted
    * @param closeWaitMillis how long {@link #close()} waits for cancelled fetches to end
    */
-  public OpenAhead(BufferPool pool, BlockFetcher fetcher, int blockSize, int maxFiles, ReadStatistics stats,
+  public OpenAhead(BufferPool pool, BlockFetcher fetcher, S3Source s3, int blockSize, int maxFiles, ReadStatistics stats,
       long closeWaitMillis) {
     this.pool = pool;
     this.fetcher = fetcher;
+    this.s3 = s3;
     this.blockSize = blockSize;
     this.maxFiles = maxFiles;
     // Prepared blocks must not crowd out the prefetch of the streams being read: they take free memory
@@ -175,7 +178,11 @@ public final class OpenAhead implements AutoCloseable {
       // Outside the lock: a drop that came first has already asked for the cancel, which the submit honours.
       inFlight.add(p.token);
       stats.increment(Counter.OPEN_AHEAD_STARTED);
-      fetcher.submit(p.handle, p.block, false, p.token, () -> inFlight.remove(p.token));
+      // From S3 alone: the stream that adopts the block offers it to the tiers when it drops it.
+      fetcher.submit(p.handle, p.block, (b, t) -> {
+        s3.read(p.handle, b.start(), b.buffer(), 0, b.length(), t);
+        return false;
+      }, false, p.token, () -> inFlight.remove(p.token));
     }
   }
 

@@ -3,13 +3,19 @@
  */
 
 /**
- * The open stream. {@link dev.slipstream.internal.read.ObjectReader} keeps a map of the blocks it holds
- * and serves both the sequential position and positional reads from it;
- * {@link dev.slipstream.internal.read.ReadPlanner} tells, per read, whether the reader is moving forward
- * (fetch ahead, deeper and deeper), jumping (fetch only about what is asked for), or reading the ranges of
- * a columnar file (the footer's tail, then exactly each range; prefetch only once reads prove sequential).
- * {@link dev.slipstream.internal.read.StreamDiskCache} is a stream's view of the disk cache: the names
- * of its blocks and ranges there, which are kept, and reading them back through S3's access check.
+ * The open stream. {@link dev.slipstream.internal.read.ObjectReader} is its face: the position, the
+ * sequential and positional API, and which part serves each read, as
+ * {@link dev.slipstream.internal.read.ReadPlanner} tells: moving forward (fetch ahead, deeper and
+ * deeper), jumping (fetch only about what is asked for), or reading the ranges of a columnar file (the
+ * footer's tail, then exactly each range; prefetch only once reads prove sequential). The parts:
+ * {@link dev.slipstream.internal.read.BlockWindow} holds the stream's blocks (pin, fetch, prefetch depth,
+ * drop, the per-stream cap); {@link dev.slipstream.internal.read.JumpReads} serves small reads after a
+ * jump and columnar ranges, with the tail and readahead spans; {@link
+ * dev.slipstream.internal.read.VectoredReads} serves asynchronous ranges in parallel parts, and
+ * {@link dev.slipstream.internal.read.RowGroupAhead} reads Parquet row groups ahead;
+ * {@link dev.slipstream.internal.read.StreamRequests} tracks every request of the stream so that
+ * {@code close()} can cancel them and wait. Bytes not in the stream's memory come through its
+ * {@link dev.slipstream.internal.source.SourceChain}.
  *
  * <p>The invariants that keep concurrent use safe: a reader pins one block at a time and never while it
  * waits for memory; a block's buffer is released only when its reference count reaches zero; every

@@ -1,0 +1,324 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.read;
+
+import dev.slipstream.Counter;
+import dev.slipstream.ReadStatistics;
+import dev.slipstream.internal.block.Block;
+import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.fetch.BlockFetcher;
+import dev.slipstream.internal.fetch.CancelToken;
+import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.source.Piece;
+import dev.slipstream.internal.source.SourceChain;
+import dev.slipstream.internal.source.Tier;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The blocks one stream holds, by index: pinning, fetching (through the stream's {@link SourceChain}),
+ * prefetching at the depth the {@link ReadPlanner} asks for, and dropping. It is also the first tier of
+ * the chain: its fetched blocks serve the ranges that cross them.
+ *
+ * <p>Rules kept (DESIGN.md section 4): a reader pins at most one block at a time and never while it waits
+ * for memory (see {@link BufferPool}); prefetch takes free memory only; a stream holds at most its
+ * prefetch depth plus four blocks, the least recently used dropped first; a dropped block's fetch is
+ * cancelled if nobody waits for it, and a block not read to its end is offered to the tiers.
+ */
+final class BlockWindow implements Tier {
+  private final ObjectHandle h;
+  private final BufferPool pool;
+  private final BlockFetcher fetcher;
+  private final StreamRequests requests;
+  private final ReadStatistics stats;
+  private final int blockSize;
+  private final long length;
+  private final int maxBlocks;
+  /** The last block prefetch may start: the object's last, or the one holding the split's last byte. */
+  private final long prefetchLimit;
+  private final Map<Long, Block> blocks = new ConcurrentHashMap<>();
+  private final AtomicLong clock = new AtomicLong();
+  private final Map<Block, Long> lastUse = new ConcurrentHashMap<>();
+  private SourceChain chain;
+  /** A block fetched before this stream was opened (open-ahead), or null. */
+  private volatile Block adopted;
+
+  BlockWindow(ObjectHandle h, BufferPool pool, BlockFetcher fetcher, StreamRequests requests, int blockSize,
+      int maxDepth, long splitEnd) {
+    this.h = h;
+    this.pool = pool;
+    this.fetcher = fetcher;
+    this.requests = requests;
+    this.stats = h.stats();
+    this.blockSize = blockSize;
+    this.length = h.length();
+    // The sequential window, the block being read, and a few for positional readers.
+    this.maxBlocks = maxDepth + 4;
+    long last = length == 0 ? -1 : (length - 1) / blockSize;
+    this.prefetchLimit = splitEnd > 0 ? Math.min(last, (splitEnd - 1) / blockSize) : last;
+  }
+
+  /** Where this window's blocks are fetched from, and offered to when dropped; set once, before any read. */
+  void fetchFrom(SourceChain chain) {
+    this.chain = chain;
+  }
+
+  /**
+   * Takes over a block fetched before this stream was opened (see {@code ObjectReader.adopt}); a block
+   * of the wrong shape is released instead.
+   */
+  void adopt(Block b) {
+    long start = b.index() * (long) blockSize;
+    boolean fits = b.start() == start && b.length() == (int) Math.min(blockSize, length - start)
+        && b.index() <= prefetchLimit && !requests.isClosed();
+    if (!fits || blocks.putIfAbsent(b.index(), b) != null) {
+      b.releaseOwner();
+      return;
+    }
+    lastUse.put(b, clock.incrementAndGet());
+    adopted = b; // its fetch is not one of this stream's requests: close() waits for it separately
+  }
+
+  boolean holds(long index) {
+    return blocks.containsKey(index);
+  }
+
+  /**
+   * Copies {@code [position, position + len)} from blocks: a read in order prefetches ahead at the
+   * planner's depth; a read after a jump starts all the blocks it spans and nothing beyond.
+   */
+  void copy(long position, byte[] dst, int off, int len, ReadPlanner planner, boolean inOrder) throws IOException {
+    int done = 0;
+    while (done < len) {
+      long p = position + done;
+      long index = p / blockSize;
+      int depth = inOrder ? planner.enterBlock(index) : (int) ((position + len - 1) / blockSize - index);
+      done += copyFromBlock(index, p, dst, off + done, len - done, depth);
+    }
+  }
+
+  /** Copies what block {@code index} holds of {@code [p, p + max)}; returns the bytes copied. */
+  private int copyFromBlock(long index, long p, byte[] dst, int off, int max, int prefetchDepth)
+      throws IOException {
+    while (true) {
+      Block b = pinOrFetch(index);
+      try {
+        prefetch(index + 1, prefetchDepth);
+        b.promote();
+        boolean atHand = b.isReady();
+        long waited = b.await();
+        if (waited > 0) {
+          stats.add(Counter.WAIT_NANOS, waited);
+        }
+        requests.checkOpen();
+        b.markUsed();
+        lastUse.replace(b, clock.incrementAndGet());
+        int inBlock = (int) (p - b.start());
+        int n = Math.min(max, b.length() - inBlock);
+        System.arraycopy(b.buffer(), inBlock, dst, off, n);
+        b.noteRead(inBlock + n);
+        if (atHand) {
+          stats.add(Counter.BYTES_FROM_MEMORY, n);
+        }
+        return n;
+      } catch (IOException e) {
+        drop(index, b, false);
+        requests.checkOpen();
+        if (e instanceof BlockCancelledException) {
+          continue; // dropped and cancelled just before we pinned it; we still want it
+        }
+        throw e; // the block had its retries; a later read will fetch it afresh
+      } catch (RuntimeException e) {
+        drop(index, b, false); // never leave a failed block where the next read would find it
+        throw e;
+      } finally {
+        b.unpin();
+      }
+    }
+  }
+
+  /** The block at {@code index}, pinned: from the map, or a new fetch (waiting for memory if need be). */
+  private Block pinOrFetch(long index) throws IOException {
+    while (true) {
+      requests.checkOpen();
+      Block b = blocks.get(index);
+      if (b != null) {
+        if (b.tryPin()) {
+          return b;
+        }
+        blocks.remove(index, b); // evicted by the pool: fetch it again
+        lastUse.remove(b);
+        continue;
+      }
+      if (blocks.size() >= maxBlocks) {
+        dropLeastRecentlyUsed(); // positional reads must not make a stream hoard blocks
+      }
+      long start = index * blockSize;
+      int len = (int) Math.min(blockSize, length - start);
+      byte[] buffer = pool.acquire(bufferSize(len));
+      // Owner + fetch + this reader.
+      Block nb = new Block(index, start, buffer, len, false, pool, stats, 2);
+      if (blocks.putIfAbsent(index, nb) != null) {
+        nb.discard(2);
+        continue;
+      }
+      start(nb, true);
+      return nb;
+    }
+  }
+
+  /** Starts fetching blocks {@code [from, from + depth)} not yet held, while memory allows. */
+  private void prefetch(long from, int depth) {
+    long last = Math.min(prefetchLimit, from + depth - 1);
+    for (long i = from; i <= last && !requests.isClosed(); i++) {
+      if (blocks.containsKey(i)) {
+        continue;
+      }
+      if (blocks.size() >= maxBlocks) {
+        dropLeastRecentlyUsed();
+        if (blocks.size() >= maxBlocks) {
+          return;
+        }
+      }
+      long start = i * blockSize;
+      int len = (int) Math.min(blockSize, length - start);
+      byte[] buffer = pool.tryAcquire(bufferSize(len));
+      if (buffer == null) {
+        return; // memory is short: prefetch less, never wait for it
+      }
+      Block nb = new Block(i, start, buffer, len, true, pool, stats, 1);
+      if (blocks.putIfAbsent(i, nb) != null) {
+        nb.discard(1);
+        continue;
+      }
+      start(nb, false);
+    }
+  }
+
+  private void start(Block b, boolean urgent) {
+    CancelToken token = requests.start(BlockCancelledException::new);
+    lastUse.put(b, clock.incrementAndGet());
+    fetcher.submit(h, b, chain::readBlock, urgent, token, () -> requests.end(token));
+    if (requests.isClosed()) {
+      // close() may have swept the map before this block was in it, or before it could be cancelled
+      b.cancel();
+      drop(b.index(), b, true);
+    }
+  }
+
+  private int bufferSize(int blockLength) {
+    return BufferPool.blockBufferSize(length, blockSize, blockLength);
+  }
+
+  // ---- the memory tier -----------------------------------------------------------------------
+
+  /** Copies from block {@code piece} if this stream holds it fetched; never waits. */
+  @Override
+  public boolean read(Piece piece, int from, byte[] dst, int off, int n) {
+    Block b = piece.isBlock() ? blocks.get(piece.index()) : null;
+    if (b == null || !b.isReady() || !b.tryPin()) {
+      return false;
+    }
+    try {
+      if (!b.isReady()) {
+        return false;
+      }
+      System.arraycopy(b.buffer(), from, dst, off, n);
+      b.noteRead(from + n);
+      stats.add(Counter.BYTES_FROM_MEMORY, n);
+      return true;
+    } finally {
+      b.unpin();
+    }
+  }
+
+  /** The window holds what its own fetches bring: nothing is offered to it. */
+  @Override
+  public void keep(Piece piece, Block data) {}
+
+  @Override
+  public boolean keeps(Piece piece) {
+    return false;
+  }
+
+  // ---- dropping ------------------------------------------------------------------------------
+
+  /**
+   * Takes a block out of the map and drops the owner's reference. Its fetch is cancelled if no reader
+   * is waiting for it, or with {@code force} (close): a waiting reader then gets the closed error. A
+   * fetched block leaves through the chain, which offers it to the tiers.
+   */
+  private boolean drop(long index, Block b, boolean force) {
+    lastUse.remove(b);
+    if (!blocks.remove(index, b)) {
+      return false;
+    }
+    if (!b.isDone() && (force || !b.isWanted())) {
+      b.cancel();
+    }
+    chain.blockLeft(b);
+    b.releaseOwner();
+    return true;
+  }
+
+  /** The sequential reader moved on: blocks behind it are done with. */
+  void dropBefore(long index) {
+    for (Map.Entry<Long, Block> e : blocks.entrySet()) {
+      if (e.getKey() < index) {
+        drop(e.getKey(), e.getValue(), false);
+      }
+    }
+  }
+
+  /** After a jump: what was fetched for the old position is dropped. */
+  void dropOutside(long from, long to) {
+    for (Map.Entry<Long, Block> e : blocks.entrySet()) {
+      if (e.getKey() < from || e.getKey() > to) {
+        drop(e.getKey(), e.getValue(), false);
+      }
+    }
+  }
+
+  /**
+   * Drops every block (with {@code force}, cancelling even fetches a reader waits for) and returns those
+   * this call dropped.
+   */
+  List<Block> dropAll(boolean force) {
+    List<Block> dropped = new ArrayList<>();
+    for (Map.Entry<Long, Block> e : blocks.entrySet()) {
+      if (drop(e.getKey(), e.getValue(), force)) {
+        dropped.add(e.getValue());
+      }
+    }
+    return dropped;
+  }
+
+  private void dropLeastRecentlyUsed() {
+    Block victim = null;
+    long oldest = Long.MAX_VALUE;
+    for (Block b : blocks.values()) {
+      if (!b.isDone()) {
+        continue;
+      }
+      long t = lastUse.getOrDefault(b, 0L);
+      if (t < oldest) {
+        oldest = t;
+        victim = b;
+      }
+    }
+    if (victim != null) {
+      drop(victim.index(), victim, false);
+    }
+  }
+
+  /** The adopted block's fetch (not one of this stream's requests) ended within {@code millis}, or there is none. */
+  boolean awaitAdoptedFetch(long millis) {
+    Block a = adopted;
+    return a == null || a.awaitFetchEnd(millis);
+  }
+}

@@ -1,0 +1,179 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.read;
+
+import dev.slipstream.Counter;
+import dev.slipstream.ReadStatistics;
+import dev.slipstream.internal.block.Block;
+import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.fetch.BlockFetcher;
+import dev.slipstream.internal.fetch.CancelToken;
+import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.source.SourceChain;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+/**
+ * A stream's asynchronous range reads (Hadoop's vectored reads, and the large ranges of a columnar
+ * reader): each range from wherever it is, through the chain, on the fetch executor; a range larger
+ * than {@link #PART} in parallel parts. Once the object's tail shows a Parquet footer, the row groups a
+ * reader is about to ask for are fetched ahead ({@link RowGroupAhead}).
+ *
+ * <p>Rules kept: a fetch thread never waits for another fetch; every part is one of the stream's
+ * requests, so close cancels it; an interrupted caller gets its buffer back only once the parts writing
+ * into it have ended (bounded).
+ */
+final class VectoredReads {
+  /** Largest part of an asynchronous range read: parts of one range are fetched in parallel. */
+  static final int PART = 1024 * 1024;
+
+  private final ObjectHandle h;
+  private final SourceChain chain;
+  private final BlockFetcher fetcher;
+  private final BufferPool pool;
+  private final StreamRequests requests;
+  private final ReadStatistics stats;
+  /** The object's tail, once a stream read fetched it: where the Parquet footer is looked for. */
+  private final Supplier<Block> tail;
+  private final Object lock = new Object();
+  /** Parquet row groups read ahead (guarded by {@code lock}); null until a footer is seen. */
+  private RowGroupAhead rowGroups;
+  private boolean footerTried;
+
+  VectoredReads(ObjectHandle h, SourceChain chain, BlockFetcher fetcher, BufferPool pool, StreamRequests requests,
+      Supplier<Block> tail) {
+    this.h = h;
+    this.chain = chain;
+    this.fetcher = fetcher;
+    this.pool = pool;
+    this.requests = requests;
+    this.stats = h.stats();
+    this.tail = tail;
+  }
+
+  /** Reads {@code [position, position + len)} (inside the object, len > 0) into {@code dst} asynchronously. */
+  CompletableFuture<Void> read(long position, byte[] dst, int off, int len) {
+    RowGroupAhead ahead = rowGroupAhead();
+    CompletableFuture<Void> done = ahead == null ? null : ahead.serve(position, dst, off, len);
+    if (done == null) {
+      done = range(position, dst, off, len, true);
+    }
+    return done.thenRun(() -> stats.add(Counter.BYTES_READ, len));
+  }
+
+  /**
+   * A range, asynchronously: from a tier if exactly this range is kept there (looked up on the fetch
+   * executor), else from wherever its blocks are in parallel parts, then offered to the tiers.
+   */
+  CompletableFuture<Void> range(long position, byte[] dst, int off, int len, boolean urgent) {
+    if (!chain.keepsRange(position, len)) {
+      return parts(position, dst, off, len, urgent);
+    }
+    AtomicBoolean hit = new AtomicBoolean();
+    CancelToken token = requests.start();
+    return fetcher.submitRead(urgent, token, () -> hit.set(chain.readKeptRange(position, dst, off, len)),
+            () -> requests.end(token))
+        .thenCompose(v -> hit.get() ? CompletableFuture.<Void>completedFuture(null)
+            : parts(position, dst, off, len, urgent).thenRun(() -> chain.keepRange(position, dst, off, len)));
+  }
+
+  /** Reads {@code [position, position + len)} into {@code dst} in parallel parts on the fetch executor. */
+  private CompletableFuture<Void> parts(long position, byte[] dst, int off, int len, boolean urgent) {
+    int parts = (len + PART - 1) / PART;
+    int partSize = (len + parts - 1) / parts;
+    List<CompletableFuture<Void>> all = new ArrayList<>(parts);
+    for (int done = 0; done < len; done += partSize) {
+      long p = position + done;
+      int o = off + done;
+      int n = Math.min(partSize, len - done);
+      CancelToken token = requests.start();
+      all.add(fetcher.submitRead(urgent, token, () -> chain.readAnywhere(p, dst, o, n, token),
+          () -> requests.end(token)));
+    }
+    return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+  }
+
+  /** Waits for {@code range} on the caller's thread; an interrupt cancels its parts (see the class comment). */
+  void await(CompletableFuture<Void> range) throws IOException {
+    long t0 = System.nanoTime();
+    try {
+      range.get();
+    } catch (InterruptedException e) {
+      requests.cancelAll();
+      try {
+        range.get(requests.closeWaitMillis(), TimeUnit.MILLISECONDS);
+      } catch (Exception ended) {
+        // cancelled, failed or still ending: the interrupt is what the caller hears of
+      }
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted while reading " + h.location());
+    } catch (ExecutionException e) {
+      Throwable c = e.getCause();
+      if (c instanceof IOException io) {
+        throw io;
+      }
+      if (c instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IOException(h.location() + ": " + c, c);
+    } finally {
+      stats.add(Counter.WAIT_NANOS, System.nanoTime() - t0);
+    }
+  }
+
+  /** The Parquet row-group read-ahead, once the object's tail shows a Parquet footer; null otherwise. */
+  private RowGroupAhead rowGroupAhead() {
+    synchronized (lock) {
+      if (rowGroups != null || footerTried) {
+        return rowGroups;
+      }
+      Block t = tail.get();
+      if (t == null || !t.tryPin()) {
+        return null; // no footer read yet: try again with the next range read
+      }
+      try {
+        if (!t.isReady()) {
+          return null;
+        }
+        footerTried = true;
+        ParquetFooter footer = ParquetFooter.parse(t.buffer(), t.length(), h.length());
+        if (footer != null && !requests.isClosed()) {
+          // Through the chain: a row group fetched ahead by an earlier query is read from disk.
+          rowGroups = new RowGroupAhead(footer, pool, (p, d, o, n) -> range(p, d, o, n, false), stats);
+        }
+        return rowGroups;
+      } finally {
+        t.unpin();
+      }
+    }
+  }
+
+  /** Gives back the row groups read ahead (unbuffer). */
+  void clear() {
+    RowGroupAhead rg;
+    synchronized (lock) {
+      rg = rowGroups;
+    }
+    if (rg != null) {
+      rg.clear();
+    }
+  }
+
+  /** Cancels the row groups being read ahead: before the stream waits for its requests to end. */
+  void close() {
+    RowGroupAhead rg;
+    synchronized (lock) {
+      rg = rowGroups;
+    }
+    if (rg != null) {
+      rg.close();
+    }
+  }
+}

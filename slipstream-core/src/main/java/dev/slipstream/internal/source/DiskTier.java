@@ -1,0 +1,72 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.source;
+
+import dev.slipstream.ReadStatistics;
+import dev.slipstream.internal.block.Block;
+import dev.slipstream.internal.cache.DiskCache;
+import dev.slipstream.internal.fetch.ObjectHandle;
+import java.io.IOException;
+import java.util.function.Supplier;
+
+/**
+ * The local disk cache as a tier of one open object: what its pieces are named there, and reading them
+ * back through the object's access check (DESIGN.md section 4, rule 8).
+ *
+ * <p>Every name holds the object's version (its ETag), so a new version never meets old bytes; an object
+ * whose ETag is unknown is never cached. Blocks are named by the stream's block size and index; ranges
+ * by their offset and length, and only ranges of at least {@link #MIN_RANGE} bytes are kept, as files of
+ * their own.
+ */
+public final class DiskTier implements Tier {
+  /** Smallest range kept as a file of its own. */
+  public static final int MIN_RANGE = 4 * 1024;
+
+  private final DiskCache cache;
+  private final ObjectHandle h;
+  private final int blockSize;
+  private final ReadStatistics stats;
+  private final Supplier<DiskCache.Gate> gate;
+
+  /** A tier over {@code cache} for {@code h}; {@code gate} gives the access check a cached byte passes. */
+  public DiskTier(DiskCache cache, ObjectHandle h, int blockSize, Supplier<DiskCache.Gate> gate) {
+    this.cache = cache;
+    this.h = h;
+    this.blockSize = blockSize;
+    this.stats = h.stats();
+    this.gate = gate;
+  }
+
+  /** The name of {@code piece} in the cache; null if it is not kept (see above). */
+  DiskCache.BlockKey key(Piece piece) {
+    String etag = h.etag();
+    if (etag == null) {
+      return null;
+    }
+    if (piece.isBlock()) {
+      return new DiskCache.BlockKey(h.location().bucket(), h.location().key(), etag, blockSize, piece.index());
+    }
+    return piece.length() < MIN_RANGE ? null
+        : DiskCache.BlockKey.range(h.location().bucket(), h.location().key(), etag, piece.start(), piece.length());
+  }
+
+  @Override
+  public boolean read(Piece piece, int from, byte[] dst, int off, int n) throws IOException {
+    DiskCache.BlockKey k = key(piece);
+    return k != null && cache.read(k, piece.length(), from, dst, off, n, stats, gate.get());
+  }
+
+  @Override
+  public void keep(Piece piece, Block data) {
+    DiskCache.BlockKey k = key(piece);
+    if (k != null) {
+      cache.offer(k, data, stats);
+    }
+  }
+
+  @Override
+  public boolean keeps(Piece piece) {
+    return key(piece) != null;
+  }
+}

@@ -1,0 +1,41 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.source;
+
+import dev.slipstream.Counter;
+import dev.slipstream.internal.fetch.CancelToken;
+import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.fetch.RangeReader;
+import java.io.IOException;
+
+/**
+ * S3, the last source of every read: a byte range of the version pinned at open, through the retry layer
+ * ({@link RangeReader}), which checks every response against its request (DESIGN.md section 4, rule 1).
+ * Unlike a {@link Tier}, its failure is the read's failure. Retries (and, later, hedged requests) live
+ * here and below, never in the tiers or the stream.
+ */
+public final class S3Source {
+  private final RangeReader ranges;
+
+  public S3Source(RangeReader ranges) {
+    this.ranges = ranges;
+  }
+
+  /** Reads {@code [position, position + len)} into {@code dst[off...]} on a fetch thread. */
+  public void read(ObjectHandle h, long position, byte[] dst, int off, int len, CancelToken token)
+      throws IOException {
+    ranges.read(h, position, position + len, dst, off, token);
+  }
+
+  /**
+   * Reads {@code [position, position + len)} for a caller who waits for exactly these bytes (counted as a
+   * direct read). An interrupt of this thread aborts the request and ends the read with an
+   * {@link java.io.InterruptedIOException}.
+   */
+  public void readNow(ObjectHandle h, long position, byte[] dst, int off, int len, CancelToken token)
+      throws IOException {
+    h.stats().increment(Counter.DIRECT_READS);
+    ranges.read(h, position, position + len, dst, off, token, true);
+  }
+}

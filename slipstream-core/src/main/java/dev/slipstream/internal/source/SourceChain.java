@@ -1,0 +1,195 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.source;
+
+import dev.slipstream.Counter;
+import dev.slipstream.ReadStatistics;
+import dev.slipstream.internal.block.Block;
+import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.fetch.CancelToken;
+import dev.slipstream.internal.fetch.ObjectHandle;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * Where one open object's bytes come from, in one place: its tiers in order (the stream's blocks in
+ * memory, the disk cache; a shared tier would be one more line where the chain is built), then S3. Every
+ * read of the stream that is not a copy from a block it holds asks the chain, and the chain alone offers
+ * what S3 gave back to the tiers (write-behind).
+ *
+ * <p>Rules kept: a tier's trouble is a miss and the read goes on down the chain (DESIGN.md section 4,
+ * rule 2); only S3's answer fails a read; bytes come from a tier only by the name of this version, and
+ * through S3's access check for this open (rule 8, inside each tier).
+ */
+public final class SourceChain {
+  private final ObjectHandle h;
+  private final List<Tier> tiers;
+  private final S3Source s3;
+  private final BufferPool pool;
+  private final int blockSize;
+  private final boolean keepEveryBlock;
+  private final ReadStatistics stats;
+
+  /**
+   * @param tiers the tiers before S3, in the order they are asked
+   * @param keepEveryBlock every block read is offered to the tiers when the stream drops it ({@code
+   *     cache.disk.mode=all}), not only those left before their end
+   */
+  public SourceChain(ObjectHandle h, List<Tier> tiers, S3Source s3, BufferPool pool, int blockSize,
+      boolean keepEveryBlock) {
+    this.h = h;
+    this.tiers = List.copyOf(tiers);
+    this.s3 = s3;
+    this.pool = pool;
+    this.blockSize = blockSize;
+    this.keepEveryBlock = keepEveryBlock;
+    this.stats = h.stats();
+  }
+
+  /**
+   * Fills block {@code b} of the grid (on a fetch thread): from the first tier that holds it, else from
+   * S3. True if a tier served it.
+   */
+  public boolean readBlock(Block b, CancelToken token) throws IOException {
+    Piece piece = Piece.block(b.index(), b.start(), b.length());
+    for (Tier t : tiers) {
+      if (token.isCancelled()) {
+        break;
+      }
+      if (t.read(piece, 0, b.buffer(), 0, b.length())) {
+        return true;
+      }
+    }
+    s3.read(h, b.start(), b.buffer(), 0, b.length(), token);
+    return false;
+  }
+
+  /**
+   * Reads {@code [position, position + len)} from the blocks the tiers hold, each block's share from the
+   * first tier that has it; false (dst then undefined) if any share is missing from all.
+   */
+  public boolean readFromTiers(long position, byte[] dst, int off, int len) throws IOException {
+    int done = 0;
+    while (done < len) {
+      long p = position + done;
+      int n = share(p, len - done);
+      if (!readShare(p, dst, off + done, n)) {
+        return false;
+      }
+      done += n;
+    }
+    return true;
+  }
+
+  /** Reads exactly the range a columnar reader fetched before, as a tier kept it; false on a miss. */
+  public boolean readKeptRange(long position, byte[] dst, int off, int len) throws IOException {
+    Piece piece = Piece.range(position, len);
+    for (Tier t : tiers) {
+      if (t.read(piece, 0, dst, off, len)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether a tier keeps the range {@code [position, position + len)}, so that looking it up can hit. */
+  public boolean keepsRange(long position, int len) {
+    Piece piece = Piece.range(position, len);
+    for (Tier t : tiers) {
+      if (t.keeps(piece)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Reads {@code [position, position + len)} from wherever it is, on a fetch thread: each block's share
+   * from the first tier that holds it, the shares missing from all from S3, each run of them in one GET.
+   * Never waits for another fetch.
+   */
+  public void readAnywhere(long position, byte[] dst, int off, int len, CancelToken token) throws IOException {
+    long missingFrom = -1;
+    int done = 0;
+    while (done < len) {
+      long p = position + done;
+      int n = share(p, len - done);
+      boolean served = readShare(p, dst, off + done, n);
+      if (served && missingFrom >= 0) {
+        s3.readNow(h, missingFrom, dst, off + (int) (missingFrom - position), (int) (p - missingFrom), token);
+        missingFrom = -1;
+      } else if (!served && missingFrom < 0) {
+        missingFrom = p;
+      }
+      done += n;
+    }
+    if (missingFrom >= 0) {
+      long end = position + len;
+      s3.readNow(h, missingFrom, dst, off + (int) (missingFrom - position), (int) (end - missingFrom), token);
+    }
+  }
+
+  /** Reads {@code [position, position + len)} from S3 for a caller who waits for it, on its thread. */
+  public void readFromStore(long position, byte[] dst, int off, int len, CancelToken token) throws IOException {
+    s3.readNow(h, position, dst, off, len, token);
+  }
+
+  // ---- write-behind --------------------------------------------------------------------------
+
+  /** A block leaves the stream: kept if it was not read to its end (every block, with keepEveryBlock). */
+  public void blockLeft(Block b) {
+    if (b.isReady() && (keepEveryBlock || !b.readToEnd())) {
+      keep(Piece.block(b.index(), b.start(), b.length()), b);
+    }
+  }
+
+  /** Keeps {@code span}, a range just fetched from S3 into a pooled buffer. */
+  public void keepRange(Block span) {
+    keep(Piece.range(span.start(), span.length()), span);
+  }
+
+  /** Keeps a copy of a range just fetched from S3 into a caller's buffer; skipped (counted) when memory is short. */
+  public void keepRange(long position, byte[] src, int off, int len) {
+    if (!keepsRange(position, len)) {
+      return;
+    }
+    byte[] buffer = pool.tryAcquire(BufferPool.sizeFor(len));
+    if (buffer == null) {
+      stats.increment(Counter.DISK_CACHE_WRITES_SKIPPED);
+      return;
+    }
+    System.arraycopy(src, off, buffer, 0, len);
+    Block copy = new Block(-1, position, buffer, len, false, pool, stats, 1);
+    copy.complete();
+    keepRange(copy); // each tier pins the copy for as long as it needs it
+    copy.unpin();
+    copy.releaseOwner();
+  }
+
+  private void keep(Piece piece, Block data) {
+    for (Tier t : tiers) {
+      t.keep(piece, data);
+    }
+  }
+
+  // ---- block shares --------------------------------------------------------------------------
+
+  /** Bytes of {@code [p, p + max)} in the block holding {@code p}. */
+  private int share(long p, int max) {
+    long index = p / blockSize;
+    return (int) Math.min(max, (index + 1) * blockSize - p);
+  }
+
+  private boolean readShare(long p, byte[] dst, int off, int n) throws IOException {
+    long index = p / blockSize;
+    long start = index * blockSize;
+    Piece piece = Piece.block(index, start, (int) Math.min(blockSize, h.length() - start));
+    for (Tier t : tiers) {
+      if (t.read(piece, (int) (p - start), dst, off, n)) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

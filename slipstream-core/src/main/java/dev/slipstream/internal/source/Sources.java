@@ -1,0 +1,49 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.source;
+
+import dev.slipstream.SlipstreamConfig.CacheMode;
+import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.cache.DiskCache;
+import dev.slipstream.internal.fetch.BlockFetcher;
+import dev.slipstream.internal.fetch.ObjectHandle;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A client's sources of bytes, and the one place where an open object's {@link SourceChain} is
+ * assembled: memory (the stream's own blocks), the disk cache, then S3. A new tier is one class and one
+ * line here.
+ */
+public final class Sources {
+  private final DiskCache disk;
+  private final boolean keepEveryBlock;
+  private final S3Source s3;
+  private final BlockFetcher fetcher;
+  private final BufferPool pool;
+
+  /** @param disk the disk cache, or null; {@code mode} says which blocks are offered to it */
+  public Sources(DiskCache disk, CacheMode mode, S3Source s3, BlockFetcher fetcher, BufferPool pool) {
+    this.disk = mode == CacheMode.OFF ? null : disk;
+    this.keepEveryBlock = mode == CacheMode.ALL;
+    this.s3 = s3;
+    this.fetcher = fetcher;
+    this.pool = pool;
+  }
+
+  /** S3 alone: for fetches before a stream exists (open-ahead). */
+  public S3Source s3() {
+    return s3;
+  }
+
+  /** The chain of one open object, whose own blocks in memory are {@code memory}. */
+  public SourceChain chain(ObjectHandle h, Tier memory, int blockSize) {
+    List<Tier> tiers = new ArrayList<>();
+    tiers.add(memory);
+    if (disk != null) {
+      tiers.add(new DiskTier(disk, h, blockSize, () -> fetcher.accessGate(h)));
+    }
+    return new SourceChain(h, tiers, s3, pool, blockSize, keepEveryBlock);
+  }
+}

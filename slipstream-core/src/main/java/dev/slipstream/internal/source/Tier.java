@@ -1,0 +1,32 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.source;
+
+import dev.slipstream.internal.block.Block;
+import java.io.IOException;
+
+/**
+ * A source of an object's bytes before S3, the last source: a stream's own blocks in memory, the local
+ * disk cache, later a shared tier. A tier's trouble is a miss, never a failed read (DESIGN.md section 4,
+ * rule 2); the one exception a tier may throw is S3's refusal of this open, which every tier that keeps
+ * bytes across opens asks for before it serves one (rule 8).
+ */
+public interface Tier {
+  /**
+   * Copies {@code [from, from + n)} of {@code piece} into {@code dst[off, off + n)}; false on a miss
+   * ({@code dst} may then hold garbage). Never waits for a fetch.
+   *
+   * @throws IOException only S3's refusal of this open
+   */
+  boolean read(Piece piece, int from, byte[] dst, int off, int n) throws IOException;
+
+  /**
+   * Offers {@code data} (ready, holding {@code piece}'s bytes) to keep; pins it for as long as it needs
+   * the bytes. Never blocks, never fails.
+   */
+  void keep(Piece piece, Block data);
+
+  /** Whether {@link #keep} would keep {@code piece}: a lookup of it can hit, a copy of it is worth making. */
+  boolean keeps(Piece piece);
+}
