@@ -29,7 +29,7 @@ import java.util.Map;
  * at most {@code 1/16} of it each.
  *
  * <p>A scan looks only into the cache's own directory and shard subdirectories, and deletes only files
- * whose names are exactly the cache's own ({@link BlockFile}). Not thread-safe: {@link DiskCache} holds
+ * whose names are exactly the cache's own ({@link BlockFile}). Not thread-safe: {@link CacheSpace} holds
  * the lock.
  */
 final class BlockIndex {

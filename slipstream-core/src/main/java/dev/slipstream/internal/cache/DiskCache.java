@@ -19,23 +19,20 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32C;
 
 /**
  * Blocks kept on local disk, one file per block, shared by every client of the JVM that names the same
- * directory (and, through the files, by other processes of the same user on the host).
+ * directory (and, through the files, by other processes of the same user on the host). This class is
+ * the face: it owns the JVM-wide registry of open caches, the start, reading and writing a block file,
+ * and the recovery of the directory; {@link CacheWriter} writes offered blocks in the background, {@link
+ * CacheSpace} keeps the bounds and evicts.
  *
  * <p>A block is named by the SHA-256 of (bucket, key, ETag, block size, index): a new version of an
  * object has a new ETag, so it can never be served an old version's bytes, and no key, name or secret
@@ -48,20 +45,17 @@ import java.util.zip.CRC32C;
  * cache off for the JVM, with one warning. A cached byte is served only once the caller's {@link Gate}
  * lets it through: S3 must have answered the open for that object (DESIGN.md section 4, rule 8).
  *
- * <p>A cache problem is a miss, never a failed read: a full disk, an I/O error, or the directory deleted
- * while running is counted ({@link Counter#DISK_CACHE_ERRORS}) and the caller fetches from S3; a deleted
- * directory is made again, with the same checks. Bounded by {@code cache.disk.max} bytes over the whole
- * directory (see {@link BlockIndex}) and by a share of the file system left free, evicting the least
+ * <p>A cache problem is a miss, never a failed read (rule 2): a full disk, an I/O error, or the
+ * directory deleted while running is counted ({@link Counter#DISK_CACHE_ERRORS}) and the caller fetches
+ * from S3; a deleted directory is made again, with the same checks. Bounded by {@code cache.disk.max}
+ * bytes over the whole directory and by a share of the file system left free, evicting the least
  * recently used blocks. Writes run on one background thread (ending when idle), at most {@value
- * #MAX_PENDING} at a time; a block offered beyond that is skipped, counted.
+ * CacheWriter#MAX_PENDING} at a time; a block offered beyond that is skipped, counted.
  */
 public final class DiskCache {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DiskCache.class);
 
-  static final int MAX_PENDING = 8;
-
   private static final Map<Path, DiskCache> OPEN = new HashMap<>();
-  private static final AtomicInteger THREADS = new AtomicInteger();
 
   /**
    * What must let cached bytes through before they are served: on a read path, S3's answer to this open
@@ -77,17 +71,11 @@ public final class DiskCache {
   }
 
   private final CacheDirectory directory;
-  private final long maxBytes;
-  private final double minFree;
-  /** Guarded by itself. */
-  private final BlockIndex index;
+  private final CacheSpace space;
   private volatile boolean usable;
-  private final ThreadPoolExecutor writer;
-  private final AtomicInteger pending = new AtomicInteger();
+  private final CacheWriter writer;
   private final AtomicBoolean warned = new AtomicBoolean();
   private final AtomicBoolean recreated = new AtomicBoolean();
-  /** The last modification time this process gave a file: recency, strictly increasing (see {@link #stamp}). */
-  private final java.util.concurrent.atomic.AtomicLong lastStamp = new java.util.concurrent.atomic.AtomicLong();
 
   /**
    * The cache for {@code config}'s directory, opened (and scanned) on first use in this JVM. The bounds
@@ -100,10 +88,10 @@ public final class DiskCache {
       if (c == null) {
         c = new DiskCache(dir, config.cacheMax(), config.cacheMinFree(), config.cacheClearOnStart());
         OPEN.put(dir, c);
-      } else if (c.maxBytes != config.cacheMax() || c.minFree != config.cacheMinFree()) {
+      } else if (c.space.maxBytes() != config.cacheMax() || c.space.minFree() != config.cacheMinFree()) {
         LOG.warn("Slipstream disk cache {} is already open with cache.disk.max={} and cache.disk.min.free={};"
-            + " this client's {} and {} are not applied", dir, c.maxBytes, c.minFree, config.cacheMax(),
-            config.cacheMinFree());
+            + " this client's {} and {} are not applied", dir, c.space.maxBytes(), c.space.minFree(),
+            config.cacheMax(), config.cacheMinFree());
       }
       return c;
     }
@@ -111,16 +99,9 @@ public final class DiskCache {
 
   DiskCache(Path dir, long maxBytes, double minFree, boolean clearOnStart) {
     this.directory = new CacheDirectory(dir);
-    this.maxBytes = maxBytes;
-    this.minFree = minFree;
-    this.index = new BlockIndex(directory, maxBytes);
+    this.space = new CacheSpace(directory, maxBytes, minFree);
     this.usable = start(clearOnStart);
-    this.writer = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-      Thread t = new Thread(r, "slipstream-disk-cache-" + THREADS.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
-    writer.allowCoreThreadTimeOut(true);
+    this.writer = new CacheWriter();
   }
 
   /** Prepares the directory and scans it; false if the cache may not be used in this JVM. */
@@ -137,16 +118,11 @@ public final class DiskCache {
       return true;
     }
     BlockIndex.ScanResult r;
-    synchronized (index) {
-      try {
-        r = index.scan(true, clear);
-      } catch (IOException | RuntimeException e) {
-        LOG.warn("Slipstream disk cache: could not scan {}: {}", directory.own(), e.toString());
-        return true;
-      }
-      while (index.totalBytes() > maxBytes && index.evictEldest()) {
-        ReadStatistics.global().increment(Counter.DISK_CACHE_EVICTIONS);
-      }
+    try {
+      r = space.scanAtStart(clear);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Slipstream disk cache: could not scan {}: {}", directory.own(), e.toString());
+      return true;
     }
     if (clear) {
       LOG.info("Slipstream disk cache {}: cleared at start ({} blocks deleted)", directory.own(), r.dropped());
@@ -159,34 +135,16 @@ public final class DiskCache {
 
   /** Waits, at most {@code millis}, until no cache of this JVM has a write pending; true if none has. */
   public static boolean awaitWrites(long millis) {
-    return await(millis, () -> {
+    return CacheWriter.await(millis, () -> {
       synchronized (OPEN) {
-        return OPEN.values().stream().allMatch(c -> c.pending.get() == 0);
+        return OPEN.values().stream().allMatch(c -> c.writer.pending() == 0);
       }
     });
   }
 
   /** Waits, at most {@code millis}, until this cache has no write pending; true if it has none. */
   public boolean awaitIdle(long millis) {
-    return await(millis, () -> pending.get() == 0);
-  }
-
-  private static boolean await(long millis, java.util.function.BooleanSupplier idleNow) {
-    long deadline = System.nanoTime() + millis * 1_000_000L;
-    while (true) {
-      if (idleNow.getAsBoolean()) {
-        return true;
-      }
-      if (System.nanoTime() > deadline) {
-        return false;
-      }
-      try {
-        Thread.sleep(2);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return false;
-      }
-    }
+    return writer.awaitIdle(millis);
   }
 
   /** {@code cache.disk.dir} as configured. */
@@ -206,21 +164,17 @@ public final class DiskCache {
 
   /** Bytes of the blocks this process knows to be in the cache. */
   public long sizeBytes() {
-    synchronized (index) {
-      return index.totalBytes();
-    }
+    return space.sizeBytes();
   }
 
   /** Blocks this process knows to be in the cache. */
   public int blockCount() {
-    synchronized (index) {
-      return index.size();
-    }
+    return space.blockCount();
   }
 
   /** Blocks offered and not yet written. */
   public int pendingWrites() {
-    return pending.get();
+    return writer.pending();
   }
 
   // ---- reading -------------------------------------------------------------------------------
@@ -292,14 +246,14 @@ public final class DiskCache {
       if (!aligned) {
         System.arraycopy(data, from - dataStart, dst, off, len);
       }
-      touch(file, name, (long) headerLength + blockLength);
+      space.touch(file, name, (long) headerLength + blockLength);
       stats.increment(Counter.DISK_CACHE_HITS);
       stats.add(Counter.DISK_CACHE_BYTES_READ, len);
       return true;
     } catch (GateRefused e) {
       throw e.getCause();
     } catch (NoSuchFileException e) {
-      forget(name);
+      space.forget(name);
       stats.increment(Counter.DISK_CACHE_MISSES);
       return false;
     } catch (IOException | RuntimeException e) {
@@ -333,7 +287,7 @@ public final class DiskCache {
     LOG.warn("Slipstream disk cache: {} does not match its {}; dropped, the block is fetched again", file, what);
     stats.increment(Counter.DISK_CACHE_CORRUPT);
     stats.increment(Counter.DISK_CACHE_MISSES);
-    forget(name);
+    space.forget(name);
     try {
       Files.deleteIfExists(file);
     } catch (IOException ignored) {
@@ -352,29 +306,7 @@ public final class DiskCache {
     if (!usable || !block.isReady() || !block.claimDiskWrite()) {
       return;
     }
-    if (!block.tryPin()) {
-      return;
-    }
-    if (pending.incrementAndGet() > MAX_PENDING) {
-      pending.decrementAndGet();
-      block.unpin();
-      stats.increment(Counter.DISK_CACHE_WRITES_SKIPPED);
-      return;
-    }
-    try {
-      writer.execute(() -> {
-        try {
-          write(key, block.buffer(), block.length(), stats);
-        } finally {
-          block.unpin(); // before the count drops: whoever sees no pending write sees the memory back
-          pending.decrementAndGet();
-        }
-      });
-    } catch (RejectedExecutionException e) {
-      pending.decrementAndGet();
-      block.unpin();
-      stats.increment(Counter.DISK_CACHE_WRITES_SKIPPED);
-    }
+    writer.offer(block, () -> write(key, block.buffer(), block.length(), stats), stats);
   }
 
   /** Writes a block now, on this thread. False if it was not written (counted). */
@@ -408,16 +340,14 @@ public final class DiskCache {
         BlockFile.writeFully(ch, ByteBuffer.wrap(header));
         BlockFile.writeFully(ch, ByteBuffer.wrap(data, 0, length));
       }
-      Files.setLastModifiedTime(tmp, stamp());
+      Files.setLastModifiedTime(tmp, space.stamp());
       try {
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
       }
       tmp = null;
-      synchronized (index) {
-        index.written(name, size);
-      }
+      space.written(name, size);
       stats.add(Counter.DISK_CACHE_BYTES_WRITTEN, length);
       return true;
     } catch (CacheDirectory.Refused e) {
@@ -436,6 +366,18 @@ public final class DiskCache {
       }
     }
   }
+
+  /** {@link CacheSpace#makeRoom}, a free space that cannot be read counted as an error. */
+  private boolean makeRoom(long size, ReadStatistics stats) {
+    try {
+      return space.makeRoom(size, stats);
+    } catch (IOException e) {
+      error(stats, "check free space of " + directory.root(), e);
+      return false;
+    }
+  }
+
+  // ---- recovery ------------------------------------------------------------------------------
 
   /**
    * The cache's directory was deleted while in use (tmp cleaners do that): made again, with every check
@@ -458,9 +400,7 @@ public final class DiskCache {
         error(stats, "make " + directory.own() + " again", e);
         return false;
       }
-      synchronized (index) {
-        index.clear();
-      }
+      space.clear();
       if (recreated.compareAndSet(false, true)) {
         LOG.warn("Slipstream disk cache: {} was missing (deleted while in use, or not creatable at start); made now,"
             + " with the checks of the start", directory.own());
@@ -476,73 +416,6 @@ public final class DiskCache {
         usable = false;
         LOG.warn("Slipstream disk cache off for this JVM, reads go to S3: {}", e.getMessage());
       }
-    }
-  }
-
-  /** Evicts least recently used blocks until {@code size} more bytes fit both bounds; false if they cannot. */
-  private boolean makeRoom(long size, ReadStatistics stats) {
-    if (size > maxBytes) {
-      return false;
-    }
-    synchronized (index) {
-      if (index.rescanDue()) {
-        try {
-          index.scan(false, false); // blocks other processes wrote count against the same bound
-        } catch (IOException | RuntimeException e) {
-          LOG.debug("Slipstream disk cache: could not rescan {}", directory.own(), e);
-        }
-      }
-      while (index.totalBytes() + size > maxBytes && index.evictEldest()) {
-        stats.increment(Counter.DISK_CACHE_EVICTIONS);
-      }
-      if (index.totalBytes() + size > maxBytes) {
-        return false;
-      }
-    }
-    try {
-      java.nio.file.FileStore store = Files.getFileStore(directory.own());
-      long reserve = (long) (store.getTotalSpace() * minFree);
-      while (store.getUsableSpace() - size < reserve) {
-        synchronized (index) {
-          if (!index.evictEldest()) {
-            return false;
-          }
-          stats.increment(Counter.DISK_CACHE_EVICTIONS);
-        }
-      }
-      return true;
-    } catch (IOException e) {
-      error(stats, "check free space of " + directory.root(), e);
-      return false;
-    }
-  }
-
-  // ---- index ---------------------------------------------------------------------------------
-
-  private void touch(Path file, String name, long size) {
-    synchronized (index) {
-      index.used(name, size); // written by another process, or before a cache directory was recreated
-    }
-    try {
-      Files.setLastModifiedTime(file, stamp());
-    } catch (IOException ignored) {
-      // recency across processes and restarts is a hint only
-    }
-  }
-
-  /**
-   * A modification time for a block just written or used. Recency is the file's time, so that processes
-   * sharing the directory evict in one order; strictly increasing within this process, so that blocks
-   * used within one clock tick keep their order.
-   */
-  private FileTime stamp() {
-    long now = System.currentTimeMillis();
-    return FileTime.fromMillis(lastStamp.updateAndGet(last -> Math.max(now, last + 1)));
-  }
-
-  private void forget(String name) {
-    synchronized (index) {
-      index.forget(name);
     }
   }
 

@@ -1,0 +1,158 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.cache;
+
+import dev.slipstream.Counter;
+import dev.slipstream.ReadStatistics;
+import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * How much the disk cache may hold, and what goes when it is full: at most {@code cache.disk.max} bytes
+ * over the whole directory, whichever processes wrote it (see {@link BlockIndex}), and a share {@code
+ * cache.disk.min.free} of the file system left free. The least recently used blocks are evicted first,
+ * each eviction counted ({@link Counter#DISK_CACHE_EVICTIONS}).
+ *
+ * <p>It owns the {@link BlockIndex} and its lock, and recency: a block written or read gets a new
+ * modification time, so that processes sharing the directory evict in one order. A block that cannot
+ * fit is a write skipped, never a failed read (DESIGN.md section 4, rule 2); eviction deletes only the
+ * cache's own block files, in its own directory (rule 8).
+ */
+final class CacheSpace {
+  /** DiskCache's: the cache logs under one name. */
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DiskCache.class);
+
+  private final CacheDirectory directory;
+  private final long maxBytes;
+  private final double minFree;
+  /** Guarded by itself. */
+  private final BlockIndex index;
+  /** The last modification time this process gave a file: recency, strictly increasing (see {@link #stamp}). */
+  private final AtomicLong lastStamp = new AtomicLong();
+
+  CacheSpace(CacheDirectory directory, long maxBytes, double minFree) {
+    this.directory = directory;
+    this.maxBytes = maxBytes;
+    this.minFree = minFree;
+    this.index = new BlockIndex(directory, maxBytes);
+  }
+
+  long maxBytes() {
+    return maxBytes;
+  }
+
+  double minFree() {
+    return minFree;
+  }
+
+  /**
+   * The start: indexes the blocks in the directory, dropping invalid ones (with {@code clear}, every
+   * one), then evicts down to {@code cache.disk.max}.
+   */
+  BlockIndex.ScanResult scanAtStart(boolean clear) throws IOException {
+    synchronized (index) {
+      BlockIndex.ScanResult r = index.scan(true, clear);
+      while (index.totalBytes() > maxBytes && index.evictEldest()) {
+        ReadStatistics.global().increment(Counter.DISK_CACHE_EVICTIONS);
+      }
+      return r;
+    }
+  }
+
+  /**
+   * Evicts least recently used blocks until {@code size} more bytes fit both bounds; false if they cannot.
+   *
+   * @throws IOException if the file system's free space cannot be read
+   */
+  boolean makeRoom(long size, ReadStatistics stats) throws IOException {
+    if (size > maxBytes) {
+      return false;
+    }
+    synchronized (index) {
+      if (index.rescanDue()) {
+        try {
+          index.scan(false, false); // blocks other processes wrote count against the same bound
+        } catch (IOException | RuntimeException e) {
+          LOG.debug("Slipstream disk cache: could not rescan {}", directory.own(), e);
+        }
+      }
+      while (index.totalBytes() + size > maxBytes && index.evictEldest()) {
+        stats.increment(Counter.DISK_CACHE_EVICTIONS);
+      }
+      if (index.totalBytes() + size > maxBytes) {
+        return false;
+      }
+    }
+    FileStore store = Files.getFileStore(directory.own());
+    long reserve = (long) (store.getTotalSpace() * minFree);
+    while (store.getUsableSpace() - size < reserve) {
+      synchronized (index) {
+        if (!index.evictEldest()) {
+          return false;
+        }
+        stats.increment(Counter.DISK_CACHE_EVICTIONS);
+      }
+    }
+    return true;
+  }
+
+  /** A block this process wrote, {@code size} bytes on disk. */
+  void written(String name, long size) {
+    synchronized (index) {
+      index.written(name, size);
+    }
+  }
+
+  /** A hit: the block becomes the most recently used, here and for the processes sharing the directory. */
+  void touch(Path file, String name, long size) {
+    synchronized (index) {
+      index.used(name, size); // written by another process, or before a cache directory was recreated
+    }
+    try {
+      Files.setLastModifiedTime(file, stamp());
+    } catch (IOException ignored) {
+      // recency across processes and restarts is a hint only
+    }
+  }
+
+  /** The block is no longer on disk (gone, or deleted as corrupt). */
+  void forget(String name) {
+    synchronized (index) {
+      index.forget(name);
+    }
+  }
+
+  /** The directory was made again: nothing in it yet. */
+  void clear() {
+    synchronized (index) {
+      index.clear();
+    }
+  }
+
+  long sizeBytes() {
+    synchronized (index) {
+      return index.totalBytes();
+    }
+  }
+
+  int blockCount() {
+    synchronized (index) {
+      return index.size();
+    }
+  }
+
+  /**
+   * A modification time for a block just written or used. Recency is the file's time, so that processes
+   * sharing the directory evict in one order; strictly increasing within this process, so that blocks
+   * used within one clock tick keep their order.
+   */
+  FileTime stamp() {
+    long now = System.currentTimeMillis();
+    return FileTime.fromMillis(lastStamp.updateAndGet(last -> Math.max(now, last + 1)));
+  }
+}
