@@ -23,7 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A cache saves bytes, never a permission check (DESIGN.md section 4, rule 8): two clients share one
+ * A cache saves bytes, never a permission check (docs/architecture.md, rule 8): two clients share one
  * disk cache directory, as two jobs of one OS user on a host do; the second, whose S3 keys the server
  * refuses, opens with the length and ETag known (as Spark and Hive open listed files) and must get the
  * store's refusal, not the first client's cached bytes.

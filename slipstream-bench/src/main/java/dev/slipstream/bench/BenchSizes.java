@@ -5,7 +5,7 @@ package dev.slipstream.bench;
 
 /**
  * How much data each workload reads. {@link #defaults()} keeps a run on the {@code s3-like} link to
- * about three minutes; {@link #full()} is the reference size of DESIGN.md section 8 (a sequential object of
+ * about three minutes; {@link #full()} is the reference size of docs/benchmarks.md (a sequential object of
  * several GiB, a 917 MB Parquet file in 16 row groups, 1,000 small files); {@link #smoke()} is for tests.
  *
  * @param sequentialBytes the large object read start to end (also the object of the random reads)

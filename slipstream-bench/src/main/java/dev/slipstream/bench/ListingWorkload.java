@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Workload 5: listing for split computation (DESIGN.md section 8), on a partitioned tree
+ * Workload 5: listing for split computation (docs/benchmarks.md), on a partitioned tree
  * ({@code listing/parts/date=NNNNN/part-K.csv}: 2,000 directories of 6 small files under {@code --full})
  * and a flat prefix ({@code listing/flat/}: 100,000 keys under {@code --full}). Two workloads:
  *

@@ -6,7 +6,7 @@ package dev.slipstream.bench;
 import java.io.IOException;
 
 /**
- * One thing a job does with S3 data (DESIGN.md section 8), run the same way through every reader. A workload
+ * One thing a job does with S3 data (docs/benchmarks.md), run the same way through every reader. A workload
  * puts its data into the server once ({@link #upload}); then, for each run, {@link #prepare} does what
  * happens before a task starts (a HEAD, as the job driver's listing would), and the returned {@link Run}
  * is timed and counted, then checks every byte it read against the source.

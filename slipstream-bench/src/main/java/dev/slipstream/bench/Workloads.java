@@ -6,8 +6,7 @@ package dev.slipstream.bench;
 import java.util.List;
 
 /**
- * The workloads the benchmark knows, by name, in run order. DESIGN.md section 8 also names a re-read
- * workload: it will be added here, with the same {@link Workload} interface.
+ * The workloads the benchmark knows, by name, in run order (see docs/benchmarks.md).
  */
 final class Workloads {
   private static final List<String> NAMES = List.of(SequentialWorkload.NAME, ParquetWorkload.FULL,

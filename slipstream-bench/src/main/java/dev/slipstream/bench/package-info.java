@@ -3,7 +3,7 @@
  */
 /**
  * The benchmark: Slipstream beside the readers users choose between today, in one run, on the same data,
- * through the same link, reported so that the numbers can be trusted (DESIGN.md section 8).
+ * through the same link, reported so that the numbers can be trusted (docs/benchmarks.md).
  *
  * <h2>What is compared</h2>
  * Five {@link dev.slipstream.bench.Reader readers}: Hadoop's S3A with each of its three input streams

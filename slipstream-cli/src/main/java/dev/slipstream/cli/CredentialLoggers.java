@@ -8,7 +8,7 @@ import java.util.Locale;
 
 /**
  * Keeps the third-party loggers that print credentials at INFO or above, whatever level is asked
- * (DESIGN.md section 4, rule 8). At DEBUG, Apache HttpClient prints every request header
+ * (docs/architecture.md, rule 8). At DEBUG, Apache HttpClient prints every request header
  * ({@code org.apache.http.headers}) and byte ({@code org.apache.http.wire}), and the AWS SDK's SigV4
  * signers print the canonical request: all three show {@code X-Amz-Security-Token} in full. Nothing
  * useful to a user is lost: Slipstream's own DEBUG log and the SDK's request log (which names headers,

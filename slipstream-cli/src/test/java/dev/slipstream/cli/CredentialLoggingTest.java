@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * DESIGN.md rule 8: secrets reach no log at any level. {@code slipstream cat} runs in a child JVM, as a
+ * docs/architecture.md, rule 8: secrets reach no log at any level. {@code slipstream cat} runs in a child JVM, as a
  * user runs it, with every logger at DEBUG (the AWS SDK's and Apache HttpClient's included, which print
  * request headers and the signer's canonical request) and temporary credentials; its stderr must not
  * contain the session token or the secret key.

@@ -7,7 +7,7 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * How a {@link LinkShaper} makes the loopback link behave (see DESIGN.md section 8).
+ * How a {@link LinkShaper} makes the loopback link behave (see docs/benchmarks.md).
  *
  * <p>First-byte latency is drawn per request from a lognormal distribution whose median is
  * {@code latencyMedianMillis} (log-standard deviation 0.5), clamped to

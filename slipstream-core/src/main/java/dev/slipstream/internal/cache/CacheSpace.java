@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>It owns the {@link BlockIndex} and its lock, and recency: a block written or read gets a new
  * modification time, so that processes sharing the directory evict in one order. A block that cannot
- * fit is a write skipped, never a failed read (DESIGN.md section 4, rule 2); eviction deletes only the
+ * fit is a write skipped, never a failed read (docs/architecture.md, rule 2); eviction deletes only the
  * cache's own block files, in its own directory (rule 8).
  */
 final class CacheSpace {

@@ -19,7 +19,7 @@ import java.util.function.BooleanSupplier;
  *
  * <p>It keeps the disk off the reader's path: {@link #offer} never blocks, and a block offered while
  * {@value #MAX_PENDING} are pending is skipped and counted ({@link Counter#DISK_CACHE_WRITES_SKIPPED}),
- * a chance to cache lost, never a failed read (DESIGN.md section 4, rule 2). A block's buffer stays pinned
+ * a chance to cache lost, never a failed read (docs/architecture.md, rule 2). A block's buffer stays pinned
  * from the offer until its write has ended, and is unpinned before the pending count drops: whoever sees
  * no write pending sees the memory back. What a write does on disk, and the rules it keeps there, are
  * {@link DiskCache#write}'s.

@@ -43,7 +43,7 @@ import java.util.zip.CRC32C;
  * <p>The cache touches only what it created: its files live in a directory of its own under {@code
  * cache.disk.dir}, checked and created by {@link CacheDirectory}; a directory it may not use turns the
  * cache off for the JVM, with one warning. A cached byte is served only once the caller's {@link Gate}
- * lets it through: S3 must have answered the open for that object (DESIGN.md section 4, rule 8).
+ * lets it through: S3 must have answered the open for that object (docs/architecture.md, rule 8).
  *
  * <p>A cache problem is a miss, never a failed read (rule 2): a full disk, an I/O error, or the
  * directory deleted while running is counted ({@link Counter#DISK_CACHE_ERRORS}) and the caller fetches

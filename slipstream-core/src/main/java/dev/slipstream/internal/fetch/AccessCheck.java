@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The one gate between a cache and the caller of an open stream: has S3 answered this open, with this
- * process's credentials, for this object (DESIGN.md section 4, rule 8)?
+ * process's credentials, for this object (docs/architecture.md, rule 8)?
  *
  * <p>Why: a cache saves bytes, never a permission check. Opened with a known length and ETag (a listing,
  * Hadoop's {@code withFileStatus}), a stream could otherwise be served entirely from a disk cache that

@@ -8,8 +8,8 @@ import dev.slipstream.internal.store.ObjectStore;
 import java.io.IOException;
 
 /**
- * Checks one GET response against its request before a byte of it is used (DESIGN.md section 4, rule
- * 1): the version (ETag, or Last-Modified where there is none), then the shape. A range is a
+ * Checks one GET response against its request before a byte of it is used (docs/architecture.md,
+ * rule 1): the version (ETag, or Last-Modified where there is none), then the shape. A range is a
  * {@code 206} whose {@code Content-Range} start, end and total are the ones asked for, and whose
  * {@code Content-Length}, if sent, is the range's length (the reader then checks that the body has
  * exactly that many bytes).

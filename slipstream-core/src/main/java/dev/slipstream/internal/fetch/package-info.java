@@ -15,6 +15,6 @@
  * {@link dev.slipstream.internal.fetch.CancelToken} lets {@code close()} abort a request from another
  * thread; the stall watchdog aborts a body that stalls, or whose reading thread is interrupted.
  * {@link dev.slipstream.internal.fetch.AccessCheck}, on each ObjectHandle, is the gate every cached byte
- * passes: S3 must have answered the open with this process's credentials (DESIGN.md section 4, rule 8).
+ * passes: S3 must have answered the open with this process's credentials (docs/architecture.md, rule 8).
  */
 package dev.slipstream.internal.fetch;

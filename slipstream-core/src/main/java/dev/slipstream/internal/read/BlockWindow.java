@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * prefetching at the depth the {@link ReadPlanner} asks for, and dropping. It is also the first tier of
  * the chain: its fetched blocks serve the ranges that cross them.
  *
- * <p>Rules kept (DESIGN.md section 4): a reader pins at most one block at a time and never while it waits
+ * <p>Rules kept (docs/architecture.md, rules 4 and 6): a reader pins at most one block at a time and never while it waits
  * for memory (see {@link BufferPool}); prefetch takes free memory only; a stream holds at most its
  * prefetch depth plus four blocks, the least recently used dropped first; a dropped block's fetch is
  * cancelled if nobody waits for it, and a block not read to its end is offered to the tiers.

@@ -30,7 +30,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * Open-ahead: the first block of each object the caller names as coming next is fetched before the
  * object is opened, so that a task reading many small files does not pay a request's first-byte
  * latency on every open. Bytes are fetched ahead, never connections held open: S3 times out a request
- * opened but not read (DESIGN.md section 2).
+ * opened but not read for a while (S3 ends it with RequestTimeout).
  *
  * <p><b>Lifecycle of a prepared block.</b> {@link #hint} creates block 0 of a hinted object holding the
  * owner's reference (kept by this class) and the fetch's pin, in a buffer from

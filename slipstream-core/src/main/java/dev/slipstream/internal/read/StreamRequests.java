@@ -14,7 +14,7 @@ import java.util.function.Supplier;
 /**
  * Whether one stream is closed, and every request of it that has not ended (block fetches, direct and
  * asynchronous reads), each by its cancel token: {@code close()} cancels them all and waits, bounded,
- * until they have ended, so that no request outlives its stream (DESIGN.md section 4).
+ * until they have ended, so that no request outlives its stream (docs/architecture.md, rule 6).
  */
 final class StreamRequests {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StreamRequests.class);

@@ -12,7 +12,7 @@ import java.util.function.Supplier;
 
 /**
  * The local disk cache as a tier of one open object: what its pieces are named there, and reading them
- * back through the object's access check (DESIGN.md section 4, rule 8).
+ * back through the object's access check (docs/architecture.md, rule 8).
  *
  * <p>Every name holds the object's version (its ETag), so a new version never meets old bytes; an object
  * whose ETag is unknown is never cached. Blocks are named by the stream's block size and index; ranges

@@ -11,7 +11,7 @@ import java.io.IOException;
 
 /**
  * S3, the last source of every read: a byte range of the version pinned at open, through the retry layer
- * ({@link RangeReader}), which checks every response against its request (DESIGN.md section 4, rule 1).
+ * ({@link RangeReader}), which checks every response against its request (docs/architecture.md, rule 1).
  * Unlike a {@link Tier}, its failure is the read's failure. Retries (and, later, hedged requests) live
  * here and below, never in the tiers or the stream.
  */

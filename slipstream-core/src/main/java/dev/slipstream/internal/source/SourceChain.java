@@ -18,7 +18,7 @@ import java.util.List;
  * read of the stream that is not a copy from a block it holds asks the chain, and the chain alone offers
  * what S3 gave back to the tiers (write-behind).
  *
- * <p>Rules kept: a tier's trouble is a miss and the read goes on down the chain (DESIGN.md section 4,
+ * <p>Rules kept: a tier's trouble is a miss and the read goes on down the chain (docs/architecture.md,
  * rule 2); only S3's answer fails a read; bytes come from a tier only by the name of this version, and
  * through S3's access check for this open (rule 8, inside each tier).
  */

@@ -25,6 +25,18 @@ class ETagTest {
   }
 
   @Test
+  void aMultipartETagIsOneOpaqueValueWithItsPartCount() {
+    // S3's ETag of a multipart upload: the digest of the parts' digests, a dash, the number of parts.
+    ETag quoted = ETag.parse("\"3858f62230ac3c915f300c664312c11f-12\"");
+    ETag bare = ETag.parse("3858f62230ac3c915f300c664312c11f-12");
+    assertThat(quoted).isEqualTo(bare);
+    assertThat(quoted.opaque()).isEqualTo("3858f62230ac3c915f300c664312c11f-12");
+    assertThat(quoted.toString()).isEqualTo("\"3858f62230ac3c915f300c664312c11f-12\"");
+    // another part count is another upload, so another version
+    assertThat(ETag.same("3858f62230ac3c915f300c664312c11f-12", "3858f62230ac3c915f300c664312c11f-11")).isFalse();
+  }
+
+  @Test
   void weaknessIsKeptButDoesNotMakeAnotherVersion() {
     ETag weak = ETag.parse("W/\"af31\"");
     assertThat(weak.toString()).isEqualTo("W/\"af31\"");
