@@ -11,130 +11,77 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * One block of one object: bytes {@code [start, start + length)} in a pooled buffer, being fetched or
- * fetched.
+ * Block {@code index} of a stream's grid, being fetched or fetched, in a pooled buffer (see {@link
+ * PooledBytes} for its lifetime: the owning stream holds a reference while the block is in its map; the
+ * fetch holds one while it writes; each reader pins one while it copies).
  *
- * <p>Lifetime is a reference count. The owning stream holds one reference while the block is in its
- * map; the fetch holds one while it writes; each reader pins one while it copies. The buffer goes back
- * to the pool when the count reaches zero, and not before, so a block dropped by its owner (a seek,
- * {@code close()}, an eviction) can never be recycled under a fetch or a reader still using it.
- * Exactly one party drops the owner reference: the owner ({@link #releaseOwner}) or the pool
- * ({@link #evict}), whichever comes first.
- *
- * <p>Invariant: {@code refs > 0} if and only if the buffer is valid.
+ * <p>Its fetch has an explicit {@link State}: {@code FETCHING}, then {@code FILLED} or {@code FAILED},
+ * exactly once ({@link #complete}, {@link #fail}); a second ending is a bug, caught by an assertion and
+ * otherwise ignored. Readers wait for the ending ({@link #await}); a failed block is dropped by its stream
+ * and fetched afresh when wanted again. Cancelling ({@link #cancel}) asks the fetcher to stop, which then
+ * fails the block.
  */
-public final class Block {
+public final class Block extends PooledBytes {
+  /** Where a block's fetch stands. */
+  public enum State {
+    FETCHING,
+    FILLED,
+    FAILED
+  }
+
   private final long index;
-  private final long start;
-  private final int length;
   private final boolean prefetched;
-  private final BufferPool pool;
-  private final ReadStatistics stats;
-  private final AtomicInteger refs = new AtomicInteger(1);
-  private final AtomicBoolean ownerReleased = new AtomicBoolean();
-  private final AtomicBoolean used = new AtomicBoolean();
-  private final AtomicBoolean onDisk = new AtomicBoolean();
-  private final AtomicInteger readEnd = new AtomicInteger();
+  private final AtomicReference<State> state = new AtomicReference<>(State.FETCHING);
+  /** Completes with the state's change: what readers wait on. */
   private final CompletableFuture<Void> done = new CompletableFuture<>();
-  private volatile byte[] buffer;
-  private volatile Runnable canceller;
-  private volatile Runnable promoter;
   /** Completes when the fetch has ended and dropped its pin. */
   private final CompletableFuture<Void> fetchEnded = new CompletableFuture<>();
+  private final AtomicBoolean used = new AtomicBoolean();
+  private final AtomicInteger readEnd = new AtomicInteger();
+  private volatile Runnable canceller;
+  private volatile Runnable promoter;
+  private volatile boolean cancelRequested;
 
   /**
    * A new block holding the owner's reference, plus one pin per {@code extraPins} (a fetch, a reader
-   * that asked for it).
+   * that asked for it). {@code prefetched}: fetched before a reader asked, so counted as used or wasted.
    */
   public Block(long index, long start, byte[] buffer, int length, boolean prefetched,
       BufferPool pool, ReadStatistics stats, int extraPins) {
+    super(start, buffer, length, pool, stats, extraPins);
+    if (index < 0) {
+      throw new IllegalArgumentException("block index " + index + ": bytes outside the grid are a Span");
+    }
     this.index = index;
-    this.start = start;
-    this.buffer = buffer;
-    this.length = length;
     this.prefetched = prefetched;
-    this.pool = pool;
-    this.stats = stats;
-    this.refs.set(1 + extraPins);
   }
 
   public long index() {
     return index;
   }
 
-  public long start() {
-    return start;
+  public State state() {
+    return state.get();
   }
 
-  public long end() {
-    return start + length;
-  }
-
-  public int length() {
-    return length;
-  }
-
-  /** The buffer; valid only while the caller holds a reference (owner, fetch or pin). */
-  public byte[] buffer() {
-    return buffer;
-  }
-
+  @Override
   public boolean isDone() {
-    return done.isDone();
+    return state.get() != State.FETCHING;
   }
 
-  /** Fetched successfully. */
+  @Override
   public boolean isReady() {
-    return done.isDone() && !done.isCompletedExceptionally();
+    return state.get() == State.FILLED;
   }
 
-  boolean isUnpinned() {
-    return refs.get() == 1 && !ownerReleased.get() && done.isDone();
-  }
-
-  boolean isOwned() {
-    return !ownerReleased.get();
-  }
-
-  /** Takes a reader's pin; false if the block is gone (evicted or released) and must be fetched again. */
-  public boolean tryPin() {
-    while (true) {
-      int r = refs.get();
-      if (r <= 0) {
-        return false;
-      }
-      if (refs.compareAndSet(r, r + 1)) {
-        return true;
-      }
-    }
-  }
-
-  public void unpin() {
-    int r = refs.decrementAndGet();
-    if (r == 0) {
-      byte[] b = buffer;
-      buffer = null;
-      pool.release(b);
-    } else if (r == 1 && done.isDone() && !ownerReleased.get()) {
-      pool.evictable(); // only the owner holds it now: a reader waiting for memory may take it
-    } else if (r < 0) {
-      throw new IllegalStateException("block " + index + " unpinned more often than pinned");
-    }
-  }
-
-  /** True if a reader holds a pin (beyond the owner's reference and the fetch's pin). */
-  public boolean isWanted() {
-    int others = (ownerReleased.get() ? 0 : 1) + (fetchEnded.isDone() ? 0 : 1);
-    return refs.get() > others;
-  }
-
-  /** The fetch finished; the block becomes an eviction candidate if its owner still holds it. */
+  /** The fetch wrote every byte. */
   public void complete() {
-    done.complete(null);
-    if (!ownerReleased.get()) {
-      pool.markIdle(this);
+    if (finish(State.FILLED)) {
+      done.complete(null);
+      becameIdle();
     }
   }
 
@@ -143,10 +90,23 @@ public final class Block {
    * reader that wants the block again fetches it afresh.
    */
   public void fail(Throwable t) {
-    done.completeExceptionally(t);
-    if (!ownerReleased.get()) {
-      pool.markIdle(this);
+    if (finish(State.FAILED)) {
+      done.completeExceptionally(t);
+      becameIdle();
     }
+  }
+
+  private boolean finish(State to) {
+    if (state.compareAndSet(State.FETCHING, to)) {
+      return true;
+    }
+    assert false : this + ": its fetch ended twice (" + state.get() + ", then " + to + ")";
+    return false;
+  }
+
+  /** True if a reader holds a pin (beyond the owner's reference and the fetch's pin). */
+  public boolean isWanted() {
+    return pins() > (fetchEnded.isDone() ? 0 : 1);
   }
 
   /** Called by the fetcher after it dropped its pin. */
@@ -179,8 +139,6 @@ public final class Block {
     }
   }
 
-  private volatile boolean cancelRequested;
-
   /** Stops the fetch if it is still running (or as soon as it is submitted). The owner reference is untouched. */
   public void cancel() {
     cancelRequested = true;
@@ -193,7 +151,7 @@ public final class Block {
   /** A reader is about to wait for this block: if its fetch is still queued, it becomes urgent. */
   public void promote() {
     Runnable p = promoter;
-    if (p != null && !done.isDone()) {
+    if (p != null && !isDone()) {
       p.run();
     }
   }
@@ -262,23 +220,13 @@ public final class Block {
 
   /** True if some reader read this block up to its last byte: it was consumed, not left behind. */
   public boolean readToEnd() {
-    return readEnd.get() >= length;
-  }
-
-  /** The block's bytes came from the disk cache, or are being written to it: never write it again. */
-  public void markOnDisk() {
-    onDisk.set(true);
-  }
-
-  /** True once, for the one party that writes this block to the disk cache. */
-  public boolean claimDiskWrite() {
-    return onDisk.compareAndSet(false, true);
+    return readEnd.get() >= length();
   }
 
   /** Counts a prefetched block as used, once. */
   public void markUsed() {
     if (prefetched && used.compareAndSet(false, true)) {
-      stats.increment(Counter.PREFETCH_USED);
+      stats().increment(Counter.PREFETCH_USED);
     }
   }
 
@@ -294,39 +242,15 @@ public final class Block {
     releaseOwner();
   }
 
-  /** The owner drops the block. Its buffer returns to the pool once no fetch or reader holds it. */
-  public void releaseOwner() {
-    if (ownerReleased.compareAndSet(false, true)) {
-      pool.unmarkIdle(this);
-      countWasteIfUnused();
-      unpin();
-    }
-  }
-
-  /**
-   * The pool takes an idle block back. Fails if the owner already released it or a reader pinned it.
-   */
-  boolean evict() {
-    if (refs.get() != 1 || !isDone()) {
-      return false;
-    }
-    if (ownerReleased.compareAndSet(false, true)) {
-      stats.increment(Counter.BLOCKS_EVICTED);
-      countWasteIfUnused();
-      unpin();
-      return true;
-    }
-    return false;
-  }
-
-  private void countWasteIfUnused() {
+  @Override
+  void ownerDropped() {
     if (prefetched && !used.get()) {
-      stats.increment(Counter.PREFETCH_WASTED);
+      stats().increment(Counter.PREFETCH_WASTED);
     }
   }
 
   @Override
   public String toString() {
-    return "Block[" + index + ": " + start + "+" + length + (done.isDone() ? ", done" : ", fetching") + "]";
+    return "Block[" + index + ": " + start() + "+" + length() + ", " + state.get() + "]";
   }
 }

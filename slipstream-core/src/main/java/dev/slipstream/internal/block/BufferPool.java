@@ -39,7 +39,7 @@ public final class BufferPool {
   private final Condition released = lock.newCondition();
   private final Map<Integer, ArrayDeque<byte[]>> free = new HashMap<>();
   /** Idle, evictable blocks in the order they became idle. */
-  private final LinkedHashSet<Block> idle = new LinkedHashSet<>();
+  private final LinkedHashSet<PooledBytes> idle = new LinkedHashSet<>();
   private long allocated;
   private long freeBytes;
   private long evictions;
@@ -130,7 +130,7 @@ public final class BufferPool {
       throw new IllegalArgumentException("a buffer of " + size + " bytes exceeds the memory budget of " + budget);
     }
     while (true) {
-      Block victim;
+      PooledBytes victim;
       lock.lock();
       try {
         byte[] b = take(size);
@@ -185,7 +185,7 @@ public final class BufferPool {
   }
 
   /** {@code block} is fetched (or failed): it may be evicted when memory is needed and no reader pins it. */
-  void markIdle(Block block) {
+  void markIdle(PooledBytes block) {
     lock.lock();
     try {
       // Checked under the lock: an owner that released the block before this must not find it here later.
@@ -211,7 +211,7 @@ public final class BufferPool {
   }
 
   /** {@code block} is in use or gone: it may not be evicted. */
-  void unmarkIdle(Block block) {
+  void unmarkIdle(PooledBytes block) {
     lock.lock();
     try {
       idle.remove(block);
@@ -221,9 +221,9 @@ public final class BufferPool {
   }
 
   /** The newest idle block no reader has pinned, removed from the idle set; or null. */
-  private Block pollIdle() {
-    Block newest = null;
-    for (Block b : idle) {
+  private PooledBytes pollIdle() {
+    PooledBytes newest = null;
+    for (PooledBytes b : idle) {
       if (b.isUnpinned()) {
         newest = b;
       }

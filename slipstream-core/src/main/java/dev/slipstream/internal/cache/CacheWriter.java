@@ -5,7 +5,7 @@ package dev.slipstream.internal.cache;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
-import dev.slipstream.internal.block.Block;
+import dev.slipstream.internal.block.PooledBytes;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -45,7 +45,7 @@ final class CacheWriter {
    * Runs {@code write} on the writer's thread, {@code block} pinned until it has ended. Nothing is done if
    * the block can no longer be pinned; the write is skipped, counted, if too many are pending. Never blocks.
    */
-  void offer(Block block, Runnable write, ReadStatistics stats) {
+  void offer(PooledBytes block, Runnable write, ReadStatistics stats) {
     if (!block.tryPin()) {
       return;
     }

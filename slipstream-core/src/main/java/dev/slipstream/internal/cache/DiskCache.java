@@ -6,7 +6,7 @@ package dev.slipstream.internal.cache;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.SlipstreamConfig;
-import dev.slipstream.internal.block.Block;
+import dev.slipstream.internal.block.PooledBytes;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -302,7 +302,7 @@ public final class DiskCache {
    * Writes {@code block} in the background, unless it is already on disk or too many writes are
    * pending. The block's buffer stays pinned until it is written. Never blocks.
    */
-  public void offer(BlockKey key, Block block, ReadStatistics stats) {
+  public void offer(BlockKey key, PooledBytes block, ReadStatistics stats) {
     if (!usable || !block.isReady() || !block.claimDiskWrite()) {
       return;
     }

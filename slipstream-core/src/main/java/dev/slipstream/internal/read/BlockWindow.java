@@ -7,6 +7,7 @@ import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.block.PooledBytes;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.ObjectHandle;
@@ -239,7 +240,7 @@ final class BlockWindow implements Tier {
 
   /** The window holds what its own fetches bring: nothing is offered to it. */
   @Override
-  public void keep(Piece piece, Block data) {}
+  public void keep(Piece piece, PooledBytes data) {}
 
   @Override
   public boolean keeps(Piece piece) {

@@ -5,7 +5,7 @@ package dev.slipstream.internal.read;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
-import dev.slipstream.internal.block.Block;
+import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.ObjectHandle;
@@ -45,9 +45,9 @@ final class JumpReads {
   /** For a columnar range larger than a part: fetched in parallel parts. */
   private VectoredReads vectored;
   /** Bytes fetched by the last small stream read after a jump, beyond what it asked for; or null. */
-  private volatile Block ahead;
+  private volatile Span ahead;
   /** The object's tail, fetched when a stream read first jumped into it; or null. */
-  private volatile Block tail;
+  private volatile Span tail;
 
   JumpReads(ObjectHandle h, SourceChain chain, BufferPool pool, StreamRequests requests, int blockSize) {
     this.h = h;
@@ -65,7 +65,7 @@ final class JumpReads {
   }
 
   /** The object's tail, if a stream read fetched it; null otherwise. */
-  Block tail() {
+  Span tail() {
     return tail;
   }
 
@@ -83,7 +83,7 @@ final class JumpReads {
     if (chain.readFromTiers(position, dst, off, len)) {
       return;
     }
-    Block span = null;
+    Span span = null;
     if (streamPath) {
       span = fetchTail(position);
       if (span == null) {
@@ -115,7 +115,7 @@ final class JumpReads {
    * ahead} more bytes, kept for the reads that follow.
    */
   void readRange(long position, byte[] dst, int off, int len, int ahead, boolean streamPath) throws IOException {
-    Block span = streamPath ? fetchTail(position) : null;
+    Span span = streamPath ? fetchTail(position) : null;
     if (span == null && streamPath && ahead > 0 && len <= VectoredReads.PART) {
       if (chain.readFromTiers(position, dst, off, len)) {
         return;
@@ -163,12 +163,12 @@ final class JumpReads {
    * keeps it for the reads that follow (the footer, then the metadata before it) and returns it pinned
    * for the caller. Null otherwise, or if memory is short.
    */
-  private Block fetchTail(long position) throws IOException {
+  private Span fetchTail(long position) throws IOException {
     long tailStart = length - tailSize(length, blockSize);
     if (tail != null || position < tailStart) {
       return null;
     }
-    Block span = fetchSpan(tailStart, (int) (length - tailStart), true);
+    Span span = fetchSpan(tailStart, (int) (length - tailStart), true);
     if (span != null) {
       tail = span;
     }
@@ -192,39 +192,38 @@ final class JumpReads {
    * for the caller; null if memory is short (the caller then reads directly). With {@code keep} (a
    * footer's tail, a columnar range) it is looked up in the tiers first and offered to them after.
    */
-  private Block fetchSpan(long start, int len, boolean keep) throws IOException {
+  private Span fetchSpan(long start, int len, boolean keep) throws IOException {
     byte[] buffer = pool.tryAcquire(BufferPool.sizeFor(len));
     if (buffer == null) {
       return null;
     }
-    Block b = new Block(-1, start, buffer, len, false, pool, stats, 1);
+    Span b = new Span(start, buffer, len, pool, stats);
     try {
       boolean kept = keep && chain.readKeptRange(start, buffer, 0, len);
       if (!kept) {
         readDirect(start, buffer, 0, len);
       }
-      b.complete();
+      b.filled();
       if (keep && !kept) {
         chain.keepRange(b); // a footer's tail or a columnar range: the next query reads it from disk
       }
       return b;
     } catch (IOException | RuntimeException e) {
-      b.fail(e);
       b.unpin();
       b.releaseOwner();
       throw e;
     }
   }
 
-  private void setAhead(Block span) {
-    Block old = ahead;
+  private void setAhead(Span span) {
+    Span old = ahead;
     ahead = span;
     if (old != null) {
       old.releaseOwner();
     }
   }
 
-  private static boolean copyFromSpan(Block span, long p, byte[] dst, int off, int len) {
+  private static boolean copyFromSpan(Span span, long p, byte[] dst, int off, int len) {
     if (span == null || p < span.start() || p + len > span.end() || !span.tryPin()) {
       return false;
     }
@@ -254,8 +253,8 @@ final class JumpReads {
 
   /** Drops the tail and readahead spans; their buffers return once no reader copies from them. */
   void releaseSpans() {
-    Block t = tail;
-    Block a = ahead;
+    Span t = tail;
+    Span a = ahead;
     tail = null;
     ahead = null;
     if (t != null) {

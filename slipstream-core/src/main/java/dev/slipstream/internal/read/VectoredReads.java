@@ -5,7 +5,7 @@ package dev.slipstream.internal.read;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
-import dev.slipstream.internal.block.Block;
+import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
@@ -41,14 +41,14 @@ final class VectoredReads {
   private final StreamRequests requests;
   private final ReadStatistics stats;
   /** The object's tail, once a stream read fetched it: where the Parquet footer is looked for. */
-  private final Supplier<Block> tail;
+  private final Supplier<Span> tail;
   private final Object lock = new Object();
   /** Parquet row groups read ahead (guarded by {@code lock}); null until a footer is seen. */
   private RowGroupAhead rowGroups;
   private boolean footerTried;
 
   VectoredReads(ObjectHandle h, SourceChain chain, BlockFetcher fetcher, BufferPool pool, StreamRequests requests,
-      Supplier<Block> tail) {
+      Supplier<Span> tail) {
     this.h = h;
     this.chain = chain;
     this.fetcher = fetcher;
@@ -134,7 +134,7 @@ final class VectoredReads {
       if (rowGroups != null || footerTried) {
         return rowGroups;
       }
-      Block t = tail.get();
+      Span t = tail.get();
       if (t == null || !t.tryPin()) {
         return null; // no footer read yet: try again with the next range read
       }

@@ -4,7 +4,7 @@
 package dev.slipstream.internal.source;
 
 import dev.slipstream.ReadStatistics;
-import dev.slipstream.internal.block.Block;
+import dev.slipstream.internal.block.PooledBytes;
 import dev.slipstream.internal.cache.DiskCache;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import java.io.IOException;
@@ -58,7 +58,7 @@ public final class DiskTier implements Tier {
   }
 
   @Override
-  public void keep(Piece piece, Block data) {
+  public void keep(Piece piece, PooledBytes data) {
     DiskCache.BlockKey k = key(piece);
     if (k != null) {
       cache.offer(k, data, stats);

@@ -7,6 +7,8 @@ import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.block.PooledBytes;
+import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import java.io.IOException;
@@ -145,7 +147,7 @@ public final class SourceChain {
   }
 
   /** Keeps {@code span}, a range just fetched from S3 into a pooled buffer. */
-  public void keepRange(Block span) {
+  public void keepRange(Span span) {
     keep(Piece.range(span.start(), span.length()), span);
   }
 
@@ -160,14 +162,14 @@ public final class SourceChain {
       return;
     }
     System.arraycopy(src, off, buffer, 0, len);
-    Block copy = new Block(-1, position, buffer, len, false, pool, stats, 1);
-    copy.complete();
+    Span copy = new Span(position, buffer, len, pool, stats);
+    copy.filled();
     keepRange(copy); // each tier pins the copy for as long as it needs it
     copy.unpin();
     copy.releaseOwner();
   }
 
-  private void keep(Piece piece, Block data) {
+  private void keep(Piece piece, PooledBytes data) {
     for (Tier t : tiers) {
       t.keep(piece, data);
     }

@@ -3,7 +3,7 @@
  */
 package dev.slipstream.internal.source;
 
-import dev.slipstream.internal.block.Block;
+import dev.slipstream.internal.block.PooledBytes;
 import java.io.IOException;
 
 /**
@@ -25,7 +25,7 @@ public interface Tier {
    * Offers {@code data} (ready, holding {@code piece}'s bytes) to keep; pins it for as long as it needs
    * the bytes. Never blocks, never fails.
    */
-  void keep(Piece piece, Block data);
+  void keep(Piece piece, PooledBytes data);
 
   /** Whether {@link #keep} would keep {@code piece}: a lookup of it can hit, a copy of it is worth making. */
   boolean keeps(Piece piece);
