@@ -6,6 +6,7 @@ package dev.slipstream;
 import dev.slipstream.internal.store.Backoff;
 import dev.slipstream.internal.list.ParallelListing;
 import dev.slipstream.internal.store.ObjectStore;
+import dev.slipstream.internal.store.Retrier;
 import java.util.Collection;
 import java.util.Objects;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -40,14 +41,14 @@ public final class Lister {
   private static final AtomicInteger POOLS = new AtomicInteger();
 
   private final ObjectStore store;
-  private final Backoff backoff;
+  private final Retrier retrier;
   private final ReadStatistics stats;
   private final int parallelism;
   private final ThreadPoolExecutor executor;
 
   Lister(ObjectStore store, SlipstreamConfig config, ReadStatistics stats) {
     this.store = store;
-    this.backoff = Backoff.of(config);
+    this.retrier = new Retrier(Backoff.of(config));
     this.stats = stats;
     this.parallelism = config.listParallelism();
     int threads = Math.min(64, 2 * parallelism);
@@ -75,7 +76,7 @@ public final class Lister {
   public Listing list(String bucket, String prefix, int ranges) {
     checkBucket(bucket);
     Objects.requireNonNull(prefix, "prefix");
-    return ParallelListing.ofPrefix(store, executor, backoff, stats.child(), bucket, prefix, checkRanges(ranges));
+    return ParallelListing.ofPrefix(store, executor, retrier, stats.child(), bucket, prefix, checkRanges(ranges));
   }
 
   /**
@@ -108,7 +109,7 @@ public final class Lister {
             + "' in s3://" + bucket + "/");
       }
     }
-    return ParallelListing.ofDirectories(store, executor, backoff, stats.child(), bucket, directories, recursive,
+    return ParallelListing.ofDirectories(store, executor, retrier, stats.child(), bucket, directories, recursive,
         checkRanges(ranges));
   }
 

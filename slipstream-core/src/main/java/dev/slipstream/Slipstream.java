@@ -153,7 +153,7 @@ public final class Slipstream implements AutoCloseable {
     ETag etag = ETag.fromServer(options.etag());
     java.time.Instant lastModified = null;
     if (length < 0) {
-      ObjectStore.ObjectMetadata m = fetcher.head(location, streamStats, config.retryMax(),
+      ObjectStore.ObjectMetadata m = fetcher.head(location, streamStats,
           new CancelToken(() -> new IOException("cancelled: HEAD " + location)));
       length = m.length();
       etag = m.etag();

@@ -8,7 +8,6 @@ import dev.slipstream.S3Location;
 import dev.slipstream.internal.cache.DiskCache;
 import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.store.ObjectStore;
-import dev.slipstream.internal.store.TransientStoreException;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -124,24 +123,13 @@ public final class BlockFetcher {
     }
   }
 
-  /** HEAD with the same retry rules as GETs. */
+  /** HEAD with the same retry rules as GETs; {@code token}, once cancelled, ends it with its closed error. */
   public ObjectStore.ObjectMetadata head(S3Location location, dev.slipstream.ReadStatistics stats,
-      int retryMax, CancelToken token) throws IOException {
-    int retries = 0;
-    while (true) {
-      try {
-        stats.increment(Counter.HEAD_REQUESTS);
-        return store.head(location);
-      } catch (TransientStoreException e) {
-        if (retries >= retryMax) {
-          throw new IOException("giving up on HEAD " + location + " after " + (retries + 1) + " attempts: "
-              + e.getMessage(), e);
-        }
-        retries++;
-        stats.retry(e.retryCause());
-        token.sleep(ranges.backoffMillis(retries));
-      }
-    }
+      CancelToken token) throws IOException {
+    return ranges.retrier().run(() -> "on HEAD " + location, stats, token, () -> {
+      stats.increment(Counter.HEAD_REQUESTS);
+      return store.head(location);
+    });
   }
 
   private final class BlockTask extends FetchExecutor.Task {

@@ -4,15 +4,18 @@
 package dev.slipstream.internal.fetch;
 
 import dev.slipstream.internal.store.ObjectStore;
+import dev.slipstream.internal.store.Retrier;
+import dev.slipstream.internal.store.TransientStoreException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.function.Supplier;
 
 /**
  * Lets {@code close()} stop one request from another thread: it aborts the response body being read
- * (the connection is dropped, not drained) and cuts a backoff sleep short.
+ * (the connection is dropped, not drained) and cuts a backoff sleep short. As a {@link Retrier.Stop},
+ * a cancelled token ends the retries with its closed error.
  */
-public final class CancelToken {
+public final class CancelToken implements Retrier.Stop {
   private final Supplier<IOException> closedError;
   private volatile boolean cancelled;
   private ObjectStore.Body body;
@@ -40,6 +43,7 @@ public final class CancelToken {
   }
 
   /** Throws the closed error if cancelled. */
+  @Override
   public void check() throws IOException {
     if (cancelled) {
       throw closedError.get();
@@ -48,6 +52,18 @@ public final class CancelToken {
 
   public IOException closedError() {
     return closedError.get();
+  }
+
+  /** The closed error if cancelled (a failure of a cancelled request is the cancel's doing), else null. */
+  @Override
+  public IOException stopped(IOException failure) {
+    return cancelled ? closedError.get() : null;
+  }
+
+  /** Sleeps unless cancelled first, then throws the closed error. */
+  @Override
+  public void sleep(long millis, TransientStoreException retrying) throws IOException {
+    sleep(millis);
   }
 
   /** Registers the body being read; aborts it at once if already cancelled. */

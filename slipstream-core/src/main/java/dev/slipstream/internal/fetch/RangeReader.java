@@ -8,6 +8,7 @@ import dev.slipstream.RetryCause;
 import dev.slipstream.SlipstreamConfig;
 import dev.slipstream.internal.store.Backoff;
 import dev.slipstream.internal.store.ObjectStore;
+import dev.slipstream.internal.store.Retrier;
 import dev.slipstream.internal.store.TransientStoreException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,7 +19,8 @@ import java.net.SocketTimeoutException;
  * The retry layer: reads one byte range into a buffer, whatever the network does.
  *
  * <p>Transient failures (see {@link RetryCause}) are retried with capped exponential backoff and full
- * jitter, up to {@code retry.max} times. A retry asks only for the bytes not yet received, so a reset
+ * jitter, up to {@code retry.max} times, by the client's {@link Retrier}; this class says what one
+ * attempt is, and what stops a read. A retry asks only for the bytes not yet received, so a reset
  * at 7 MiB of an 8 MiB block costs 1 MiB, not 8. Permanent failures (404, 403, 412, a response that
  * does not match the request) surface at once with their own type. Every response is checked against
  * its request and the version pinned at open before a byte of it is used ({@link ResponseCheck}):
@@ -28,7 +30,7 @@ public final class RangeReader {
   private static final int READ_CHUNK = 1 << 20;
 
   private final ObjectStore store;
-  private final Backoff backoff;
+  private final Retrier retrier;
   private final StallWatchdog watchdog;
   /** The largest object whose 200 to a ranged GET is read through to the range: one block. */
   private final long readThroughMax;
@@ -36,7 +38,7 @@ public final class RangeReader {
   public RangeReader(ObjectStore store, SlipstreamConfig config) {
     this.store = store;
     this.watchdog = new StallWatchdog(config.stallTimeout().toMillis());
-    this.backoff = Backoff.of(config);
+    this.retrier = new Retrier(Backoff.of(config));
     this.readThroughMax = config.blockSize();
   }
 
@@ -67,63 +69,65 @@ public final class RangeReader {
   public void read(ObjectHandle h, long start, long end, byte[] dst, int off, CancelToken token,
       boolean interruptible) throws IOException {
     final long total = end - start;
-    long received = 0;
-    int retries = 0;
-    while (true) {
-      token.check();
-      if (closed) {
-        throw clientClosed(h, null);
-      }
-      try {
-        received += attempt(h, start + received, end, dst, off + (int) received, token, interruptible);
-        if (received != total) {
-          throw new IllegalStateException("read " + received + " of " + total + " bytes");
-        }
-        return;
-      } catch (TransientStoreException e) {
-        received = progress(e, received);
-        if (token.isCancelled()) {
-          throw token.closedError();
-        }
+    final long[] received = {0}; // how far the attempts got: a retry asks only for the rest
+    retrier.run(() -> "on " + h.location() + " bytes " + (start + received[0]) + "-" + (end - 1), h.stats(),
+        stop(h, token), () -> {
+          try {
+            received[0] += attempt(h, start + received[0], end, dst, off + (int) received[0], token, interruptible);
+          } catch (PartialProgress e) {
+            received[0] += e.bytes;
+            throw e;
+          }
+          if (received[0] != total) {
+            throw new IllegalStateException("read " + received[0] + " of " + total + " bytes");
+          }
+          return null;
+        });
+  }
+
+  /**
+   * What stops a read between attempts: its token, cancelled (its closed error), or this client, closed
+   * (the closed-client error). An interrupt during the backoff wait ends the read with an
+   * {@link java.io.InterruptedIOException} naming the location.
+   */
+  private Retrier.Stop stop(ObjectHandle h, CancelToken token) {
+    return new Retrier.Stop() {
+      @Override
+      public void check() throws IOException {
+        token.check();
         if (closed) {
-          throw clientClosed(h, e);
+          throw clientClosed(h, null);
         }
-        if (retries >= backoff.retryMax()) {
-          throw new IOException("giving up on " + h.location() + " bytes " + (start + received) + "-" + (end - 1)
-              + " after " + (retries + 1) + " attempts: " + e.getMessage(), e);
+      }
+
+      @Override
+      public IOException stopped(IOException failure) {
+        if (token.isCancelled()) {
+          return token.closedError();
         }
-        retries++;
-        h.stats().retry(e.retryCause());
+        return closed ? clientClosed(h, failure) : null;
+      }
+
+      @Override
+      public void sleep(long millis, TransientStoreException retrying) throws IOException {
         try {
-          token.sleep(backoffMillis(retries));
+          token.sleep(millis);
         } catch (java.io.InterruptedIOException e2) {
           if (closed) {
-            throw clientClosed(h, e);
+            throw clientClosed(h, retrying);
           }
           java.io.InterruptedIOException named = new java.io.InterruptedIOException("interrupted while reading "
-              + h.location() + " (waiting to retry: " + e.getMessage() + ")");
+              + h.location() + " (waiting to retry: " + retrying.getMessage() + ")");
           named.initCause(e2);
           throw named;
         }
-      } catch (IOException e) {
-        if (token.isCancelled()) {
-          throw token.closedError();
-        }
-        if (closed) {
-          throw clientClosed(h, e);
-        }
-        throw e;
       }
-    }
+    };
   }
 
-  /** How far a failed attempt got: carried on the exception by {@link #attempt}. */
-  private static long progress(TransientStoreException e, long before) {
-    return e instanceof PartialProgress p ? before + p.bytes : before;
-  }
-
-  long backoffMillis(int retry) {
-    return backoff.millis(retry);
+  /** The retry rules of this client's requests: HEADs go through them too. */
+  Retrier retrier() {
+    return retrier;
   }
 
   /** One GET; returns bytes received. On a transient failure mid-body, the progress rides the exception. */

@@ -6,8 +6,10 @@
  * Getting bytes from the store, whatever the network does.
  * {@link dev.slipstream.internal.fetch.FetchExecutor} is the one bounded executor (urgent fetches
  * first); {@link dev.slipstream.internal.fetch.BlockFetcher} runs block fetches (filled by the
- * stream's chain of sources), range reads and access checks on it, and HEADs on the caller's thread; {@link dev.slipstream.internal.fetch.RangeReader} is the retry layer: capped
- * exponential backoff with full jitter, resume at the last byte received.
+ * stream's chain of sources), range reads and access checks on it, and HEADs on the caller's thread;
+ * {@link dev.slipstream.internal.fetch.RangeReader} is the retry layer of reads: one GET is an attempt
+ * of {@link dev.slipstream.internal.store.Retrier} (capped exponential backoff with full jitter), and a
+ * retry resumes at the last byte received.
  * {@link dev.slipstream.internal.fetch.ResponseCheck} checks every response against its request and
  * the version {@link dev.slipstream.internal.fetch.ObjectHandle} pinned (ETag, or Last-Modified where a
  * server sends none) before a byte of it is used: a {@code 206} of exactly the range and length asked,

@@ -7,8 +7,8 @@ import dev.slipstream.Counter;
 import dev.slipstream.ListEntry;
 import dev.slipstream.Listing;
 import dev.slipstream.ReadStatistics;
-import dev.slipstream.internal.store.Backoff;
 import dev.slipstream.internal.store.ObjectStore;
+import dev.slipstream.internal.store.Retrier;
 import dev.slipstream.internal.store.TransientStoreException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -31,7 +31,7 @@ import java.util.concurrent.RejectedExecutionException;
  * pages. So no thread ever blocks on a slow consumer, and memory is bounded by
  * {@code ranges * (READ_AHEAD + 1)} pages. {@link #close()} stops every range at its next page.
  *
- * <p>Transient failures are retried per request with the client's backoff ({@code retry.max},
+ * <p>Transient failures are retried per request by the client's {@link Retrier} ({@code retry.max},
  * {@code retry.interval}, {@code retry.interval.max}); the first permanent one ends the listing and
  * is thrown to the consumer at its next call.
  */
@@ -41,7 +41,7 @@ public final class ParallelListing implements Listing {
 
   private final ObjectStore store;
   private final Executor executor;
-  private final Backoff backoff;
+  private final Retrier retrier;
   private final ReadStatistics stats;
   private final String bucket;
   private final ListingPlan plan;
@@ -57,11 +57,11 @@ public final class ParallelListing implements Listing {
   private List<ListEntry> page = List.of();
   private int pageIndex;
 
-  ParallelListing(ObjectStore store, Executor executor, Backoff backoff, ReadStatistics stats, String bucket,
+  ParallelListing(ObjectStore store, Executor executor, Retrier retrier, ReadStatistics stats, String bucket,
       ListingPlan plan, int parallelism) {
     this.store = store;
     this.executor = executor;
-    this.backoff = backoff;
+    this.retrier = retrier;
     this.stats = stats;
     this.bucket = bucket;
     this.plan = plan;
@@ -75,16 +75,16 @@ public final class ParallelListing implements Listing {
   }
 
   /** Lists a whole prefix. */
-  public static ParallelListing ofPrefix(ObjectStore store, Executor executor, Backoff backoff, ReadStatistics stats,
+  public static ParallelListing ofPrefix(ObjectStore store, Executor executor, Retrier retrier, ReadStatistics stats,
       String bucket, String prefix, int parallelism) {
-    return new ParallelListing(store, executor, backoff, stats, bucket, new PrefixPlan(prefix), parallelism);
+    return new ParallelListing(store, executor, retrier, stats, bucket, new PrefixPlan(prefix), parallelism);
   }
 
   /** The merge-join against {@code directories} (keys ending in "/"). */
-  public static ParallelListing ofDirectories(ObjectStore store, Executor executor, Backoff backoff,
+  public static ParallelListing ofDirectories(ObjectStore store, Executor executor, Retrier retrier,
       ReadStatistics stats, String bucket, java.util.Collection<String> directories, boolean recursive,
       int parallelism) {
-    return new ParallelListing(store, executor, backoff, stats, bucket, new DirectoriesPlan(directories, recursive),
+    return new ParallelListing(store, executor, retrier, stats, bucket, new DirectoriesPlan(directories, recursive),
         parallelism);
   }
 
@@ -309,32 +309,39 @@ public final class ParallelListing implements Listing {
 
   /** One request, retried on transient failures. */
   private ObjectStore.ListPage list(ObjectStore.ListRequest req) throws IOException {
-    int retries = 0;
-    while (true) {
+    return retrier.run(() -> "listing " + where(), stats, stop, () -> {
       stats.increment(Counter.LIST_REQUESTS);
-      try {
-        return store.list(req);
-      } catch (TransientStoreException e) {
+      return store.list(req);
+    });
+  }
+
+  /**
+   * What stops a listing's retries: {@link #close()}, seen after a transient failure (a permanent one
+   * is the listing's failure, closed or not). The backoff wait is a plain sleep that an interrupt ends.
+   */
+  private final Retrier.Stop stop = new Retrier.Stop() {
+    @Override
+    public IOException stopped(IOException failure) {
+      if (failure instanceof TransientStoreException) {
         synchronized (lock) {
           if (closed) {
-            throw new IOException("the listing of " + where() + " is closed", e);
+            return new IOException("the listing of " + where() + " is closed", failure);
           }
         }
-        if (retries >= backoff.retryMax()) {
-          throw new IOException("giving up listing " + where() + " after " + (retries + 1) + " attempts: "
-              + e.getMessage(), e);
-        }
-        retries++;
-        stats.retry(e.retryCause());
-        try {
-          Thread.sleep(backoff.millis(retries));
-        } catch (InterruptedException ie) {
-          Thread.currentThread().interrupt();
-          throw new InterruptedIOException("interrupted while listing " + where());
-        }
+      }
+      return null;
+    }
+
+    @Override
+    public void sleep(long millis, TransientStoreException retrying) throws IOException {
+      try {
+        Thread.sleep(millis);
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while listing " + where());
       }
     }
-  }
+  };
 
   /** One key range: start-after (exclusive) to upper (inclusive; null: to the end of the plan). */
   private static final class Range {

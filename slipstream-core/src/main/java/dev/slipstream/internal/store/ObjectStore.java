@@ -13,7 +13,7 @@ import java.util.List;
  * The bottom of the read path: HEAD, ranged GET and one page of LIST. Failures come out typed:
  * {@link java.io.FileNotFoundException} (404), {@link java.nio.file.AccessDeniedException} (403),
  * {@link dev.slipstream.ObjectChangedException} (412), {@link TransientStoreException} for what may
- * succeed on a retry. No retries happen here; the fetcher above owns them.
+ * succeed on a retry. No retries happen here; callers run requests through {@link Retrier}.
  */
 public interface ObjectStore extends Closeable {
 
