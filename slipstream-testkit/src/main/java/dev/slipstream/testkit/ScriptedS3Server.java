@@ -63,7 +63,7 @@ public final class ScriptedS3Server implements AutoCloseable {
   private final Map<String, Version> objects = new ConcurrentHashMap<>();
   private final List<Rule> rules = new CopyOnWriteArrayList<>();
   private final List<Replacement> replacements = new CopyOnWriteArrayList<>();
-  private final Map<String, AtomicInteger> getsServed = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> getsArrived = new ConcurrentHashMap<>();
   private final List<RequestInfo> requests = new CopyOnWriteArrayList<>();
   private final CountDownLatch closing = new CountDownLatch(1);
   private final AtomicInteger stalled = new AtomicInteger();
@@ -118,7 +118,12 @@ public final class ScriptedS3Server implements AutoCloseable {
     return when(r -> true, what);
   }
 
-  /** After the {@code n}th GET of {@code bucket/key} has been answered, the object is overwritten by {@code data}. */
+  /**
+   * Once {@code n} GETs of {@code bucket/key} have arrived, the object is overwritten by {@code data}: the
+   * first {@code n} GETs are answered from the old version, every later one from the new, whichever
+   * finishes first. Deterministic when a client sends GETs in parallel: with more than {@code n} of them,
+   * some see each version.
+   */
   public ScriptedS3Server replaceAfterGets(String bucket, String key, int n, byte[] data) {
     replacements.add(new Replacement(bucket + "/" + key, n, data.clone()));
     return this;
@@ -128,7 +133,7 @@ public final class ScriptedS3Server implements AutoCloseable {
   public void reset() {
     rules.clear();
     replacements.clear();
-    getsServed.clear();
+    getsArrived.clear();
     requests.clear();
   }
 
@@ -166,6 +171,9 @@ public final class ScriptedS3Server implements AutoCloseable {
       }
       String path = URLDecoder.decode(ex.getRequestURI().getRawPath().substring(1).replace("+", "%2B"),
           StandardCharsets.UTF_8);
+      if (req.isGet()) {
+        arrived(path);
+      }
       Version v = objects.get(path);
       boolean head = req.isHead();
       if (!head && !req.isGet()) {
@@ -208,7 +216,6 @@ public final class ScriptedS3Server implements AutoCloseable {
       boolean chunked = range != null || req.range() != null;
       ex.sendResponseHeaders(200, chunked ? 0 : (v.data.length == 0 ? -1 : v.data.length));
       body(ex, v.data, 0, v.data.length, bad);
-      served(path);
       return;
     }
     if (range[0] >= v.data.length) {
@@ -227,7 +234,6 @@ public final class ScriptedS3Server implements AutoCloseable {
     ex.getResponseHeaders().set("Content-Range", "bytes " + first + "-" + last + "/" + v.data.length);
     ex.sendResponseHeaders(206, last - first + 1);
     body(ex, v.data, (int) first, (int) (last - first + 1), bad);
-    served(path);
   }
 
   private void body(HttpExchange ex, byte[] data, int off, int len, Set<Misbehaviour> bad) throws IOException {
@@ -249,11 +255,11 @@ public final class ScriptedS3Server implements AutoCloseable {
     out.flush();
   }
 
-  /** A GET of {@code path} was answered: replace the object if the script says so now. */
-  private void served(String path) {
-    int n = getsServed.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
+  /** A GET of {@code path} arrived: replace the object first if the script says this GET sees the new one. */
+  private void arrived(String path) {
+    int n = getsArrived.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
     for (Replacement r : replacements) {
-      if (r.path.equals(path) && r.afterGets == n) {
+      if (r.path.equals(path) && r.afterGets + 1 == n) {
         int slash = path.indexOf('/');
         put(path.substring(0, slash), path.substring(slash + 1), r.data);
       }
