@@ -3,6 +3,18 @@
  */
 package dev.slipstream;
 
+import static dev.slipstream.ValueType.bool;
+import static dev.slipstream.ValueType.choice;
+import static dev.slipstream.ValueType.duration;
+import static dev.slipstream.ValueType.fraction;
+import static dev.slipstream.ValueType.httpUri;
+import static dev.slipstream.ValueType.integer;
+import static dev.slipstream.ValueType.path;
+import static dev.slipstream.ValueType.positiveDuration;
+import static dev.slipstream.ValueType.secret;
+import static dev.slipstream.ValueType.size;
+import static dev.slipstream.ValueType.text;
+
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -11,88 +23,97 @@ import java.util.Optional;
  * Every configuration key Slipstream reads, with its default and meaning. The plain-Java API uses the
  * names as they are ({@code block.size}); Hadoop-style configuration prefixes them with
  * {@link SlipstreamConfig#HADOOP_PREFIX} ({@code fs.slipstream.block.size}). The README's table is
- * checked against this enum by a test, so the two cannot drift apart.
+ * checked against this enum by a test (ConfigDocsTest), so the two cannot drift apart.
+ *
+ * <p>Each key names the type of its values: the syntax it accepts, its range, and the words of a refusal
+ * (sizes {@code 8M}, durations {@code 30s}, integers in a range, one of some names, ...).
+ * {@link SlipstreamConfig} parses and validates every key through its type, so a new key is one line
+ * here and one accessor there; only the relations between keys (a block must fit in memory.max) are
+ * written out in {@link SlipstreamConfig}.
  */
 public enum ConfigKey {
-  BLOCK_SIZE("block.size", Type.SIZE, "8M",
+  BLOCK_SIZE("block.size", size(1L << 10, 1L << 30), "8M",
       "Size of one block: the unit of every ranged GET and of the memory pool. AWS recommends ranged "
           + "GETs of 8-16 MB; smaller blocks cost more requests, larger ones more memory per stream."),
-  PREFETCH_BLOCKS("prefetch.blocks", Type.INT, "8",
+  PREFETCH_BLOCKS("prefetch.blocks", integer(0, 1024), "8",
       "Most blocks fetched ahead of a sequential reader, per stream. The depth starts at 2 and doubles "
           + "each time the reader enters the next block, up to this value; it shrinks under memory pressure."),
-  MEMORY_MAX("memory.max", Type.SIZE, null,
+  MEMORY_MAX("memory.max", size(), null,
       "Memory budget for block buffers, shared by every stream in the JVM. Default: a quarter of the "
           + "JVM's max heap (256 MiB on a 1 GiB task heap). Must hold at least one block."),
-  FETCH_THREADS("fetch.threads", Type.INT, "16",
+  FETCH_THREADS("fetch.threads", integer(1, 1024), "16",
       "Threads (and HTTP connections) of the one shared fetch executor. AWS suggests one connection "
           + "per 85-90 MB/s wanted."),
-  READ_STALL_TIMEOUT("read.stall.timeout", Type.DURATION, "30s",
+  READ_STALL_TIMEOUT("read.stall.timeout", positiveDuration(), "30s",
       "A response that delivers no bytes for this long is abandoned and retried from the last byte received."),
-  CONNECT_TIMEOUT("connect.timeout", Type.DURATION, "10s", "Timeout to establish a TCP connection."),
-  RETRY_MAX("retry.max", Type.INT, "7",
+  CONNECT_TIMEOUT("connect.timeout", positiveDuration(), "10s", "Timeout to establish a TCP connection."),
+  RETRY_MAX("retry.max", integer(0, 100), "7",
       "Retries per request after the first attempt, for transient errors (reset, timeout, stall, "
           + "truncated body, 500, 503 SlowDown). 0 disables retries."),
-  RETRY_INTERVAL("retry.interval", Type.DURATION, "100ms",
+  RETRY_INTERVAL("retry.interval", duration(), "100ms",
       "Base of the exponential backoff between retries; each wait is random in [0, min(max, base * 2^n)]."),
-  RETRY_INTERVAL_MAX("retry.interval.max", Type.DURATION, "5s", "Cap of one backoff wait."),
-  CACHE_DISK_MODE("cache.disk.mode", Type.STRING, "seek",
+  RETRY_INTERVAL_MAX("retry.interval.max", duration(), "5s", "Cap of one backoff wait."),
+  CACHE_DISK_MODE("cache.disk.mode", choice(SlipstreamConfig.CacheMode.class), "seek",
       "Local disk cache of blocks: 'seek' keeps blocks a seek leaves behind (fetched, not consumed) and the "
           + "ranges columnar readers fetch (footers, column chunks), and reads them from disk when wanted again; "
           + "'all' also keeps every block read, so that re-reads by other streams and jobs on the host hit the "
           + "disk; 'off' disables it."),
-  CACHE_DISK_DIR("cache.disk.dir", Type.STRING, null,
+  CACHE_DISK_DIR("cache.disk.dir", path(), null,
       "Where the disk cache lives. It keeps its files in a directory of its own, slipstream-blocks-v1 "
           + "(0700, files 0600, marked by a .slipstream-cache file), and never touches, deletes or chmods "
           + "anything else here. This directory must be yours or root's, no symlink, and not writable by others "
           + "unless sticky (/tmp); else the cache is off, with a warning. Default: slipstream-cache-<user> under "
           + "java.io.tmpdir. Point it at a local disk that outlives the job to share blocks between jobs."),
-  CACHE_DISK_MAX("cache.disk.max", Type.SIZE, "4G",
+  CACHE_DISK_MAX("cache.disk.max", size(), "4G",
       "Most bytes the disk cache directory holds, whichever processes wrote them: each process sharing it "
           + "trims the directory's total, least recently used blocks first (other processes' recent writes "
           + "are counted after at most a 16th of this)."),
-  CACHE_DISK_MIN_FREE("cache.disk.min.free", Type.STRING, "10%",
+  CACHE_DISK_MIN_FREE("cache.disk.min.free", fraction(), "10%",
       "Share of the disk the cache always leaves free (a percentage, or a fraction such as 0.1): blocks are "
           + "evicted, or not written, to keep it."),
-  CACHE_DISK_CLEAR_ON_START("cache.disk.clear.on.start", Type.BOOLEAN, "false",
+  CACHE_DISK_CLEAR_ON_START("cache.disk.clear.on.start", bool(), "false",
       "Delete every cached block (only the cache's own files) when the cache is first opened in the JVM, "
           + "instead of reusing the valid ones (each is checked by its CRC32C anyway)."),
-  LIST_PARALLELISM("list.parallelism", Type.INT, "4",
+  LIST_PARALLELISM("list.parallelism", integer(1, 64), "4",
       "Key ranges one listing is split into and listed in parallel, once it proves longer than one page "
           + "(1,000 keys); each range costs at most one extra LIST. 1 lists sequentially."),
-  OPENAHEAD_FILES("openahead.files", Type.INT, "8",
+  OPENAHEAD_FILES("openahead.files", integer(0, 64), "8",
       "Open-ahead: most objects whose first block is fetched before they are opened, per client, when the "
           + "caller names the files it reads next (a hint, a declared reading order, or Hadoop's listing "
           + "order once a thread reads its files in that order from their first byte). Only objects of one "
           + "block, only free memory, at most a quarter of memory.max; it switches itself off for the client "
           + "when more of what it fetched was wasted than used. 0 disables it."),
-  LIST_REUSE_TTL("list.reuse.ttl", Type.DURATION, "30s",
+  LIST_REUSE_TTL("list.reuse.ttl", duration(), "30s",
       "Hadoop: how long the directories a globStatus listed flat are answered from that listing (once each) "
           + "when listStatus/listLocatedStatus asks for them next, as FileInputFormat does. 0 turns flat "
           + "globbing and the reuse off: every call is S3A's."),
-  ENDPOINT("endpoint", Type.STRING, null,
+  ENDPOINT("endpoint", httpUri(), null,
       "S3 endpoint URI, e.g. http://127.0.0.1:9000 for MinIO. Default: AWS S3 for the region."),
-  REGION("region", Type.STRING, null,
+  REGION("region", text(), null,
       "AWS region. Default: the AWS SDK's region chain (AWS_REGION, profile, instance metadata), "
           + "else us-east-1."),
-  PATH_STYLE_ACCESS("path.style.access", Type.BOOLEAN, "false",
+  PATH_STYLE_ACCESS("path.style.access", bool(), "false",
       "Address buckets as endpoint/bucket/key instead of bucket.endpoint/key; needed by most "
           + "S3-compatible servers (MinIO, s3proxy)."),
-  ACCESS_KEY("access.key", Type.SECRET, null,
+  ACCESS_KEY("access.key", secret(), null,
       "Access key id. With secret.key, replaces the AWS SDK's default credentials chain."),
-  SECRET_KEY("secret.key", Type.SECRET, null, "Secret access key. Never logged."),
-  SESSION_TOKEN("session.token", Type.SECRET, null, "Session token for temporary credentials. Never logged.");
+  SECRET_KEY("secret.key", secret(), null, "Secret access key. Never logged."),
+  SESSION_TOKEN("session.token", secret(), null, "Session token for temporary credentials. Never logged.");
 
-  /** How a value is parsed. */
+  /**
+   * The kind of a key's values, as tools show it. Names of a fixed set, shares, URIs and paths are
+   * {@code STRING}; a {@code SECRET} is never shown.
+   */
   public enum Type { SIZE, INT, DURATION, BOOLEAN, STRING, SECRET }
 
   private final String key;
-  private final Type type;
+  private final ValueType<?> valueType;
   private final String defaultValue;
   private final String description;
 
-  ConfigKey(String key, Type type, String defaultValue, String description) {
+  ConfigKey(String key, ValueType<?> valueType, String defaultValue, String description) {
     this.key = key;
-    this.type = type;
+    this.valueType = valueType;
     this.defaultValue = defaultValue;
     this.description = description;
   }
@@ -103,7 +124,12 @@ public enum ConfigKey {
   }
 
   public Type type() {
-    return type;
+    return valueType.kind();
+  }
+
+  /** Parses, checks and explains this key's values. */
+  ValueType<?> valueType() {
+    return valueType;
   }
 
   /** The default as written in configuration, or empty where the default is computed or absent. */

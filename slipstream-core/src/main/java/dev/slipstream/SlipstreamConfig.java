@@ -4,14 +4,13 @@
 package dev.slipstream;
 
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Immutable, validated configuration. Values are parsed once, here, so that an invalid value fails at
@@ -19,6 +18,9 @@ import java.util.regex.Pattern;
  *
  * <p>Sizes take the suffixes K, M, G, T (powers of 1024, optionally followed by B or iB); a plain
  * number is bytes. Durations take ms, s, m, h; a plain number is milliseconds.
+ *
+ * <p>Each key is parsed and checked by the type its {@link ConfigKey} names; what is written out here
+ * is only what one key cannot say alone: how keys bound each other, and defaults computed from the JVM.
  */
 public final class SlipstreamConfig {
   /** Prefix of every key in Hadoop-style configuration. */
@@ -26,24 +28,10 @@ public final class SlipstreamConfig {
 
   private final String prefix;
   private final Map<ConfigKey, String> raw;
-
-  private final int blockSize;
-  private final int prefetchBlocks;
+  /** Every key set or with a default, as its type parsed it; keys with neither are absent. */
+  private final Map<ConfigKey, Object> values = new EnumMap<>(ConfigKey.class);
   private final long memoryMax;
-  private final int fetchThreads;
-  private final Duration stallTimeout;
-  private final Duration connectTimeout;
-  private final int retryMax;
-  private final Duration retryInterval;
-  private final Duration retryIntervalMax;
-  private final int openAheadFiles;
-  private final URI endpoint;
-  private final boolean pathStyleAccess;
-  private final CacheMode cacheMode;
-  private final java.nio.file.Path cacheDir;
-  private final long cacheMax;
-  private final double cacheMinFree;
-  private final boolean cacheClearOnStart;
+  private final Path cacheDir;
 
   /** What the local disk cache keeps ({@code cache.disk.mode}). */
   public enum CacheMode {
@@ -54,68 +42,41 @@ public final class SlipstreamConfig {
     /** Every block fetched from S3. */
     ALL
   }
-  private final int listParallelism;
-  private final Duration listReuseTtl;
 
   private SlipstreamConfig(String prefix, Map<ConfigKey, String> raw) {
     this.prefix = prefix;
     this.raw = Map.copyOf(raw);
-    long block = size(ConfigKey.BLOCK_SIZE);
-    if (block < 1024 || block > (1L << 30)) {
-      throw invalid(ConfigKey.BLOCK_SIZE, "must be between 1K and 1G");
+    for (ConfigKey key : ConfigKey.values()) {
+      String text = text(key);
+      if (text != null) {
+        Object parsed;
+        try {
+          parsed = key.valueType().parse(text);
+        } catch (ValueType.Refused e) {
+          throw invalid(key, e.getMessage());
+        }
+        if (parsed != null) {
+          values.put(key, parsed);
+        }
+      }
     }
-    this.blockSize = (int) block;
-    this.prefetchBlocks = intValue(ConfigKey.PREFETCH_BLOCKS, 0, 1024);
-    if (raw.containsKey(ConfigKey.MEMORY_MAX)) {
-      this.memoryMax = size(ConfigKey.MEMORY_MAX);
-    } else {
-      this.memoryMax = Math.max(Runtime.getRuntime().maxMemory() / 4, blockSize);
-    }
-    if (memoryMax < blockSize) {
-      throw invalid(ConfigKey.MEMORY_MAX, "must hold at least one block (" + blockSize + " bytes)");
-    }
+
+    int block = blockSize();
     long heap = Runtime.getRuntime().maxMemory();
+    this.memoryMax = this.<Long>optional(ConfigKey.MEMORY_MAX).orElse(Math.max(heap / 4, block));
+    // With memory.max unset its default is at least a block: only a block larger than the heap exceeds it.
+    ConfigKey budget = values.containsKey(ConfigKey.MEMORY_MAX) ? ConfigKey.MEMORY_MAX : ConfigKey.BLOCK_SIZE;
+    if (memoryMax < block) {
+      throw invalid(budget, "must hold at least one block (" + block + " bytes)");
+    }
     if (heap != Long.MAX_VALUE && memoryMax > heap) {
-      throw invalid(ConfigKey.MEMORY_MAX, "more than the JVM's max heap (" + heap + " bytes, -Xmx): the buffers"
+      throw invalid(budget, "more than the JVM's max heap (" + heap + " bytes, -Xmx): the buffers"
           + " could never all be allocated");
     }
-    this.fetchThreads = intValue(ConfigKey.FETCH_THREADS, 1, 1024);
-    this.stallTimeout = positive(ConfigKey.READ_STALL_TIMEOUT);
-    this.connectTimeout = positive(ConfigKey.CONNECT_TIMEOUT);
-    this.retryMax = intValue(ConfigKey.RETRY_MAX, 0, 100);
-    this.retryInterval = duration(ConfigKey.RETRY_INTERVAL);
-    this.retryIntervalMax = duration(ConfigKey.RETRY_INTERVAL_MAX);
-    this.openAheadFiles = intValue(ConfigKey.OPENAHEAD_FILES, 0, 64);
-    String ep = get(ConfigKey.ENDPOINT).orElse(null);
-    if (ep != null) {
-      try {
-        URI uri = new URI(ep);
-        if (uri.getScheme() == null || uri.getHost() == null) {
-          throw invalid(ConfigKey.ENDPOINT, "expected a URI such as http://127.0.0.1:9000");
-        }
-        String scheme = uri.getScheme().toLowerCase(Locale.ROOT);
-        if (!scheme.equals("http") && !scheme.equals("https")) {
-          throw invalid(ConfigKey.ENDPOINT, "the scheme must be http or https, not " + uri.getScheme());
-        }
-        this.endpoint = uri;
-      } catch (java.net.URISyntaxException e) {
-        throw invalid(ConfigKey.ENDPOINT, "not a URI: " + e.getReason());
-      }
-    } else {
-      this.endpoint = null;
+    if (cacheMax() < block && cacheMode() != CacheMode.OFF) {
+      throw invalid(ConfigKey.CACHE_DISK_MAX, "must hold at least one block (" + block + " bytes)");
     }
-    this.pathStyleAccess = bool(ConfigKey.PATH_STYLE_ACCESS);
-    this.cacheMode = choice(ConfigKey.CACHE_DISK_MODE, CacheMode.class);
-    this.cacheDir = get(ConfigKey.CACHE_DISK_DIR).map(String::trim).filter(d -> !d.isEmpty())
-        .map(java.nio.file.Path::of).orElseGet(SlipstreamConfig::defaultCacheDir);
-    this.cacheMax = size(ConfigKey.CACHE_DISK_MAX);
-    if (cacheMax < blockSize && cacheMode != CacheMode.OFF) {
-      throw invalid(ConfigKey.CACHE_DISK_MAX, "must hold at least one block (" + blockSize + " bytes)");
-    }
-    this.cacheMinFree = fraction(ConfigKey.CACHE_DISK_MIN_FREE);
-    this.cacheClearOnStart = bool(ConfigKey.CACHE_DISK_CLEAR_ON_START);
-    this.listParallelism = intValue(ConfigKey.LIST_PARALLELISM, 1, 64);
-    this.listReuseTtl = duration(ConfigKey.LIST_REUSE_TTL);
+    this.cacheDir = this.<Path>optional(ConfigKey.CACHE_DISK_DIR).orElseGet(SlipstreamConfig::defaultCacheDir);
     if (get(ConfigKey.ACCESS_KEY).isPresent() != get(ConfigKey.SECRET_KEY).isPresent()) {
       throw new IllegalArgumentException(prefix + ConfigKey.ACCESS_KEY.key() + " and " + prefix
           + ConfigKey.SECRET_KEY.key() + " must be set together");
@@ -146,11 +107,11 @@ public final class SlipstreamConfig {
   }
 
   public int blockSize() {
-    return blockSize;
+    return Math.toIntExact(value(ConfigKey.BLOCK_SIZE));
   }
 
   public int prefetchBlocks() {
-    return prefetchBlocks;
+    return value(ConfigKey.PREFETCH_BLOCKS);
   }
 
   public long memoryMax() {
@@ -158,92 +119,92 @@ public final class SlipstreamConfig {
   }
 
   public int fetchThreads() {
-    return fetchThreads;
+    return value(ConfigKey.FETCH_THREADS);
   }
 
   public Duration stallTimeout() {
-    return stallTimeout;
+    return value(ConfigKey.READ_STALL_TIMEOUT);
   }
 
   public Duration connectTimeout() {
-    return connectTimeout;
+    return value(ConfigKey.CONNECT_TIMEOUT);
   }
 
   public int retryMax() {
-    return retryMax;
+    return value(ConfigKey.RETRY_MAX);
   }
 
   public Duration retryInterval() {
-    return retryInterval;
+    return value(ConfigKey.RETRY_INTERVAL);
   }
 
   public Duration retryIntervalMax() {
-    return retryIntervalMax;
+    return value(ConfigKey.RETRY_INTERVAL_MAX);
   }
 
   public CacheMode cacheMode() {
-    return cacheMode;
+    return value(ConfigKey.CACHE_DISK_MODE);
   }
 
-  public java.nio.file.Path cacheDir() {
+  public Path cacheDir() {
     return cacheDir;
   }
 
   public long cacheMax() {
-    return cacheMax;
+    return value(ConfigKey.CACHE_DISK_MAX);
   }
 
   /** Share of the cache's file system to leave free, in [0, 1). */
   public double cacheMinFree() {
-    return cacheMinFree;
+    return value(ConfigKey.CACHE_DISK_MIN_FREE);
   }
 
   public boolean cacheClearOnStart() {
-    return cacheClearOnStart;
+    return value(ConfigKey.CACHE_DISK_CLEAR_ON_START);
   }
 
-  private static java.nio.file.Path defaultCacheDir() {
+  private static Path defaultCacheDir() {
     String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
-    return java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "slipstream-cache-" + user);
+    return Path.of(System.getProperty("java.io.tmpdir"), "slipstream-cache-" + user);
   }
 
   /** Key ranges a large listing is split into ({@code list.parallelism}). */
   public int listParallelism() {
-    return listParallelism;
+    return value(ConfigKey.LIST_PARALLELISM);
   }
 
   /** Most objects fetched ahead of being opened ({@code openahead.files}); 0 if open-ahead is off. */
   public int openAheadFiles() {
-    return openAheadFiles;
+    return value(ConfigKey.OPENAHEAD_FILES);
   }
 
   /** How long a glob's flat listing answers the listings of its directories ({@code list.reuse.ttl}; 0: off). */
   public Duration listReuseTtl() {
-    return listReuseTtl;
+    return value(ConfigKey.LIST_REUSE_TTL);
   }
 
   public Optional<URI> endpoint() {
-    return Optional.ofNullable(endpoint);
+    return optional(ConfigKey.ENDPOINT);
   }
 
   public Optional<String> region() {
-    return get(ConfigKey.REGION);
+    return optional(ConfigKey.REGION);
   }
 
   public boolean pathStyleAccess() {
-    return pathStyleAccess;
+    return value(ConfigKey.PATH_STYLE_ACCESS);
   }
 
   public Optional<String> accessKey() {
-    return get(ConfigKey.ACCESS_KEY);
+    return optional(ConfigKey.ACCESS_KEY);
   }
 
   public Optional<String> secretKey() {
-    return get(ConfigKey.SECRET_KEY);
+    return optional(ConfigKey.SECRET_KEY);
   }
 
   public Optional<String> sessionToken() {
-    return get(ConfigKey.SESSION_TOKEN);
+    return optional(ConfigKey.SESSION_TOKEN);
   }
 
   /** The raw value set for {@code key}, if any (not the default). */
@@ -273,31 +234,27 @@ public final class SlipstreamConfig {
     return sb.append('}').toString();
   }
 
-  private String value(ConfigKey key) {
+  /** The text of {@code key}: as set, else its default; null if it has neither. */
+  private String text(ConfigKey key) {
     String v = raw.get(key);
-    return v != null ? v : key.defaultValue().orElseThrow();
+    return v != null ? v : key.defaultValue().orElse(null);
+  }
+
+  /** The parsed value of a key that always has one (a default); the caller's type is the key's. */
+  @SuppressWarnings("unchecked")
+  private <T> T value(ConfigKey key) {
+    return (T) Objects.requireNonNull(values.get(key), key::key);
+  }
+
+  /** The parsed value of a key, if set (or defaulted). */
+  @SuppressWarnings("unchecked")
+  private <T> Optional<T> optional(ConfigKey key) {
+    return Optional.ofNullable((T) values.get(key));
   }
 
   private IllegalArgumentException invalid(ConfigKey key, String why) {
-    return new IllegalArgumentException(
-        prefix + key.key() + "='" + display(key) + "' is invalid: " + why);
-  }
-
-  private String display(ConfigKey key) {
-    return key.type() == ConfigKey.Type.SECRET ? "****" : value(key);
-  }
-
-  private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([kmgt]?)(i?b)?");
-  private static final Pattern TIME = Pattern.compile("(\\d+)\\s*(ms|s|m|h)?");
-  /** The longest duration any key takes: long enough to mean "for ever", short enough to add to a clock. */
-  private static final Duration MAX_DURATION = Duration.ofDays(365);
-
-  private long size(ConfigKey key) {
-    try {
-      return parseSize(value(key));
-    } catch (IllegalArgumentException e) {
-      throw invalid(key, e.getMessage());
-    }
+    String shown = key.type() == ConfigKey.Type.SECRET ? "****" : text(key);
+    return new IllegalArgumentException(prefix + key.key() + "='" + shown + "' is invalid: " + why);
   }
 
   /**
@@ -307,114 +264,7 @@ public final class SlipstreamConfig {
    * @throws IllegalArgumentException saying what was expected
    */
   public static long parseSize(String text) {
-    Matcher m = SIZE.matcher(text == null ? "" : text.trim().toLowerCase(Locale.ROOT));
-    if (!m.matches()) {
-      throw new IllegalArgumentException("expected a size such as 8M, 512K or 1G");
-    }
-    int shift = switch (m.group(2)) {
-      case "k" -> 10;
-      case "m" -> 20;
-      case "g" -> 30;
-      case "t" -> 40;
-      default -> 0;
-    };
-    long n;
-    try {
-      n = Long.parseLong(m.group(1));
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("too large");
-    }
-    if (n > (Long.MAX_VALUE >> shift)) {
-      throw new IllegalArgumentException("too large");
-    }
-    return n << shift;
-  }
-
-  private Duration duration(ConfigKey key) {
-    Matcher m = TIME.matcher(value(key).trim().toLowerCase(Locale.ROOT));
-    if (!m.matches()) {
-      throw invalid(key, "expected a duration such as 500ms, 30s or 2m");
-    }
-    long n;
-    try {
-      n = Long.parseLong(m.group(1));
-    } catch (NumberFormatException e) {
-      throw invalid(key, "too large");
-    }
-    String unit = m.group(2) == null ? "ms" : m.group(2);
-    try {
-      Duration d = switch (unit) {
-        case "s" -> Duration.ofSeconds(n);
-        case "m" -> Duration.ofMinutes(n);
-        case "h" -> Duration.ofHours(n);
-        default -> Duration.ofMillis(n);
-      };
-      if (d.compareTo(MAX_DURATION) > 0) {
-        // Deadlines are computed in nanoseconds from now: far beyond a year they overflow.
-        throw invalid(key, "too large: at most " + MAX_DURATION.toHours() + "h (365 days)");
-      }
-      return d;
-    } catch (ArithmeticException e) {
-      throw invalid(key, "too large: at most " + MAX_DURATION.toHours() + "h (365 days)");
-    }
-  }
-
-  private Duration positive(ConfigKey key) {
-    Duration d = duration(key);
-    if (d.isZero()) {
-      throw invalid(key, "must be greater than zero");
-    }
-    return d;
-  }
-
-  private int intValue(ConfigKey key, int min, int max) {
-    try {
-      int n = Integer.parseInt(value(key).trim());
-      if (n < min || n > max) {
-        throw invalid(key, "must be between " + min + " and " + max);
-      }
-      return n;
-    } catch (NumberFormatException e) {
-      throw invalid(key, "expected an integer");
-    }
-  }
-
-  private <E extends Enum<E>> E choice(ConfigKey key, Class<E> type) {
-    String v = value(key).trim();
-    StringBuilder names = new StringBuilder();
-    for (E e : type.getEnumConstants()) {
-      if (e.name().equalsIgnoreCase(v)) {
-        return e;
-      }
-      names.append(names.length() == 0 ? "" : ", ").append(e.name().toLowerCase(Locale.ROOT));
-    }
-    throw invalid(key, "expected one of " + names);
-  }
-
-  /** A share such as {@code 10%} or {@code 0.1}, in [0, 1). */
-  private double fraction(ConfigKey key) {
-    String v = value(key).trim();
-    try {
-      double d = v.endsWith("%") ? Double.parseDouble(v.substring(0, v.length() - 1).trim()) / 100
-          : Double.parseDouble(v);
-      if (!(d >= 0 && d < 1)) {
-        throw invalid(key, "must be at least 0% and below 100%");
-      }
-      return d;
-    } catch (NumberFormatException e) {
-      throw invalid(key, "expected a percentage such as 10% or a fraction such as 0.1");
-    }
-  }
-
-  private boolean bool(ConfigKey key) {
-    String v = value(key).trim().toLowerCase(Locale.ROOT);
-    if (v.equals("true")) {
-      return true;
-    }
-    if (v.equals("false")) {
-      return false;
-    }
-    throw invalid(key, "expected true or false");
+    return ValueType.parseSize(text);
   }
 
   /** Collects raw values; {@link #build()} validates them all. */
