@@ -7,7 +7,7 @@ import dev.slipstream.Counter;
 import dev.slipstream.ListEntry;
 import dev.slipstream.Lister;
 import dev.slipstream.Listing;
-import dev.slipstream.internal.list.KeyOrder;
+import dev.slipstream.S3KeyOrder;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -71,7 +71,7 @@ final class FlatListing {
       dirs[i] = key + "/";
     }
     String[] sorted = dirs.clone();
-    Arrays.sort(sorted, KeyOrder.S3);
+    Arrays.sort(sorted, S3KeyOrder.COMPARATOR);
     for (int i = 1; i < sorted.length; i++) {
       if (sorted[i].startsWith(sorted[i - 1])) {
         return null; // a duplicate, or a directory under another: leave S3A's answer as it is
@@ -139,7 +139,7 @@ final class FlatListing {
     String found = null;
     while (lo <= hi) {
       int mid = (lo + hi) >>> 1;
-      if (KeyOrder.compare(sorted[mid], key) <= 0) {
+      if (S3KeyOrder.compare(sorted[mid], key) <= 0) {
         found = sorted[mid];
         lo = mid + 1;
       } else {
