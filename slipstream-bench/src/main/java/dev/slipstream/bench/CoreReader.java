@@ -3,9 +3,9 @@
  */
 package dev.slipstream.bench;
 
+import dev.slipstream.S3Clients;
 import dev.slipstream.Slipstream;
 import dev.slipstream.SlipstreamConfig;
-import dev.slipstream.internal.store.S3ClientFactory;
 import dev.slipstream.testkit.EmbeddedS3Server;
 import java.io.IOException;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -46,7 +46,7 @@ final class CoreReader implements Reader {
         .set("cache.disk.dir", cacheDir.toString());
     settings.forEach(b::set);
     SlipstreamConfig config = b.build();
-    S3Client client = S3ClientFactory.create(config);
+    S3Client client = S3Clients.create(config);
     try {
       Slipstream slipstream = Slipstream.builder().config(config).s3Client(client).build();
       return new CoreSession(slipstream, client, target.bucket(), cacheDir);

@@ -4,11 +4,11 @@
 package dev.slipstream.cli;
 
 import dev.slipstream.Counter;
+import dev.slipstream.S3Clients;
 import dev.slipstream.S3Location;
 import dev.slipstream.Slipstream;
 import dev.slipstream.SlipstreamConfig;
 import dev.slipstream.SlipstreamInputStream;
-import dev.slipstream.internal.store.S3ClientFactory;
 import dev.slipstream.testkit.EmbeddedS3Server;
 import dev.slipstream.testkit.LinkProfile;
 import dev.slipstream.testkit.LinkShaper;
@@ -168,7 +168,7 @@ final class DemoCommand implements Callable<Integer> {
       server.putGenerated(BUCKET, location.key(), seed, bytes);
       out.printf("done in %s.%n", Sizes.seconds(System.nanoTime() - t0));
 
-      try (S3Client s3 = S3ClientFactory.create(config)) {
+      try (S3Client s3 = S3Clients.create(config)) {
         // Load and initialise the SDK's classes once, so that neither timed copy pays for it.
         s3.headObject(h -> h.bucket(location.bucket()).key(location.key()));
 

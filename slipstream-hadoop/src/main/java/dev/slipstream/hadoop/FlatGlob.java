@@ -9,8 +9,10 @@ import dev.slipstream.Lister;
 import dev.slipstream.Listing;
 import java.io.IOException;
 import java.net.URI;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,8 +21,6 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.GlobPattern;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.PathFilter;
-import org.apache.hadoop.fs.s3a.S3AFileStatus;
-import org.apache.hadoop.fs.s3a.Tristate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -109,8 +109,7 @@ final class FlatGlob {
       return null;
     }
     List<Match> candidates = List.of(new Match(root, base, null));
-    String owner = fs.getUsername();
-    long blockSize = fs.getDefaultBlockSize();
+    S3AStatuses statuses = S3AStatuses.of(fs);
     int last = plan.patterns.length - 1;
     try {
       for (int i = plan.first; i <= last; i++) {
@@ -129,17 +128,14 @@ final class FlatGlob {
               String name = f.key().substring(f.key().lastIndexOf('/') + 1);
               Path path = childPath(c.path, name, f.key());
               if (p.matches(path.getName())) {
-                long modified = f.lastModified() == null ? 0 : f.lastModified().toEpochMilli();
-                next.add(new Match(null, path,
-                    new S3AFileStatus(f.size(), modified, path, blockSize, owner, f.etag(), null)));
+                next.add(new Match(null, path, statuses.file(f, path)));
               }
             }
           }
           for (Map.Entry<String, Node> d : c.node.dirs.entrySet()) {
             Path path = childPath(c.path, d.getKey(), d.getValue().key);
             if (p.matches(path.getName())) {
-              next.add(new Match(d.getValue(), path,
-                  i == last ? new S3AFileStatus(Tristate.FALSE, path, owner) : null));
+              next.add(new Match(d.getValue(), path, i == last ? statuses.directory(path) : null));
             }
           }
         }
@@ -155,7 +151,7 @@ final class FlatGlob {
       if (filter.accept(m.path)) {
         results.add(m.status);
         if (m.node != null) {
-          reuse.keep(m.node);
+          reuse.keep(m.node.subtree());
         }
       }
     }
@@ -207,10 +203,8 @@ final class FlatGlob {
     while (true) {
       int slash = key.indexOf('/', start);
       if (slash < 0) {
-        node.objects++;
-        if (start == key.length()) {
-          node.marker = true; // "dir/": the directory's own marker
-        } else if (!key.endsWith(FlatListing.S3N_FOLDER_SUFFIX)) {
+        node.objects++; // "dir/", the directory's own marker, is counted as an object and is no file
+        if (start < key.length() && !key.endsWith(S3AStatuses.S3N_FOLDER_SUFFIX)) {
           node.files.add(e);
         }
         return;
@@ -235,15 +229,27 @@ final class FlatGlob {
     final List<ListEntry> files = new ArrayList<>();
     /** Objects directly in it as a delimiter listing counts them: files, its marker, S3N markers. */
     int objects;
-    boolean marker;
 
     Node(String key) {
       this.key = key;
     }
 
-    /** Entries of its listing: what S3A's listStatus would return. */
-    int entries() {
-      return files.size() + dirs.size();
+    /**
+     * It and every directory under it, as {@link ListingReuse} keeps them: depth first, each directory
+     * before those under it, and the subdirectories of one directory last first.
+     */
+    List<ListingReuse.Directory> subtree() {
+      List<ListingReuse.Directory> out = new ArrayList<>();
+      Deque<Node> todo = new ArrayDeque<>();
+      todo.push(this);
+      while (!todo.isEmpty()) {
+        Node n = todo.pop();
+        n.dirs.values().forEach(todo::push);
+        List<String> subdirs = new ArrayList<>(n.dirs.size());
+        n.dirs.values().forEach(d -> subdirs.add(d.key));
+        out.add(new ListingReuse.Directory(n.key, n.files, subdirs, n.objects));
+      }
+      return out;
     }
 
     /** A name both a file and a directory: S3A lists it twice, Globber judges by more calls. */

@@ -7,7 +7,7 @@ import dev.slipstream.Counter;
 import dev.slipstream.ListEntry;
 import dev.slipstream.Lister;
 import dev.slipstream.Listing;
-import dev.slipstream.internal.list.KeyOrder;
+import dev.slipstream.S3KeyOrder;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,24 +21,19 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.PathFilter;
 import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.hadoop.fs.s3a.S3AFileStatus;
-import org.apache.hadoop.fs.s3a.S3ALocatedFileStatus;
-import org.apache.hadoop.fs.s3a.Tristate;
 
 /**
- * S3A's listing calls served by Slipstream's {@link Lister}, with S3A's results: the same
- * {@link S3AFileStatus} and {@link S3ALocatedFileStatus} types, paths qualified by S3A itself, S3A's
- * owner and block size ({@code fs.s3a.block.size}), the ETag of every file (so that
- * {@code openFile().withFileStatus(status)} makes no HEAD request), and S3A's rules for directory
- * markers (a key ending in "/" is a directory, never a file; the marker of the directory listed is not
- * an entry of it) and for the old S3N {@code _$folder$} markers (skipped).
+ * S3A's listing calls served by Slipstream's {@link Lister}, with S3A's results: the statuses S3A would
+ * give (made by {@link S3AStatuses}: S3A's types, owner and block size, paths qualified by S3A itself,
+ * the ETag of every file), and S3A's rules for directory markers (a key ending in "/" is a directory,
+ * never a file; the marker of the directory listed is not an entry of it) and for the old S3N
+ * {@code _$folder$} markers (skipped).
  *
  * <p>Whatever has no entry in the flat listing (a missing path, a file, a path that is both) is handed
  * back to S3A's own call, which gives its own answer: {@code FileNotFoundException}, the file's status,
  * or an empty directory. So only the common case, a directory with objects under it, is served here.
  */
 final class FlatListing {
-  static final String S3N_FOLDER_SUFFIX = "_$folder$";
-
   private final SlipstreamS3AFileSystem fs;
   private final Lister lister;
   private final String bucket;
@@ -71,15 +66,14 @@ final class FlatListing {
       dirs[i] = key + "/";
     }
     String[] sorted = dirs.clone();
-    Arrays.sort(sorted, KeyOrder.S3);
+    Arrays.sort(sorted, S3KeyOrder.COMPARATOR);
     for (int i = 1; i < sorted.length; i++) {
       if (sorted[i].startsWith(sorted[i - 1])) {
         return null; // a duplicate, or a directory under another: leave S3A's answer as it is
       }
     }
     Map<String, DirContents> found = new HashMap<>();
-    long blockSize = fs.getDefaultBlockSize();
-    String owner = fs.getUsername();
+    S3AStatuses statuses = S3AStatuses.of(fs);
     try (Listing listing = lister.listDirectories(bucket, Arrays.asList(dirs), true)) {
       DirContents at = null;
       while (listing.hasNext()) {
@@ -98,10 +92,10 @@ final class FlatListing {
           String child = rest.substring(0, slash);
           if (!child.isEmpty() && !child.equals(at.lastChild)) {
             at.lastChild = child;
-            at.dirs.add(new S3AFileStatus(Tristate.FALSE, fs.keyToQualifiedPath(at.dir + child), owner));
+            at.dirs.add(statuses.directory(at.dir + child));
           }
-        } else if (!key.endsWith(S3N_FOLDER_SUFFIX)) {
-          at.files.add(fileStatus(e, blockSize, owner));
+        } else if (!key.endsWith(S3AStatuses.S3N_FOLDER_SUFFIX)) {
+          at.files.add(statuses.file(e));
         }
       }
       fs.countListing(listing.statistics().get(Counter.LIST_REQUESTS));
@@ -139,7 +133,7 @@ final class FlatListing {
     String found = null;
     while (lo <= hi) {
       int mid = (lo + hi) >>> 1;
-      if (KeyOrder.compare(sorted[mid], key) <= 0) {
+      if (S3KeyOrder.compare(sorted[mid], key) <= 0) {
         found = sorted[mid];
         lo = mid + 1;
       } else {
@@ -176,51 +170,18 @@ final class FlatListing {
     return it;
   }
 
-  /** A directory's listing kept from a glob, as S3A's listStatus gives it: files, then subdirectories. */
-  FileStatus[] statuses(ListingReuse.Held held) {
-    long blockSize = fs.getDefaultBlockSize();
-    String owner = fs.getUsername();
-    List<FileStatus> out = new ArrayList<>(held.size());
-    for (ListEntry e : held.files()) {
-      out.add(fileStatus(e, blockSize, owner));
-    }
-    for (String dir : held.dirs()) {
-      out.add(new S3AFileStatus(Tristate.FALSE, fs.keyToQualifiedPath(dir), owner));
-    }
-    return out.toArray(new FileStatus[0]);
-  }
-
-  /** As {@link #statuses}, as S3A's listLocatedStatus gives it: block locations for files, filtered. */
-  RemoteIterator<LocatedFileStatus> located(ListingReuse.Held held, PathFilter filter) throws IOException {
-    List<LocatedFileStatus> out = new ArrayList<>(held.size());
-    for (FileStatus s : statuses(held)) {
-      if (filter.accept(s.getPath())) {
-        out.add(new S3ALocatedFileStatus((S3AFileStatus) s,
-            s.isFile() ? fs.getFileBlockLocations(s, 0, s.getLen()) : null));
-      }
-    }
-    return org.apache.hadoop.util.functional.RemoteIterators.remoteIteratorFromIterable(out);
-  }
-
-  private S3AFileStatus fileStatus(ListEntry e, long blockSize, String owner) {
-    long modified = e.lastModified() == null ? 0 : e.lastModified().toEpochMilli();
-    return new S3AFileStatus(e.size(), modified, fs.keyToQualifiedPath(e.key()), blockSize, owner, e.etag(), null);
-  }
-
   /** Files of a flat listing as S3A's {@code listFiles} gives them; directory markers skipped. */
   private final class FileIterator implements RemoteIterator<LocatedFileStatus>, java.io.Closeable {
     private final Listing listing;
     private final Path self;
-    private final long blockSize;
-    private final String owner;
+    private final S3AStatuses statuses;
     private LocatedFileStatus next;
     private boolean counted;
 
     FileIterator(Listing listing, Path self) {
       this.listing = listing;
       this.self = self;
-      this.blockSize = fs.getDefaultBlockSize();
-      this.owner = fs.getUsername();
+      this.statuses = S3AStatuses.of(fs);
     }
 
     @Override
@@ -235,14 +196,14 @@ final class FlatListing {
         }
         ListEntry e = listing.next();
         String key = e.key();
-        if (key.endsWith("/") || key.endsWith(S3N_FOLDER_SUFFIX)) {
+        if (key.endsWith("/") || key.endsWith(S3AStatuses.S3N_FOLDER_SUFFIX)) {
           continue;
         }
-        S3AFileStatus status = fileStatus(e, blockSize, owner);
+        S3AFileStatus status = statuses.file(e);
         if (status.getPath().equals(self)) {
           continue;
         }
-        next = new S3ALocatedFileStatus(status, fs.getFileBlockLocations(status, 0, status.getLen()));
+        next = statuses.located(status);
       }
       return true;
     }

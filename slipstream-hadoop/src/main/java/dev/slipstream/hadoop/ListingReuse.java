@@ -4,13 +4,9 @@
 package dev.slipstream.hadoop;
 
 import dev.slipstream.ListEntry;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The directories a glob's flat listing saw, kept for a short while so that the listings which follow
@@ -20,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Bounded three ways, so that what is kept never goes stale for long nor grows: an entry answers
  * once ({@link #take} removes it), lives at most {@code list.reuse.ttl}, and the whole holds at most
- * {@link #MAX_ENTRIES} statuses (a glob that would add more keeps only what fits; expired directories
+ * {@code maxEntries} statuses (a glob that would add more keeps only what fits; expired directories
  * are dropped first). Mutations through the FileSystem ({@link #clear}) drop everything. A directory is
  * kept only if S3A would list it in one page (its entries, marker included, within
  * {@code min(1000, fs.s3a.paging.maximum)}), so that the order served is S3A's: files, then
@@ -29,18 +25,41 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Thread-safe.
  */
 final class ListingReuse {
-  /** Most statuses held per FileSystem, as many as one glob may list ({@link FlatGlob#MAX_KEYS}). */
-  static final int MAX_ENTRIES = FlatGlob.MAX_KEYS;
-
   private final long ttlNanos;
   private final int pageKeys;
+  private final int maxEntries;
   private final Map<String, Held> held = new HashMap<>();
-  private final AtomicLong served = new AtomicLong();
   private int entries;
 
-  ListingReuse(long ttlNanos, int pageKeys) {
+  /**
+   * @param pageKeys most keys S3A lists in one page
+   * @param maxEntries most statuses held in all (the FileSystem: as many as one glob may list)
+   */
+  ListingReuse(long ttlNanos, int pageKeys, int maxEntries) {
     this.ttlNanos = ttlNanos;
     this.pageKeys = pageKeys;
+    this.maxEntries = maxEntries;
+  }
+
+  /**
+   * One directory as a listing saw it, as S3A's delimiter listing of it would show it.
+   *
+   * @param key its key, without the trailing slash
+   * @param files the files directly in it, in key order ({@code _$folder$} markers left out)
+   * @param dirs its subdirectories' keys (without the trailing slash), in S3's order
+   * @param objects the objects directly in it as a delimiter listing counts them: files, its own marker,
+   *     S3N markers
+   */
+  record Directory(String key, List<ListEntry> files, List<String> dirs, int objects) {
+    /** Entries of its listing: what S3A's listStatus would return. */
+    int entries() {
+      return files.size() + dirs.size();
+    }
+
+    /** Keys S3A's delimiter listing of it returns: objects and common prefixes. */
+    int listedKeys() {
+      return objects + dirs.size();
+    }
   }
 
   /** One directory's listing: its files (key order) and subdirectory keys (S3 order), until {@code expires}. */
@@ -50,23 +69,17 @@ final class ListingReuse {
     }
   }
 
-  /** Keeps {@code dir} and every directory under it, while they fit. */
-  void keep(FlatGlob.Node dir) {
+  /** Keeps the directories {@code dirs}, in this order, while they fit. */
+  void keep(List<Directory> dirs) {
     long expires = System.nanoTime() + ttlNanos;
-    Deque<FlatGlob.Node> todo = new ArrayDeque<>();
-    todo.push(dir);
     synchronized (this) {
       dropExpired();
-      while (!todo.isEmpty()) {
-        FlatGlob.Node n = todo.pop();
-        n.dirs.values().forEach(todo::push);
-        int size = n.entries();
-        if (size == 0 || n.objects + n.dirs.size() > pageKeys || entries + size > MAX_ENTRIES) {
+      for (Directory d : dirs) {
+        int size = d.entries();
+        if (size == 0 || d.listedKeys() > pageKeys || entries + size > maxEntries) {
           continue;
         }
-        List<String> subdirs = new ArrayList<>(n.dirs.size());
-        n.dirs.values().forEach(d -> subdirs.add(d.key));
-        Held old = held.put(n.key, new Held(List.copyOf(n.files), subdirs, expires));
+        Held old = held.put(d.key(), new Held(List.copyOf(d.files()), d.dirs(), expires));
         entries += size - (old == null ? 0 : old.size());
       }
     }
@@ -85,7 +98,6 @@ final class ListingReuse {
     if (System.nanoTime() - h.expires > 0) {
       return null;
     }
-    served.incrementAndGet();
     return h;
   }
 
@@ -93,16 +105,6 @@ final class ListingReuse {
   synchronized void clear() {
     held.clear();
     entries = 0;
-  }
-
-  /** Directory listings answered from a glob's listing. */
-  long served() {
-    return served.get();
-  }
-
-  /** Directories held now (expired ones included until the next glob or take). */
-  synchronized int directories() {
-    return held.size();
   }
 
   private void dropExpired() {

@@ -47,10 +47,6 @@ final class SlipstreamFSInputStream extends FSInputStream
     this.ioStatistics = ReadIOStatistics.of(in.statistics());
   }
 
-  SlipstreamInputStream delegate() {
-    return in;
-  }
-
   /** Whether the first read of this stream started at the object's first byte (false before any read). */
   boolean startedAtFirstByte() {
     return firstRead == 0;

@@ -99,7 +99,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     long reuseTtl = slipstreamConfig.listReuseTtl().toNanos();
     if (flatListing != null && reuseTtl > 0) {
       int pageKeys = Math.min(1000, Math.max(1, conf.getInt("fs.s3a.paging.maximum", 5000)));
-      this.listingReuse = new ListingReuse(reuseTtl, pageKeys);
+      this.listingReuse = new ListingReuse(reuseTtl, pageKeys, FlatGlob.MAX_KEYS);
       this.flatGlob = new FlatGlob(this, slipstream.lister(), getBucket(), listingReuse);
     }
     if (ANNOUNCED.compareAndSet(false, true)) {
@@ -195,20 +195,23 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   @Override
   public FileStatus[] listStatus(Path f) throws IOException {
     ListingReuse.Held held = reused(f);
-    return remember(held != null ? flatListing.statuses(held) : super.listStatus(f));
+    return remember(held != null ? S3AStatuses.of(this).directoryListing(held.files(), held.dirs())
+        : super.listStatus(f));
   }
 
   @Override
   public RemoteIterator<LocatedFileStatus> listLocatedStatus(Path f, PathFilter filter) throws IOException {
     ListingReuse.Held held = reused(f);
-    return remember(held != null ? flatListing.located(held, filter) : super.listLocatedStatus(f, filter));
+    return remember(held != null ? S3AStatuses.of(this).locatedListing(held.files(), held.dirs(), filter)
+        : super.listLocatedStatus(f, filter));
   }
 
   @Override
   public RemoteIterator<FileStatus> listStatusIterator(Path p) throws IOException {
     ListingReuse.Held held = reused(p);
     return remember(held != null
-        ? org.apache.hadoop.util.functional.RemoteIterators.remoteIteratorFromArray(flatListing.statuses(held))
+        ? org.apache.hadoop.util.functional.RemoteIterators.remoteIteratorFromArray(
+            S3AStatuses.of(this).directoryListing(held.files(), held.dirs()))
         : super.listStatusIterator(p));
   }
 
@@ -295,10 +298,6 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   /** The flat glob, or null when off ({@code list.reuse.ttl=0}, client-side encryption, requester pays). */
   FlatGlob flatGlob() {
     return flatGlob;
-  }
-
-  ListingReuse listingReuse() {
-    return listingReuse;
   }
 
   /** S3A's listStatus of one path: for the paths a flat listing found nothing under. */
@@ -452,20 +451,12 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   }
 
   /**
-   * For the listing code: call with every listing returned whole ({@code listStatus}), so that opening
-   * one of its files fetches the next ones ahead (see {@link ListingOrder}).
+   * Remembers a listing returned whole, as every listing call of this FileSystem does (see
+   * {@link #remember(FileStatus[])}), so that opening one of its files fetches the next ones ahead (see
+   * {@link ListingOrder}). Tests call it to stand for a listing.
    */
   void listed(FileStatus[] statuses) {
     listingOrder.listed(statuses);
-  }
-
-  /**
-   * For the listing code: a listing handed out one status at a time ({@code listFiles},
-   * {@code listLocatedStatus}); call {@link ListingOrder.Listing#listed} with each status as it is
-   * returned.
-   */
-  ListingOrder.Listing newListing() {
-    return listingOrder.newListing();
   }
 
   private void hintNext(List<ObjectRef> refs) {

@@ -1,0 +1,31 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream;
+
+import dev.slipstream.internal.store.S3ClientFactory;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * The S3 client Slipstream builds for itself, for a caller that wants the same one: to share it with
+ * a {@link Slipstream} client ({@link Slipstream.Builder#s3Client}) and make requests of its own on
+ * it, or to compare Slipstream with plain SDK calls over identical connections. This class owns only
+ * the public way in; how the client is set up stays with Slipstream's store and may change with it.
+ */
+public final class S3Clients {
+  private S3Clients() {}
+
+  /**
+   * A new S3 client set up from {@code config} as {@link Slipstream#create} sets up its own:
+   * {@code endpoint}, {@code region}, {@code path.style.access} and the credential keys (the SDK's
+   * default region and credential chains where unset); the Apache HTTP client with
+   * {@code 2 * fetch.threads + 8} connections, {@code read.stall.timeout} as its socket timeout and
+   * {@code connect.timeout} to connect; the SDK's own retries off (Slipstream retries per block, so a
+   * request made directly on this client is not retried); checksums only where S3 requires them.
+   *
+   * <p>The caller owns the client and closes it; a {@link Slipstream} given it does not.
+   */
+  public static S3Client create(SlipstreamConfig config) {
+    return S3ClientFactory.create(config);
+  }
+}
