@@ -62,7 +62,7 @@ public enum ConfigKey {
       "Where the disk cache lives. It keeps its files in a directory of its own, slipstream-blocks-v1 "
           + "(0700, files 0600, marked by a .slipstream-cache file), and never touches, deletes or chmods "
           + "anything else here. This directory must be yours or root's, no symlink, and not writable by others "
-          + "unless sticky (/tmp); else the cache is off, with a warning. Default: slipstream-cache-<user> under "
+          + "unless sticky (/tmp); else the cache is off, with a warning. Default: slipstream-cache-{user} under "
           + "java.io.tmpdir. Point it at a local disk that outlives the job to share blocks between jobs."),
   CACHE_DISK_MAX("cache.disk.max", size(), "4G",
       "Most bytes the disk cache directory holds, whichever processes wrote them: each process sharing it "
