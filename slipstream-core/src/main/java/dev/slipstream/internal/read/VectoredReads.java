@@ -157,10 +157,7 @@ final class VectoredReads {
 
   /** Gives back the row groups read ahead (unbuffer). */
   void clear() {
-    RowGroupAhead rg;
-    synchronized (lock) {
-      rg = rowGroups;
-    }
+    RowGroupAhead rg = rowGroups();
     if (rg != null) {
       rg.clear();
     }
@@ -168,12 +165,15 @@ final class VectoredReads {
 
   /** Cancels the row groups being read ahead: before the stream waits for its requests to end. */
   void close() {
-    RowGroupAhead rg;
-    synchronized (lock) {
-      rg = rowGroups;
-    }
+    RowGroupAhead rg = rowGroups();
     if (rg != null) {
       rg.close();
+    }
+  }
+
+  private RowGroupAhead rowGroups() {
+    synchronized (lock) {
+      return rowGroups;
     }
   }
 }
