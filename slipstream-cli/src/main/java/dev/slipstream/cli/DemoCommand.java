@@ -61,7 +61,7 @@ final class DemoCommand implements Callable<Integer> {
 
   @Option(names = "--profile", paramLabel = "PROFILE", defaultValue = "s3-like", order = 2,
       description = "Link profile: s3-like (20 ms first-byte latency, 25 MB/s per connection, 300 MB/s in all),"
-          + " flaky (s3-like with 2% of requests failing) or loopback (no shaping). Default: ${DEFAULT-VALUE}.")
+          + " flaky (s3-like with 2%% of requests failing) or loopback (no shaping). Default: ${DEFAULT-VALUE}.")
   String profile;
 
   @Option(names = "--seed", paramLabel = "N", defaultValue = "20240917", order = 3,
