@@ -5,6 +5,7 @@ package dev.slipstream;
 
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.cache.DiskCache;
+import dev.slipstream.internal.read.PrefetchDepth;
 import dev.slipstream.internal.source.S3Source;
 import dev.slipstream.internal.source.Sources;
 import dev.slipstream.internal.fetch.BlockFetcher;
@@ -50,6 +51,8 @@ public final class Slipstream implements AutoCloseable {
   private final RangeReader ranges;
   private final BlockFetcher fetcher;
   private final Sources sources;
+  /** The prefetch depth this client's sequential readers have needed: where a proven run starts. */
+  private final PrefetchDepth.Learned learnedDepth = new PrefetchDepth.Learned();
   private final DiskCache diskCache;
   private final Lister lister;
   private final ReadStatistics stats = ReadStatistics.global().child();
@@ -166,7 +169,7 @@ public final class Slipstream implements AutoCloseable {
       handle.headAnswered(); // S3 answered this open: cached bytes may be served (rule 8)
     }
     ObjectReader reader = new ObjectReader(handle, resources.pool, fetcher, sources, config.blockSize(),
-        config.prefetchBlocks(), options.policy(), options.splitEnd(), closeWaitMillis());
+        config.prefetchBlocks(), learnedDepth, options.policy(), options.splitEnd(), closeWaitMillis());
     // A first block fetched ahead is served only for the version this stream reads (see OpenAhead).
     Block ahead = openAhead.take(location, length, handle.etag());
     if (ahead != null) {

@@ -19,7 +19,7 @@ class ConfigTest {
   void defaults() {
     SlipstreamConfig c = SlipstreamConfig.defaults();
     assertThat(c.blockSize()).isEqualTo(8 << 20);
-    assertThat(c.prefetchBlocks()).isEqualTo(8);
+    assertThat(c.prefetchBlocks()).isEqualTo(16);
     assertThat(c.memoryMax()).isEqualTo(Math.max(Runtime.getRuntime().maxMemory() / 4, 8 << 20));
     assertThat(c.fetchThreads()).isEqualTo(16);
     assertThat(c.stallTimeout()).isEqualTo(Duration.ofSeconds(30));

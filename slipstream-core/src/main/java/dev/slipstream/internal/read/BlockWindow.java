@@ -32,6 +32,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * cancelled if nobody waits for it, and a block not read to its end is offered to the tiers.
  */
 final class BlockWindow implements Tier {
+  /** A wait for a block shorter than this is a block arriving just in time, not a reader starved. */
+  static final long NOTICEABLE_WAIT_NANOS = 1_000_000;
   private final ObjectHandle h;
   private final BufferPool pool;
   private final BlockFetcher fetcher;
@@ -99,13 +101,16 @@ final class BlockWindow implements Tier {
       long p = position + done;
       long index = p / blockSize;
       int depth = inOrder ? planner.enterBlock(index) : (int) ((position + len - 1) / blockSize - index);
-      done += copyFromBlock(index, p, dst, off + done, len - done, depth);
+      done += copyFromBlock(index, p, dst, off + done, len - done, depth, inOrder ? planner : null);
     }
   }
 
-  /** Copies what block {@code index} holds of {@code [p, p + max)}; returns the bytes copied. */
-  private int copyFromBlock(long index, long p, byte[] dst, int off, int max, int prefetchDepth)
-      throws IOException {
+  /**
+   * Copies what block {@code index} holds of {@code [p, p + max)}; returns the bytes copied. Tells
+   * {@code planner}, if any, whether the reader had to wait for the block.
+   */
+  private int copyFromBlock(long index, long p, byte[] dst, int off, int max, int prefetchDepth,
+      ReadPlanner planner) throws IOException {
     while (true) {
       Block b = pinOrFetch(index);
       try {
@@ -115,6 +120,9 @@ final class BlockWindow implements Tier {
         long waited = b.await();
         if (waited > 0) {
           stats.add(Counter.WAIT_NANOS, waited);
+        }
+        if (planner != null) {
+          planner.blockArrived(index, !atHand && waited > NOTICEABLE_WAIT_NANOS);
         }
         requests.checkOpen();
         b.markUsed();

@@ -55,9 +55,12 @@ public final class ObjectReader extends SlipstreamInputStream {
   private final ReadPlanner posPlanner;
   private long pos;
 
-  /** @param sources where the chain of this object's sources comes from */
+  /**
+   * @param sources where the chain of this object's sources comes from
+   * @param learned the prefetch depth the client has learned, shared by its streams
+   */
   public ObjectReader(ObjectHandle h, BufferPool pool, BlockFetcher fetcher, Sources sources, int blockSize,
-      int maxDepth, ReadPolicy policy, long splitEnd, long closeWaitMillis) {
+      int maxDepth, PrefetchDepth.Learned learned, ReadPolicy policy, long splitEnd, long closeWaitMillis) {
     this.h = h;
     this.blockSize = blockSize;
     this.maxDepth = maxDepth;
@@ -70,8 +73,8 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.jumps = new JumpReads(h, chain, pool, requests, blockSize);
     this.vectored = new VectoredReads(h, chain, fetcher, pool, requests, jumps::tail);
     jumps.largeRangesBy(vectored);
-    this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length());
-    this.posPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length());
+    this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
+    this.posPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
   }
 
   @Override

@@ -15,10 +15,10 @@ import dev.slipstream.ReadPolicy;
  *   <li><b>Prefetching</b> ({@link ReadPolicy#ADAPTIVE}, {@link ReadPolicy#SEQUENTIAL}). A read continues
  *       the previous one if it starts where that one ended, or a little ahead of it (at most
  *       {@link #SKIP_TOLERANCE} bytes, as a reader skipping a record header does), or if its block is
- *       already in memory. The first read counts as continuing from position 0. A run starts with a
- *       prefetch depth of 2 blocks ({@code SEQUENTIAL}: the maximum) and doubles it each time it enters
- *       a new block, up to the maximum: a file read start to end quickly fetches at full depth, while a
- *       reader that reads a header and jumps away wastes at most a block or two. A jump resets the depth;
+ *       already in memory. The first read counts as continuing from position 0. How far a run fetches ahead
+ *       is {@link PrefetchDepth}'s to say: 2 blocks at first ({@code SEQUENTIAL}: the maximum), so that a
+ *       reader that reads a header and jumps away wastes at most a block or two, then as deep as the
+ *       reader needs. A jump resets the depth;
  *       a small read after it fetches its own bytes ({@link Kind#SMALL_JUMP}), a large one the blocks it
  *       spans ({@link Kind#BLOCKS_AFTER_JUMP}).</li>
  *   <li><b>Ranges</b> ({@link ReadPolicy#RANDOM}: the caller said it reads a footer and then ranges, as
@@ -72,8 +72,6 @@ final class ReadPlanner {
   static final int PROOF_READS = 2;
 
   private final int blockSize;
-  private final int maxDepth;
-  private final int initialDepth;
   private final long length;
   /** Bytes a run of reads in order must cover before a ranges-mode stream prefetches. */
   private final long proofBytes;
@@ -81,9 +79,7 @@ final class ReadPlanner {
   private boolean ranges;
   private boolean anyRead;
   private long nextExpected;
-  private int depth;
-  /** The last block entered by the current sequential run, or -1 at the start of a run. */
-  private long lastBlock = -1;
+  private final PrefetchDepth depth;
   /** Ranges mode: reads and bytes of the current run of reads in order, and whether it proved itself. */
   private int runReads;
   private long runBytes;
@@ -93,13 +89,12 @@ final class ReadPlanner {
    * @param policy the caller's promise: {@link ReadPolicy#SEQUENTIAL} starts at full depth,
    *     {@link ReadPolicy#RANDOM} in ranges mode
    * @param length the object's length
+   * @param learned the depth the client has learned (see {@link PrefetchDepth})
    */
-  ReadPlanner(int blockSize, int maxDepth, ReadPolicy policy, long length) {
+  ReadPlanner(int blockSize, int maxDepth, ReadPolicy policy, long length, PrefetchDepth.Learned learned) {
     this.blockSize = blockSize;
-    this.maxDepth = maxDepth;
     this.length = length;
-    this.initialDepth = policy == ReadPolicy.SEQUENTIAL ? maxDepth : Math.min(2, maxDepth);
-    this.depth = initialDepth;
+    this.depth = new PrefetchDepth(maxDepth, policy == ReadPolicy.SEQUENTIAL, learned);
     this.ranges = policy == ReadPolicy.RANDOM;
     this.adaptive = policy == ReadPolicy.ADAPTIVE;
     this.proofBytes = Math.max(SKIP_TOLERANCE, blockSize / 8);
@@ -122,8 +117,7 @@ final class ReadPlanner {
     if (sequential) {
       return new Decision(Kind.IN_ORDER, 0, false);
     }
-    depth = initialDepth;
-    lastBlock = -1;
+    depth.reset();
     // A small read after a jump costs one GET of about its bytes, not a block-sized one.
     return new Decision(len < blockSize / 2 ? Kind.SMALL_JUMP : Kind.BLOCKS_AFTER_JUMP, 0, false);
   }
@@ -133,8 +127,7 @@ final class ReadPlanner {
       runReads = 0;
       runBytes = 0;
       proven = false;
-      depth = initialDepth;
-      lastBlock = -1;
+      depth.reset();
     }
     boolean switched = false;
     if (!proven && runReads >= PROOF_READS && runBytes >= proofBytes) {
@@ -155,18 +148,17 @@ final class ReadPlanner {
   }
 
   /**
-   * A sequential read moves into block {@code index}: the depth doubles for every new block after the
-   * first of the run. Called per block, so that one large read spanning blocks grows it too.
+   * A sequential read moves into block {@code index}. Called per block, so that one large read spanning
+   * blocks counts each.
    *
    * @return the prefetch depth to use from this block on
    */
   synchronized int enterBlock(long index) {
-    if (index > lastBlock) {
-      if (lastBlock >= 0) {
-        depth = Math.min(maxDepth, Math.max(1, depth * 2));
-      }
-      lastBlock = index;
-    }
-    return depth;
+    return depth.enter(index);
+  }
+
+  /** The block a sequential read entered last was there ({@code waited} false) or had to be waited for. */
+  synchronized void blockArrived(long index, boolean waited) {
+    depth.arrived(index, waited);
   }
 }

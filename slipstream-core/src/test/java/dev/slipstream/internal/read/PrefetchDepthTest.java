@@ -1,0 +1,86 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.read;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** The prefetch depth follows the reader: deeper while it waits, shallower while it is ahead. */
+class PrefetchDepthTest {
+  /** Enters blocks {@code from..to} in order, each arriving as {@code waited} says; returns the last depth. */
+  private static int run(PrefetchDepth d, long from, long to, boolean waited) {
+    int depth = 0;
+    for (long i = from; i <= to; i++) {
+      depth = d.enter(i);
+      d.arrived(i, waited);
+    }
+    return depth;
+  }
+
+  @Test
+  void aReaderThatWaitsDoublesTheDepthUpToTheCap() {
+    PrefetchDepth d = new PrefetchDepth(16, false, new PrefetchDepth.Learned());
+    assertThat(d.enter(0)).isEqualTo(2);
+    d.arrived(0, true);
+    assertThat(d.enter(1)).isEqualTo(4);
+    d.arrived(1, true);
+    assertThat(d.enter(2)).isEqualTo(8);
+    d.arrived(2, true);
+    assertThat(d.enter(3)).isEqualTo(16);
+    d.arrived(3, true);
+    assertThat(d.enter(4)).isEqualTo(16);
+  }
+
+  @Test
+  void aReaderThatFindsItsBlocksThereKeepsTheDepthThenLowersIt() {
+    PrefetchDepth d = new PrefetchDepth(16, false, new PrefetchDepth.Learned());
+    run(d, 0, 2, true); // 2 -> 4 -> 8 -> 16
+    assertThat(d.enter(3)).isEqualTo(16);
+    d.arrived(3, false);
+    assertThat(run(d, 4, 6, false)).isEqualTo(16); // three more at hand: four in a row after block 6
+    assertThat(d.enter(7)).isEqualTo(15);
+    assertThat(run(d, 7, 200, false)).isEqualTo(PrefetchDepth.START); // never below 2
+  }
+
+  @Test
+  void eachBlockCountsOnceHoweverManyReadsItTakes() {
+    PrefetchDepth d = new PrefetchDepth(16, false, new PrefetchDepth.Learned());
+    d.enter(0);
+    d.arrived(0, true);
+    d.enter(0);
+    d.arrived(0, true); // a second small read in the same block
+    assertThat(d.enter(1)).isEqualTo(4);
+  }
+
+  @Test
+  void aProvenRunStartsFromWhatTheClientLearned() {
+    PrefetchDepth.Learned learned = new PrefetchDepth.Learned();
+    run(new PrefetchDepth(16, false, learned), 0, 5, true);
+    assertThat(learned.get()).isEqualTo(16);
+
+    PrefetchDepth next = new PrefetchDepth(16, false, learned);
+    assertThat(next.enter(0)).isEqualTo(2); // a header reader still risks only two blocks
+    next.arrived(0, false);
+    assertThat(next.enter(1)).isEqualTo(16); // proven sequential: the learned depth at once
+  }
+
+  @Test
+  void aJumpStartsTheRunAgain() {
+    PrefetchDepth d = new PrefetchDepth(16, false, new PrefetchDepth.Learned());
+    run(d, 0, 3, true);
+    d.reset();
+    assertThat(d.enter(40)).isEqualTo(2);
+  }
+
+  @Test
+  void aCallerThatPromisedSequentialReadsStartsAtTheCapAndTheCapHolds() {
+    PrefetchDepth d = new PrefetchDepth(6, true, new PrefetchDepth.Learned());
+    assertThat(d.enter(0)).isEqualTo(6);
+    d.arrived(0, true);
+    assertThat(d.enter(1)).isEqualTo(6);
+    PrefetchDepth none = new PrefetchDepth(0, false, new PrefetchDepth.Learned());
+    assertThat(run(none, 0, 10, true)).isZero(); // prefetch.blocks=0: no prefetch at all
+  }
+}
