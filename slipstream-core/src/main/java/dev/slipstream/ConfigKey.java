@@ -36,10 +36,11 @@ public enum ConfigKey {
       "Size of one block: the unit of every ranged GET and of the memory pool. AWS recommends ranged "
           + "GETs of 8-16 MB; smaller blocks cost more requests, larger ones more memory per stream."),
   PREFETCH_BLOCKS("prefetch.blocks", integer(0, 1024), "16",
-      "Most blocks fetched ahead of a sequential reader, per stream. The depth starts at 2; once the reader "
-          + "proves sequential it starts from the depth this client's readers needed, doubles each time the "
-          + "reader waits for a block, up to this value, and drops when the reader is ahead; prefetch takes "
-          + "free memory only. The default matches fetch.threads: deeper adds no request in flight."),
+      "Most blocks fetched ahead of a sequential reader, per stream. The depth starts at 2 and doubles with "
+          + "each block the reader enters, up to this value (from the second block on, it starts from the depth "
+          + "this client's readers needed); it halves when the reader finds a whole window already fetched, and "
+          + "prefetch takes free memory only. The default matches fetch.threads: deeper puts no more requests "
+          + "in flight."),
   MEMORY_MAX("memory.max", size(), null,
       "Memory budget for block buffers, shared by every stream in the JVM. Default: a quarter of the "
           + "JVM's max heap (256 MiB on a 1 GiB task heap). Must hold at least one block."),

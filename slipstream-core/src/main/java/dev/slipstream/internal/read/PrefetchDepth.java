@@ -10,22 +10,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the depth policy lives.
  *
  * <p>A run starts at 2 blocks, so that a reader that reads a header and jumps away wastes a block or two.
- * Entering its second block proves the run sequential: the depth then starts from what the client has
- * learned ({@link Learned}) instead of ramping up again. Each time the reader has to wait for the block
- * it enters, the fetches are behind it: the depth doubles, up to the cap ({@code prefetch.blocks}), and
- * the client learns it. Each time it finds four blocks in a row already there, it is ahead of the link:
- * the depth drops by one (not below 2), and so does what the client starts from, so that a slow
- * consumer (a decoder, a writer) holds no more blocks than it needs. Memory stays the last word: prefetch
- * takes free memory only, so under pressure a stream fetches less than its depth.
+ * While the depth is growing it doubles with each block the reader enters, up to the cap ({@code
+ * prefetch.blocks}); entering the second block proves the run sequential, and the depth then starts from
+ * what the client has learned ({@link Learned}) instead of ramping up again. When the reader finds a
+ * whole window of blocks already there (as many in a row as the depth), it is ahead of the link: the
+ * depth halves (not below 2) and stops growing, and the client learns the lower depth, so that a slow
+ * consumer (a decoder, a writer) holds no more blocks than it needs. A wait for a block makes the depth
+ * grow again, and the client learns the depth it waited at. Memory stays the last word: prefetch takes
+ * free memory only, so under pressure a stream fetches less than its depth.
  *
- * <p>On a link of {@code c} bytes per second per connection, a first-byte latency {@code l} and a reader
- * faster than the link, the depth grows until the link is full or the cap is reached, whichever is first:
- * about {@code link / c} blocks in flight (12 on the {@code s3-like} profile: 300 MB/s over 25 MB/s per
- * connection), within the cap of 16 that the fetch threads allow. Not thread-safe: its planner guards it.
+ * <p>A reader faster than the link keeps waiting, so its depth reaches the cap, which defaults to the
+ * number of fetch threads: no depth puts more requests in flight than that. On the {@code s3-like}
+ * profile the link is full at about 12 (300 MB/s over 25 MB/s per connection). Not thread-safe: its
+ * planner guards it.
  */
 public final class PrefetchDepth {
-  /** Blocks found at hand in a row before the depth drops by one. */
-  static final int AHEAD_STREAK = 4;
   /** The depth a run starts at (unless its caller promised to read sequentially). */
   static final int START = 2;
 
@@ -43,8 +42,8 @@ public final class PrefetchDepth {
       depth.accumulateAndGet(d, Math::max);
     }
 
-    void lower() {
-      depth.updateAndGet(d -> Math.max(START, d - 1));
+    void lower(int d) {
+      depth.accumulateAndGet(Math.max(START, d), Math::min);
     }
   }
 
@@ -52,6 +51,7 @@ public final class PrefetchDepth {
   private final int initial;
   private final Learned learned;
   private int depth;
+  private boolean growing = true;
   /** The last block entered by the current run, or -1 at the start of a run. */
   private long lastBlock = -1;
   private int blocksInRun;
@@ -72,6 +72,7 @@ public final class PrefetchDepth {
   /** A jump: the next read in order starts a new run. */
   void reset() {
     depth = initial;
+    growing = true;
     lastBlock = -1;
     blocksInRun = 0;
     aheadStreak = 0;
@@ -80,10 +81,14 @@ public final class PrefetchDepth {
   /** The reader enters block {@code index}; returns the depth to fetch ahead of it. */
   int enter(long index) {
     if (index > lastBlock) {
+      boolean first = lastBlock < 0;
       lastBlock = index;
       arrivalNoted = false;
       if (++blocksInRun == 2) {
         depth = Math.max(depth, Math.min(cap, learned.get())); // proven: start from what the client learned
+      }
+      if (!first && growing) {
+        depth = Math.min(cap, depth * 2);
       }
     }
     return depth;
@@ -97,16 +102,13 @@ public final class PrefetchDepth {
     arrivalNoted = true;
     if (waited) {
       aheadStreak = 0;
-      if (depth < cap) {
-        depth = Math.min(cap, Math.max(1, depth * 2));
-        learned.raise(depth);
-      }
-    } else if (++aheadStreak >= AHEAD_STREAK && blocksInRun > 1) {
-      aheadStreak = 0;
-      if (depth > START) {
-        depth--;
-        learned.lower();
-      }
+      growing = true;
+      learned.raise(depth);
+    } else if (++aheadStreak >= Math.max(START, depth)) {
+      aheadStreak = 0; // a whole window was there before the reader: it is ahead of the link
+      growing = false;
+      depth = Math.max(Math.min(START, cap), depth / 2);
+      learned.lower(depth);
     }
   }
 }

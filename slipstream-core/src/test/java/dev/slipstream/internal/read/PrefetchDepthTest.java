@@ -20,12 +20,12 @@ class PrefetchDepthTest {
   }
 
   @Test
-  void aReaderThatWaitsDoublesTheDepthUpToTheCap() {
+  void aRunDoublesItsDepthWithEachBlockUpToTheCap() {
     PrefetchDepth d = new PrefetchDepth(16, false, new PrefetchDepth.Learned());
     assertThat(d.enter(0)).isEqualTo(2);
     d.arrived(0, true);
     assertThat(d.enter(1)).isEqualTo(4);
-    d.arrived(1, true);
+    d.arrived(1, false);
     assertThat(d.enter(2)).isEqualTo(8);
     d.arrived(2, true);
     assertThat(d.enter(3)).isEqualTo(16);
@@ -34,14 +34,24 @@ class PrefetchDepthTest {
   }
 
   @Test
-  void aReaderThatFindsItsBlocksThereKeepsTheDepthThenLowersIt() {
-    PrefetchDepth d = new PrefetchDepth(16, false, new PrefetchDepth.Learned());
-    run(d, 0, 2, true); // 2 -> 4 -> 8 -> 16
-    assertThat(d.enter(3)).isEqualTo(16);
-    d.arrived(3, false);
-    assertThat(run(d, 4, 6, false)).isEqualTo(16); // three more at hand: four in a row after block 6
-    assertThat(d.enter(7)).isEqualTo(15);
-    assertThat(run(d, 7, 200, false)).isEqualTo(PrefetchDepth.START); // never below 2
+  void aReaderAheadOfTheLinkHalvesTheDepthAndAWaitMakesItGrowAgain() {
+    PrefetchDepth.Learned learned = new PrefetchDepth.Learned();
+    PrefetchDepth d = new PrefetchDepth(16, false, learned);
+    assertThat(run(d, 0, 3, true)).isEqualTo(16);
+    assertThat(learned.get()).isEqualTo(16);
+    // A whole window (16 blocks in a row) already there when the reader came: halve, stop growing.
+    assertThat(run(d, 4, 18, false)).isEqualTo(16);
+    assertThat(d.enter(19)).isEqualTo(16);
+    d.arrived(19, false);
+    assertThat(d.enter(20)).isEqualTo(8);
+    assertThat(learned.get()).isEqualTo(8);
+    assertThat(run(d, 20, 400, false)).isEqualTo(PrefetchDepth.START); // never below 2
+    assertThat(learned.get()).isEqualTo(PrefetchDepth.START);
+    // The reader waits again: the depth grows block by block.
+    d.enter(401);
+    d.arrived(401, true);
+    assertThat(d.enter(402)).isEqualTo(4);
+    assertThat(d.enter(403)).isEqualTo(8);
   }
 
   @Test
