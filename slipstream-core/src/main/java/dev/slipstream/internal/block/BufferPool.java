@@ -5,10 +5,13 @@ package dev.slipstream.internal.block;
 
 import java.io.InterruptedIOException;
 import java.util.ArrayDeque;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -42,6 +45,8 @@ public final class BufferPool {
   private final LinkedHashSet<PooledBytes> idle = new LinkedHashSet<>();
   private long allocated;
   private long freeBytes;
+  /** The buffers handed out and not yet given back, by identity: a release of any other is a bug. */
+  private final Set<byte[]> inUse = Collections.newSetFromMap(new IdentityHashMap<>());
   private long evictions;
   /** Readers waiting in {@link #acquire}: only then is a block becoming idle worth a signal. */
   private final java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
@@ -173,7 +178,7 @@ public final class BufferPool {
   public void release(byte[] buffer) {
     lock.lock();
     try {
-      if (allocated - freeBytes < buffer.length) {
+      if (!inUse.remove(buffer)) {
         throw new IllegalStateException("buffer released twice or not from this pool");
       }
       free.computeIfAbsent(buffer.length, k -> new ArrayDeque<>()).push(buffer);
@@ -235,6 +240,14 @@ public final class BufferPool {
   }
 
   private byte[] take(int size) {
+    byte[] b = takeFreeOrNew(size);
+    if (b != null) {
+      inUse.add(b);
+    }
+    return b;
+  }
+
+  private byte[] takeFreeOrNew(int size) {
     ArrayDeque<byte[]> q = free.get(size);
     if (q != null && !q.isEmpty()) {
       byte[] b = q.pop();

@@ -88,9 +88,24 @@ final class DirectoriesPlan implements ListingPlan {
     return found;
   }
 
+  /**
+   * Past the last directory and under none of the directories of interest. Not only the last one: a
+   * directory may hold another of interest ("a/" and "a/b/"), and the keys directly in "a/" that sort
+   * after "a/b/" ("a/c") are still to come.
+   */
   @Override
   public boolean pastEnd(String key) {
-    return KeyOrder.compare(key, last) > 0 && !key.startsWith(last);
+    return KeyOrder.compare(key, last) > 0 && !underADirectory(key);
+  }
+
+  /** Whether a directory of interest is an ancestor of {@code key}: one look-up per '/' in it. */
+  private boolean underADirectory(String key) {
+    for (int i = key.indexOf('/'); i >= 0; i = key.indexOf('/', i + 1)) {
+      if (dirSet.contains(key.substring(0, i + 1))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override

@@ -38,7 +38,10 @@ interface ListingPlan {
     List<String> children(String prefix, String startAfter) throws java.io.IOException;
   }
 
-  /** {@code n} items picked evenly from {@code candidates} (sorted), never the first. */
+  /**
+   * {@code n} items picked evenly from {@code candidates} (sorted); the first only when there are no more
+   * candidates than picks (a boundary there only makes the first range short).
+   */
   static List<String> evenly(List<String> candidates, int n) {
     List<String> out = new java.util.ArrayList<>();
     if (n <= 0 || candidates.isEmpty()) {

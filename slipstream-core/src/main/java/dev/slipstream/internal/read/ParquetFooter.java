@@ -60,7 +60,7 @@ final class ParquetFooter {
       List<List<Chunk>> groups = r.fileMetaData();
       for (List<Chunk> g : groups) {
         for (Chunk c : g) {
-          if (c.start() < 0 || c.length() <= 0 || c.end() > fileLength) {
+          if (c.start() < 0 || c.length() <= 0 || c.length() > fileLength - c.start()) { // no overflow
             return null;
           }
         }
@@ -257,6 +257,11 @@ final class ParquetFooter {
         }
         case MAP -> {
           long size = varint();
+          // Every entry takes at least two bytes (a key and a value of a byte each, as booleans are):
+          // a larger size is a lie, never a loop count.
+          if (size < 0 || size > (end - p) / 2) {
+            throw new IllegalStateException("map size " + size);
+          }
           if (size > 0) {
             int kv = u8();
             for (long i = 0; i < size; i++) {
@@ -288,7 +293,7 @@ final class ParquetFooter {
     /** In lists, booleans are a byte each. */
     private void skipElement(int type) {
       if (type == TRUE || type == FALSE) {
-        p++;
+        u8();
       } else {
         skip(type);
       }

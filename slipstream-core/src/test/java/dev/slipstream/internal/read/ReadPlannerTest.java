@@ -25,7 +25,7 @@ class ReadPlannerTest {
   private static final long PROOF = Math.max(ReadPlanner.SKIP_TOLERANCE, BLOCK / 8);
 
   private static ReadPlanner planner(ReadPolicy policy) {
-    return new ReadPlanner(BLOCK, MAX_DEPTH, policy, LENGTH);
+    return new ReadPlanner(BLOCK, MAX_DEPTH, policy, LENGTH, new PrefetchDepth.Learned());
   }
 
   // ---- prefetching mode: which reads are in order --------------------------------------------
@@ -78,7 +78,8 @@ class ReadPlannerTest {
   @Test
   void theGapToleratedIsNeverMoreThanTheSkipToleranceWhateverTheBlockSize() {
     for (int blockSize : new int[] {64 * KIB, 256 * KIB, MIB, 8 * MIB, 64 * MIB}) {
-      ReadPlanner p = new ReadPlanner(blockSize, MAX_DEPTH, ReadPolicy.ADAPTIVE, 1024L * MIB);
+      ReadPlanner p = new ReadPlanner(blockSize, MAX_DEPTH, ReadPolicy.ADAPTIVE, 1024L * MIB,
+          new PrefetchDepth.Learned());
       p.onRead(0, 1000, false);
       assertThat(p.onRead(1000 + ReadPlanner.SKIP_TOLERANCE + 1, 1000, false).inOrder())
           .as("block size %d", blockSize).isFalse();
@@ -202,7 +203,7 @@ class ReadPlannerTest {
 
   @Test
   void aMaximumDepthBelowTwoCapsTheStartingDepth() {
-    ReadPlanner p = new ReadPlanner(BLOCK, 1, ReadPolicy.ADAPTIVE, LENGTH);
+    ReadPlanner p = new ReadPlanner(BLOCK, 1, ReadPolicy.ADAPTIVE, LENGTH, new PrefetchDepth.Learned());
     p.onRead(0, 4 * KIB, false);
     assertThat(p.enterBlock(0)).isEqualTo(1);
     assertThat(p.enterBlock(1)).isEqualTo(1);
@@ -260,14 +261,14 @@ class ReadPlannerTest {
 
   @Test
   void aFirstReadAtTheStartOfASmallObjectIsNotAFooter() {
-    ReadPlanner p = new ReadPlanner(BLOCK, MAX_DEPTH, ReadPolicy.ADAPTIVE, 100 * KIB);
+    ReadPlanner p = new ReadPlanner(BLOCK, MAX_DEPTH, ReadPolicy.ADAPTIVE, 100 * KIB, new PrefetchDepth.Learned());
     assertThat(p.onRead(0, 4 * KIB, false).kind()).isEqualTo(Kind.IN_ORDER);
     assertThat(p.readsRanges()).isFalse();
   }
 
   @Test
   void aFirstReadPastTheStartOfASmallObjectIsInItsTailAndReadsRanges() {
-    ReadPlanner p = new ReadPlanner(BLOCK, MAX_DEPTH, ReadPolicy.ADAPTIVE, 100 * KIB);
+    ReadPlanner p = new ReadPlanner(BLOCK, MAX_DEPTH, ReadPolicy.ADAPTIVE, 100 * KIB, new PrefetchDepth.Learned());
     assertThat(p.onRead(100 * KIB - 8, 8, false).kind()).isEqualTo(Kind.EXACT);
     assertThat(p.readsRanges()).isTrue();
   }
@@ -418,7 +419,7 @@ class ReadPlannerTest {
 
   @Test
   void aheadNeverExceedsTheProofNorGoesNegative() {
-    ReadPlanner p = new ReadPlanner(64 * MIB, MAX_DEPTH, ReadPolicy.RANDOM, 1024L * MIB);
+    ReadPlanner p = new ReadPlanner(64 * MIB, MAX_DEPTH, ReadPolicy.RANDOM, 1024L * MIB, new PrefetchDepth.Learned());
     long proof = Math.max(ReadPlanner.SKIP_TOLERANCE, 64 * MIB / 8);
     long pos = 0;
     int[] lens = {1, 100, 4 * KIB, 3 * MIB, 10, 7 * MIB, 1 * KIB, 64 * KIB};
