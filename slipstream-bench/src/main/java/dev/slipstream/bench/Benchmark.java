@@ -122,7 +122,8 @@ public final class Benchmark {
         workloads.forEach(w -> described.put(w.name(), w.description()));
         return new Results(options.profile().name(), Report.describe(options.profile()), capacity, started,
             Duration.ofNanos(System.nanoTime() - t0), Report.machine(), options.command(), options.sizes(),
-            options.warmups(), options.runs(), readers, described, Aggregation.withRatios(rows));
+            options.warmups(), options.runs(), readers, described, Aggregation.withRatios(rows),
+            Versions.ofThisBuild());
       }
     } finally {
       deleteTree(work);

@@ -8,8 +8,9 @@ import java.util.Map;
 
 /**
  * {@code results.json}: an object with the run's context ({@code profile}, {@code link_capacity_mbps},
- * date, machine, command, sizes, readers, workloads) and {@code rows}, one object per workload and reader
- * with the fields of {@link Result} in snake case. Numbers that could not be measured are null.
+ * date, machine, command, sizes, the versions of what was compared, readers, workloads) and {@code rows},
+ * one object per workload and reader with the fields of {@link Result} in snake case. Numbers that could
+ * not be measured are null. {@link ResultsJson} reads it back.
  */
 final class JsonReport {
   private JsonReport() {}
@@ -38,6 +39,9 @@ final class JsonReport {
     field(b, 2, "listing_directories", Integer.toString(s.listingDirectories()), true);
     field(b, 2, "listing_flat_keys", Integer.toString(s.listingFlatKeys()), false);
     b.append("  },\n");
+    if (!r.versions().isEmpty()) {
+      map(b, "versions", r.versions());
+    }
     map(b, "readers", r.readers());
     map(b, "workloads", r.workloads());
     b.append("  \"rows\": [");

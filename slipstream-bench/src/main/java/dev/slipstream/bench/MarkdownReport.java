@@ -7,11 +7,14 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Map;
 
-/** {@code report.md}: the run's context, one table per workload, the charts, and what failed and why. */
+/**
+ * {@code report.md}: the run's context, one table per workload, the charts, and what failed and why; with
+ * a baseline, which one and a column of the change against it (see {@link Comparison}).
+ */
 final class MarkdownReport {
   private MarkdownReport() {}
 
-  static String write(Results r, Map<String, String> charts) {
+  static String write(Results r, Map<String, String> charts, Comparison baseline) {
     StringBuilder b = new StringBuilder("# Slipstream benchmark\n\n");
     b.append("- **Date:** ").append(DateTimeFormatter.ISO_LOCAL_DATE_TIME.format(
         r.started().atOffset(ZoneOffset.UTC).withNano(0))).append(" UTC; the run took ")
@@ -27,7 +30,21 @@ final class MarkdownReport {
     b.append("- **CPU:** the benchmark JVM's CPU time (reader, the workload's own work, GC and JIT) less the link"
         + " shaper's threads, per GB used; the S3 server (s3proxy) runs in a separate process and is not counted.\n");
     b.append("- **Bytes:** every run's data is checked against the source (CRC32C of every byte, or checksums of"
-        + " every decoded Parquet value).\n\n");
+        + " every decoded Parquet value).\n");
+    if (baseline != null) {
+      Results base = baseline.baseline();
+      b.append("- **Baseline:** `").append(baseline.source()).append("` (").append(base.started()).append(", profile `")
+          .append(base.profile()).append("`, link capacity ").append(Report.num(base.linkCapacityMbps(), 1))
+          .append(" MB/s). A change is real only when the runs' min-max ranges do not overlap; else noise.");
+      if (!baseline.differences().isEmpty()) {
+        b.append(" Its conditions differ: ").append(String.join("; ", baseline.differences())).append('.');
+      }
+      if (!baseline.missing().isEmpty()) {
+        b.append(" Its results.json lacks ").append(String.join(", ", baseline.missing())).append('.');
+      }
+      b.append('\n');
+    }
+    b.append('\n');
 
     b.append("## Readers\n\n");
     r.readers().forEach((name, d) -> b.append("- `").append(name).append("`: ").append(d).append('\n'));
@@ -37,8 +54,9 @@ final class MarkdownReport {
     for (String w : r.workloads().keySet()) {
       b.append("\n## ").append(w).append("\n\n");
       b.append("| reader | MB/s (min-max) | x S3A classic | link | CPU s/GB | peak heap MiB | GET | HEAD | LIST"
-          + " | fetched/used | bytes |\n");
-      b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+          + " | fetched/used |" + (baseline != null ? " vs baseline |" : "") + " bytes |\n");
+      b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|").append(baseline != null ? "---:|" : "")
+          .append("---|\n");
       for (String reader : r.readers().keySet()) {
         Result x = r.row(w, reader);
         if (x == null) {
@@ -46,7 +64,8 @@ final class MarkdownReport {
         }
         if (x.runs() == 0) {
           b.append("| ").append(reader).append(" | ").append(x.status()).append(": ")
-              .append(x.reason() == null ? "" : x.reason().replace("|", "\\|")).append(" |||||||||\n");
+              .append(x.reason() == null ? "" : x.reason().replace("|", "\\|")).append(" |||||||||")
+              .append(baseline != null ? "|" : "").append('\n');
           continue;
         }
         b.append("| ").append(reader)
@@ -58,6 +77,7 @@ final class MarkdownReport {
             .append(" | ").append(Report.num(x.peakHeapMb(), 0))
             .append(" | ").append(x.gets()).append(" | ").append(x.heads()).append(" | ").append(x.lists())
             .append(" | ").append(Report.num(x.fetchedPerUsed(), 2))
+            .append(baseline != null ? " | " + change(baseline.change(w, reader)) : "")
             .append(" | ").append(x.ok() ? "verified" : x.status() + ": " + x.reason().replace("|", "\\|"))
             .append(" |\n");
       }
@@ -67,5 +87,17 @@ final class MarkdownReport {
       charts.forEach((title, file) -> b.append("![").append(title).append("](").append(file).append(")\n\n"));
     }
     return b.toString();
+  }
+
+  private static String change(Comparison.Change c) {
+    if (c == null) {
+      return "not in baseline";
+    }
+    return switch (c.verdict()) {
+      case BETTER, WORSE -> "**" + c.label() + "** real";
+      case WITHIN_SPREAD -> c.label() + " noise";
+      case NO_SPREAD -> c.label() + " (one run)";
+      case NOT_COMPARABLE -> c.label();
+    };
   }
 }

@@ -24,6 +24,8 @@ import java.util.Map;
  * @param readers reader name to its set-up, in report order
  * @param workloads workload name to what it does, in run order
  * @param rows one per workload and reader
+ * @param versions name to version of Slipstream and the libraries compared, see {@link Versions}; empty when
+ *     not recorded (results.json files written before they were)
  */
 public record Results(
     String profile,
@@ -38,12 +40,15 @@ public record Results(
     int runs,
     Map<String, String> readers,
     Map<String, String> workloads,
-    List<Result> rows) {
+    List<Result> rows,
+    Map<String, String> versions) {
 
   public Results {
     readers = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(readers));
     workloads = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(workloads));
     rows = List.copyOf(rows);
+    versions = versions == null ? Map.of()
+        : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(versions));
   }
 
   /** The row of {@code reader} on {@code workload}, or null. */

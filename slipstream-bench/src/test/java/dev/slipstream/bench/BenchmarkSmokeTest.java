@@ -122,6 +122,8 @@ class BenchmarkSmokeTest {
     String md = Files.readString(out.resolve(ReportFiles.MARKDOWN));
     assertThat(md).contains("# Slipstream benchmark", "## sequential", "## small-files", "## listing",
         "## listing-recursive", "ratio-vs-s3a-classic.png");
+    String html = Files.readString(out.resolve(ReportFiles.HTML));
+    assertThat(html).contains("<h2>sequential</h2>", "<h2>listing-recursive</h2>", "data:image/png;base64,");
     assertThat(progress.toString(StandardCharsets.UTF_8)).contains("link capacity", "run 1/1", "bytes ok");
   }
 

@@ -6,10 +6,12 @@ package dev.slipstream.cli;
 import dev.slipstream.bench.BenchOptions;
 import dev.slipstream.bench.BenchSizes;
 import dev.slipstream.bench.Benchmark;
+import dev.slipstream.bench.Comparison;
 import dev.slipstream.bench.Report;
 import dev.slipstream.bench.ReportFiles;
 import dev.slipstream.bench.Result;
 import dev.slipstream.bench.Results;
+import dev.slipstream.bench.ResultsJson;
 import dev.slipstream.testkit.LinkProfile;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -35,7 +37,7 @@ import picocli.CommandLine.Spec;
         "Starts an S3 server (s3proxy, in a child JVM) behind a link shaper, puts test data into it, measures"
             + " the link capacity, then runs each workload with every reader, alternating readers within each"
             + " round, after a warm-up. Every byte read is checked against the source. Prints a table of"
-            + " medians; --out writes results.json, results.csv, PNG charts and report.md.",
+            + " medians; --out writes results.json, results.csv, PNG charts, report.md and report.html.",
         "Defaults take about 6 minutes on the s3-like profile; --full runs the reference sizes (a 3.5 GiB"
             + " sequential object, a 917 MB Parquet file, 1,000 small files, 2,000 partition directories:"
             + " about an hour, and over two with listing-recursive, whose 100,000-key prefix s3proxy lists"
@@ -68,8 +70,19 @@ final class BenchCommand implements Callable<Integer> {
   boolean full;
 
   @Option(names = "--out", paramLabel = "DIR", order = 5,
-      description = "Write results.json, results.csv, the PNG charts and report.md into DIR.")
+      description = "Write results.json, results.csv, the PNG charts, report.md and report.html (one self-contained"
+          + " file) into DIR.")
   Path out;
+
+  @Option(names = "--baseline", paramLabel = "DIR", order = 5,
+      description = "A previous run's --out directory (or its results.json): the reports add the change against it"
+          + " per workload and reader, called real only outside both runs' min-max spread.")
+  Path baseline;
+
+  @Option(names = "--report-from", paramLabel = "DIR", order = 5,
+      description = "Do not run the benchmark: write the reports into --out again from DIR's results.json (a"
+          + " previous --out directory), e.g. with --baseline. No figure changes.")
+  Path reportFrom;
 
   @Option(names = "--runs", paramLabel = "N", defaultValue = "3", order = 6,
       description = "Measured runs per reader and workload. Default: ${DEFAULT-VALUE}.")
@@ -108,6 +121,10 @@ final class BenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    ResultsJson.Loaded previous = baseline == null ? null : readResults(baseline, "--baseline");
+    if (reportFrom != null) {
+      return rerender(previous);
+    }
     LinkProfile link;
     try {
       link = LinkProfile.named(profile);
@@ -151,12 +168,7 @@ final class BenchCommand implements Callable<Integer> {
     stdout.println();
     stdout.print(Report.table(results));
     stdout.printf(Locale.ROOT, "The benchmark took %.1f minutes.%n", (System.nanoTime() - t0) / 60e9);
-    if (out != null) {
-      List<Path> written = ReportFiles.write(results, out);
-      stdout.println("Wrote " + written.size() + " files into " + out + ": "
-          + String.join(", ", written.stream().map(p -> p.getFileName().toString()).toList()));
-    }
-    stdout.flush();
+    writeReports(results, previous, stdout);
     List<String> wrong = new ArrayList<>();
     for (Result r : results.rows()) {
       if (Result.WRONG_BYTES.equals(r.status())) {
@@ -168,6 +180,56 @@ final class BenchCommand implements Callable<Integer> {
       return Errors.IO;
     }
     return Errors.OK;
+  }
+
+  /** {@code --report-from}: the reports of an earlier run, written again; no benchmark runs. */
+  private int rerender(ResultsJson.Loaded base) throws Exception {
+    if (out == null) {
+      throw new UsageException("--report-from needs --out DIR, where the reports go");
+    }
+    Path from = Files.isDirectory(reportFrom) ? reportFrom : reportFrom.toAbsolutePath().getParent();
+    if (from != null && Files.isDirectory(out) && Files.isSameFile(from, out)) {
+      throw new UsageException("--out must be another directory than --report-from's: its files would be overwritten");
+    }
+    ResultsJson.Loaded loaded = readResults(reportFrom, "--report-from");
+    if (!loaded.missing().isEmpty()) {
+      cli.stderr().println("slipstream: " + loaded.file() + " is older and lacks " + String.join(", ",
+          loaded.missing()) + "; the reports say so");
+    }
+    PrintStream stdout = cli.stdoutText();
+    stdout.print(Report.table(loaded.results()));
+    writeReports(loaded.results(), base, stdout);
+    // the run's own results.json, as it was: an older one is not completed with stand-in values
+    Files.copy(loaded.file(), out.resolve(ReportFiles.JSON), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    return Errors.OK;
+  }
+
+  private void writeReports(Results results, ResultsJson.Loaded base, PrintStream stdout) throws Exception {
+    Comparison comparison = base == null ? null : Comparison.of(results, base, baseline.toString());
+    if (comparison != null) {
+      long better = comparison.changes().stream().filter(c -> c.verdict() == Comparison.Verdict.BETTER).count();
+      long worse = comparison.changes().stream().filter(c -> c.verdict() == Comparison.Verdict.WORSE).count();
+      stdout.println("Against the baseline " + baseline + ": " + better + " real improvements, " + worse
+          + " real regressions (outside both runs' min-max spread); the rest is noise or not comparable."
+          + (comparison.differences().isEmpty() ? "" : " Its conditions differ: "
+              + String.join("; ", comparison.differences()) + "."));
+    }
+    if (out != null) {
+      List<Path> written = ReportFiles.write(results, comparison, out);
+      stdout.println("Wrote " + written.size() + " files into " + out + ": "
+          + String.join(", ", written.stream().map(p -> p.getFileName().toString()).toList()));
+    }
+    stdout.flush();
+  }
+
+  private static ResultsJson.Loaded readResults(Path path, String option) throws Exception {
+    try {
+      return ResultsJson.read(path);
+    } catch (java.nio.file.NoSuchFileException e) {
+      throw new UsageException(option + ": no results.json in " + path);
+    } catch (java.io.IOException e) {
+      throw new UsageException(option + ": " + e.getMessage());
+    }
   }
 
   private static List<String> trimmed(List<String> names) {

@@ -311,6 +311,28 @@ class SlipstreamCliTest {
   }
 
   @Test
+  void benchWritesTheReportsAgainFromACommittedRunAgainstABaseline(@TempDir Path dir) throws Exception {
+    Path docs = Path.of("..", "docs", "bench");
+    Path out = dir.resolve("again");
+    Run r = run("bench", "--report-from", docs.resolve("2026-11-23-chain").toString(), "--baseline",
+        docs.resolve("2026-11-22-default").toString(), "--out", out.toString());
+
+    assertThat(r.exitCode()).as(r.stdout() + r.stderr()).isEqualTo(0);
+    assertThat(r.stdout()).contains("real improvements", "report.html");
+    assertThat(Files.readString(out.resolve("report.html"))).contains("2026-11-22-default", "vs baseline");
+    assertThat(Files.readString(out.resolve("results.json")))
+        .isEqualTo(Files.readString(docs.resolve("2026-11-23-chain").resolve("results.json")));
+
+    Run noOut = run("bench", "--report-from", docs.resolve("2026-11-23-chain").toString());
+    assertThat(noOut.exitCode()).isEqualTo(2);
+    assertThat(noOut.stderr()).contains("--out");
+    Run noBaseline = run("bench", "--report-from", docs.resolve("2026-11-23-chain").toString(), "--baseline",
+        dir.resolve("nowhere").toString(), "--out", out.toString());
+    assertThat(noBaseline.exitCode()).isEqualTo(2);
+    assertThat(noBaseline.stderr()).contains("--baseline");
+  }
+
+  @Test
   void benchRejectsUnknownProfilesReadersAndWorkloads() {
     for (String[] args : new String[][] {{"bench", "--profile", "dial-up"}, {"bench", "--readers", "s3a-magic"},
         {"bench", "--workloads", "sorting"}}) {
@@ -321,7 +343,8 @@ class SlipstreamCliTest {
     }
     Run help = run("bench", "--help");
     assertThat(help.exitCode()).isEqualTo(0);
-    assertThat(help.stdout()).contains("--full").contains("--out").contains("s3a-analytics");
+    assertThat(help.stdout()).contains("--full").contains("--out").contains("s3a-analytics").contains("--baseline")
+        .contains("--report-from");
     assertThat(help.stderr()).doesNotContain("WARN");
   }
 }
