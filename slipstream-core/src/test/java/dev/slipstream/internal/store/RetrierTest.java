@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The retry loop against scripted attempts: no store, no server; waits are recorded, not slept. */
 class RetrierTest {
@@ -146,6 +147,7 @@ class RetrierTest {
   }
 
   @Test
+  @Timeout(60) // a deadline that turns a missed cancel (a ten-minute wait) into a failure, not a speed check
   void cancelDuringBackoffEndsTheWaitPromptlyWithTheTokensError() throws Exception {
     CancelToken token = new CancelToken(() -> new IOException("stream closed: s3://b/k"));
     CountDownLatch failed = new CountDownLatch(1);
@@ -165,13 +167,9 @@ class RetrierTest {
     });
     canceller.start();
 
-    long t0 = System.nanoTime();
-    // Waits of up to a minute each: only the cancel ends this quickly.
-    assertThatThrownBy(() -> new Retrier(new Backoff(3, 60_000, 60_000)).run(() -> "on s3://b/k", stats, token,
+    // Waits of up to ten minutes each: only the cancel ends the call before the test's deadline.
+    assertThatThrownBy(() -> new Retrier(new Backoff(3, 600_000, 600_000)).run(() -> "on s3://b/k", stats, token,
         attempt)).isExactlyInstanceOf(IOException.class).hasMessage("stream closed: s3://b/k");
-    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
     canceller.join();
-
-    assertThat(millis).isLessThan(5_000);
   }
 }
