@@ -94,7 +94,7 @@ class BenchmarkSmokeTest {
       assertThat(Files.size(f)).isPositive();
     }
     String json = Files.readString(out.resolve(ReportFiles.JSON));
-    Object parsed = MiniJson.parse(json);
+    Object parsed = Json.parse(json);
     assertThat(parsed).isInstanceOf(java.util.Map.class);
     var map = (java.util.Map<?, ?>) parsed;
     assertThat(map.get("profile")).isEqualTo("loopback");
