@@ -3,6 +3,8 @@
  */
 package dev.slipstream;
 
+import dev.slipstream.internal.read.ThriftWriter;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.testkit.S3ServerExtension;
@@ -19,7 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Parquet row groups read ahead, on an object laid out as a Parquet file (row groups of column chunks,
- * then a footer in Thrift's compact protocol, its length and {@code PAR1}); the footer is written here
+ * then a footer in ThriftWriter's compact protocol, its length and {@code PAR1}); the footer is written here
  * field by field, with fields the reader must skip.
  */
 @Timeout(120)
@@ -118,10 +120,10 @@ class RowGroupAheadTest {
     }
   }
 
-  // ---- a Thrift compact-protocol writer, just enough for a footer ----------------------------
+  // ---- a ThriftWriter compact-protocol writer, just enough for a footer ----------------------------
 
   static byte[] footer(long firstChunk, int groups, int columns, int chunk) {
-    Thrift t = new Thrift();
+    ThriftWriter t = new ThriftWriter();
     t.field(1, 5).varint(zigzag(2)); // version
     t.field(2, 9).listHeader(1, 12); // schema: one SchemaElement to skip
     t.fieldStart();
@@ -169,66 +171,11 @@ class RowGroupAheadTest {
     }
     t.field(6, 8).binary("slipstream test"); // created_by
     t.stop();
-    return t.out.toByteArray();
+    return t.bytes();
   }
 
   static long zigzag(long n) {
     return (n << 1) ^ (n >> 63);
   }
 
-  static final class Thrift {
-    final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final java.util.ArrayDeque<Integer> last = new java.util.ArrayDeque<>(java.util.List.of(0));
-
-    Thrift field(int id, int type) {
-      int delta = id - last.peek();
-      if (delta > 0 && delta <= 15) {
-        out.write(delta << 4 | type);
-      } else {
-        out.write(type);
-        varint(zigzag(id));
-      }
-      last.pop();
-      last.push(id);
-      return this;
-    }
-
-    void fieldStart() {
-      last.push(0);
-    }
-
-    void fieldEnd() {
-      last.pop();
-    }
-
-    void stop() {
-      out.write(0);
-    }
-
-    Thrift listHeader(int size, int type) {
-      if (size < 15) {
-        out.write(size << 4 | type);
-      } else {
-        out.write(0xf0 | type);
-        varint(size);
-      }
-      return this;
-    }
-
-    Thrift binary(String s) {
-      byte[] b = s.getBytes(StandardCharsets.UTF_8);
-      varint(b.length);
-      out.write(b, 0, b.length);
-      return this;
-    }
-
-    Thrift varint(long v) {
-      while ((v & ~0x7fL) != 0) {
-        out.write((int) ((v & 0x7f) | 0x80));
-        v >>>= 7;
-      }
-      out.write((int) v);
-      return this;
-    }
-  }
 }

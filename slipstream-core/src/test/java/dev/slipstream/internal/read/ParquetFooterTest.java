@@ -9,7 +9,6 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import dev.slipstream.internal.read.ParquetFooter.Chunk;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -17,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The footer parser on footers written here field by field (Thrift compact protocol, as in
+ * The footer parser on footers written here field by field (ThriftWriter compact protocol, as in
  * {@code parquet.thrift}), valid ones and broken ones. Whatever the bytes, the answer is a footer or null:
  * never an exception, never an allocation sized by a number read from the file, never a hang.
  */
@@ -157,12 +156,12 @@ class ParquetFooterTest {
 
   @Test
   void aColumnChunkWithoutMetadataIsNull() {
-    Thrift t = new Thrift();
+    ThriftWriter t = new ThriftWriter();
     rowGroupsHeader(t, 1);
     t.fieldStart();
-    t.field(1, Thrift.LIST).listHeader(1, Thrift.STRUCT);
+    t.field(1, ThriftWriter.LIST).listHeader(1, ThriftWriter.STRUCT);
     t.fieldStart();
-    t.field(2, Thrift.I64).varint(zigzag(4)); // file_offset, and no meta_data
+    t.field(2, ThriftWriter.I64).varint(zigzag(4)); // file_offset, and no meta_data
     t.stop();
     t.fieldEnd();
     t.stop();
@@ -176,8 +175,8 @@ class ParquetFooterTest {
   @Test
   void anAbsurdRowGroupCountIsNullWithoutAllocatingForIt() {
     for (long size : new long[] {Integer.MAX_VALUE, 1L << 30, 100_000}) {
-      Thrift t = new Thrift();
-      t.field(4, Thrift.LIST).listHeader((int) size, Thrift.STRUCT);
+      ThriftWriter t = new ThriftWriter();
+      t.field(4, ThriftWriter.LIST).listHeader((int) size, ThriftWriter.STRUCT);
       t.stop();
       assertThat(parseFooter(t.bytes())).as("%d row groups", size).isNull();
     }
@@ -185,9 +184,9 @@ class ParquetFooterTest {
 
   @Test
   void anAbsurdListSizeInASkippedFieldIsNull() {
-    for (int type : new int[] {Thrift.I64, Thrift.STRUCT, Thrift.TRUE, Thrift.BYTE, Thrift.DOUBLE}) {
-      Thrift t = new Thrift();
-      t.field(2, Thrift.LIST).listHeader(Integer.MAX_VALUE, type); // schema
+    for (int type : new int[] {ThriftWriter.I64, ThriftWriter.STRUCT, ThriftWriter.TRUE, ThriftWriter.BYTE, ThriftWriter.DOUBLE}) {
+      ThriftWriter t = new ThriftWriter();
+      t.field(2, ThriftWriter.LIST).listHeader(Integer.MAX_VALUE, type); // schema
       t.stop();
       assertThat(parseFooter(t.bytes())).as("list of type %d", type).isNull();
     }
@@ -195,9 +194,9 @@ class ParquetFooterTest {
 
   @Test
   void aListSizeNotFittingAnIntIsNull() {
-    Thrift t = new Thrift();
-    t.field(2, Thrift.LIST);
-    t.raw(0xf0 | Thrift.BYTE).varint(Long.MAX_VALUE);
+    ThriftWriter t = new ThriftWriter();
+    t.field(2, ThriftWriter.LIST);
+    t.raw(0xf0 | ThriftWriter.BYTE).varint(Long.MAX_VALUE);
     t.stop();
     assertThat(parseFooter(t.bytes())).isNull();
   }
@@ -205,8 +204,8 @@ class ParquetFooterTest {
   @Test
   void aBinaryLengthPastTheEndIsNull() {
     for (long length : new long[] {50, Integer.MAX_VALUE, Long.MAX_VALUE, -1}) {
-      Thrift t = new Thrift();
-      t.field(6, Thrift.BINARY).varint(length); // created_by
+      ThriftWriter t = new ThriftWriter();
+      t.field(6, ThriftWriter.BINARY).varint(length); // created_by
       t.raw('x').raw('y');
       t.stop();
       assertThat(parseFooter(t.bytes())).as("binary of %d bytes", length).isNull();
@@ -215,17 +214,17 @@ class ParquetFooterTest {
 
   @Test
   void aDoublePastTheEndIsNull() {
-    Thrift t = new Thrift();
-    t.field(7, Thrift.DOUBLE).raw(1).raw(2);
+    ThriftWriter t = new ThriftWriter();
+    t.field(7, ThriftWriter.DOUBLE).raw(1).raw(2);
     assertThat(parseFooter(t.bytes())).isNull();
   }
 
   @Test
   void deeplyNestedStructsAreNullNotAStackOverflow() {
     for (int depth : new int[] {100, 10_000, 200_000}) {
-      Thrift t = new Thrift();
+      ThriftWriter t = new ThriftWriter();
       for (int i = 0; i < depth; i++) {
-        t.raw(0x10 | Thrift.STRUCT); // field 1 (delta 1 from 0), a struct: and in it the same again
+        t.raw(0x10 | ThriftWriter.STRUCT); // field 1 (delta 1 from 0), a struct: and in it the same again
       }
       for (int i = 0; i <= depth; i++) {
         t.stop();
@@ -236,20 +235,20 @@ class ParquetFooterTest {
 
   @Test
   void deeplyNestedListsAreNullNotAStackOverflow() {
-    Thrift t = new Thrift();
-    t.field(2, Thrift.LIST);
+    ThriftWriter t = new ThriftWriter();
+    t.field(2, ThriftWriter.LIST);
     for (int i = 0; i < 100_000; i++) {
-      t.listHeader(1, Thrift.LIST);
+      t.listHeader(1, ThriftWriter.LIST);
     }
-    t.listHeader(0, Thrift.I32);
+    t.listHeader(0, ThriftWriter.I32);
     t.stop();
     assertThat(parseFooter(t.bytes())).isNull();
   }
 
   @Test
   void aVarintTooLongIsNull() {
-    Thrift t = new Thrift();
-    t.field(1, Thrift.I32);
+    ThriftWriter t = new ThriftWriter();
+    t.field(1, ThriftWriter.I32);
     for (int i = 0; i < 20; i++) {
       t.raw(0xff);
     }
@@ -261,7 +260,7 @@ class ParquetFooterTest {
   @Test
   void anUnknownTypeIsNull() {
     for (int type : new int[] {13, 14, 15}) {
-      Thrift t = new Thrift();
+      ThriftWriter t = new ThriftWriter();
       t.field(1, type).varint(1);
       t.stop();
       assertThat(parseFooter(t.bytes())).as("type %d", type).isNull();
@@ -270,8 +269,8 @@ class ParquetFooterTest {
 
   @Test
   void aMapWithAnAbsurdSizeOfStructsIsNull() {
-    Thrift t = new Thrift();
-    t.field(5, Thrift.MAP).varint(Long.MAX_VALUE).raw(Thrift.STRUCT << 4 | Thrift.I32);
+    ThriftWriter t = new ThriftWriter();
+    t.field(5, ThriftWriter.MAP).varint(Long.MAX_VALUE).raw(ThriftWriter.STRUCT << 4 | ThriftWriter.I32);
     t.stop();
     assertThat(parseFooter(t.bytes())).isNull();
   }
@@ -279,9 +278,9 @@ class ParquetFooterTest {
   @Test
   @Timeout(value = 10, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // enabled, it fails instead of hanging
   void aMapWithAnAbsurdSizeOfBooleansIsNullAndEndsAtOnce() {
-    Thrift t = new Thrift();
+    ThriftWriter t = new ThriftWriter();
     // map<bool, bool> claiming 2^63 - 1 entries: in collections a boolean is one byte, and there are none
-    t.field(5, Thrift.MAP).varint(Long.MAX_VALUE).raw(Thrift.TRUE << 4 | Thrift.TRUE);
+    t.field(5, ThriftWriter.MAP).varint(Long.MAX_VALUE).raw(ThriftWriter.TRUE << 4 | ThriftWriter.TRUE);
     t.stop();
     assertThat(parseFooter(t.bytes())).isNull(); // it once looped 2^63 times: the size is now bounded by the bytes left
   }
@@ -356,12 +355,12 @@ class ParquetFooterTest {
 
   /** A footer of one row group of one chunk with this ColumnMetaData. */
   private static ParquetFooter parseOne(byte[] columnMetaData) {
-    Thrift t = new Thrift();
+    ThriftWriter t = new ThriftWriter();
     rowGroupsHeader(t, 1);
     t.fieldStart();
-    t.field(1, Thrift.LIST).listHeader(1, Thrift.STRUCT);
+    t.field(1, ThriftWriter.LIST).listHeader(1, ThriftWriter.STRUCT);
     t.fieldStart();
-    t.field(3, Thrift.STRUCT);
+    t.field(3, ThriftWriter.STRUCT);
     t.raw(columnMetaData);
     t.stop();
     t.fieldEnd();
@@ -373,24 +372,24 @@ class ParquetFooterTest {
 
   /** ColumnMetaData's fields 7, 9 and 11, each left out when negative (sizes: when not positive). */
   private static byte[] chunkWith(long dataPage, long compressed, long dictionaryPage) {
-    Thrift t = new Thrift();
+    ThriftWriter t = new ThriftWriter();
     if (compressed != 0) {
-      t.field(7, Thrift.I64).varint(zigzag(compressed));
+      t.field(7, ThriftWriter.I64).varint(zigzag(compressed));
     }
     if (dataPage != -1) {
-      t.field(9, Thrift.I64).varint(zigzag(dataPage));
+      t.field(9, ThriftWriter.I64).varint(zigzag(dataPage));
     }
     if (dictionaryPage >= 0) {
-      t.field(11, Thrift.I64).varint(zigzag(dictionaryPage));
+      t.field(11, ThriftWriter.I64).varint(zigzag(dictionaryPage));
     }
     t.stop();
     return t.bytes();
   }
 
-  private static void rowGroupsHeader(Thrift t, int groups) {
-    t.field(1, Thrift.I32).varint(zigzag(2)); // version
-    t.field(3, Thrift.I64).varint(zigzag(1000)); // num_rows
-    t.field(4, Thrift.LIST).listHeader(groups, Thrift.STRUCT); // row_groups
+  private static void rowGroupsHeader(ThriftWriter t, int groups) {
+    t.field(1, ThriftWriter.I32).varint(zigzag(2)); // version
+    t.field(3, ThriftWriter.I64).varint(zigzag(1000)); // num_rows
+    t.field(4, ThriftWriter.LIST).listHeader(groups, ThriftWriter.STRUCT); // row_groups
   }
 
   /**
@@ -398,63 +397,63 @@ class ParquetFooterTest {
    * a boolean, key-value metadata (a list of structs), a map, encodings, created_by.
    */
   static byte[] footer(int groups, int columns) {
-    Thrift t = new Thrift();
-    t.field(1, Thrift.I32).varint(zigzag(2)); // version
-    t.field(2, Thrift.LIST).listHeader(1, Thrift.STRUCT); // schema: one SchemaElement to skip
+    ThriftWriter t = new ThriftWriter();
+    t.field(1, ThriftWriter.I32).varint(zigzag(2)); // version
+    t.field(2, ThriftWriter.LIST).listHeader(1, ThriftWriter.STRUCT); // schema: one SchemaElement to skip
     t.fieldStart();
-    t.field(4, Thrift.BINARY).binary("root"); // name
-    t.field(5, Thrift.I32).varint(zigzag(columns)); // num_children
+    t.field(4, ThriftWriter.BINARY).binary("root"); // name
+    t.field(5, ThriftWriter.I32).varint(zigzag(columns)); // num_children
     t.stop();
     t.fieldEnd();
-    t.field(3, Thrift.I64).varint(zigzag(1000)); // num_rows
-    t.field(4, Thrift.LIST).listHeader(groups, Thrift.STRUCT); // row_groups
+    t.field(3, ThriftWriter.I64).varint(zigzag(1000)); // num_rows
+    t.field(4, ThriftWriter.LIST).listHeader(groups, ThriftWriter.STRUCT); // row_groups
     for (int g = 0; g < groups; g++) {
       t.fieldStart();
-      t.field(1, Thrift.LIST).listHeader(columns, Thrift.STRUCT); // columns
+      t.field(1, ThriftWriter.LIST).listHeader(columns, ThriftWriter.STRUCT); // columns
       for (int c = 0; c < columns; c++) {
         long start = chunkStart(g, c);
         t.fieldStart();
-        t.field(2, Thrift.I64).varint(zigzag(start + CHUNK)); // file_offset (as old writers set it)
-        t.field(3, Thrift.STRUCT); // meta_data
+        t.field(2, ThriftWriter.I64).varint(zigzag(start + CHUNK)); // file_offset (as old writers set it)
+        t.field(3, ThriftWriter.STRUCT); // meta_data
         t.fieldStart();
-        t.field(1, Thrift.I32).varint(zigzag(2)); // type
-        t.field(2, Thrift.LIST).listHeader(2, Thrift.I32).varint(zigzag(0)).varint(zigzag(3)); // encodings
-        t.field(3, Thrift.LIST).listHeader(1, Thrift.BINARY).binary("col" + c); // path_in_schema
-        t.field(4, Thrift.I32).varint(zigzag(1)); // codec
-        t.field(5, Thrift.I64).varint(zigzag(1000)); // num_values
-        t.field(6, Thrift.I64).varint(zigzag(CHUNK * 2L)); // total_uncompressed_size
-        t.field(7, Thrift.I64).varint(zigzag(CHUNK)); // total_compressed_size
-        t.field(8, Thrift.LIST).listHeader(1, Thrift.STRUCT); // key_value_metadata
+        t.field(1, ThriftWriter.I32).varint(zigzag(2)); // type
+        t.field(2, ThriftWriter.LIST).listHeader(2, ThriftWriter.I32).varint(zigzag(0)).varint(zigzag(3)); // encodings
+        t.field(3, ThriftWriter.LIST).listHeader(1, ThriftWriter.BINARY).binary("col" + c); // path_in_schema
+        t.field(4, ThriftWriter.I32).varint(zigzag(1)); // codec
+        t.field(5, ThriftWriter.I64).varint(zigzag(1000)); // num_values
+        t.field(6, ThriftWriter.I64).varint(zigzag(CHUNK * 2L)); // total_uncompressed_size
+        t.field(7, ThriftWriter.I64).varint(zigzag(CHUNK)); // total_compressed_size
+        t.field(8, ThriftWriter.LIST).listHeader(1, ThriftWriter.STRUCT); // key_value_metadata
         t.fieldStart();
-        t.field(1, Thrift.BINARY).binary("k");
-        t.field(2, Thrift.BINARY).binary("v");
+        t.field(1, ThriftWriter.BINARY).binary("k");
+        t.field(2, ThriftWriter.BINARY).binary("v");
         t.stop();
         t.fieldEnd();
-        t.field(9, Thrift.I64).varint(zigzag(start + (c % 2 == 0 ? 100 : 0))); // data_page_offset
+        t.field(9, ThriftWriter.I64).varint(zigzag(start + (c % 2 == 0 ? 100 : 0))); // data_page_offset
         if (c % 2 == 0) {
-          t.field(11, Thrift.I64).varint(zigzag(start)); // dictionary_page_offset: the chunk starts there
+          t.field(11, ThriftWriter.I64).varint(zigzag(start)); // dictionary_page_offset: the chunk starts there
         }
-        t.field(13, Thrift.STRUCT); // statistics: a struct to skip, with a boolean
+        t.field(13, ThriftWriter.STRUCT); // statistics: a struct to skip, with a boolean
         t.fieldStart();
-        t.field(1, Thrift.BINARY).binary("max");
-        t.field(7, Thrift.TRUE);
-        t.field(8, Thrift.DOUBLE).raw(new byte[8]);
+        t.field(1, ThriftWriter.BINARY).binary("max");
+        t.field(7, ThriftWriter.TRUE);
+        t.field(8, ThriftWriter.DOUBLE).raw(new byte[8]);
         t.stop();
         t.fieldEnd();
-        t.field(20, Thrift.MAP).varint(2).raw(Thrift.BINARY << 4 | Thrift.TRUE); // a map<string, bool>
+        t.field(20, ThriftWriter.MAP).varint(2).raw(ThriftWriter.BINARY << 4 | ThriftWriter.TRUE); // a map<string, bool>
         t.binary("a").raw(1).binary("b").raw(2);
-        t.field(21, Thrift.LIST).listHeader(3, Thrift.TRUE).raw(1).raw(2).raw(1); // a list<bool>
+        t.field(21, ThriftWriter.LIST).listHeader(3, ThriftWriter.TRUE).raw(1).raw(2).raw(1); // a list<bool>
         t.stop();
         t.fieldEnd();
         t.stop();
         t.fieldEnd();
       }
-      t.field(2, Thrift.I64).varint(zigzag((long) columns * CHUNK)); // total_byte_size
-      t.field(3, Thrift.I64).varint(zigzag(100)); // num_rows
+      t.field(2, ThriftWriter.I64).varint(zigzag((long) columns * CHUNK)); // total_byte_size
+      t.field(3, ThriftWriter.I64).varint(zigzag(100)); // num_rows
       t.stop();
       t.fieldEnd();
     }
-    t.field(6, Thrift.BINARY).binary("slipstream test"); // created_by
+    t.field(6, ThriftWriter.BINARY).binary("slipstream test"); // created_by
     t.stop();
     return t.bytes();
   }
@@ -463,84 +462,4 @@ class ParquetFooterTest {
     return (n << 1) ^ (n >> 63);
   }
 
-  /** A Thrift compact-protocol writer, just enough for a footer (and for breaking one). */
-  static final class Thrift {
-    static final int TRUE = 1;
-    static final int BYTE = 3;
-    static final int I32 = 5;
-    static final int I64 = 6;
-    static final int DOUBLE = 7;
-    static final int BINARY = 8;
-    static final int LIST = 9;
-    static final int MAP = 11;
-    static final int STRUCT = 12;
-
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ArrayDeque<Integer> last = new ArrayDeque<>(List.of(0));
-
-    byte[] bytes() {
-      return out.toByteArray();
-    }
-
-    Thrift field(int id, int type) {
-      int delta = id - last.peek();
-      if (delta > 0 && delta <= 15) {
-        out.write(delta << 4 | type);
-      } else {
-        out.write(type);
-        varint(zigzag(id));
-      }
-      last.pop();
-      last.push(id);
-      return this;
-    }
-
-    void fieldStart() {
-      last.push(0);
-    }
-
-    void fieldEnd() {
-      last.pop();
-    }
-
-    void stop() {
-      out.write(0);
-    }
-
-    Thrift listHeader(int size, int type) {
-      if (size >= 0 && size < 15) {
-        out.write(size << 4 | type);
-      } else {
-        out.write(0xf0 | type);
-        varint(size & 0xffffffffL);
-      }
-      return this;
-    }
-
-    Thrift binary(String s) {
-      byte[] b = s.getBytes(StandardCharsets.UTF_8);
-      varint(b.length);
-      out.write(b, 0, b.length);
-      return this;
-    }
-
-    Thrift raw(int b) {
-      out.write(b);
-      return this;
-    }
-
-    Thrift raw(byte[] b) {
-      out.writeBytes(b);
-      return this;
-    }
-
-    Thrift varint(long v) {
-      while ((v & ~0x7fL) != 0) {
-        out.write((int) ((v & 0x7f) | 0x80));
-        v >>>= 7;
-      }
-      out.write((int) v);
-      return this;
-    }
-  }
 }
