@@ -7,7 +7,8 @@
  * sequential and positional API, and which part serves each read, as
  * {@link dev.slipstream.internal.read.ReadPlanner} tells: moving forward (fetch ahead, deeper and
  * deeper), jumping (fetch only about what is asked for), or reading the ranges of a columnar file (the
- * footer's tail, then exactly each range; prefetch only once reads prove sequential). The parts:
+ * footer's tail, then exactly each range; prefetch only once reads prove sequential), and
+ * {@link dev.slipstream.internal.read.PrefetchDepth} how far a run fetches ahead. The parts:
  * {@link dev.slipstream.internal.read.BlockWindow} holds the stream's blocks (pin, fetch, prefetch depth,
  * drop, the per-stream cap); {@link dev.slipstream.internal.read.JumpReads} serves small reads after a
  * jump and columnar ranges, with the tail and readahead spans; {@link
