@@ -400,40 +400,74 @@ class MisbehavingServerTest {
     }
   }
 
-  // ---- 9. an interrupt aborts a stalled GET on the caller's thread ----------------------------
+  // ---- 9. an interrupt ends a read whose GET stalls, whenever it comes ------------------------
 
   @Test
-  @Timeout(20) // the stall timeout is 60 s: only an aborted request ends in time
-  void anInterruptAbortsAStalledGetOnTheCallersThread() throws Exception {
+  @Timeout(20) // the stall timeout is 60 s: only a cancelled request ends in time
+  void anInterruptEndsASmallReadWhoseGetStalledPromptly() throws Exception {
     String key = "stalls";
     server.put(BUCKET, key, big);
     server.when(getOf(key), Misbehaviour.STALL_BODY);
     try (Slipstream client = client("read.stall.timeout", "60s");
         SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/" + key),
             OpenOptions.NONE.withPolicy(ReadPolicy.RANDOM))) {
-      CompletableFuture<Throwable> outcome = new CompletableFuture<>();
-      java.util.concurrent.atomic.AtomicBoolean stillInterrupted = new java.util.concurrent.atomic.AtomicBoolean();
-      Thread reader = new Thread(() -> {
-        try {
-          // A small read after a jump: one GET, on this thread.
-          in.readFully(2 * BLOCK + 1000, new byte[4000], 0, 4000);
-          outcome.complete(null);
-        } catch (Throwable t) {
-          stillInterrupted.set(Thread.currentThread().isInterrupted());
-          outcome.complete(t);
-        }
-      }, "stalled-reader");
-      reader.start();
+      Thread reader = startSmallRead(in);
       while (server.stalledNow() == 0) {
         Thread.sleep(10);
       }
       reader.interrupt();
-      Throwable t = outcome.get();
-      assertThat(t).isInstanceOf(java.io.InterruptedIOException.class);
-      assertThat(t.getMessage()).contains("s3://" + BUCKET + "/" + key);
-      assertThat(stillInterrupted).as("the interrupt status is kept").isTrue();
-      reader.join();
+      assertEndsInterrupted(reader, key);
     }
+  }
+
+  /**
+   * The S3 client, interrupted while it waits for a response's head, drains the body before it gives up:
+   * a stalled body held such a reader for the whole stall timeout. Interrupts here come at several moments
+   * from the start of the request on, most of them before the head arrives.
+   */
+  @Test
+  @Timeout(30) // the stall timeout is 60 s: one reader held until it would fail the test
+  void anInterruptBeforeTheResponseArrivedEndsTheReadPromptly() throws Exception {
+    String key = "stalls-early";
+    server.put(BUCKET, key, big);
+    server.when(getOf(key), Misbehaviour.STALL_BODY);
+    for (int delayMillis : new int[] {0, 1, 2, 5, 10, 15, 20, 25, 30, 40}) {
+      try (Slipstream client = client("read.stall.timeout", "60s");
+          SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/" + key),
+              OpenOptions.NONE.withPolicy(ReadPolicy.RANDOM))) {
+        Thread reader = startSmallRead(in);
+        Thread.sleep(delayMillis);
+        reader.interrupt();
+        assertEndsInterrupted(reader, key);
+      }
+    }
+  }
+
+  /** Starts a small read after a jump (one GET) on a thread of its own; its outcome is the thread's. */
+  private static Thread startSmallRead(SlipstreamInputStream in) {
+    Thread reader = new Thread(() -> {
+      try {
+        in.readFully(2 * BLOCK + 1000, new byte[4000], 0, 4000);
+        outcomes.put(Thread.currentThread(), new Outcome(null, Thread.currentThread().isInterrupted()));
+      } catch (Throwable t) {
+        outcomes.put(Thread.currentThread(), new Outcome(t, Thread.currentThread().isInterrupted()));
+      }
+    }, "stalled-reader");
+    reader.start();
+    return reader;
+  }
+
+  private record Outcome(Throwable failure, boolean stillInterrupted) {
+  }
+
+  private static final java.util.Map<Thread, Outcome> outcomes = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private static void assertEndsInterrupted(Thread reader, String key) throws InterruptedException {
+    reader.join();
+    Outcome o = outcomes.remove(reader);
+    assertThat(o.failure()).isInstanceOf(java.io.InterruptedIOException.class);
+    assertThat(o.failure().getMessage()).contains("s3://" + BUCKET + "/" + key);
+    assertThat(o.stillInterrupted()).as("the interrupt status is kept").isTrue();
   }
 
   @Test

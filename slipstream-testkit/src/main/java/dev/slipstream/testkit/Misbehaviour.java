@@ -23,6 +23,6 @@ public enum Misbehaviour {
   NO_CONTENT_LENGTH,
   /** {@code If-Match} and {@code If-Unmodified-Since} are ignored, as some gateways do. */
   IGNORE_CONDITIONS,
-  /** The head and half the body, then silence until the server is closed. */
+  /** The head and half the body, then silence until the script is reset or the server closed. */
   STALL_BODY
 }

@@ -65,7 +65,8 @@ public final class ScriptedS3Server implements AutoCloseable {
   private final List<Replacement> replacements = new CopyOnWriteArrayList<>();
   private final Map<String, AtomicInteger> getsArrived = new ConcurrentHashMap<>();
   private final List<RequestInfo> requests = new CopyOnWriteArrayList<>();
-  private final CountDownLatch closing = new CountDownLatch(1);
+  /** Ends the responses now stalled: counted down by {@link #reset()} (then replaced) and by close. */
+  private volatile CountDownLatch release = new CountDownLatch(1);
   private final AtomicInteger stalled = new AtomicInteger();
 
   private ScriptedS3Server(HttpServer http, ExecutorService threads) {
@@ -135,6 +136,23 @@ public final class ScriptedS3Server implements AutoCloseable {
     replacements.clear();
     getsArrived.clear();
     requests.clear();
+    releaseStalled();
+  }
+
+  /** Ends every stalled response and waits (up to 5 s) until none is counted any more. */
+  private void releaseStalled() {
+    CountDownLatch old = release;
+    release = new CountDownLatch(1);
+    old.countDown();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (stalled.get() > 0 && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(1);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
   }
 
   /** Every request received so far, in order. */
@@ -149,7 +167,7 @@ public final class ScriptedS3Server implements AutoCloseable {
 
   @Override
   public void close() {
-    closing.countDown();
+    release.countDown();
     http.stop(0);
     threads.shutdownNow();
     try {
@@ -239,17 +257,18 @@ public final class ScriptedS3Server implements AutoCloseable {
   private void body(HttpExchange ex, byte[] data, int off, int len, Set<Misbehaviour> bad) throws IOException {
     OutputStream out = ex.getResponseBody();
     if (bad.contains(Misbehaviour.STALL_BODY)) {
+      CountDownLatch until = release;
       out.write(data, off, len / 2);
       out.flush();
       stalled.incrementAndGet();
       try {
-        closing.await();
+        until.await();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       } finally {
         stalled.decrementAndGet();
       }
-      throw new IOException("stalled response ended by close");
+      throw new IOException("stalled response ended by reset or close");
     }
     out.write(data, off, len);
     out.flush();

@@ -54,26 +54,19 @@ public final class RangeReader {
     return new IOException("the Slipstream client is closed: cannot read " + h.location(), cause);
   }
 
-  /** Reads bytes {@code [start, end)} of the object into {@code dst[off...]}. */
+  /**
+   * Reads bytes {@code [start, end)} of the object into {@code dst[off...]}, on a fetch thread (never a
+   * caller's: an S3 client interrupted mid-request drains the body before it gives up). {@code token}
+   * stops it from another thread.
+   */
   public void read(ObjectHandle h, long start, long end, byte[] dst, int off, CancelToken token)
       throws IOException {
-    read(h, start, end, dst, off, token, false);
-  }
-
-  /**
-   * As {@link #read(ObjectHandle, long, long, byte[], int, CancelToken)}; with {@code interruptible},
-   * an interrupt of the calling thread aborts the request being read (as {@link CancelToken#cancel()}
-   * does) and ends the read with an {@link java.io.InterruptedIOException}, the interrupt status kept.
-   * For reads on the caller's thread: a task being killed must not wait for the stall timeout.
-   */
-  public void read(ObjectHandle h, long start, long end, byte[] dst, int off, CancelToken token,
-      boolean interruptible) throws IOException {
     final long total = end - start;
     final long[] received = {0}; // how far the attempts got: a retry asks only for the rest
     retrier.run(() -> "on " + h.location() + " bytes " + (start + received[0]) + "-" + (end - 1), h.stats(),
         stop(h, token), () -> {
           try {
-            received[0] += attempt(h, start + received[0], end, dst, off + (int) received[0], token, interruptible);
+            received[0] += attempt(h, start + received[0], end, dst, off + (int) received[0], token);
           } catch (PartialProgress e) {
             received[0] += e.bytes;
             throw e;
@@ -131,8 +124,8 @@ public final class RangeReader {
   }
 
   /** One GET; returns bytes received. On a transient failure mid-body, the progress rides the exception. */
-  private long attempt(ObjectHandle h, long start, long end, byte[] dst, int off, CancelToken token,
-      boolean interruptible) throws IOException {
+  private long attempt(ObjectHandle h, long start, long end, byte[] dst, int off, CancelToken token)
+      throws IOException {
     h.stats().increment(Counter.GET_REQUESTS);
     ObjectStore.Body body;
     try {
@@ -146,26 +139,20 @@ public final class RangeReader {
     token.attach(body);
     long got = 0;
     boolean reuse = false;
-    StallWatchdog.Watch watch = watchdog.watch(body, interruptible ? Thread.currentThread() : null);
+    StallWatchdog.Watch watch = watchdog.watch(body);
     try {
-      if (interruptible && Thread.currentThread().isInterrupted()) {
-        throw interrupted(h, start, end, null);
-      }
       // Not a byte is used before the response proved to be the range asked for, of this version.
       long skip = ResponseCheck.check(h, start, end, body, readThroughMax);
       long want = end - start;
       InputStream in = body.stream();
       if (skip > 0) {
-        skipBytes(h, in, skip, watch, start, end, interruptible);
+        skipBytes(h, in, skip, watch, start, end);
       }
       while (got < want) {
         int n;
         try {
           n = in.read(dst, off + (int) got, (int) Math.min(want - got, READ_CHUNK));
         } catch (IOException | RuntimeException e) {
-          if (interrupted(watch, interruptible)) {
-            throw interrupted(h, start, end, e);
-          }
           // The SDK reports some failures of a body being read (an abort, among others) unchecked.
           RetryCause cause = watch.stalled() ? RetryCause.STALL
               : e instanceof IOException io ? classify(io) : RetryCause.OTHER;
@@ -174,9 +161,6 @@ public final class RangeReader {
         }
         watch.progress();
         if (n < 0) {
-          if (interrupted(watch, interruptible)) {
-            throw interrupted(h, start, end, null);
-          }
           if (watch.stalled()) {
             throw new PartialProgress(RetryCause.STALL, got, "reading " + h.location() + ": no bytes for the stall"
                 + " timeout", null);
@@ -209,8 +193,8 @@ public final class RangeReader {
   }
 
   /** Reads and drops the {@code n} bytes of a whole-object body that come before the range. */
-  private void skipBytes(ObjectHandle h, InputStream in, long n, StallWatchdog.Watch watch, long start, long end,
-      boolean interruptible) throws IOException {
+  private void skipBytes(ObjectHandle h, InputStream in, long n, StallWatchdog.Watch watch, long start, long end)
+      throws IOException {
     byte[] scratch = new byte[(int) Math.min(n, 64 * 1024)];
     long left = n;
     while (left > 0) {
@@ -218,37 +202,17 @@ public final class RangeReader {
       try {
         r = in.read(scratch, 0, (int) Math.min(left, scratch.length));
       } catch (IOException | RuntimeException e) {
-        if (interrupted(watch, interruptible)) {
-          throw interrupted(h, start, end, e);
-        }
         throw new TransientStoreException(watch.stalled() ? RetryCause.STALL : RetryCause.OTHER, "reading "
             + h.location() + " up to byte " + start + " of a whole-object response: " + e, e);
       }
       watch.progress();
       if (r < 0) {
-        if (interrupted(watch, interruptible)) {
-          throw interrupted(h, start, end, null);
-        }
         throw new TransientStoreException(RetryCause.TRUNCATED, "body of " + h.location()
             + " (the whole object, for bytes " + start + "-" + (end - 1) + ") ended after " + (n - left) + " bytes",
             null);
       }
       left -= r;
     }
-  }
-
-  /** The reading thread was interrupted: the watchdog aborted its body, or the HTTP client noticed first. */
-  private static boolean interrupted(StallWatchdog.Watch watch, boolean interruptible) {
-    return watch.interrupted() || (interruptible && Thread.currentThread().isInterrupted());
-  }
-
-  private static java.io.InterruptedIOException interrupted(ObjectHandle h, long start, long end, Throwable cause) {
-    java.io.InterruptedIOException e = new java.io.InterruptedIOException("interrupted while reading " + h.location()
-        + " bytes " + start + "-" + (end - 1) + ": the request was aborted");
-    if (cause != null) {
-      e.initCause(cause);
-    }
-    return e;
   }
 
   static RetryCause classify(IOException e) {

@@ -13,15 +13,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * them: the client Slipstream builds has a socket timeout to match, but the client Hadoop's S3A
  * hands over has S3A's (minutes). One daemon thread per client ({@code slipstream-stall-watchdog-N}),
  * started when the first body is watched and ending when none has been for a while.
- *
- * <p>It also aborts the body a caller's thread is reading when that thread is interrupted: a blocking
- * socket read does not notice an interrupt, and a task being killed (Spark interrupts and waits) must
- * not wait for the stall timeout. Hence it looks at least every {@link #INTERRUPT_POLL_MILLIS}.
  */
 final class StallWatchdog {
   private static final AtomicInteger THREADS = new AtomicInteger();
-  /** How soon an interrupt of a reading thread aborts its body, at most. */
-  static final long INTERRUPT_POLL_MILLIS = 100;
+  /** How often it looks at least: a stall is found within this much of the timeout. */
+  static final long POLL_MILLIS = 100;
 
   private final long stallNanos;
   private final long intervalMillis;
@@ -32,7 +28,7 @@ final class StallWatchdog {
 
   StallWatchdog(long stallMillis) {
     this.stallNanos = stallMillis * 1_000_000L;
-    this.intervalMillis = Math.max(10, Math.min(stallMillis / 4, INTERRUPT_POLL_MILLIS));
+    this.intervalMillis = Math.max(10, Math.min(stallMillis / 4, POLL_MILLIS));
     this.idleRoundsBeforeExit = (int) Math.max(1, 2000 / intervalMillis);
   }
 
@@ -46,15 +42,7 @@ final class StallWatchdog {
 
   /** Watches {@code body} until the returned watch is closed. */
   Watch watch(ObjectStore.Body body) {
-    return watch(body, null);
-  }
-
-  /**
-   * Watches {@code body} until the returned watch is closed; if {@code reader} is not null, an
-   * interrupt of that thread aborts the body too.
-   */
-  Watch watch(ObjectStore.Body body, Thread reader) {
-    Watch w = new Watch(body, reader);
+    Watch w = new Watch(body);
     watches.add(w);
     synchronized (this) {
       if (thread == null) {
@@ -76,11 +64,7 @@ final class StallWatchdog {
       }
       long now = System.nanoTime();
       for (Watch w : watches) {
-        if (w.reader != null && w.reader.isInterrupted()) {
-          w.interrupted = true;
-          watches.remove(w);
-          w.body.abort();
-        } else if (now - w.lastProgress > stallNanos) {
+        if (now - w.lastProgress > stallNanos) {
           w.stalled = true;
           watches.remove(w);
           w.body.abort();
@@ -104,19 +88,11 @@ final class StallWatchdog {
   /** One body being read. */
   final class Watch implements AutoCloseable {
     private final ObjectStore.Body body;
-    private final Thread reader;
     private volatile long lastProgress = System.nanoTime();
     private volatile boolean stalled;
-    private volatile boolean interrupted;
 
-    private Watch(ObjectStore.Body body, Thread reader) {
+    private Watch(ObjectStore.Body body) {
       this.body = body;
-      this.reader = reader;
-    }
-
-    /** True if the watchdog aborted the body because its reader was interrupted. */
-    boolean interrupted() {
-      return interrupted;
     }
 
     void progress() {

@@ -3,11 +3,9 @@
  */
 package dev.slipstream.internal.read;
 
-import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.block.BufferPool;
-import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.source.SourceChain;
 import java.io.IOException;
@@ -42,7 +40,7 @@ final class JumpReads {
   private final ReadStatistics stats;
   private final int blockSize;
   private final long length;
-  /** For a columnar range larger than a part: fetched in parallel parts. */
+  /** Runs this class's S3 reads on the fetch executor; fetches a columnar range larger than a part in parts. */
   private VectoredReads vectored;
   /** Bytes fetched by the last small stream read after a jump, beyond what it asked for; or null. */
   private volatile Span ahead;
@@ -146,15 +144,7 @@ final class JumpReads {
     if (chain.readKeptRange(position, dst, off, len)) {
       return;
     }
-    CancelToken token = requests.start();
-    long t0 = System.nanoTime();
-    try {
-      requests.checkOpen();
-      chain.readAnywhere(position, dst, off, len, token);
-    } finally {
-      requests.end(token);
-      stats.add(Counter.WAIT_NANOS, System.nanoTime() - t0);
-    }
+    vectored.readWaiting(position, len, token -> chain.readAnywhere(position, dst, off, len, token));
     chain.keepRange(position, dst, off, len);
   }
 
@@ -238,17 +228,9 @@ final class JumpReads {
     }
   }
 
-  /** Reads straight into the caller's array from S3, on this thread. */
+  /** Reads straight into the caller's array from S3 (on a fetch thread: see {@link VectoredReads#readWaiting}). */
   private void readDirect(long position, byte[] dst, int off, int len) throws IOException {
-    CancelToken token = requests.start();
-    try {
-      requests.checkOpen();
-      long t0 = System.nanoTime();
-      chain.readFromStore(position, dst, off, len, token);
-      stats.add(Counter.WAIT_NANOS, System.nanoTime() - t0);
-    } finally {
-      requests.end(token);
-    }
+    vectored.readWaiting(position, len, token -> chain.readFromStore(position, dst, off, len, token));
   }
 
   /** Drops the tail and readahead spans; their buffers return once no reader copies from them. */

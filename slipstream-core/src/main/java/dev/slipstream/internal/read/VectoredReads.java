@@ -100,6 +100,44 @@ final class VectoredReads {
     return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
   }
 
+  /** An S3 read into a caller's array, given the token that can stop it. */
+  interface ReadWork {
+    void run(CancelToken token) throws IOException;
+  }
+
+  /**
+   * Runs {@code read} on the fetch executor, ahead of every prefetch, and waits for it on the caller's
+   * thread. A caller's GET never runs on its own thread: interrupted mid-request, the S3 client drains
+   * the response body before it gives up, so a stalled body would hold a killed task for the whole stall
+   * timeout. Here an interrupt cancels the request (an open body is aborted, a response still to come
+   * is dropped unread) and the read ends at once with an {@link java.io.InterruptedIOException}, the
+   * interrupt status kept; the caller's array is handed back only once the request stopped writing into
+   * it (bounded by the stream's close wait).
+   */
+  void readWaiting(long position, int len, ReadWork read) throws IOException {
+    requests.checkOpen();
+    CancelToken token = requests.start();
+    CompletableFuture<Void> done = fetcher.submitRead(true, token, () -> read.run(token), () -> requests.end(token));
+    long t0 = System.nanoTime();
+    try {
+      done.get();
+    } catch (InterruptedException e) {
+      token.cancel();
+      try {
+        done.get(requests.closeWaitMillis(), TimeUnit.MILLISECONDS);
+      } catch (Exception ended) {
+        // cancelled, failed or still ending: the interrupt is what the caller hears of
+      }
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted while reading " + h.location() + " bytes " + position
+          + "-" + (position + len - 1) + ": the request was cancelled");
+    } catch (ExecutionException e) {
+      throw rethrown(e);
+    } finally {
+      stats.add(Counter.WAIT_NANOS, System.nanoTime() - t0);
+    }
+  }
+
   /** Waits for {@code range} on the caller's thread; an interrupt cancels its parts (see the class comment). */
   void await(CompletableFuture<Void> range) throws IOException {
     long t0 = System.nanoTime();
@@ -115,17 +153,25 @@ final class VectoredReads {
       Thread.currentThread().interrupt();
       throw new java.io.InterruptedIOException("interrupted while reading " + h.location());
     } catch (ExecutionException e) {
-      Throwable c = e.getCause();
-      if (c instanceof IOException io) {
-        throw io;
-      }
-      if (c instanceof RuntimeException r) {
-        throw r;
-      }
-      throw new IOException(h.location() + ": " + c, c);
+      throw rethrown(e);
     } finally {
       stats.add(Counter.WAIT_NANOS, System.nanoTime() - t0);
     }
+  }
+
+  /** The failure of a read run on a fetch thread, as the caller would have had it on its own. */
+  private IOException rethrown(ExecutionException e) {
+    Throwable c = e.getCause();
+    if (c instanceof IOException io) {
+      return io;
+    }
+    if (c instanceof RuntimeException r) {
+      throw r;
+    }
+    if (c instanceof Error err) {
+      throw err;
+    }
+    return new IOException(h.location() + ": " + c, c);
   }
 
   /** The Parquet row-group read-ahead, once the object's tail shows a Parquet footer; null otherwise. */

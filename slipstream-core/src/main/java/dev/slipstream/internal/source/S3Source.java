@@ -30,12 +30,11 @@ public final class S3Source {
 
   /**
    * Reads {@code [position, position + len)} for a caller who waits for exactly these bytes (counted as a
-   * direct read). An interrupt of this thread aborts the request and ends the read with an
-   * {@link java.io.InterruptedIOException}.
+   * direct read), on a fetch thread; the caller waiting cancels {@code token} if interrupted.
    */
   public void readNow(ObjectHandle h, long position, byte[] dst, int off, int len, CancelToken token)
       throws IOException {
     h.stats().increment(Counter.DIRECT_READS);
-    ranges.read(h, position, position + len, dst, off, token, true);
+    ranges.read(h, position, position + len, dst, off, token);
   }
 }

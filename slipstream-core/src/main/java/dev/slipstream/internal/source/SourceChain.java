@@ -132,7 +132,7 @@ public final class SourceChain {
     }
   }
 
-  /** Reads {@code [position, position + len)} from S3 for a caller who waits for it, on its thread. */
+  /** Reads {@code [position, position + len)} from S3 for a caller who waits for it (on a fetch thread). */
   public void readFromStore(long position, byte[] dst, int off, int len, CancelToken token) throws IOException {
     s3.readNow(h, position, dst, off, len, token);
   }

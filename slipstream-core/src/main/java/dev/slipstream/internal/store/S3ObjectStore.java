@@ -218,6 +218,14 @@ public final class S3ObjectStore implements ObjectStore {
           return new IOException(what, e);
       }
     }
+    if (e instanceof software.amazon.awssdk.core.exception.AbortedException
+        || e.getCause() instanceof InterruptedException) {
+      // The calling thread was interrupted (the S3 client keeps its interrupt status set).
+      java.io.InterruptedIOException iio = new java.io.InterruptedIOException(op + " " + location
+          + ": interrupted");
+      iio.initCause(e);
+      return iio;
+    }
     if (e instanceof SdkClientException sce) {
       Throwable c = e.getCause();
       if (c instanceof SocketTimeoutException || (c != null && c.getClass().getSimpleName().contains("Timeout"))) {
