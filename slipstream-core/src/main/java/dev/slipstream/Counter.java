@@ -75,7 +75,17 @@ public enum Counter {
    * Streams reading ranges (a columnar read policy, or a first read at the tail) that started
    * prefetching because their reads proved sequential.
    */
-  SEQUENTIAL_SWITCHES("sequential_switches");
+  SEQUENTIAL_SWITCHES("sequential_switches"),
+  /**
+   * Hadoop {@code open(path)} calls with no status that took the file's length and version from a
+   * listing this FileSystem made within {@code list.reuse.ttl}, instead of a HEAD.
+   */
+  OPENS_FROM_LISTING("opens_from_listing"),
+  /**
+   * Of those, files found changed since that listing at their first read: opened again after a HEAD
+   * and read in their current version, as a HEAD at open would have.
+   */
+  OPENS_FROM_LISTING_CHANGED("opens_from_listing_changed");
 
   private final String metricName;
 

@@ -44,7 +44,7 @@ public final class Benchmark {
     return Readers.names();
   }
 
-  /** The workloads, in run order: sequential, parquet-full, parquet-projected, random, small-files, listing, listing-recursive. */
+  /** The workloads, in run order (see {@link Workloads#names()}). */
   public static java.util.List<String> workloadNames() {
     return Workloads.names();
   }

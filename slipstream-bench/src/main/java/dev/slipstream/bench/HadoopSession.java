@@ -133,7 +133,15 @@ final class HadoopSession implements ReadSession {
   @Override
   public ObjectStream open(FileRef file) throws IOException {
     FileStatus st = (FileStatus) file.handle();
-    FSDataInputStream in = FutureIO.awaitFuture(fs.openFile(st.getPath()).withFileStatus(st).build());
+    return stream(FutureIO.awaitFuture(fs.openFile(st.getPath()).withFileStatus(st).build()));
+  }
+
+  @Override
+  public ObjectStream openPath(String key) throws IOException {
+    return stream(fs.open(new Path(root, key)));
+  }
+
+  private static ObjectStream stream(FSDataInputStream in) {
     return new ObjectStream() {
       @Override
       public int read(byte[] b, int off, int len) throws IOException {

@@ -48,6 +48,14 @@ interface ReadSession extends Closeable {
   /** Opens an object whose length and ETag are known, as a task does: no HEAD request. */
   ObjectStream open(FileRef file) throws IOException;
 
+  /**
+   * Opens an object by its key alone, as plain record readers call {@code FileSystem.open(path)}: no
+   * status passed. Null where the reader has no FileSystem.
+   */
+  default ObjectStream openPath(String key) throws IOException {
+    return null;
+  }
+
   /** The object as Parquet reads it. */
   InputFile parquetFile(FileRef file) throws IOException;
 

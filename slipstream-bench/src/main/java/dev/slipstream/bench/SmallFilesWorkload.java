@@ -11,25 +11,42 @@ import java.util.zip.CRC32C;
 
 /**
  * Workload 4: many small objects (1,000 of 256 KiB at full size) read one after another, each start to
- * end, as a task reads its split of small files: one listing of their directory (as the task's input
- * format would hand it the statuses), then open and read each. Each object's CRC32C is checked.
+ * end, after one listing of their directory. Two ways: {@code small-files} opens each with the status the
+ * listing gave (as a task handed its split's statuses does) and declares the reading order;
+ * {@code small-files-open} opens each by its path alone, as plain record readers call
+ * {@code FileSystem.open(path)}, and declares nothing. Each object's CRC32C is checked.
  */
 final class SmallFilesWorkload implements Workload {
   static final String NAME = "small-files";
+  static final String BY_PATH = "small-files-open";
   static final String PREFIX = "small/";
 
   private final Map<String, Long> expected = new HashMap<>();
+  private final boolean byPath;
   private int fileBytes;
+
+  SmallFilesWorkload(boolean byPath) {
+    this.byPath = byPath;
+  }
 
   @Override
   public String name() {
-    return NAME;
+    return byPath ? BY_PATH : NAME;
   }
 
   @Override
   public String description() {
-    return expected.size() + " objects of " + Report.binary(fileBytes)
-        + " read one after another, after one listing of their directory";
+    return expected.size() + " objects of " + Report.binary(fileBytes) + " read one after another, after one"
+        + " listing of their directory" + (byPath ? ", each opened by its path alone (open(path), no status)"
+        : ", each opened with its listed status");
+  }
+
+  @Override
+  public String notApplicable(String reader) {
+    if (byPath && reader.equals(Readers.SLIPSTREAM_CORE)) {
+      return "a Hadoop FileSystem call: a core API caller opens the listing's entry (small-files)";
+    }
+    return null;
   }
 
   static String key(int i) {
@@ -53,13 +70,15 @@ final class SmallFilesWorkload implements Workload {
       @Override
       public long execute() throws IOException {
         List<FileRef> files = session.list(PREFIX);
-        session.readingInOrder(files); // Slipstream's open-ahead; a no-op for the peers
+        if (!byPath) {
+          session.readingInOrder(files); // Slipstream's open-ahead; a no-op for the peers
+        }
         byte[] buf = new byte[1 << 16];
         CRC32C crc = new CRC32C();
         long total = 0;
         for (FileRef f : files) {
           crc.reset();
-          try (ObjectStream in = session.open(f)) {
+          try (ObjectStream in = byPath ? session.openPath(f.key()) : session.open(f)) {
             int n;
             while ((n = in.read(buf, 0, buf.length)) > 0) {
               crc.update(buf, 0, n);

@@ -10,7 +10,8 @@ import java.util.List;
  */
 final class Workloads {
   private static final List<String> NAMES = List.of(SequentialWorkload.NAME, ParquetWorkload.FULL,
-      ParquetWorkload.PROJECTED, RandomWorkload.NAME, SmallFilesWorkload.NAME, ListingWorkload.DIRECTORIES,
+      ParquetWorkload.PROJECTED, RandomWorkload.NAME, SmallFilesWorkload.NAME, SmallFilesWorkload.BY_PATH,
+      ListingWorkload.DIRECTORIES,
       ListingWorkload.GLOB, ListingWorkload.RECURSIVE, ReReadWorkload.FIRST, ReReadWorkload.AGAIN);
 
   private Workloads() {}
@@ -35,7 +36,8 @@ final class Workloads {
       case ReReadWorkload.FIRST -> new ReReadWorkload(false);
       case ReReadWorkload.AGAIN -> new ReReadWorkload(true);
       case ListingWorkload.DIRECTORIES, ListingWorkload.GLOB, ListingWorkload.RECURSIVE -> new ListingWorkload(name);
-      default -> new SmallFilesWorkload();
+      case SmallFilesWorkload.BY_PATH -> new SmallFilesWorkload(true);
+      default -> new SmallFilesWorkload(false);
     };
   }
 }

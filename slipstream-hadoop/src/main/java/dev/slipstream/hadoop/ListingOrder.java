@@ -89,6 +89,31 @@ final class ListingOrder {
     return List.copyOf(refs.subList(Math.min(from, refs.size()), Math.min(refs.size(), from + k)));
   }
 
+  /**
+   * The file at {@code location} as a listing of the last {@code maxAgeNanos} handed it out (its length
+   * and ETag then); null if none did.
+   */
+  synchronized ObjectRef listedWithin(S3Location location, long maxAgeNanos) {
+    Position p = where.get(location);
+    if (p == null || System.nanoTime() - p.listing.startedNanos > maxAgeNanos) {
+      return null;
+    }
+    int i = p.index - p.listing.trimmed;
+    return i < 0 || i >= p.listing.refs.size() ? null : p.listing.refs.get(i);
+  }
+
+  /**
+   * Forgets where the file at {@code key} of {@code bucket}, and every file under it as a directory
+   * (the whole bucket for the empty key), stands: the FileSystem wrote, deleted or renamed it, so no
+   * listing of before says what it is now. The listings keep their order (open-ahead of such a file
+   * costs at most a wasted fetch, never a wrong byte).
+   */
+  synchronized void forgetUnder(String bucket, String key) {
+    String dir = key.endsWith("/") ? key : key + "/";
+    where.keySet().removeIf(l -> l.bucket().equals(bucket)
+        && (key.isEmpty() || l.key().equals(key) || l.key().startsWith(dir)));
+  }
+
   /** Files remembered now. */
   synchronized int size() {
     return total;
@@ -131,6 +156,8 @@ final class ListingOrder {
   /** One listing call's files, in the order they were handed out. */
   final class Listing {
     private final List<ObjectRef> refs = new ArrayList<>();
+    /** When the listing call began: what it hands out is at least this fresh. */
+    private final long startedNanos = System.nanoTime();
     /** Files dropped from the front to keep within capacity. */
     private int trimmed;
     private boolean live = true;

@@ -3,6 +3,7 @@
  */
 package dev.slipstream.hadoop;
 
+import dev.slipstream.ObjectChangedException;
 import dev.slipstream.SlipstreamInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -33,15 +34,38 @@ final class SlipstreamFSInputStream extends FSInputStream
     implements ByteBufferReadable, ByteBufferPositionedReadable, CanUnbuffer, StreamCapabilities,
         IOStatisticsSource {
 
-  private final SlipstreamInputStream in;
+  /** The stream read; replaced once at most, by {@link #reopen}, before any byte was returned. */
+  private volatile SlipstreamInputStream in;
+  /**
+   * For a stream opened with the length and version of a listing (no HEAD): how to open the file again
+   * if its first read finds it changed since. Null otherwise, and once a read succeeded or it was used.
+   */
+  private volatile Reopen reopen;
   private final FileSystem.Statistics fsStatistics;
   private final VectoredReads vectored;
-  private final IOStatistics ioStatistics;
+  private volatile IOStatistics ioStatistics;
   /** Where the first read of any kind started, or -1 before it: open-ahead's evidence (see the FileSystem). */
   private volatile long firstRead = -1;
 
+  /** Opens the file again, in the version S3 has now. */
+  interface Reopen {
+    SlipstreamInputStream open() throws IOException;
+  }
+
+  /** One read of the stream, the wrapped stream given. */
+  private interface Read<T> {
+    T run(SlipstreamInputStream in) throws IOException;
+  }
+
   SlipstreamFSInputStream(SlipstreamInputStream in, FileSystem.Statistics fsStatistics, VectoredReads vectored) {
+    this(in, null, fsStatistics, vectored);
+  }
+
+  /** @param reopen for a stream opened with a listing's version (see {@link #reopen}); or null */
+  SlipstreamFSInputStream(SlipstreamInputStream in, Reopen reopen, FileSystem.Statistics fsStatistics,
+      VectoredReads vectored) {
     this.in = in;
+    this.reopen = reopen;
     this.fsStatistics = fsStatistics;
     this.vectored = vectored;
     this.ioStatistics = ReadIOStatistics.of(in.statistics());
@@ -64,6 +88,52 @@ final class SlipstreamFSInputStream extends FSInputStream
     }
   }
 
+  /**
+   * Runs a read; for a stream opened with a listing's version, a first read that finds the object
+   * changed since opens it again (the version S3 has now) and reads that, as if a HEAD at open had
+   * found it. Once a read returned bytes of the listed version, a change is the caller's to hear of.
+   */
+  private <T> T read(Read<T> read) throws IOException {
+    if (reopen == null) {
+      return read.run(in);
+    }
+    SlipstreamInputStream used = in;
+    T result;
+    try {
+      result = read.run(used);
+    } catch (ObjectChangedException e) {
+      return read.run(reopened(used, e));
+    }
+    reopen = null;
+    return result;
+  }
+
+  private synchronized SlipstreamInputStream reopened(SlipstreamInputStream failed, ObjectChangedException e)
+      throws IOException {
+    if (in != failed) {
+      return in; // another thread's first read opened it again already
+    }
+    Reopen r = reopen;
+    if (r == null) {
+      throw e; // bytes of the listed version were returned: the change happened during this read
+    }
+    reopen = null;
+    SlipstreamInputStream fresh = r.open();
+    try {
+      long pos = failed.getPos();
+      if (pos > 0) {
+        fresh.seek(pos);
+      }
+    } catch (IOException | RuntimeException seekFailed) {
+      fresh.close();
+      throw seekFailed;
+    }
+    in = fresh;
+    ioStatistics = ReadIOStatistics.of(fresh.statistics());
+    failed.close();
+    return fresh;
+  }
+
   private int counted(int n) {
     if (n > 0 && fsStatistics != null) {
       fsStatistics.incrementBytesRead(n);
@@ -74,7 +144,7 @@ final class SlipstreamFSInputStream extends FSInputStream
   @Override
   public int read() throws IOException {
     readingHere();
-    int b = in.read();
+    int b = read(SlipstreamInputStream::read);
     if (b >= 0) {
       counted(1);
     }
@@ -84,13 +154,13 @@ final class SlipstreamFSInputStream extends FSInputStream
   @Override
   public int read(byte[] b, int off, int len) throws IOException {
     readingHere();
-    return counted(in.read(b, off, len));
+    return counted(read(s -> s.read(b, off, len)));
   }
 
   @Override
   public int read(ByteBuffer buf) throws IOException {
     readingHere();
-    return counted(in.read(buf));
+    return counted(read(s -> s.read(buf)));
   }
 
   @Override
@@ -122,14 +192,17 @@ final class SlipstreamFSInputStream extends FSInputStream
   public int read(long position, byte[] buffer, int offset, int length) throws IOException {
     validatePositionedReadArgs(position, buffer, offset, length);
     reading(position);
-    return counted(in.read(position, buffer, offset, length));
+    return counted(read(s -> s.read(position, buffer, offset, length)));
   }
 
   @Override
   public void readFully(long position, byte[] buffer, int offset, int length) throws IOException {
     validatePositionedReadArgs(position, buffer, offset, length);
     reading(position);
-    in.readFully(position, buffer, offset, length);
+    read(s -> {
+      s.readFully(position, buffer, offset, length);
+      return null;
+    });
     counted(length);
   }
 
@@ -144,7 +217,7 @@ final class SlipstreamFSInputStream extends FSInputStream
       throw new EOFException(in.location() + ": negative position " + position);
     }
     reading(position);
-    return counted(in.read(position, buf));
+    return counted(read(s -> s.read(position, buf)));
   }
 
   @Override
@@ -159,7 +232,7 @@ final class SlipstreamFSInputStream extends FSInputStream
           + ", past the end (length " + in.length() + ")");
     }
     while (buf.hasRemaining()) {
-      int n = in.read(position + (want - buf.remaining()), buf);
+      int n = read(s -> s.read(position + (want - buf.remaining()), buf));
       if (n < 0) {
         throw new EOFException(in.location() + ": end of object at " + (position + want - buf.remaining()));
       }

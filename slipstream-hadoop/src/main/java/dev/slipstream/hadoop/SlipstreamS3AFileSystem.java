@@ -4,6 +4,7 @@
 package dev.slipstream.hadoop;
 
 import dev.slipstream.ConfigKey;
+import dev.slipstream.Counter;
 import dev.slipstream.ObjectRef;
 import dev.slipstream.OpenOptions;
 import dev.slipstream.ReadPolicy;
@@ -249,49 +250,69 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     return reuse == null || f == null ? null : reuse.take(pathToKey(qualify(f)));
   }
 
-  /** Kept glob listings are dropped whenever this FileSystem changes something. */
-  private void changed() {
+  /**
+   * This FileSystem changes {@code paths}: kept glob listings are dropped, and so are the listed versions
+   * that {@code open(path)} would use instead of a HEAD for these paths and everything under them.
+   */
+  private void changed(Path... paths) {
     ListingReuse reuse = listingReuse;
     if (reuse != null) {
       reuse.clear();
+    }
+    ListingOrder order = listingOrder;
+    if (order != null) {
+      for (Path p : paths) {
+        Path q = p == null ? null : qualify(p);
+        if (q != null && getBucket().equals(q.toUri().getHost())) {
+          order.forgetUnder(getBucket(), pathToKey(q));
+        }
+      }
     }
   }
 
   @Override
   public FSDataOutputStream create(Path f, FsPermission permission, boolean overwrite, int bufferSize,
       short replication, long blockSize, Progressable progress) throws IOException {
-    changed();
+    changed(f);
     return super.create(f, permission, overwrite, bufferSize, replication, blockSize, progress);
   }
 
   @Override
   public FSDataOutputStream createNonRecursive(Path p, FsPermission permission, EnumSet<CreateFlag> flags,
       int bufferSize, short replication, long blockSize, Progressable progress) throws IOException {
-    changed();
+    changed(p);
     return super.createNonRecursive(p, permission, flags, bufferSize, replication, blockSize, progress);
   }
 
   @Override
   public FSDataOutputStreamBuilder createFile(Path path) {
-    changed();
+    changed(path);
     return super.createFile(path);
   }
 
   @Override
   public boolean rename(Path src, Path dst) throws IOException {
-    changed();
-    return super.rename(src, dst);
+    changed(src, dst);
+    try {
+      return super.rename(src, dst);
+    } finally {
+      changed(src, dst); // a listing made meanwhile may have seen the files before they moved
+    }
   }
 
   @Override
   public boolean delete(Path f, boolean recursive) throws IOException {
-    changed();
-    return super.delete(f, recursive);
+    changed(f);
+    try {
+      return super.delete(f, recursive);
+    } finally {
+      changed(f); // a listing made meanwhile may have seen the files before they went
+    }
   }
 
   @Override
   public boolean mkdirs(Path p, FsPermission permission) throws IOException {
-    changed();
+    changed(p);
     return super.mkdirs(p, permission);
   }
 
@@ -349,37 +370,76 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     if (key.isEmpty()) {
       throw new FileNotFoundException("Can't open " + path + " because it is a directory");
     }
-    boolean fromStore = false;
-    if (length < 0) {
-      // S3A's own HEAD: its auditing, retries, statistics and 404/403 translation.
-      HeadObjectResponse head;
-      try {
-        head = getS3AInternals().getObjectMetadata(path);
-      } catch (NullPointerException e) {
-        // S3A's HEAD unboxes Content-Length, which some S3-compatible servers leave out: left to
-        // Slipstream's own open below, which takes the length from a 1-byte ranged GET or fails with an
-        // IOException naming the missing header.
-        LOG.debug("HEAD {} by S3A failed ({}); Slipstream's open makes its own", path, e.toString());
-        head = null;
-      }
-      if (key.endsWith("/")) {
-        throw new FileNotFoundException("Can't open " + path + " because it is a directory");
-      }
-      if (head != null && head.contentLength() != null) {
-        length = head.contentLength();
-        etag = head.eTag();
-        fromStore = true; // S3 answered this open, with the credentials Slipstream reads with
-      }
-    }
-    OpenOptions open = OpenOptions.NONE.withLength(length).withEtag(etag)
-        .withPolicy(options.policy()).withSplitEnd(options.splitEnd()).withFromStore(fromStore);
     S3Location location = new S3Location(getBucket(), key);
-    SlipstreamInputStream in = slipstream.open(location, open);
-    SlipstreamFSInputStream stream = new SlipstreamFSInputStream(in, statistics, vectoredReads);
+    SlipstreamInputStream in;
+    SlipstreamFSInputStream.Reopen reopen = null;
+    ObjectRef listed = length < 0 ? listedRecently(location) : null;
+    if (listed != null) {
+      // No HEAD: a listing of this FileSystem gave the length and version moments ago. If the file
+      // changed since, its first read finds out (S3 refuses the listed version) and it is opened again
+      // after a HEAD, so that it is read in its current version as S3A's open would have.
+      slipstream.statistics().increment(Counter.OPENS_FROM_LISTING);
+      in = slipstream.open(location, openOptions(listed.length(), listed.etag(), false, options));
+      reopen = () -> {
+        slipstream.statistics().increment(Counter.OPENS_FROM_LISTING_CHANGED);
+        return openAfterHead(path, key, location, options);
+      };
+    } else if (length < 0) {
+      in = openAfterHead(path, key, location, options);
+    } else {
+      in = slipstream.open(location, openOptions(length, etag, false, options));
+    }
+    SlipstreamFSInputStream stream = new SlipstreamFSInputStream(in, reopen, statistics, vectoredReads);
     // After the open, which took this file's prepared block: the next files, if the evidence says so.
     hintNext(openAheadAfter(location, stream));
     statistics.incrementReadOps(1);
     return new FSDataInputStream(stream);
+  }
+
+  /**
+   * The file at {@code location} as a listing of this FileSystem handed it out within
+   * {@code list.reuse.ttl} (and no change through it since), if that listing gave its ETag; else null.
+   * Not under client-side encryption, whose listed sizes are not the objects'.
+   */
+  private ObjectRef listedRecently(S3Location location) {
+    if (listingReuse == null || location.key().endsWith("/")) {
+      return null;
+    }
+    ObjectRef ref = listingOrder.listedWithin(location, slipstreamConfig.listReuseTtl().toNanos());
+    return ref == null || ref.etag() == null ? null : ref;
+  }
+
+  /** Opens {@code location} after S3A's own HEAD of it: the length and version S3 has now. */
+  private SlipstreamInputStream openAfterHead(Path path, String key, S3Location location, OpenFileOptions options)
+      throws IOException {
+    long length = -1;
+    String etag = null;
+    boolean fromStore = false;
+    // S3A's own HEAD: its auditing, retries, statistics and 404/403 translation.
+    HeadObjectResponse head;
+    try {
+      head = getS3AInternals().getObjectMetadata(path);
+    } catch (NullPointerException e) {
+      // S3A's HEAD unboxes Content-Length, which some S3-compatible servers leave out: left to
+      // Slipstream's own open below, which takes the length from a 1-byte ranged GET or fails with an
+      // IOException naming the missing header.
+      LOG.debug("HEAD {} by S3A failed ({}); Slipstream's open makes its own", path, e.toString());
+      head = null;
+    }
+    if (key.endsWith("/")) {
+      throw new FileNotFoundException("Can't open " + path + " because it is a directory");
+    }
+    if (head != null && head.contentLength() != null) {
+      length = head.contentLength();
+      etag = head.eTag();
+      fromStore = true; // S3 answered this open, with the credentials Slipstream reads with
+    }
+    return slipstream.open(location, openOptions(length, etag, fromStore, options));
+  }
+
+  private static OpenOptions openOptions(long length, String etag, boolean fromStore, OpenFileOptions options) {
+    return OpenOptions.NONE.withLength(length).withEtag(etag)
+        .withPolicy(options.policy()).withSplitEnd(options.splitEnd()).withFromStore(fromStore);
   }
 
   /**

@@ -1,0 +1,90 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.hadoop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.slipstream.ObjectRef;
+import dev.slipstream.S3Location;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.Path;
+import org.junit.jupiter.api.Test;
+
+/** The listing order open-ahead follows, and the listed versions {@code open(path)} uses instead of a HEAD. */
+class ListingOrderTest {
+  static final long MINUTE = TimeUnit.MINUTES.toNanos(1);
+
+  static ListingOrder order(int capacity) {
+    return new ListingOrder(capacity, st -> {
+      String key = st.getPath().toUri().getPath().substring(1);
+      return new ObjectRef(new S3Location("b", key), st.getLen(), "\"e-" + key + "\"");
+    });
+  }
+
+  static FileStatus file(String key, long len) {
+    return new FileStatus(len, false, 1, 1, 0, new Path("s3a://b/" + key));
+  }
+
+  static S3Location at(String key) {
+    return new S3Location("b", key);
+  }
+
+  @Test
+  void theNextFilesOfAListingFollowInItsOrder() {
+    ListingOrder o = order(100);
+    o.listed(new FileStatus[] {file("d/a", 1), file("d/b", 2), file("d/c", 3)});
+    assertThat(o.after(at("d/a"), 2)).extracting(r -> r.location().key()).containsExactly("d/b", "d/c");
+    assertThat(o.after(at("d/c"), 2)).isEmpty();
+    assertThat(o.after(at("d/x"), 2)).isEmpty();
+  }
+
+  @Test
+  void aListedFileGivesItsLengthAndVersionWhileTheListingIsFresh() throws Exception {
+    ListingOrder o = order(100);
+    o.listed(new FileStatus[] {file("d/a", 10), file("d/empty", 0)});
+    ObjectRef a = o.listedWithin(at("d/a"), MINUTE);
+    assertThat(a.length()).isEqualTo(10);
+    assertThat(a.etag()).isEqualTo("\"e-d/a\"");
+    assertThat(o.listedWithin(at("d/empty"), MINUTE)).as("empty files are not remembered").isNull();
+    assertThat(o.listedWithin(at("d/nope"), MINUTE)).isNull();
+    Thread.sleep(5);
+    assertThat(o.listedWithin(at("d/a"), TimeUnit.MILLISECONDS.toNanos(1))).as("older than asked").isNull();
+  }
+
+  @Test
+  void aNewerListingGivesTheNewerVersion() {
+    ListingOrder o = order(100);
+    o.listed(new FileStatus[] {file("d/a", 10)});
+    o.listed(new FileStatus[] {file("d/a", 20)});
+    assertThat(o.listedWithin(at("d/a"), MINUTE).length()).isEqualTo(20);
+  }
+
+  @Test
+  void forgettingAPathForgetsItAndWhatIsUnderItOnly() {
+    ListingOrder o = order(100);
+    o.listed(new FileStatus[] {file("d/a", 1), file("d/ab", 1), file("d/a/x", 1), file("d/a/y/z", 1),
+        file("e/a", 1)});
+    o.forgetUnder("b", "d/a");
+    assertThat(o.listedWithin(at("d/a"), MINUTE)).isNull();
+    assertThat(o.listedWithin(at("d/a/x"), MINUTE)).isNull();
+    assertThat(o.listedWithin(at("d/a/y/z"), MINUTE)).isNull();
+    assertThat(o.listedWithin(at("d/ab"), MINUTE)).as("a sibling whose name starts alike").isNotNull();
+    assertThat(o.listedWithin(at("e/a"), MINUTE)).isNotNull();
+    o.forgetUnder("other", "");
+    assertThat(o.listedWithin(at("e/a"), MINUTE)).as("another bucket").isNotNull();
+    o.forgetUnder("b", "");
+    assertThat(o.listedWithin(at("e/a"), MINUTE)).as("the bucket's root: everything").isNull();
+  }
+
+  @Test
+  void beyondItsCapacityTheOldestListingsAreForgotten() {
+    ListingOrder o = order(3);
+    o.listed(new FileStatus[] {file("old/a", 1), file("old/b", 1)});
+    o.listed(new FileStatus[] {file("new/a", 1), file("new/b", 1)});
+    assertThat(o.size()).isLessThanOrEqualTo(3);
+    assertThat(o.listedWithin(at("old/a"), MINUTE)).isNull();
+    assertThat(o.listedWithin(at("new/b"), MINUTE)).isNotNull();
+  }
+}
