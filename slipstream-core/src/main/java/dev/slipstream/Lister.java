@@ -74,9 +74,25 @@ public final class Lister {
 
   /** As {@link #list(String, String)}, cut into at most {@code ranges} key ranges (1: sequential). */
   public Listing list(String bucket, String prefix, int ranges) {
+    return listAfter(bucket, prefix, null, ranges);
+  }
+
+  /**
+   * The objects under {@code prefix} whose keys sort after {@code startAfter} (S3's {@code StartAfter};
+   * null: all of them), in key order, cut into at most {@code ranges} key ranges. A caller that stops
+   * early and closes the listing pays for the pages already asked for: at most a couple per range.
+   *
+   * @throws IllegalArgumentException if {@code startAfter} does not start with {@code prefix}
+   */
+  public Listing listAfter(String bucket, String prefix, String startAfter, int ranges) {
     checkBucket(bucket);
     Objects.requireNonNull(prefix, "prefix");
-    return ParallelListing.ofPrefix(store, executor, retrier, stats.child(), bucket, prefix, checkRanges(ranges));
+    if (startAfter != null && !startAfter.startsWith(prefix)) {
+      throw new IllegalArgumentException("start-after key '" + startAfter + "' is not under the prefix '" + prefix
+          + "' in s3://" + bucket + "/");
+    }
+    return ParallelListing.ofPrefix(store, executor, retrier, stats.child(), bucket, prefix, startAfter,
+        checkRanges(ranges));
   }
 
   /**

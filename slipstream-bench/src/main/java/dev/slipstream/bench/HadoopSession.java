@@ -75,6 +75,19 @@ final class HadoopSession implements ReadSession {
   }
 
   @Override
+  public List<FileRef> listEachDirectory(List<String> directories) throws IOException {
+    List<FileRef> files = new ArrayList<>();
+    for (String d : directories) {
+      for (FileStatus st : fs.listStatus(new Path(root, d))) {
+        if (st.isFile()) {
+          files.add(ref(st.getPath().toUri().getPath().substring(1), st));
+        }
+      }
+    }
+    return files;
+  }
+
+  @Override
   public List<FileRef> listInputGlob(String glob) throws IOException {
     // FileInputFormat.singleThreadedListStatus's calls, on this session's FileSystem instance
     org.apache.hadoop.fs.PathFilter hidden = p -> !p.getName().startsWith("_") && !p.getName().startsWith(".");

@@ -26,6 +26,10 @@ import java.util.Map;
  *       {@code FileInputFormat.singleThreadedListStatus}, made on the reader's FileSystem). S3A: one
  *       listing of {@code parts/}, then one per directory; Slipstream: one flat listing of
  *       {@code parts/date=} in parallel key ranges, the directories answered from it.
+ *   <li>{@value #PER_DIRECTORY}: the same files through one {@code listStatus(dir)} per partition
+ *       directory, in their order, on one thread: what Spark's file index, Hive's and Trino's directory
+ *       listers call. S3A: one LIST each; Slipstream: the second call shows a walk over siblings, and
+ *       their parent is listed flat from there (one page, then doubling), the calls answered from it.
  *   <li>{@value #RECURSIVE}: every file under {@code listing/} (tree and flat prefix) through
  *       {@code listFiles(path, true)}: S3A's one flat listing, page after page, against Slipstream's
  *       flat listing cut into parallel key ranges.
@@ -39,6 +43,7 @@ import java.util.Map;
 final class ListingWorkload implements Workload {
   static final String DIRECTORIES = "listing";
   static final String GLOB = "listing-glob";
+  static final String PER_DIRECTORY = "listing-per-dir";
   static final String RECURSIVE = "listing-recursive";
   static final String ROOT = "listing/";
   static final int FILES_PER_DIRECTORY = 6;
@@ -61,6 +66,11 @@ final class ListingWorkload implements Workload {
 
   @Override
   public String description() {
+    if (name.equals(PER_DIRECTORY)) {
+      return "one listStatus(dir) per partition directory (" + directories.size() + " of " + FILES_PER_DIRECTORY
+          + " small files), one after another on one thread, as Spark's file index and Hive's and Trino's "
+          + "listers call it; MB/s = bytes of the files listed per second";
+    }
     if (name.equals(GLOB)) {
       return "FileInputFormat's one-thread listing of the input glob " + ROOT + "parts/date=* ("
           + directories.size() + " directories of " + FILES_PER_DIRECTORY + " small files): globStatus(glob, "
@@ -79,6 +89,9 @@ final class ListingWorkload implements Workload {
   public String notApplicable(String reader) {
     if (name.equals(GLOB) && reader.equals(Readers.SLIPSTREAM_CORE)) {
       return "a Hadoop FileSystem call: the core API has no glob";
+    }
+    if (name.equals(PER_DIRECTORY) && reader.equals(Readers.SLIPSTREAM_CORE)) {
+      return "a Hadoop FileSystem call pattern: a core API caller lists the directories at once (listing)";
     }
     if (reader.equals(Readers.S3A_PREFETCH) || reader.equals(Readers.S3A_ANALYTICS)) {
       return "lists exactly as " + Readers.S3A_CLASSIC + ": S3A's input streams play no part in listing";
@@ -114,6 +127,7 @@ final class ListingWorkload implements Workload {
       public long execute() throws IOException {
         List<FileRef> files = recursive ? session.listRecursive(ROOT)
             : name.equals(GLOB) ? session.listInputGlob(ROOT + "parts/date=*")
+            : name.equals(PER_DIRECTORY) ? session.listEachDirectory(directories)
             : session.listDirectories(directories);
         if (files == null) {
           throw new IOException(name + " needs a Hadoop FileSystem");

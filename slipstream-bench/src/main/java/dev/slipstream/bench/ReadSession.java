@@ -36,6 +36,14 @@ interface ReadSession extends Closeable {
     return null;
   }
 
+  /**
+   * The files directly in each of {@code directories}, one {@code listStatus(dir)} call each, in this
+   * order, on this thread. Null where the reader has no FileSystem.
+   */
+  default List<FileRef> listEachDirectory(List<String> directories) throws IOException {
+    return null;
+  }
+
   /** Every file under {@code prefix} (ending in "/"): Hadoop's {@code listFiles(path, true)}. */
   List<FileRef> listRecursive(String prefix) throws IOException;
 

@@ -11,7 +11,7 @@ import java.util.List;
 final class Workloads {
   private static final List<String> NAMES = List.of(SequentialWorkload.NAME, ParquetWorkload.FULL,
       ParquetWorkload.PROJECTED, RandomWorkload.NAME, SmallFilesWorkload.NAME, SmallFilesWorkload.BY_PATH,
-      ListingWorkload.DIRECTORIES,
+      ListingWorkload.DIRECTORIES, ListingWorkload.PER_DIRECTORY,
       ListingWorkload.GLOB, ListingWorkload.RECURSIVE, ReReadWorkload.FIRST, ReReadWorkload.AGAIN);
 
   private Workloads() {}
@@ -35,7 +35,8 @@ final class Workloads {
       case RandomWorkload.NAME -> new RandomWorkload();
       case ReReadWorkload.FIRST -> new ReReadWorkload(false);
       case ReReadWorkload.AGAIN -> new ReReadWorkload(true);
-      case ListingWorkload.DIRECTORIES, ListingWorkload.GLOB, ListingWorkload.RECURSIVE -> new ListingWorkload(name);
+      case ListingWorkload.DIRECTORIES, ListingWorkload.PER_DIRECTORY, ListingWorkload.GLOB, ListingWorkload.RECURSIVE ->
+          new ListingWorkload(name);
       case SmallFilesWorkload.BY_PATH -> new SmallFilesWorkload(true);
       default -> new SmallFilesWorkload(false);
     };

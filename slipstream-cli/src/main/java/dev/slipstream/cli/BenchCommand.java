@@ -61,7 +61,8 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--workloads", paramLabel = "LIST", split = ",", order = 3,
       description = "Workloads to run, comma-separated: sequential, parquet-full, parquet-projected, random,"
-          + " small-files, small-files-open, listing, listing-glob, listing-recursive, first-read, re-read."
+          + " small-files, small-files-open, listing, listing-per-dir, listing-glob, listing-recursive,"
+          + " first-read, re-read."
           + " Default: all.")
   List<String> workloads;
 

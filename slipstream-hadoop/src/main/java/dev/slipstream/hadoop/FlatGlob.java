@@ -161,6 +161,61 @@ final class FlatGlob {
     return out;
   }
 
+  /**
+   * For a walk over sibling directories, one {@code listStatus} each: lists the parent of
+   * {@code dirKey} flat from {@code dirKey} on, at most {@code budget} keys in {@code ranges} key ranges,
+   * and hands every directory it saw whole ({@code dirKey}'s siblings after it, and everything under
+   * them) to {@link ListingReuse}, where the walk's next calls find them. The directory holding the last
+   * key listed may go on past the budget and is not kept. False if nothing could be kept for
+   * {@code dirKey} (then S3A lists it).
+   *
+   * @param parentKey the parent's key without trailing slash ({@code ""}: the bucket's root)
+   * @param dirKey the directory asked for, without trailing slash, under {@code parentKey}
+   */
+  boolean keepSiblings(String parentKey, String dirKey, int budget, int ranges) throws IOException {
+    String dirPrefix = parentKey.isEmpty() ? "" : parentKey + "/";
+    Node root = new Node(parentKey);
+    String last = null;
+    boolean whole = true;
+    try (Listing listing = lister.listAfter(bucket, dirPrefix, dirKey, ranges)) {
+      try {
+        long keys = 0;
+        while (listing.hasNext()) {
+          if (keys++ >= budget) {
+            whole = false;
+            break;
+          }
+          ListEntry e = listing.next();
+          add(root, e, dirPrefix.length());
+          last = e.key();
+        }
+      } finally {
+        fs.countListing(listing.statistics().get(Counter.LIST_REQUESTS));
+      }
+      for (Node d : root.dirs.values()) {
+        d.check();
+      }
+    } catch (Unsuitable e) {
+      LOG.debug("siblings of {} left to S3A: {}", dirKey, e.getMessage());
+      return false;
+    }
+    String unfinished = null;
+    if (!whole && last != null) {
+      int slash = last.indexOf('/', dirPrefix.length());
+      unfinished = slash < 0 ? null : last.substring(dirPrefix.length(), slash);
+    }
+    List<ListingReuse.Directory> seen = new ArrayList<>();
+    boolean asked = false;
+    for (Map.Entry<String, Node> d : root.dirs.entrySet()) {
+      if (!d.getKey().equals(unfinished)) {
+        seen.addAll(d.getValue().subtree());
+        asked |= d.getValue().key.equals(dirKey);
+      }
+    }
+    reuse.keep(seen);
+    return asked;
+  }
+
   /** The child's path as Globber makes it, checked to name the key S3A listed. */
   private Path childPath(Path parent, String name, String key) {
     Path p;

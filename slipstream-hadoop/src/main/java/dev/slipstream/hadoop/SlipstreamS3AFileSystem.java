@@ -73,6 +73,8 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   private final ThreadLocal<Opened> lastOpened = new ThreadLocal<>();
   private ListingReuse listingReuse;
   private FlatGlob flatGlob;
+  /** Null when off, as {@link #flatGlob}. */
+  private SiblingWalks siblingWalks;
   private volatile IOStatistics ioStatistics;
 
   @Override
@@ -102,6 +104,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
       int pageKeys = Math.min(1000, Math.max(1, conf.getInt("fs.s3a.paging.maximum", 5000)));
       this.listingReuse = new ListingReuse(reuseTtl, pageKeys, FlatGlob.MAX_KEYS);
       this.flatGlob = new FlatGlob(this, slipstream.lister(), getBucket(), listingReuse);
+      this.siblingWalks = new SiblingWalks(reuseTtl, FlatGlob.MAX_KEYS);
     }
     if (ANNOUNCED.compareAndSet(false, true)) {
       LOG.info("Slipstream read path enabled for s3a:// (first bucket: {}): {} KiB blocks, up to {} prefetched,"
@@ -192,33 +195,44 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     return super.globStatus(pathPattern, filter);
   }
 
-  /** A directory a glob just listed is answered from that listing, once; any other is S3A's. */
+  /**
+   * A directory a glob just listed, or one of a walk over sibling directories, is answered from a flat
+   * listing, once; any other is S3A's.
+   */
   @Override
   public FileStatus[] listStatus(Path f) throws IOException {
-    ListingReuse.Held held = reused(f);
+    ListingReuse.Held held = heldOrSiblings(f);
     return remember(held != null ? S3AStatuses.of(this).directoryListing(held.files(), held.dirs())
         : super.listStatus(f));
   }
 
   @Override
   public RemoteIterator<LocatedFileStatus> listLocatedStatus(Path f, PathFilter filter) throws IOException {
-    ListingReuse.Held held = reused(f);
+    ListingReuse.Held held = heldOrSiblings(f);
     return remember(held != null ? S3AStatuses.of(this).locatedListing(held.files(), held.dirs(), filter)
         : super.listLocatedStatus(f, filter));
   }
 
   @Override
   public RemoteIterator<FileStatus> listStatusIterator(Path p) throws IOException {
-    ListingReuse.Held held = reused(p);
+    ListingReuse.Held held = heldOrSiblings(p);
     return remember(held != null
         ? org.apache.hadoop.util.functional.RemoteIterators.remoteIteratorFromArray(
             S3AStatuses.of(this).directoryListing(held.files(), held.dirs()))
         : super.listStatusIterator(p));
   }
 
-  /** Files listed are remembered in their order, for open-ahead when a thread reads them in that order. */
+  /** Listings are remembered for open-ahead, and for {@code open(path)} without a HEAD ({@link #listedRecently}). */
+  private boolean remembering() {
+    return slipstreamConfig.openAheadFiles() > 0 || listingReuse != null;
+  }
+
+  /**
+   * Files listed are remembered in their order: for open-ahead when a thread reads them in that order,
+   * and for their length and version when one is opened by path.
+   */
   private FileStatus[] remember(FileStatus[] statuses) {
-    if (statuses != null && slipstreamConfig.openAheadFiles() > 0) {
+    if (statuses != null && remembering()) {
       listingOrder.listed(statuses);
     }
     return statuses;
@@ -226,7 +240,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
 
   /** As {@link #remember(FileStatus[])}, for each status as the iterator hands it out. */
   private <T extends FileStatus> RemoteIterator<T> remember(RemoteIterator<T> it) {
-    if (slipstreamConfig.openAheadFiles() <= 0) {
+    if (!remembering()) {
       return it;
     }
     ListingOrder.Listing order = listingOrder.newListing();
@@ -248,6 +262,31 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   private ListingReuse.Held reused(Path f) {
     ListingReuse reuse = listingReuse;
     return reuse == null || f == null ? null : reuse.take(pathToKey(qualify(f)));
+  }
+
+  /**
+   * The listing of directory {@code f} from a kept flat listing: a glob's, or one of its parent made
+   * now because the calls walk sibling directories ({@link SiblingWalks}); null: S3A lists it.
+   */
+  private ListingReuse.Held heldOrSiblings(Path f) throws IOException {
+    ListingReuse.Held held = reused(f);
+    SiblingWalks walks = siblingWalks;
+    if (walks == null || f == null) {
+      return held;
+    }
+    Path q = qualify(f);
+    String key = pathToKey(q);
+    if (key.isEmpty() || key.endsWith("/") || !getBucket().equals(q.toUri().getHost())) {
+      return held;
+    }
+    int slash = key.lastIndexOf('/');
+    String parent = slash < 0 ? "" : key.substring(0, slash);
+    int budget = walks.asked(parent, key, held != null);
+    if (held != null || budget <= 0) {
+      return held;
+    }
+    int ranges = Math.max(1, Math.min(slipstreamConfig.listParallelism(), budget / SiblingWalks.FIRST_BUDGET));
+    return flatGlob.keepSiblings(parent, key, budget, ranges) ? reused(f) : null;
   }
 
   /**

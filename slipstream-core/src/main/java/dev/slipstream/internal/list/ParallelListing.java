@@ -74,10 +74,11 @@ public final class ParallelListing implements Listing {
     submit(first);
   }
 
-  /** Lists a whole prefix. */
+  /** Lists a prefix: all of it, or its keys after {@code startAfter} (null: all). */
   public static ParallelListing ofPrefix(ObjectStore store, Executor executor, Retrier retrier, ReadStatistics stats,
-      String bucket, String prefix, int parallelism) {
-    return new ParallelListing(store, executor, retrier, stats, bucket, new PrefixPlan(prefix), parallelism);
+      String bucket, String prefix, String startAfter, int parallelism) {
+    return new ParallelListing(store, executor, retrier, stats, bucket, new PrefixPlan(prefix, startAfter),
+        parallelism);
   }
 
   /** The merge-join against {@code directories} (keys ending in "/"). */

@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Everything under a prefix, as one flat listing.
+ * Everything under a prefix (or the part of it after a given key), as one flat listing.
  *
  * <h2>Where it is cut</h2>
  * Nothing is cut until the first page (1,000 keys) comes back truncated: a small listing costs one
@@ -29,9 +29,16 @@ import java.util.List;
  */
 final class PrefixPlan implements ListingPlan {
   private final String prefix;
+  /** Keys up to this one (inclusive) are not listed; null: from the prefix's first key. */
+  private final String startAfter;
 
   PrefixPlan(String prefix) {
+    this(prefix, null);
+  }
+
+  PrefixPlan(String prefix, String startAfter) {
     this.prefix = prefix;
+    this.startAfter = startAfter;
   }
 
   @Override
@@ -41,7 +48,7 @@ final class PrefixPlan implements ListingPlan {
 
   @Override
   public String startAfter() {
-    return null;
+    return startAfter;
   }
 
   @Override

@@ -1,0 +1,75 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.hadoop;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Tells a walk over sibling directories, one listing call each, from a single directory listing: what
+ * Spark's file index does on the driver (and inside each discovery task), and what Hive's and Trino's
+ * directory listers do over a table's partitions. The evidence is a second call for another child of
+ * the same parent within {@code list.reuse.ttl}; the answer is how many keys of the parent to list flat
+ * from the directory asked for: one page (1,000 keys) at first, doubling each time the walk goes past
+ * what was listed, up to {@link FlatGlob#MAX_KEYS}. So a walk of n sibling directories costs about
+ * keys / 1,000 requests plus a handful, and a batch of a few siblings (a discovery task's) wastes at
+ * most about as many keys as it used.
+ *
+ * <p>Bounded: the last {@link #PARENTS} parents walked are remembered. Thread-safe.
+ */
+final class SiblingWalks {
+  /** Keys listed flat at the walk's first sign: one LIST page, the cost of the call it answers. */
+  static final int FIRST_BUDGET = 1000;
+  /** Parents remembered at once. */
+  static final int PARENTS = 64;
+
+  private final long ttlNanos;
+  private final int maxBudget;
+  private final Map<String, Walk> byParent = new LinkedHashMap<>(16, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Walk> eldest) {
+      return size() > PARENTS;
+    }
+  };
+
+  SiblingWalks(long ttlNanos, int maxBudget) {
+    this.ttlNanos = ttlNanos;
+    this.maxBudget = maxBudget;
+  }
+
+  /**
+   * The listing of {@code childKey}, a directory of {@code parentKey}, was asked for; {@code held} if a
+   * kept flat listing answers it. Returns how many keys of the parent to list flat from it (for a call
+   * not held), or 0 to leave the call to S3A.
+   */
+  synchronized int asked(String parentKey, String childKey, boolean held) {
+    long now = System.nanoTime();
+    Walk w = byParent.get(parentKey);
+    if (w == null || now - w.at > ttlNanos) {
+      byParent.put(parentKey, new Walk(childKey, now));
+      return 0;
+    }
+    w.at = now;
+    if (w.lastChild.equals(childKey)) {
+      return 0; // the same directory again: no walk
+    }
+    w.lastChild = childKey;
+    if (held) {
+      return 0;
+    }
+    w.budget = w.budget == 0 ? FIRST_BUDGET : (int) Math.min(maxBudget, 2L * w.budget);
+    return w.budget;
+  }
+
+  private static final class Walk {
+    private String lastChild;
+    private long at;
+    private int budget;
+
+    Walk(String lastChild, long at) {
+      this.lastChild = lastChild;
+      this.at = at;
+    }
+  }
+}
