@@ -41,7 +41,8 @@ class BenchmarkSmokeTest {
       assertThat(row.status()).as("%s on %s: %s", row.reader(), row.workload(), row.reason())
           .isNotEqualTo(Result.WRONG_BYTES);
       if (Result.NOT_APPLICABLE.equals(row.status())) {
-        assertThat(row.workload()).startsWith(ListingWorkload.DIRECTORIES);
+        assertThat(row.workload()).matches(w -> w.startsWith(ListingWorkload.DIRECTORIES)
+            || w.equals(SmallFilesWorkload.BY_PATH), "a listing workload or small-files-open");
         continue;
       }
       if (!row.ok() && knownPeerFailure(row)) {
@@ -83,9 +84,18 @@ class BenchmarkSmokeTest {
     Result globSlipstream = results.row(ListingWorkload.GLOB, Readers.SLIPSTREAM);
     assertThat(globS3a.lists()).isGreaterThan(BenchSizes.smoke().listingDirectories());
     assertThat(globSlipstream.lists()).isLessThan(globS3a.lists());
+    // One listStatus per directory: S3A one LIST each; Slipstream's walk fewer.
+    Result walkS3a = results.row(ListingWorkload.PER_DIRECTORY, Readers.S3A_CLASSIC);
+    Result walkSlipstream = results.row(ListingWorkload.PER_DIRECTORY, Readers.SLIPSTREAM);
+    assertThat(walkS3a.lists()).isGreaterThanOrEqualTo(BenchSizes.smoke().listingDirectories());
+    assertThat(walkSlipstream.lists()).isLessThan(walkS3a.lists());
     // Small files are listed: at least one LIST per run for every reader.
-    results.rows().stream().filter(r -> r.workload().equals(SmallFilesWorkload.NAME))
+    results.rows().stream().filter(r -> r.workload().startsWith(SmallFilesWorkload.NAME) && r.ok())
         .forEach(r -> assertThat(r.lists()).as(r.reader()).isPositive());
+    // Opened by path: S3A a HEAD each; Slipstream takes the listing's length and version, no HEAD.
+    assertThat(results.row(SmallFilesWorkload.BY_PATH, Readers.S3A_CLASSIC).heads())
+        .isEqualTo(BenchSizes.smoke().smallFiles());
+    assertThat(results.row(SmallFilesWorkload.BY_PATH, Readers.SLIPSTREAM).heads()).isZero();
 
     Path out = tmp.resolve("report");
     List<Path> files = ReportFiles.write(results, out);

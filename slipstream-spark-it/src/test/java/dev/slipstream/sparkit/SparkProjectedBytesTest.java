@@ -189,6 +189,28 @@ class SparkProjectedBytesTest {
         .isLessThanOrEqualTo(returned).isGreaterThanOrEqualTo(returned * 99 / 100);
   }
 
+  /**
+   * Spark's input metrics for the same queries: Slipstream's are S3A classic's within 5%, where S3A
+   * classic counts what it reads. S3A classic's vectored reads (Parquet 1.16 and later read column chunks
+   * that way through it) count their bytes on S3A's own pool threads, which no task's metrics see: there
+   * its input metrics are a small fraction of what its link delivered, and the comparison is with that.
+   */
+  @Test
+  void sparksInputBytesAreS3aClassicsWithinFivePercent() {
+    Run classic = runs.get("classic");
+    Run slipstream = runs.get("slipstream");
+    long classicDelivered = classic.q1Bytes + classic.q2Bytes + classic.againBytes;
+    if (classic.sparkInputBytes >= slipstream.sparkInputBytes / 2) {
+      assertThat(slipstream.sparkInputBytes).as("Spark's input bytes (S3A classic %,d)", classic.sparkInputBytes)
+          .isBetween(classic.sparkInputBytes * 95 / 100, classic.sparkInputBytes * 105 / 100);
+    } else {
+      assertThat(classic.sparkInputBytes).as("S3A classic's input metrics miss its vectored reads (delivered %,d)",
+          classicDelivered).isLessThan(classicDelivered / 10);
+      assertThat(slipstream.sparkInputBytes).as("Spark's input bytes (S3A classic's link delivered %,d)",
+          classicDelivered).isBetween(classicDelivered * 95 / 100, classicDelivered * 105 / 100);
+    }
+  }
+
   @Test
   void openAheadFetchedNothingForFilesReadFooterFirst() {
     assertThat(runs.get("slipstream").counters.get(Counter.OPEN_AHEAD_STARTED)).isZero();
