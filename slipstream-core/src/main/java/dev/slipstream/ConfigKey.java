@@ -87,10 +87,11 @@ public enum ConfigKey {
           + "block, only free memory, at most a quarter of memory.max; it switches itself off for the client "
           + "when more of what it fetched was wasted than used. 0 disables it."),
   LIST_REUSE_TTL("list.reuse.ttl", duration(), "30s",
-      "Hadoop: how long the directories a globStatus listed flat are answered from that listing (once each) "
-          + "when listStatus/listLocatedStatus asks for them next, as FileInputFormat does; and how long a "
+      "Hadoop: how long the directories a globStatus listed flat, or a walk over sibling directories (one "
+          + "listStatus each, as Spark's file index calls) listed flat, are answered from that listing (once "
+          + "each) when listStatus/listLocatedStatus asks for them next, as FileInputFormat does; and how long a "
           + "listed file's length and ETag stand in for the HEAD of open(path) (a file changed since is "
-          + "opened again after a HEAD). 0 turns flat globbing and both reuses off: every call is S3A's."),
+          + "opened again after a HEAD). 0 turns all of these off: every call is S3A's."),
   ENDPOINT("endpoint", httpUri(), null,
       "S3 endpoint URI, e.g. http://127.0.0.1:9000 for MinIO. Default: AWS S3 for the region."),
   REGION("region", text(), null,
