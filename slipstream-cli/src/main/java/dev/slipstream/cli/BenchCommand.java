@@ -62,8 +62,9 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--workloads", paramLabel = "LIST", split = ",", order = 3,
       description = "Workloads to run, comma-separated: sequential, parquet-full, parquet-projected, random,"
           + " small-files, small-files-open, listing, listing-per-dir, listing-glob, listing-recursive,"
-          + " first-read, re-read."
-          + " Default: all.")
+          + " first-read, re-read; and spark-sql (real Spark from PyPI, run by"
+          + " slipstream-bench/spark/run_spark_sql.py: needs python3 and a download of Spark). Default: all but"
+          + " spark-sql.")
   List<String> workloads;
 
   @Option(names = "--full", order = 4,
@@ -154,11 +155,17 @@ final class BenchCommand implements Callable<Integer> {
     if (!Files.isDirectory(base)) {
       throw new java.nio.file.NoSuchFileException(base.toString(), null, "no such directory");
     }
+    List<String> chosen = workloads == null ? Benchmark.workloadNames() : trimmed(workloads);
+    boolean sparkSql = chosen.contains(SPARK_SQL);
+    List<String> inJvm = chosen.stream().filter(w -> !w.equals(SPARK_SQL)).toList();
+    Path sparkHarness = sparkSql ? sparkHarness() : null;
+    if (inJvm.isEmpty()) {
+      return runSparkSql(sparkHarness, link);
+    }
     BenchOptions options;
     try {
-      options = new BenchOptions(link, readers == null ? Benchmark.readerNames() : trimmed(readers),
-          workloads == null ? Benchmark.workloadNames() : trimmed(workloads), sizes, warmups, runs, seed, base,
-          commandLine());
+      options = new BenchOptions(link, readers == null ? Benchmark.readerNames() : trimmed(readers), inJvm, sizes,
+          warmups, runs, seed, base, commandLine());
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
     }
@@ -179,6 +186,60 @@ final class BenchCommand implements Callable<Integer> {
     }
     if (!wrong.isEmpty()) {
       err.println("slipstream: wrong bytes read by " + String.join(", ", wrong));
+      return Errors.IO;
+    }
+    return sparkSql ? runSparkSql(sparkHarness, link) : Errors.OK;
+  }
+
+  /** The workload run by the Python harness, outside this JVM: Spark distributions bring their own. */
+  static final String SPARK_SQL = "spark-sql";
+  /** The newest Spark the harness knows: the spark-sql workload runs on it. */
+  static final String NEWEST_SPARK = "4.3.0";
+
+  /**
+   * The spark-sql harness of the source tree bin/slipstream runs from ({@code slipstream.source}), or of
+   * the one the working directory is in.
+   */
+  private static Path sparkHarness() throws UsageException {
+    Path rel = Path.of("slipstream-bench", "spark", "run_spark_sql.py");
+    String source = System.getProperty("slipstream.source");
+    if (source != null && Files.isRegularFile(Path.of(source).resolve(rel))) {
+      return Path.of(source).resolve(rel).toAbsolutePath();
+    }
+    for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
+      if (Files.isRegularFile(d.resolve(rel))) {
+        return d.resolve(rel);
+      }
+    }
+    throw new UsageException("the spark-sql workload runs " + rel + " of a Slipstream source tree; run it from"
+        + " inside one, or with bin/slipstream, or run that script directly");
+  }
+
+  /**
+   * Runs the spark-sql workload: S3A classic, S3A analytics and Slipstream querying a partitioned Parquet
+   * table through Spark {@value #NEWEST_SPARK} (pyspark from PyPI, with the Hadoop it ships), cold, one job
+   * each; its table goes to standard output, its JSON lines to {@code --out DIR/spark-sql.jsonl}.
+   */
+  private int runSparkSql(Path harness, LinkProfile link) throws Exception {
+    Path root = harness.getParent().getParent().getParent();
+    List<String> cmd = new ArrayList<>(List.of("python3", harness.toString(), "--spark", NEWEST_SPARK,
+        "--readers", "classic,analytics,slipstream", "--profile", link.name()));
+    if (out != null) {
+      Files.createDirectories(out);
+      cmd.add("--out");
+      cmd.add(out.toAbsolutePath().resolve("spark-sql.jsonl").toString());
+    }
+    cli.stderr().println("spark-sql: " + String.join(" ", cmd));
+    Process p;
+    try {
+      p = new ProcessBuilder(cmd).directory(root.toFile()).inheritIO().start();
+    } catch (java.io.IOException e) {
+      throw new java.io.IOException("spark-sql: cannot start python3 (" + e.getMessage() + "); it needs Python 3",
+          e);
+    }
+    int rc = p.waitFor();
+    if (rc != 0) {
+      cli.stderr().println("slipstream: the spark-sql workload failed (exit " + rc + "; see above)");
       return Errors.IO;
     }
     return Errors.OK;

@@ -117,41 +117,34 @@ final class VectoredReads {
   void readWaiting(long position, int len, ReadWork read) throws IOException {
     requests.checkOpen();
     CancelToken token = requests.start();
-    CompletableFuture<Void> done = fetcher.submitRead(true, token, () -> read.run(token), () -> requests.end(token));
+    await(fetcher.submitRead(true, token, () -> read.run(token), () -> requests.end(token)), token::cancel,
+        " bytes " + position + "-" + (position + len - 1));
+  }
+
+  /** Waits for {@code range} on the caller's thread; an interrupt cancels its parts (see the class comment). */
+  void await(CompletableFuture<Void> range) throws IOException {
+    await(range, requests::cancelAll, "");
+  }
+
+  /**
+   * Waits for {@code done}; if interrupted, runs {@code cancel}, gives the work the stream's close wait to
+   * stop writing into the caller's array, and ends with an {@link java.io.InterruptedIOException} naming
+   * the location and {@code what}, the interrupt status kept.
+   */
+  private void await(CompletableFuture<Void> done, Runnable cancel, String what) throws IOException {
     long t0 = System.nanoTime();
     try {
       done.get();
     } catch (InterruptedException e) {
-      token.cancel();
+      cancel.run();
       try {
         done.get(requests.closeWaitMillis(), TimeUnit.MILLISECONDS);
       } catch (Exception ended) {
         // cancelled, failed or still ending: the interrupt is what the caller hears of
       }
       Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException("interrupted while reading " + h.location() + " bytes " + position
-          + "-" + (position + len - 1) + ": the request was cancelled");
-    } catch (ExecutionException e) {
-      throw rethrown(e);
-    } finally {
-      stats.add(Counter.WAIT_NANOS, System.nanoTime() - t0);
-    }
-  }
-
-  /** Waits for {@code range} on the caller's thread; an interrupt cancels its parts (see the class comment). */
-  void await(CompletableFuture<Void> range) throws IOException {
-    long t0 = System.nanoTime();
-    try {
-      range.get();
-    } catch (InterruptedException e) {
-      requests.cancelAll();
-      try {
-        range.get(requests.closeWaitMillis(), TimeUnit.MILLISECONDS);
-      } catch (Exception ended) {
-        // cancelled, failed or still ending: the interrupt is what the caller hears of
-      }
-      Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException("interrupted while reading " + h.location());
+      throw new java.io.InterruptedIOException("interrupted while reading " + h.location() + what
+          + ": the request was cancelled");
     } catch (ExecutionException e) {
       throw rethrown(e);
     } finally {
