@@ -14,14 +14,15 @@ final class Aggregation {
 
   static Result unavailable(String workload, String reader, String reason) {
     return new Result(workload, reader, Result.UNAVAILABLE, reason, 0, Double.NaN, Double.NaN, Double.NaN,
-        Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0, 0, 0, 0, 0, false);
+        Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0, 0, 0, 0, 0, false,
+        Result.GetLatency.NONE);
   }
 
   static Result notApplicable(String workload, String reader, String reason) {
     Result u = unavailable(workload, reader, reason);
     return new Result(workload, reader, Result.NOT_APPLICABLE, reason, 0, u.mbps(), u.mbpsMin(), u.mbpsMax(),
         u.seconds(), u.ratioVsS3aClassic(), u.linkFraction(), u.cpuSecondsPerGb(), u.peakHeapMb(), u.peakDirectMb(),
-        0, 0, 0, 0, 0, false);
+        0, 0, 0, 0, 0, false, Result.GetLatency.NONE);
   }
 
   /** The row for {@code all} (warm-ups included, for the byte check) of one reader on one workload. */
@@ -52,7 +53,7 @@ final class Aggregation {
       Result u = unavailable(workload, reader, reason);
       return new Result(workload, reader, status, reason, 0, u.mbps(), u.mbpsMin(), u.mbpsMax(), u.seconds(),
           u.ratioVsS3aClassic(), u.linkFraction(), u.cpuSecondsPerGb(), u.peakHeapMb(), u.peakDirectMb(),
-          0, 0, 0, 0, 0, false);
+          0, 0, 0, 0, 0, false, Result.GetLatency.NONE);
     }
     double mbps = median(measured, Measurement::megabytesPerSecond);
     return new Result(workload, reader, status, reason, measured.size(),
@@ -70,7 +71,9 @@ final class Aggregation {
         Math.round(median(measured, m -> m.requests().lists())),
         Math.round(median(measured, Measurement::bytesFetched)),
         Math.round(median(measured, Measurement::bytesUsed)),
-        verified);
+        verified,
+        Result.GetLatency.of(concat(measured, m -> m.latencies().firstByteNanos()),
+            concat(measured, m -> m.latencies().totalNanos())));
   }
 
   /** Fills in each row's ratio to S3A classic's throughput on the same workload. */
@@ -83,6 +86,10 @@ final class Aggregation {
       out.add(classic != null && r.runs() > 0 ? r.withRatio(r.mbps() / classic.mbps()) : r);
     }
     return out;
+  }
+
+  private static long[] concat(List<Measurement> ms, java.util.function.Function<Measurement, long[]> f) {
+    return ms.stream().map(f).flatMapToLong(java.util.Arrays::stream).toArray();
   }
 
   static double median(List<Measurement> ms, ToDoubleFunction<Measurement> f) {

@@ -175,6 +175,7 @@ public final class Benchmark {
       }
       ResourceMeter.Window window = meter.start();
       RequestCounter.Counts before = counter.snapshot();
+      int latencyMark = counter.latencyMark();
       long sentBefore = shaper.bytesSent();
       long t0 = System.nanoTime();
       long used = 0;
@@ -197,8 +198,8 @@ public final class Benchmark {
           mismatch = "cannot check the bytes read: " + Report.reason(e);
         }
       }
-      return new Measurement(workload.name(), reader.name(), warmup, nanos, used, fetched, requests, resources,
-          error, mismatch);
+      return new Measurement(workload.name(), reader.name(), warmup, nanos, used, fetched, requests,
+          counter.latenciesSince(latencyMark), resources, error, mismatch);
     }
 
     private void closeQuietly(ReadSession session) {

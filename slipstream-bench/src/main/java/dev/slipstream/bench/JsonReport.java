@@ -68,7 +68,11 @@ final class JsonReport {
       field(b, 3, "bytes_fetched", Long.toString(x.bytesFetched()), true);
       field(b, 3, "bytes_used", Long.toString(x.bytesUsed()), true);
       field(b, 3, "fetched_per_used", num(x.fetchedPerUsed()), true);
-      field(b, 3, "verified", Boolean.toString(x.verified()), false);
+      field(b, 3, "verified", Boolean.toString(x.verified()), true);
+      field(b, 3, "get_first_byte_p50_ms", num(x.latency().firstByteP50Ms()), true);
+      field(b, 3, "get_first_byte_p99_ms", num(x.latency().firstByteP99Ms()), true);
+      field(b, 3, "get_total_p50_ms", num(x.latency().totalP50Ms()), true);
+      field(b, 3, "get_total_p99_ms", num(x.latency().totalP99Ms()), false);
       b.append("    }");
     }
     return b.append("\n  ]\n}\n").toString();

@@ -54,8 +54,9 @@ final class MarkdownReport {
     for (String w : r.workloads().keySet()) {
       b.append("\n## ").append(w).append("\n\n");
       b.append("| reader | MB/s (min-max) | x S3A classic | link | CPU s/GB | peak heap MiB | GET | HEAD | LIST"
-          + " | fetched/used |" + (baseline != null ? " vs baseline |" : "") + " bytes |\n");
-      b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|").append(baseline != null ? "---:|" : "")
+          + " | fetched/used | GET ms p50 / p99: first byte, whole |" + (baseline != null ? " vs baseline |" : "")
+          + " bytes |\n");
+      b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|").append(baseline != null ? "---:|" : "")
           .append("---|\n");
       for (String reader : r.readers().keySet()) {
         Result x = r.row(w, reader);
@@ -64,7 +65,7 @@ final class MarkdownReport {
         }
         if (x.runs() == 0) {
           b.append("| ").append(reader).append(" | ").append(x.status()).append(": ")
-              .append(x.reason() == null ? "" : x.reason().replace("|", "\\|")).append(" |||||||||")
+              .append(x.reason() == null ? "" : x.reason().replace("|", "\\|")).append(" ||||||||||")
               .append(baseline != null ? "|" : "").append('\n');
           continue;
         }
@@ -77,6 +78,7 @@ final class MarkdownReport {
             .append(" | ").append(Report.num(x.peakHeapMb(), 0))
             .append(" | ").append(x.gets()).append(" | ").append(x.heads()).append(" | ").append(x.lists())
             .append(" | ").append(Report.num(x.fetchedPerUsed(), 2))
+            .append(" | ").append(latency(x.latency()))
             .append(baseline != null ? " | " + change(baseline.change(w, reader)) : "")
             .append(" | ").append(x.ok() ? "verified" : x.status() + ": " + x.reason().replace("|", "\\|"))
             .append(" |\n");
@@ -87,6 +89,15 @@ final class MarkdownReport {
       charts.forEach((title, file) -> b.append("![").append(title).append("](").append(file).append(")\n\n"));
     }
     return b.toString();
+  }
+
+  /** "21 / 45, 180 / 330": p50 / p99 of the first byte, then of the whole GET, in ms; "-" without GETs. */
+  static String latency(Result.GetLatency l) {
+    if (!l.isKnown()) {
+      return "-";
+    }
+    return Report.num(l.firstByteP50Ms(), 0) + " / " + Report.num(l.firstByteP99Ms(), 0) + ", "
+        + Report.num(l.totalP50Ms(), 0) + " / " + Report.num(l.totalP99Ms(), 0);
   }
 
   private static String change(Comparison.Change c) {

@@ -6,6 +6,7 @@ package dev.slipstream.bench;
 /**
  * One run of one reader on one workload.
  *
+ * @param latencies first-byte and total time of each object GET of the run, as the link shaper saw them
  * @param error null when the run completed, else why it did not
  * @param mismatch null when every byte read was right (or the run did not complete), else what differed
  */
@@ -17,6 +18,7 @@ record Measurement(
     long bytesUsed,
     long bytesFetched,
     RequestCounter.Counts requests,
+    RequestCounter.GetLatencies latencies,
     ResourceMeter.Reading resources,
     String error,
     String mismatch) {
@@ -39,6 +41,6 @@ record Measurement(
 
   static Measurement failed(String workload, String reader, boolean warmup, String error) {
     return new Measurement(workload, reader, warmup, 0, 0, 0, new RequestCounter.Counts(0, 0, 0, 0),
-        new ResourceMeter.Reading(0, 0, 0), error, null);
+        RequestCounter.GetLatencies.NONE, new ResourceMeter.Reading(0, 0, 0), error, null);
   }
 }

@@ -31,13 +31,67 @@ final class RequestCounter {
     this.bucketPath = "/" + bucket;
   }
 
+  /** First-byte and total nanoseconds of each object GET answered whole, in the order they ended. */
+  private final LatencyLog latencies = new LatencyLog();
+
   static RequestCounter attach(LinkShaper shaper, String bucket) {
     RequestCounter counter = new RequestCounter(bucket);
     shaper.onRequest(info -> {
       counter.count(info);
       return false;
     }, () -> { });
+    shaper.onResponse((info, status, firstByte, total) -> {
+      if (counter.isObjectGet(info) && status >= 200 && status < 300) {
+        counter.latencies.add(firstByte, total);
+      }
+    });
     return counter;
+  }
+
+  private boolean isObjectGet(RequestInfo r) {
+    return r.isGet() && !r.path().equals(bucketPath) && !r.path().equals(bucketPath + "/");
+  }
+
+  /** Object GETs answered whole so far: a mark for {@link #latenciesSince}. */
+  int latencyMark() {
+    return latencies.size();
+  }
+
+  /** The first-byte and total nanoseconds of the object GETs answered since {@code mark}. */
+  GetLatencies latenciesSince(int mark) {
+    return latencies.since(mark);
+  }
+
+  /** First-byte and total nanoseconds of object GETs, one pair per GET. */
+  record GetLatencies(long[] firstByteNanos, long[] totalNanos) {
+    static final GetLatencies NONE = new GetLatencies(new long[0], new long[0]);
+  }
+
+  /** An append-only log of pairs; grows as needed. Thread-safe. */
+  private static final class LatencyLog {
+    private long[] first = new long[1024];
+    private long[] total = new long[1024];
+    private int size;
+
+    synchronized void add(long firstByte, long all) {
+      if (size == first.length) {
+        first = java.util.Arrays.copyOf(first, size * 2);
+        total = java.util.Arrays.copyOf(total, size * 2);
+      }
+      first[size] = firstByte;
+      total[size] = all;
+      size++;
+    }
+
+    synchronized int size() {
+      return size;
+    }
+
+    synchronized GetLatencies since(int mark) {
+      int from = Math.min(mark, size);
+      return new GetLatencies(java.util.Arrays.copyOfRange(first, from, size),
+          java.util.Arrays.copyOfRange(total, from, size));
+    }
   }
 
   void count(RequestInfo r) {

@@ -30,6 +30,8 @@ package dev.slipstream.bench;
  * @param bytesUsed bytes the workload needed: the object, the read ranges, or for Parquet the file (full) or the
  *     projected columns' chunks and the footer
  * @param verified every run, warm-ups included, read exactly the source's bytes
+ * @param latency first-byte and total time of the object GETs of the measured runs, as the link shaper saw
+ *     them alike for every reader (NaN when there were none, or the results predate it)
  */
 public record Result(
     String workload,
@@ -51,7 +53,8 @@ public record Result(
     long lists,
     long bytesFetched,
     long bytesUsed,
-    boolean verified) {
+    boolean verified,
+    GetLatency latency) {
 
   public static final String OK = "ok";
   public static final String FAILED = "failed";
@@ -69,8 +72,38 @@ public record Result(
     return OK.equals(status);
   }
 
+  /**
+   * Percentiles of object GETs' first-byte and total time, in milliseconds (nearest rank over every GET
+   * of the measured runs).
+   */
+  public record GetLatency(double firstByteP50Ms, double firstByteP99Ms, double totalP50Ms, double totalP99Ms) {
+    public static final GetLatency NONE = new GetLatency(Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+
+    /** From samples in nanoseconds; {@link #NONE} without any. */
+    static GetLatency of(long[] firstByteNanos, long[] totalNanos) {
+      if (firstByteNanos.length == 0) {
+        return NONE;
+      }
+      long[] f = firstByteNanos.clone();
+      long[] t = totalNanos.clone();
+      java.util.Arrays.sort(f);
+      java.util.Arrays.sort(t);
+      return new GetLatency(millis(f, 50), millis(f, 99), millis(t, 50), millis(t, 99));
+    }
+
+    /** The {@code p}th percentile of sorted {@code v}, nearest rank, in milliseconds. */
+    static double millis(long[] sorted, int p) {
+      int rank = (int) Math.ceil(p / 100.0 * sorted.length);
+      return sorted[Math.max(0, rank - 1)] / 1e6;
+    }
+
+    public boolean isKnown() {
+      return !Double.isNaN(firstByteP50Ms);
+    }
+  }
+
   Result withRatio(double ratio) {
     return new Result(workload, reader, status, reason, runs, mbps, mbpsMin, mbpsMax, seconds, ratio, linkFraction,
-        cpuSecondsPerGb, peakHeapMb, peakDirectMb, gets, heads, lists, bytesFetched, bytesUsed, verified);
+        cpuSecondsPerGb, peakHeapMb, peakDirectMb, gets, heads, lists, bytesFetched, bytesUsed, verified, latency);
   }
 }

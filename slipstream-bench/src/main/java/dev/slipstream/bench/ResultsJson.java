@@ -80,7 +80,9 @@ public final class ResultsJson {
           runs == 0 && !Double.isNaN(mbps) ? 1 : runs, mbps, x.number("mbps_min"), x.number("mbps_max"),
           x.number("seconds"), x.number("ratio_vs_s3a_classic"), x.number("link_fraction"), x.number("cpu_s_per_gb"),
           x.number("peak_heap_mb"), x.number("peak_direct_mb"), x.integer("gets"), x.integer("heads"),
-          x.integer("lists"), x.integer("bytes_fetched"), x.integer("bytes_used"), x.bool("verified")));
+          x.integer("lists"), x.integer("bytes_fetched"), x.integer("bytes_used"), x.bool("verified"),
+          new Result.GetLatency(x.number("get_first_byte_p50_ms"), x.number("get_first_byte_p99_ms"),
+              x.number("get_total_p50_ms"), x.number("get_total_p99_ms"))));
     }
     String date = f.text("date");
     Instant started = date.isEmpty() ? Instant.EPOCH : Instant.parse(date);

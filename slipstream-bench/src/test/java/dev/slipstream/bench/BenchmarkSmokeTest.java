@@ -67,6 +67,13 @@ class BenchmarkSmokeTest {
       } else if (!reRead) {
         assertThat(row.gets()).isPositive();
       }
+      if (row.gets() > 0) {
+        // every object GET of the measured runs, timed by the link shaper
+        Result.GetLatency l = row.latency();
+        assertThat(l.isKnown()).as("GET latency of %s on %s", row.reader(), row.workload()).isTrue();
+        assertThat(l.firstByteP50Ms()).isLessThanOrEqualTo(l.firstByteP99Ms()).isLessThanOrEqualTo(l.totalP99Ms());
+        assertThat(l.totalP50Ms()).isGreaterThanOrEqualTo(l.firstByteP50Ms()).isLessThanOrEqualTo(l.totalP99Ms());
+      }
       assertThat(Double.isFinite(row.mbps())).as("a rate was computed for %s", row).isTrue();
       assertThat(Double.isFinite(row.cpuSecondsPerGb())).as("CPU was measured for %s", row).isTrue();
       assertThat(row.peakHeapMb()).isPositive();

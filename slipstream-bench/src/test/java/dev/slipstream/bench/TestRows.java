@@ -16,14 +16,14 @@ final class TestRows {
   /** A completed row: median {@code mbps} of {@code runs} runs spread from {@code min} to {@code max}. */
   static Result ok(String workload, String reader, int runs, double mbps, double min, double max) {
     return new Result(workload, reader, Result.OK, null, runs, mbps, min, max, 1.0, Double.NaN, mbps / 300, 1.5,
-        100, 5, 16, 1, 0, 128_000_000, 128_000_000, true);
+        100, 5, 16, 1, 0, 128_000_000, 128_000_000, true, new Result.GetLatency(21, 45, 180, 330));
   }
 
   static Result missing(String workload, String reader, String status, String reason) {
     Result u = Aggregation.unavailable(workload, reader, reason);
     return new Result(workload, reader, status, reason, 0, u.mbps(), u.mbpsMin(), u.mbpsMax(), u.seconds(),
         u.ratioVsS3aClassic(), u.linkFraction(), u.cpuSecondsPerGb(), u.peakHeapMb(), u.peakDirectMb(), 0, 0, 0, 0,
-        0, false);
+        0, false, Result.GetLatency.NONE);
   }
 
   /** A run of {@code rows} on the s3-like profile with the default sizes, ratios filled in. */

@@ -166,6 +166,7 @@ final class ClientConnection implements Runnable {
     lifecycle.sleepUntil(firstByteAt);
     responseStarted = true;
     client.out().write(response.toBytes());
+    long headSentAt = System.nanoTime();
     throttle.responseStarting();
     ResponseBodyOut out = new ResponseBodyOut(client.out(), throttle, counters,
         fault == null ? -1.0 : RandomFaults.cutFraction(draws));
@@ -175,6 +176,7 @@ final class ClientConnection implements Runnable {
       applyBodyFault(fault);
       return false;
     }
+    shaper.responded(info, response.status(), headSentAt - receivedAt, System.nanoTime() - receivedAt);
     upstream.markIdle();
     if (closeAfter) {
       upstream.close();

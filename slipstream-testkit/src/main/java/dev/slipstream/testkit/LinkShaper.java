@@ -194,6 +194,32 @@ public final class LinkShaper implements AutoCloseable {
     hooks.add(match, action);
   }
 
+  /** Told of every response the shaper relayed whole: for latency measured alike for every client. */
+  public interface ResponseListener {
+    /**
+     * @param status the response's status
+     * @param firstByteNanos from the request's head received to the response's head sent to the client
+     * @param totalNanos from the request's head received to the response's last byte sent
+     */
+    void responded(RequestInfo request, int status, long firstByteNanos, long totalNanos);
+  }
+
+  private final java.util.List<ResponseListener> responseListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /**
+   * Calls {@code listener} on the proxy thread after each response relayed whole (not those a fault cut
+   * or replaced); it must be quick and must not throw.
+   */
+  public void onResponse(ResponseListener listener) {
+    responseListeners.add(Objects.requireNonNull(listener, "listener"));
+  }
+
+  void responded(RequestInfo info, int status, long firstByteNanos, long totalNanos) {
+    for (ResponseListener l : responseListeners) {
+      l.responded(info, status, firstByteNanos, totalNanos);
+    }
+  }
+
   /**
    * The requests received so far (at most the last {@link #REQUEST_LOG_SIZE}), oldest first, whatever
    * became of them: for tests that assert which requests a read made.

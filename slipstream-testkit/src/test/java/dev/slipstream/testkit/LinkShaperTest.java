@@ -427,6 +427,29 @@ class LinkShaperTest {
   }
 
   @Test
+  void responseListenersSeeEachResponseRelayedWholeWithItsLatencies() throws Exception {
+    // Latency median and max 40 ms: every sample lies in [10, 40] ms (a quarter of the median is the floor).
+    LinkShaper s = shaper(LinkProfile.LOOPBACK.withLatency(40, 40), 5);
+    List<long[]> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    s.onResponse((info, status, firstByte, total) -> seen.add(new long[] {status, firstByte, total}));
+    for (int i = 0; i < 5; i++) {
+      assertBytes(get(s, "/b/obj", "bytes=0-99999").body(), 0, 100_000);
+    }
+    await(() -> seen.size() == 5, "five responses reported");
+    for (long[] r : seen) {
+      assertThat(r[0]).isEqualTo(206);
+      assertThat(r[1]).as("first byte, ns").isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(10));
+      assertThat(r[2]).as("total, ns").isGreaterThanOrEqualTo(r[1]);
+    }
+    // A response a fault cut is not one relayed whole: not reported.
+    s.injectNext(FaultKind.TRUNCATE, RequestInfo::isGet);
+    assertThat(get(s, "/b/obj", null).completed()).isFalse();
+    assertBytes(get(s, "/b/obj", "bytes=10-19").body(), 10, 10);
+    await(() -> seen.size() == 6, "the next whole response reported");
+    assertThat(seen).hasSize(6);
+  }
+
+  @Test
   void truncateSendsLessThanContentLengthThenCloses() {
     LinkShaper s = shaper(LinkProfile.LOOPBACK, 1);
     s.injectNext(FaultKind.TRUNCATE, RequestInfo::isGet);
