@@ -55,7 +55,7 @@ public final class Slipstream implements AutoCloseable {
   private final PrefetchDepth.Learned learnedDepth = new PrefetchDepth.Learned();
   private final DiskCache diskCache;
   private final Lister lister;
-  private final ReadStatistics stats = ReadStatistics.global().child();
+  private final ReadStatistics stats = ReadStatistics.global().childWithLatencies();
   private final OpenAhead openAhead;
   private final AtomicBoolean closed = new AtomicBoolean();
 

@@ -122,7 +122,15 @@ class SlipstreamS3AFileSystemTest {
     // S3A's own statistics are still there (HEAD requests of open(path)).
     assertThat(io.counters()).containsKey("object_metadata_request");
     assertThat(org.apache.hadoop.fs.statistics.IOStatisticsLogging.ioStatisticsToPrettyString(io))
-        .contains("slipstream_bytes_fetched");
+        .contains("slipstream_bytes_fetched", "slipstream_get_first_byte_latency_us.p99");
+    // Latencies, in microseconds: the client's histograms as minimum, maximum, mean and percentile gauges.
+    long gets = sfs.getSlipstreamStatistics().get(Counter.GET_REQUESTS);
+    assertThat(io.meanStatistics().get("slipstream_get_first_byte_latency_us.mean").getSamples()).isEqualTo(gets)
+        .isPositive();
+    assertThat(io.maximums().get("slipstream_get_latency_us.max"))
+        .isGreaterThanOrEqualTo(io.gauges().get("slipstream_get_latency_us.p99"))
+        .isGreaterThanOrEqualTo(io.gauges().get("slipstream_get_latency_us.p50"))
+        .isGreaterThanOrEqualTo(io.minimums().get("slipstream_get_latency_us.min")).isPositive();
   }
 
   @Test

@@ -4,6 +4,7 @@
 package dev.slipstream.internal.cache;
 
 import dev.slipstream.Counter;
+import dev.slipstream.Latency;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.SlipstreamConfig;
 import dev.slipstream.internal.block.PooledBytes;
@@ -210,6 +211,7 @@ public final class DiskCache {
       stats.increment(Counter.DISK_CACHE_MISSES); // gone: the next write makes it again
       return false;
     }
+    long t0 = System.nanoTime();
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
       int chunks = BlockFile.chunks(blockLength);
       int headerLength = BlockFile.headerLength(chunks);
@@ -242,6 +244,7 @@ public final class DiskCache {
           return corrupt(file, name, stats, "CRC32C of chunk " + c);
         }
       }
+      stats.record(Latency.DISK_CACHE_READ, System.nanoTime() - t0); // the gate is S3's time, not the disk's
       awaitGate(gate);
       if (!aligned) {
         System.arraycopy(data, from - dataStart, dst, off, len);

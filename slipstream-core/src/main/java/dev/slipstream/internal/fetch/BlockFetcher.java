@@ -128,7 +128,10 @@ public final class BlockFetcher {
       CancelToken token) throws IOException {
     return ranges.retrier().run(() -> "on HEAD " + location, stats, token, () -> {
       stats.increment(Counter.HEAD_REQUESTS);
-      return store.head(location);
+      long t0 = System.nanoTime();
+      ObjectStore.ObjectMetadata m = store.head(location);
+      stats.record(dev.slipstream.Latency.HEAD, System.nanoTime() - t0);
+      return m;
     });
   }
 

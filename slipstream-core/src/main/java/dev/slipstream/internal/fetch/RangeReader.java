@@ -4,6 +4,7 @@
 package dev.slipstream.internal.fetch;
 
 import dev.slipstream.Counter;
+import dev.slipstream.Latency;
 import dev.slipstream.RetryCause;
 import dev.slipstream.SlipstreamConfig;
 import dev.slipstream.internal.store.Backoff;
@@ -128,6 +129,7 @@ public final class RangeReader {
       throws IOException {
     h.stats().increment(Counter.GET_REQUESTS);
     ObjectStore.Body body;
+    long t0 = System.nanoTime();
     try {
       body = store.get(h.location(), start, end, h.pinnedEtag(), h.unmodifiedSince());
     } catch (java.io.EOFException e) {
@@ -135,6 +137,7 @@ public final class RangeReader {
       // length is wrong, which is no end of data the caller should ever mistake for a clean EOF.
       throw h.shorterThanLength(start, e);
     }
+    h.stats().record(Latency.GET_FIRST_BYTE, System.nanoTime() - t0);
     h.access().grant(); // a response with this process's credentials: cached bytes of this open may be served
     token.attach(body);
     long got = 0;
@@ -172,6 +175,7 @@ public final class RangeReader {
         h.stats().add(Counter.BYTES_FETCHED, n);
       }
       if (skip > 0) {
+        h.stats().record(Latency.GET, System.nanoTime() - t0);
         return got; // the rest of a whole object read through: dropped with the connection
       }
       if (body.contentLength() < 0 && in.read() >= 0) {
@@ -180,6 +184,7 @@ public final class RangeReader {
             + ": the body goes on past the " + want + " bytes of the range; its bytes are not used");
       }
       reuse = true;
+      h.stats().record(Latency.GET, System.nanoTime() - t0);
       return got;
     } finally {
       watch.close();

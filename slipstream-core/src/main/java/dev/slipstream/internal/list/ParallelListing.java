@@ -312,7 +312,10 @@ public final class ParallelListing implements Listing {
   private ObjectStore.ListPage list(ObjectStore.ListRequest req) throws IOException {
     return retrier.run(() -> "listing " + where(), stats, stop, () -> {
       stats.increment(Counter.LIST_REQUESTS);
-      return store.list(req);
+      long t0 = System.nanoTime();
+      ObjectStore.ListPage page = store.list(req);
+      stats.record(dev.slipstream.Latency.LIST, System.nanoTime() - t0);
+      return page;
     });
   }
 

@@ -120,6 +120,7 @@ final class BlockWindow implements Tier {
         long waited = b.await();
         if (waited > 0) {
           stats.add(Counter.WAIT_NANOS, waited);
+          stats.record(dev.slipstream.Latency.READ_WAIT, waited);
         }
         if (planner != null) {
           planner.blockArrived(index, !atHand && waited > NOTICEABLE_WAIT_NANOS);

@@ -148,7 +148,9 @@ final class VectoredReads {
     } catch (ExecutionException e) {
       throw rethrown(e);
     } finally {
-      stats.add(Counter.WAIT_NANOS, System.nanoTime() - t0);
+      long waited = System.nanoTime() - t0;
+      stats.add(Counter.WAIT_NANOS, waited);
+      stats.record(dev.slipstream.Latency.READ_WAIT, waited);
     }
   }
 
