@@ -104,7 +104,15 @@ final class SlipstreamFSInputStream extends FSInputStream
     } catch (ObjectChangedException e) {
       return read.run(reopened(used, e));
     }
-    reopen = null;
+    synchronized (this) {
+      if (in != used) {
+        // Another thread's first read found the file changed and opened it again while this one read the
+        // listed version: one stream must not return bytes of both.
+        throw new ObjectChangedException(used.location(), "changed since it was listed, while this read took"
+            + " the listed version; open it again");
+      }
+      reopen = null; // S3 served the listed version: a change from now on is the caller's to hear of
+    }
     return result;
   }
 
