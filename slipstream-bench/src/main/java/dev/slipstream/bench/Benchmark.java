@@ -101,7 +101,7 @@ public final class Benchmark {
               }
               String label = warmup ? String.format("warm-up %d/%d", round + 1, options.warmups())
                   : String.format("run %d/%d", round - options.warmups() + 1, options.runs());
-              Measurement m = runner.run(Readers.byName(name), w, warmup);
+              Measurement m = runner.run(Readers.byName(name), w, warmup, label + " " + name);
               byReader.computeIfAbsent(name, k -> new ArrayList<>()).add(m);
               log.println("  " + Report.progressLine(label, m));
             }
@@ -145,6 +145,9 @@ public final class Benchmark {
     return unavailable;
   }
 
+  /** How often a run still going says so. */
+  static final long TICK_MILLIS = 10_000;
+
   /** Runs one reader on one workload once: fresh session, measured, closed, checked. */
   private final class Runner {
     private final Target target;
@@ -159,7 +162,7 @@ public final class Benchmark {
       this.counter = counter;
     }
 
-    Measurement run(Reader reader, Workload workload, boolean warmup) {
+    Measurement run(Reader reader, Workload workload, boolean warmup, String what) {
       ReadSession session;
       Workload.Run run;
       try {
@@ -180,7 +183,7 @@ public final class Benchmark {
       long t0 = System.nanoTime();
       long used = 0;
       String error = null;
-      try {
+      try (RunTicker ticker = RunTicker.start(log, what, TICK_MILLIS, () -> shaper.bytesSent() - sentBefore)) {
         used = run.execute();
       } catch (Exception | LinkageError | OutOfMemoryError e) {
         error = Report.reason(e);
