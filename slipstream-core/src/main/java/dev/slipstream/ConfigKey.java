@@ -5,6 +5,7 @@ package dev.slipstream;
 
 import static dev.slipstream.ValueType.bool;
 import static dev.slipstream.ValueType.choice;
+import static dev.slipstream.ValueType.dollars;
 import static dev.slipstream.ValueType.duration;
 import static dev.slipstream.ValueType.fraction;
 import static dev.slipstream.ValueType.httpUri;
@@ -92,6 +93,16 @@ public enum ConfigKey {
           + "each) when listStatus/listLocatedStatus asks for them next, as FileInputFormat does; and how long a "
           + "listed file's length and ETag stand in for the HEAD of open(path) (a file changed since is "
           + "opened again after a HEAD). 0 turns all of these off: every call is S3A's."),
+  COST_GET("cost.get", dollars(), "0.0004",
+      "US dollars per 1,000 GET requests, for Slipstream.cost() and the benchmark's cost column (S3 Standard's list "
+          + "price in US East: GET and all other requests)."),
+  COST_HEAD("cost.head", dollars(), "0.0004",
+      "US dollars per 1,000 HEAD requests (S3 prices them as other requests, like GETs)."),
+  COST_LIST("cost.list", dollars(), "0.005",
+      "US dollars per 1,000 LIST requests (S3 Standard in US East: PUT, COPY, POST and LIST)."),
+  COST_TRANSFER("cost.transfer", dollars(), "0",
+      "US dollars per GB (10^9 bytes) fetched: 0 within an AWS region; S3's transfer out to the internet is "
+          + "0.09 for the first 10 TB a month."),
   ENDPOINT("endpoint", httpUri(), null,
       "S3 endpoint URI, e.g. http://127.0.0.1:9000 for MinIO. Default: AWS S3 for the region."),
   REGION("region", text(), null,

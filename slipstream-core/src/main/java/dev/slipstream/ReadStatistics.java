@@ -76,26 +76,28 @@ public final class ReadStatistics {
     return latencies == null ? LatencySummary.EMPTY : latencies[kind.ordinal()].summary();
   }
 
-  /** One kind's samples: percentiles from HdrHistogram (two significant digits), the exact maximum beside. */
+  /**
+   * One kind's samples: percentiles from HdrHistogram (two significant digits), the exact maximum beside.
+   * A sample is a request or a wait, not a byte: a monitor around recording and reading is cheap enough,
+   * and HdrHistogram's reads must not overlap its writes.
+   */
   private static final class Histogram {
-    private final org.HdrHistogram.AtomicHistogram h = new org.HdrHistogram.AtomicHistogram(MAX_MICROS, 2);
-    private final java.util.concurrent.atomic.LongAccumulator max =
-        new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
+    private final org.HdrHistogram.Histogram h = new org.HdrHistogram.Histogram(MAX_MICROS, 2);
+    private long max;
 
-    void record(long micros) {
+    synchronized void record(long micros) {
       h.recordValue(micros);
-      max.accumulate(micros);
+      max = Math.max(max, micros);
     }
 
-    LatencySummary summary() {
+    synchronized LatencySummary summary() {
       long n = h.getTotalCount();
       if (n == 0) {
         return LatencySummary.EMPTY;
       }
-      long most = max.get();
       return new LatencySummary(n, h.getMinValue(), Math.round(h.getMean()),
-          Math.min(most, h.getValueAtPercentile(50)), Math.min(most, h.getValueAtPercentile(99)),
-          Math.min(most, h.getValueAtPercentile(99.9)), most);
+          Math.min(max, h.getValueAtPercentile(50)), Math.min(max, h.getValueAtPercentile(99)),
+          Math.min(max, h.getValueAtPercentile(99.9)), max);
     }
   }
 

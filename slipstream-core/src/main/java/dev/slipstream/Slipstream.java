@@ -90,6 +90,14 @@ public final class Slipstream implements AutoCloseable {
     return config;
   }
 
+  /**
+   * What this client's requests and transfer have cost so far at its prices ({@code cost.*}: S3
+   * Standard's list prices in US East by default), and per GB read.
+   */
+  public Prices.Cost cost() {
+    return config.prices().cost(stats);
+  }
+
   /** Totals of every stream this client opened. */
   public ReadStatistics statistics() {
     return stats;

@@ -183,6 +183,12 @@ public final class SlipstreamConfig {
     return value(ConfigKey.LIST_REUSE_TTL);
   }
 
+  /** The prices {@link Slipstream#cost()} counts with ({@code cost.*}). */
+  public Prices prices() {
+    return new Prices(value(ConfigKey.COST_GET), value(ConfigKey.COST_HEAD), value(ConfigKey.COST_LIST),
+        value(ConfigKey.COST_TRANSFER));
+  }
+
   public Optional<URI> endpoint() {
     return optional(ConfigKey.ENDPOINT);
   }

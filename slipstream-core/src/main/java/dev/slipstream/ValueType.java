@@ -152,6 +152,22 @@ final class ValueType<T> {
     });
   }
 
+  /** An amount of US dollars such as {@code 0.0004}: a price, at least 0. */
+  static ValueType<Double> dollars() {
+    return new ValueType<>(ConfigKey.Type.STRING, text -> {
+      double d;
+      try {
+        d = Double.parseDouble(text.trim().startsWith("$") ? text.trim().substring(1) : text.trim());
+      } catch (NumberFormatException e) {
+        throw new Refused("expected an amount of US dollars such as 0.0004");
+      }
+      if (!(d >= 0) || Double.isInfinite(d)) {
+        throw new Refused("must be a finite amount of at least 0");
+      }
+      return d;
+    });
+  }
+
   /** An http or https URI with a host, as written. */
   static ValueType<URI> httpUri() {
     return new ValueType<>(ConfigKey.Type.STRING, text -> {

@@ -46,6 +46,9 @@ class ConfigTypesTest {
       cache.disk.min.free | 100%             | must be at least 0% and below 100%
       cache.disk.min.free | -0.1             | must be at least 0% and below 100%
       cache.disk.min.free | lots             | expected a percentage such as 10% or a fraction such as 0.1
+      cost.get            | cheap            | expected an amount of US dollars such as 0.0004
+      cost.list           | -0.005           | must be a finite amount of at least 0
+      cost.transfer       | Infinity         | must be a finite amount of at least 0
       endpoint            | localhost        | expected a URI such as http://127.0.0.1:9000
       endpoint            | ftp://h.example/ | the scheme must be http or https, not ftp
       endpoint            | http://a b       | not a URI: Illegal character in authority

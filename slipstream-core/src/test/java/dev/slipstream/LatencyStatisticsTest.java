@@ -60,6 +60,39 @@ class LatencyStatisticsTest {
     assertThat(stream.snapshot()).doesNotContainKey("get_latency_count");
   }
 
+  /** Hadoop's IOStatistics evaluate every entry at once in a parallel stream: summaries are read concurrently. */
+  @Test
+  void summariesReadConcurrentlyWhileSamplesArriveAreWhole() throws Exception {
+    ReadStatistics client = ReadStatistics.global().childWithLatencies();
+    client.record(Latency.LIST, 5_000_000);
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(6);
+    try {
+      java.util.List<java.util.concurrent.Future<?>> all = new java.util.ArrayList<>();
+      for (int t = 0; t < 2; t++) {
+        all.add(pool.submit(() -> {
+          for (int i = 0; i < 20_000; i++) {
+            client.record(Latency.LIST, (i % 1000 + 1) * 1_000_000L);
+          }
+        }));
+      }
+      for (int t = 0; t < 4; t++) {
+        all.add(pool.submit(() -> {
+          for (int i = 0; i < 2_000; i++) {
+            LatencySummary l = client.latency(Latency.LIST);
+            assertThat(l.count()).isPositive();
+            assertThat(l.p50Micros()).isLessThanOrEqualTo(l.maxMicros());
+          }
+        }));
+      }
+      for (java.util.concurrent.Future<?> f : all) {
+        f.get(60, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(client.latency(Latency.LIST).count()).isEqualTo(40_001);
+  }
+
   @Test
   void aClientTimesItsRequestsAsTheLinkDelaysThem() throws IOException {
     try (LinkShaper shaper = LinkShaper.start(S3.server().endpoint(), FORTY_MS, 3);

@@ -7,7 +7,7 @@ package dev.slipstream.bench;
 final class CsvReport {
   static final String HEADER = "workload,reader,status,reason,runs,mbps,mbps_min,mbps_max,seconds,ratio_vs_s3a_classic,"
       + "link_fraction,cpu_s_per_gb,peak_heap_mb,peak_direct_mb,gets,heads,lists,bytes_fetched,bytes_used,"
-      + "fetched_per_used,verified,get_first_byte_p50_ms,get_first_byte_p99_ms,get_total_p50_ms,get_total_p99_ms";
+      + "fetched_per_used,dollars_per_tb_used,verified,get_first_byte_p50_ms,get_first_byte_p99_ms,get_total_p50_ms,get_total_p99_ms";
 
   private CsvReport() {}
 
@@ -18,7 +18,8 @@ final class CsvReport {
           num(x.mbps()), num(x.mbpsMin()), num(x.mbpsMax()), num(x.seconds()), num(x.ratioVsS3aClassic()),
           num(x.linkFraction()), num(x.cpuSecondsPerGb()), num(x.peakHeapMb()), num(x.peakDirectMb()),
           Long.toString(x.gets()), Long.toString(x.heads()), Long.toString(x.lists()), Long.toString(x.bytesFetched()),
-          Long.toString(x.bytesUsed()), num(x.fetchedPerUsed()), Boolean.toString(x.verified()),
+          Long.toString(x.bytesUsed()), num(x.fetchedPerUsed()), num(x.dollarsPerTbUsed()),
+          Boolean.toString(x.verified()),
           num(x.latency().firstByteP50Ms()), num(x.latency().firstByteP99Ms()), num(x.latency().totalP50Ms()),
           num(x.latency().totalP99Ms()))).append('\n');
     }

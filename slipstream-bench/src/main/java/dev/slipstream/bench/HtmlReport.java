@@ -172,6 +172,8 @@ final class HtmlReport {
         + "<th title=\"median MB/s over the link capacity\">link</th><th>CPU s/GB</th><th>heap MiB</th><th>GET</th>"
         + "<th>HEAD</th><th>LIST</th><th title=\"requests per GB used\">req/GB</th>"
         + "<th title=\"bytes the link carried per byte used\">fetched/used</th>"
+        + "<th title=\"requests and transfer per TB used, US dollars at S3 Standard's list prices in US East\">"
+        + "$/TB</th>"
         + "<th title=\"object GETs as the link shaper saw them: p50 / p99 of the first byte, then of the whole"
         + " response, in ms\">GET ms</th>");
     if (c != null) {
@@ -186,7 +188,7 @@ final class HtmlReport {
       b.append("<tr").append(reader.startsWith(Readers.SLIPSTREAM) ? " class=\"ours\"" : "").append("><th>")
           .append(swatch(reader)).append(esc(reader)).append("</th>");
       if (x.runs() == 0) {
-        b.append("<td colspan=\"").append(c != null ? 13 : 12).append("\" class=\"why\"><strong>")
+        b.append("<td colspan=\"").append(c != null ? 14 : 13).append("\" class=\"why\"><strong>")
             .append(esc(Charts.why(x))).append("</strong>").append(x.reason() == null ? "" : ": " + esc(x.reason()))
             .append("</td>");
         b.append("<td></td></tr>\n");
@@ -198,7 +200,8 @@ final class HtmlReport {
           .append(td(Report.num(x.peakHeapMb(), 0))).append(td(Long.toString(x.gets())))
           .append(td(Long.toString(x.heads()))).append(td(Long.toString(x.lists())))
           .append(td(WorkloadChart.requestsPerGb(x).replace(" req/GB", "")))
-          .append(td(Report.num(x.fetchedPerUsed(), 2))).append(td(MarkdownReport.latency(x.latency())));
+          .append(td(Report.num(x.fetchedPerUsed(), 2))).append(td(Report.num(x.dollarsPerTbUsed(), 2)))
+          .append(td(MarkdownReport.latency(x.latency())));
       if (c != null) {
         b.append(changeCell(c.change(w, reader)));
       }

@@ -68,6 +68,7 @@ final class JsonReport {
       field(b, 3, "bytes_fetched", Long.toString(x.bytesFetched()), true);
       field(b, 3, "bytes_used", Long.toString(x.bytesUsed()), true);
       field(b, 3, "fetched_per_used", num(x.fetchedPerUsed()), true);
+      field(b, 3, "dollars_per_tb_used", num(x.dollarsPerTbUsed()), true);
       field(b, 3, "verified", Boolean.toString(x.verified()), true);
       field(b, 3, "get_first_byte_p50_ms", num(x.latency().firstByteP50Ms()), true);
       field(b, 3, "get_first_byte_p99_ms", num(x.latency().firstByteP99Ms()), true);

@@ -54,9 +54,9 @@ final class MarkdownReport {
     for (String w : r.workloads().keySet()) {
       b.append("\n## ").append(w).append("\n\n");
       b.append("| reader | MB/s (min-max) | x S3A classic | link | CPU s/GB | peak heap MiB | GET | HEAD | LIST"
-          + " | fetched/used | GET ms p50 / p99: first byte, whole |" + (baseline != null ? " vs baseline |" : "")
+          + " | fetched/used | $/TB | GET ms p50 / p99: first byte, whole |" + (baseline != null ? " vs baseline |" : "")
           + " bytes |\n");
-      b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|").append(baseline != null ? "---:|" : "")
+      b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|").append(baseline != null ? "---:|" : "")
           .append("---|\n");
       for (String reader : r.readers().keySet()) {
         Result x = r.row(w, reader);
@@ -65,7 +65,7 @@ final class MarkdownReport {
         }
         if (x.runs() == 0) {
           b.append("| ").append(reader).append(" | ").append(x.status()).append(": ")
-              .append(x.reason() == null ? "" : x.reason().replace("|", "\\|")).append(" ||||||||||")
+              .append(x.reason() == null ? "" : x.reason().replace("|", "\\|")).append(" |||||||||||")
               .append(baseline != null ? "|" : "").append('\n');
           continue;
         }
@@ -78,6 +78,7 @@ final class MarkdownReport {
             .append(" | ").append(Report.num(x.peakHeapMb(), 0))
             .append(" | ").append(x.gets()).append(" | ").append(x.heads()).append(" | ").append(x.lists())
             .append(" | ").append(Report.num(x.fetchedPerUsed(), 2))
+            .append(" | ").append(Report.num(x.dollarsPerTbUsed(), 2))
             .append(" | ").append(latency(x.latency()))
             .append(baseline != null ? " | " + change(baseline.change(w, reader)) : "")
             .append(" | ").append(x.ok() ? "verified" : x.status() + ": " + x.reason().replace("|", "\\|"))

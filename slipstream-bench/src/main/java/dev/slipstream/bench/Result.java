@@ -68,6 +68,19 @@ public record Result(
     return bytesUsed > 0 ? (double) bytesFetched / bytesUsed : Double.NaN;
   }
 
+  /**
+   * What a TB (10^12 bytes) used cost in requests and transfer, in US dollars, at S3 Standard's list prices
+   * in US East (GET and HEAD $0.0004, LIST $0.005 per 1,000; no transfer within the region); NaN when
+   * nothing was used.
+   */
+  public double dollarsPerTbUsed() {
+    if (bytesUsed <= 0) {
+      return Double.NaN;
+    }
+    return dev.slipstream.Prices.S3_STANDARD_US_EAST.cost(gets, heads, lists, bytesFetched, bytesUsed)
+        .dollarsPerGbRead() * 1000;
+  }
+
   public boolean ok() {
     return OK.equals(status);
   }
