@@ -66,11 +66,8 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   private VectoredReads vectoredReads;
   private ReadPolicy defaultPolicy;
   private FlatListing flatListing;
-  private ListingOrder listingOrder;
-  /** Orders the caller declared ({@link #readingInOrder}): followed without further evidence. */
-  private ListingOrder declaredOrder;
-  /** Per thread, the last file opened: the evidence that decides whether a listing's order is followed. */
-  private final ThreadLocal<Opened> lastOpened = new ThreadLocal<>();
+  /** What listings tell later calls: open-ahead's order, the versions open(path) uses instead of a HEAD. */
+  private ListingMemory listings;
   private ListingReuse listingReuse;
   private FlatGlob flatGlob;
   /** Null when off, as {@link #flatGlob}. */
@@ -97,9 +94,10 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     boolean cse = getS3EncryptionAlgorithm() != null && getS3EncryptionAlgorithm().name().startsWith("CSE");
     boolean requesterPays = conf.getBoolean("fs.s3a.requester.pays.enabled", false);
     this.flatListing = cse || requesterPays ? null : new FlatListing(this, slipstream.lister(), getBucket());
-    this.listingOrder = new ListingOrder(ListingOrder.DEFAULT_CAPACITY, this::objectRef);
-    this.declaredOrder = new ListingOrder(ListingOrder.DEFAULT_CAPACITY, this::objectRef);
     long reuseTtl = slipstreamConfig.listReuseTtl().toNanos();
+    // Listed versions stand in for HEADs only where listed sizes are the objects' (no client-side encryption).
+    this.listings = new ListingMemory(this::objectRef, slipstreamConfig.openAheadFiles(),
+        flatListing != null ? reuseTtl : 0);
     if (flatListing != null && reuseTtl > 0) {
       int pageKeys = Math.min(1000, Math.max(1, conf.getInt("fs.s3a.paging.maximum", 5000)));
       this.listingReuse = new ListingReuse(reuseTtl, pageKeys, FlatGlob.MAX_KEYS);
@@ -222,41 +220,12 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
         : super.listStatusIterator(p));
   }
 
-  /** Listings are remembered for open-ahead, and for {@code open(path)} without a HEAD ({@link #listedRecently}). */
-  private boolean remembering() {
-    return slipstreamConfig.openAheadFiles() > 0 || listingReuse != null;
-  }
-
-  /**
-   * Files listed are remembered in their order: for open-ahead when a thread reads them in that order,
-   * and for their length and version when one is opened by path.
-   */
   private FileStatus[] remember(FileStatus[] statuses) {
-    if (statuses != null && remembering()) {
-      listingOrder.listed(statuses);
-    }
-    return statuses;
+    return listings.remember(statuses);
   }
 
-  /** As {@link #remember(FileStatus[])}, for each status as the iterator hands it out. */
   private <T extends FileStatus> RemoteIterator<T> remember(RemoteIterator<T> it) {
-    if (!remembering()) {
-      return it;
-    }
-    ListingOrder.Listing order = listingOrder.newListing();
-    return new RemoteIterator<T>() {
-      @Override
-      public boolean hasNext() throws IOException {
-        return it.hasNext();
-      }
-
-      @Override
-      public T next() throws IOException {
-        T status = it.next();
-        order.listed(status);
-        return status;
-      }
-    };
+    return listings.remember(it);
   }
 
   private ListingReuse.Held reused(Path f) {
@@ -298,12 +267,12 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     if (reuse != null) {
       reuse.clear();
     }
-    ListingOrder order = listingOrder;
-    if (order != null) {
+    ListingMemory memory = listings;
+    if (memory != null) {
       for (Path p : paths) {
         Path q = p == null ? null : qualify(p);
         if (q != null && getBucket().equals(q.toUri().getHost())) {
-          order.forgetUnder(getBucket(), pathToKey(q));
+          memory.forgetUnder(getBucket(), pathToKey(q));
         }
       }
     }
@@ -412,7 +381,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     S3Location location = new S3Location(getBucket(), key);
     SlipstreamInputStream in;
     SlipstreamFSInputStream.Reopen reopen = null;
-    ObjectRef listed = length < 0 ? listedRecently(location) : null;
+    ObjectRef listed = length < 0 ? listings.listedRecently(location) : null;
     if (listed != null) {
       // No HEAD: a listing of this FileSystem gave the length and version moments ago. If the file
       // changed since, its first read finds out (S3 refuses the listed version) and it is opened again
@@ -430,22 +399,9 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     }
     SlipstreamFSInputStream stream = new SlipstreamFSInputStream(in, reopen, statistics, vectoredReads);
     // After the open, which took this file's prepared block: the next files, if the evidence says so.
-    hintNext(openAheadAfter(location, stream));
+    hintNext(listings.openAheadAfter(location, stream));
     statistics.incrementReadOps(1);
     return new FSDataInputStream(stream);
-  }
-
-  /**
-   * The file at {@code location} as a listing of this FileSystem handed it out within
-   * {@code list.reuse.ttl} (and no change through it since), if that listing gave its ETag; else null.
-   * Not under client-side encryption, whose listed sizes are not the objects'.
-   */
-  private ObjectRef listedRecently(S3Location location) {
-    if (listingReuse == null || location.key().endsWith("/")) {
-      return null;
-    }
-    ObjectRef ref = listingOrder.listedWithin(location, slipstreamConfig.listReuseTtl().toNanos());
-    return ref == null || ref.etag() == null ? null : ref;
   }
 
   /** Opens {@code location} after S3A's own HEAD of it: the length and version S3 has now. */
@@ -481,37 +437,6 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
         .withPolicy(options.policy()).withSplitEnd(options.splitEnd()).withFromStore(fromStore);
   }
 
-  /**
-   * The files to open ahead now that {@code location} was opened on this thread: the next ones of an
-   * order the caller declared; or the next ones of a listing, but only if this thread's previous file
-   * was the one listed just before and was read from its first byte. A reader that starts at the
-   * footer (Parquet, ORC), or opens files in another order (Spark's tasks), gets none: its first bytes
-   * are not what it reads.
-   */
-  private List<ObjectRef> openAheadAfter(S3Location location, SlipstreamFSInputStream opened) {
-    int n = slipstreamConfig.openAheadFiles();
-    if (n <= 0) {
-      return List.of();
-    }
-    Opened previous = lastOpened.get();
-    lastOpened.set(new Opened(location, opened));
-    List<ObjectRef> declared = declaredOrder.after(location, n);
-    if (!declared.isEmpty()) {
-      return declared;
-    }
-    if (previous == null || !previous.stream().startedAtFirstByte()) {
-      return List.of();
-    }
-    List<ObjectRef> following = listingOrder.after(previous.location(), 1);
-    if (following.isEmpty() || !following.get(0).location().equals(location)) {
-      return List.of();
-    }
-    return listingOrder.after(location, n);
-  }
-
-  /** A file opened, and its stream (which tells where its first read started). */
-  private record Opened(S3Location location, SlipstreamFSInputStream stream) {}
-
   // ---- open-ahead ----------------------------------------------------------------------------
 
   /**
@@ -523,7 +448,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
    * block. Counted in {@link #getSlipstreamStatistics()} as {@code open_ahead_*}.
    */
   public void readingInOrder(List<? extends FileStatus> files) {
-    declaredOrder.listed(files.toArray(new FileStatus[0]));
+    listings.declare(files.toArray(new FileStatus[0]));
     List<ObjectRef> first = new ArrayList<>();
     for (FileStatus f : files) {
       ObjectRef ref = f.isFile() ? objectRef(f) : null;
@@ -550,12 +475,12 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   }
 
   /**
-   * Remembers a listing returned whole, as every listing call of this FileSystem does (see
-   * {@link #remember(FileStatus[])}), so that opening one of its files fetches the next ones ahead (see
-   * {@link ListingOrder}). Tests call it to stand for a listing.
+   * Remembers a listing returned whole, as every listing call of this FileSystem does, so that opening
+   * one of its files fetches the next ones ahead (see {@link ListingMemory}). Tests call it to stand for
+   * a listing.
    */
   void listed(FileStatus[] statuses) {
-    listingOrder.listed(statuses);
+    listings.listed(statuses);
   }
 
   private void hintNext(List<ObjectRef> refs) {
