@@ -1,0 +1,79 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.metrics;
+
+import dev.slipstream.Counter;
+import dev.slipstream.Latency;
+import dev.slipstream.LatencySummary;
+import dev.slipstream.ReadStatistics;
+import dev.slipstream.RetryCause;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
+
+/**
+ * Slipstream's counters and latency histograms as Micrometer meters, read live from a
+ * {@link ReadStatistics} (a client's {@code statistics()}, or {@link ReadStatistics#global()}):
+ * {@code new SlipstreamMetrics(client.statistics()).bindTo(registry)}. Micrometer is an optional
+ * dependency: add {@code io.micrometer:micrometer-core} (and a registry) to use this class.
+ *
+ * <p>Names, as a Prometheus registry writes them:
+ * <ul>
+ *   <li>every counter as {@code slipstream_<name>_total} (e.g. {@code slipstream_bytes_read_total},
+ *       {@code slipstream_get_requests_total}); the nanoseconds callers waited as
+ *       {@code slipstream_wait_seconds_total};</li>
+ *   <li>retries as {@code slipstream_retries_total{cause="stall"}}, one series per cause;</li>
+ *   <li>each latency as a timer, {@code slipstream_<kind>_latency_seconds_count} and {@code _sum}, with
+ *       {@code slipstream_<kind>_latency_max_seconds}, and its percentiles as
+ *       {@code slipstream_<kind>_latency_quantile_seconds{quantile="0.5"|"0.99"|"0.999"}}.</li>
+ * </ul>
+ * No label names a bucket, key or anything else from the data: the cardinality is fixed.
+ */
+public final class SlipstreamMetrics implements MeterBinder {
+  private final ReadStatistics stats;
+
+  public SlipstreamMetrics(ReadStatistics stats) {
+    this.stats = Objects.requireNonNull(stats, "stats");
+  }
+
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    for (Counter c : Counter.values()) {
+      if (c == Counter.WAIT_NANOS) {
+        FunctionCounter.builder("slipstream.wait.seconds", stats, s -> s.get(c) / 1e9)
+            .description("time callers waited for bytes").register(registry);
+        continue;
+      }
+      FunctionCounter.builder("slipstream." + c.metricName().replace('_', '.'), stats, s -> s.get(c))
+          .register(registry);
+    }
+    for (RetryCause cause : RetryCause.values()) {
+      FunctionCounter.builder("slipstream.retries", stats, s -> s.retries(cause))
+          .tag("cause", cause.name().toLowerCase(Locale.ROOT)).register(registry);
+    }
+    for (Latency kind : Latency.values()) {
+      String name = "slipstream." + kind.metricName().replace('_', '.') + ".latency";
+      FunctionTimer.builder(name, stats, s -> s.latency(kind).count(),
+              s -> (double) s.latency(kind).meanMicros() * s.latency(kind).count(), TimeUnit.MICROSECONDS)
+          .register(registry);
+      TimeGauge.builder(name + ".max", stats, TimeUnit.MICROSECONDS, s -> s.latency(kind).maxMicros())
+          .register(registry);
+      quantile(registry, name, kind, "0.5", LatencySummary::p50Micros);
+      quantile(registry, name, kind, "0.99", LatencySummary::p99Micros);
+      quantile(registry, name, kind, "0.999", LatencySummary::p999Micros);
+    }
+  }
+
+  private void quantile(MeterRegistry registry, String name, Latency kind, String q,
+      ToLongFunction<LatencySummary> value) {
+    TimeGauge.builder(name + ".quantile", stats, TimeUnit.MICROSECONDS, s -> value.applyAsLong(s.latency(kind)))
+        .tag("quantile", q).register(registry);
+  }
+}
