@@ -323,7 +323,7 @@ final class DemoCommand implements Callable<Integer> {
     return v == Math.rint(v) ? Long.toString((long) v) : String.format(Locale.ROOT, "%.1f", v);
   }
 
-  private static void deleteTree(Path dir) {
+  static void deleteTree(Path dir) {
     if (!Files.exists(dir)) {
       return;
     }

@@ -37,7 +37,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
     sortOptions = false,
     description = "Fast reads from S3 and S3-compatible object stores: parallel ranged GETs, prefetched"
         + " ahead of the reader.",
-    subcommands = {CpCommand.class, CatCommand.class, DemoCommand.class, BenchCommand.class,
+    subcommands = {CpCommand.class, CatCommand.class, DemoCommand.class, BenchCommand.class, LoadCommand.class,
         CommandLine.HelpCommand.class},
     footer = {"",
         "Try 'slipstream demo' to see the difference prefetching makes, with nothing to set up,",

@@ -281,6 +281,39 @@ class SlipstreamCliTest {
   }
 
   @Test
+  void loadReadsEveryKindChecksEveryByteAndReports() {
+    Run r = run("load", "--profile", "loopback", "--duration", "2s", "--streams", "3", "--size", "4M");
+
+    assertThat(r.exitCode()).as(r.stdout() + r.stderr()).isEqualTo(0);
+    String out = r.stdout();
+    for (String kind : LoadCommand.KINDS) {
+      assertThat(out).as(kind).containsPattern("(?m)^" + kind + " +[1-9]\\d* +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +0$");
+    }
+    assertThat(out).containsPattern("(?m)^all +[1-9]\\d* ").contains("reads with wrong bytes: 0", "retries: none");
+  }
+
+  @Test
+  void loadOnAFlakyLinkRetriesAndStillReadsTheRightBytes() {
+    Run r = run("load", "--profile", "flaky", "--count", "60", "--duration", "1m", "--streams", "4", "--size", "4M",
+        "--mix", "sequential,small");
+
+    assertThat(r.exitCode()).as(r.stdout() + r.stderr()).isEqualTo(0);
+    assertThat(r.stdout()).contains("reads with wrong bytes: 0").doesNotContain("random ", "footer ")
+        .containsPattern("(?m)^all +60 ");
+  }
+
+  @Test
+  void loadRejectsBadOptionsBeforeStartingAnything() {
+    for (String[] bad : new String[][] {{"--mix", "sequential,scan"}, {"--duration", "0s"}, {"--duration", "soon"},
+        {"--streams", "0"}, {"--size", "1M"}, {"--profile", "dial-up"}, {"-D", "block.size=eight"}}) {
+      Run r = run("load", bad[0], bad[1]);
+      assertThat(r.exitCode()).as(String.join(" ", bad)).isEqualTo(2);
+      assertThat(r.stderr()).contains(bad[0].equals("-D") ? "block.size" : bad[1].split(",")[bad[1].split(",").length - 1]);
+      assertOneErrorLine(r);
+    }
+  }
+
+  @Test
   void demoRejectsABadProfileOrSize() {
     Run profile = run("demo", "--profile", "dial-up");
     assertThat(profile.exitCode()).isEqualTo(2);
