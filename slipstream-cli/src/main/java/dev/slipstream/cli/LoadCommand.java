@@ -92,7 +92,17 @@ final class LoadCommand implements Callable<Integer> {
       description = "Directory for the server's data (default: the system temp directory).")
   Path tmpDir;
 
-  @Option(names = "-D", paramLabel = "key=value", order = 9,
+  @Option(names = "--soak", order = 9,
+      description = "Also sample heap (after a GC), threads, open files and the memory pool every"
+          + " --sample-interval, and fail if any keeps growing or memory is left in use once every stream is"
+          + " closed.")
+  boolean soak;
+
+  @Option(names = "--sample-interval", paramLabel = "DURATION", defaultValue = "60s", order = 10,
+      description = "How often --soak samples. Default: ${DEFAULT-VALUE}.")
+  String sampleInterval;
+
+  @Option(names = "-D", paramLabel = "key=value", order = 11,
       description = "Change a Slipstream setting, e.g. -D memory.max=64M. The endpoint and credentials are the"
           + " load's own.")
   List<String> settings = new ArrayList<>();
@@ -117,6 +127,7 @@ final class LoadCommand implements Callable<Integer> {
   }
 
   private final Map<String, Tally> tallies = new LinkedHashMap<>();
+  private Duration sampleEvery;
   private final Map<String, LongAdder> errorsByCause = new ConcurrentHashMap<>();
   private final LongAdder wrongBytes = new LongAdder();
   private final AtomicLong firstWrong = new AtomicLong(-1);
@@ -134,7 +145,8 @@ final class LoadCommand implements Callable<Integer> {
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("--size '" + size + "' is invalid: " + e.getMessage());
       }
-      limit = parseDuration(duration);
+      limit = parseDuration(duration, "--duration");
+      sampleEvery = parseDuration(sampleInterval, "--sample-interval");
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
     }
@@ -213,12 +225,32 @@ final class LoadCommand implements Callable<Integer> {
         }
         ProgressLine progress = new ProgressLine(err, cli.terminal(), t0);
         progress.start();
+        Soak soakWatch = soak ? new Soak(client) : null;
+        if (soakWatch != null) {
+          soakWatch.sample(); // the baseline, with the readers just started
+          while (readers.stream().anyMatch(Thread::isAlive)) {
+            long next = System.nanoTime() + sampleEvery.toNanos();
+            for (Thread t : readers) {
+              t.join(Math.max(1, (next - System.nanoTime()) / 1_000_000));
+            }
+            if (System.nanoTime() >= next && readers.stream().anyMatch(Thread::isAlive)) {
+              soakWatch.sample();
+            }
+          }
+        }
         for (Thread t : readers) {
           t.join();
         }
         progress.stop();
         long nanos = System.nanoTime() - t0;
         report(out, client.statistics(), nanos);
+        if (soakWatch != null) {
+          String growth = soakWatch.report(out);
+          if (growth != null) {
+            err.println("slipstream: soak failed: " + growth);
+            return Errors.IO;
+          }
+        }
       }
     }
     if (wrongBytes.sum() > 0) {
@@ -372,11 +404,11 @@ final class LoadCommand implements Callable<Integer> {
     return b.length() == 0 ? "none" : b.toString();
   }
 
-  /** A duration such as {@code 500ms}, {@code 30s}, {@code 10m} or {@code 2h}. */
-  static Duration parseDuration(String text) {
+  /** A duration such as {@code 500ms}, {@code 30s}, {@code 10m} or {@code 2h}, for option {@code option}. */
+  static Duration parseDuration(String text, String option) {
     java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})\\s*(ms|s|m|h)").matcher(text.trim());
     if (!m.matches()) {
-      throw new IllegalArgumentException("--duration '" + text + "' is invalid: expected a duration such as 30s,"
+      throw new IllegalArgumentException(option + " '" + text + "' is invalid: expected a duration such as 30s,"
           + " 10m or 2h");
     }
     long n = Long.parseLong(m.group(1));
@@ -387,9 +419,83 @@ final class LoadCommand implements Callable<Integer> {
       default -> Duration.ofHours(n);
     };
     if (d.isZero()) {
-      throw new IllegalArgumentException("--duration '" + text + "' must be longer than zero");
+      throw new IllegalArgumentException(option + " '" + text + "' must be longer than zero");
     }
     return d;
+  }
+
+  /**
+   * The soak's samples: heap in use after a GC, live threads, open file descriptors (Linux), bytes of the
+   * memory pool in use. A measure that keeps growing is one whose largest value in the second half of the
+   * samples exceeds its largest in the first half by more than its slack (heap 64 MiB, threads 16, open
+   * files 64; the pool is bounded by design and is checked to be empty once every stream is closed).
+   */
+  private static final class Soak {
+    private final Slipstream client;
+    private final List<long[]> samples = new ArrayList<>();
+    private final long t0 = System.nanoTime();
+
+    Soak(Slipstream client) {
+      this.client = client;
+    }
+
+    void sample() {
+      System.gc();
+      java.lang.management.MemoryMXBean mem = java.lang.management.ManagementFactory.getMemoryMXBean();
+      long heap = mem.getHeapMemoryUsage().getUsed();
+      long threads = Thread.activeCount();
+      long files = openFiles();
+      samples.add(new long[] {(System.nanoTime() - t0) / 1_000_000_000L, heap >> 20, threads, files,
+          client.memoryInUse() >> 20});
+    }
+
+    private static long openFiles() {
+      java.io.File fd = new java.io.File("/proc/self/fd");
+      String[] names = fd.list();
+      return names == null ? -1 : names.length;
+    }
+
+    /** Prints the samples; returns what kept growing, or null. */
+    String report(PrintStream out) {
+      out.println();
+      out.printf("%-8s %10s %8s %11s %9s%n", "soak s", "heap MiB", "threads", "open files", "pool MiB");
+      for (long[] s : samples) {
+        out.printf(Locale.ROOT, "%-8d %10d %8d %11s %9d%n", s[0], s[1], s[2], s[3] < 0 ? "-" : Long.toString(s[3]),
+            s[4]);
+      }
+      Slipstream.awaitDiskCacheWrites(Duration.ofSeconds(10)); // blocks queued for the disk cache hold memory
+      long leftInPool = client.memoryInUse();
+      if (leftInPool != 0) {
+        return leftInPool + " bytes of the memory pool still in use with every stream closed";
+      }
+      if (samples.size() < 4) {
+        out.println("Soak: too few samples to judge growth (" + samples.size() + "; at least 4): raise --duration"
+            + " or lower --sample-interval. Pool empty at the end.");
+        return null;
+      }
+      String[] names = {null, "heap", "threads", "open files"};
+      long[] slack = {0, 64, 16, 64};
+      int half = samples.size() / 2;
+      for (int m = 1; m <= 3; m++) {
+        long first = 0;
+        long second = 0;
+        for (int i = 0; i < samples.size(); i++) {
+          long v = samples.get(i)[m];
+          if (i < half) {
+            first = Math.max(first, v);
+          } else {
+            second = Math.max(second, v);
+          }
+        }
+        if (first >= 0 && second > first + slack[m]) {
+          return names[m] + " kept growing: at most " + first + " in the first half of the samples, " + second
+              + " in the second";
+        }
+      }
+      out.println("Soak: no growth in heap, threads or open files over " + samples.size()
+          + " samples; memory pool empty once every stream closed.");
+      return null;
+    }
   }
 
   /** The live line: time, reads, MB/s so far, errors. Redrawn in place on a terminal, else every 5 s. */

@@ -302,10 +302,23 @@ class SlipstreamCliTest {
         .containsPattern("(?m)^all +60 ");
   }
 
+  /** A short soak: many readers on a flaky link with a small memory budget, sampled every 2 s. */
+  @Test
+  void aShortSoakFindsNoGrowthAndNoMemoryLeftInUse() {
+    Run r = run("load", "--profile", "flaky", "--soak", "--duration", "16s", "--sample-interval", "2s",
+        "--streams", "12", "--size", "8M", "-D", "memory.max=24M", "-D", "block.size=1M");
+
+    assertThat(r.exitCode()).as(r.stdout() + r.stderr()).isEqualTo(0);
+    assertThat(r.stdout()).contains("reads with wrong bytes: 0",
+        "Soak: no growth in heap, threads or open files", "memory pool empty once every stream closed");
+    assertThat(r.stdout()).containsPattern("(?m)^soak s +heap MiB +threads +open files +pool MiB$");
+  }
+
   @Test
   void loadRejectsBadOptionsBeforeStartingAnything() {
     for (String[] bad : new String[][] {{"--mix", "sequential,scan"}, {"--duration", "0s"}, {"--duration", "soon"},
-        {"--streams", "0"}, {"--size", "1M"}, {"--profile", "dial-up"}, {"-D", "block.size=eight"}}) {
+        {"--streams", "0"}, {"--size", "1M"}, {"--profile", "dial-up"}, {"-D", "block.size=eight"},
+        {"--sample-interval", "often"}}) {
       Run r = run("load", bad[0], bad[1]);
       assertThat(r.exitCode()).as(String.join(" ", bad)).isEqualTo(2);
       assertThat(r.stderr()).contains(bad[0].equals("-D") ? "block.size" : bad[1].split(",")[bad[1].split(",").length - 1]);
