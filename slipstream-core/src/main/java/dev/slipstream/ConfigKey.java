@@ -14,6 +14,7 @@ import static dev.slipstream.ValueType.path;
 import static dev.slipstream.ValueType.positiveDuration;
 import static dev.slipstream.ValueType.secret;
 import static dev.slipstream.ValueType.size;
+import static dev.slipstream.ValueType.sizes;
 import static dev.slipstream.ValueType.text;
 
 import java.util.Arrays;
@@ -78,6 +79,10 @@ public enum ConfigKey {
   CACHE_DISK_CLEAR_ON_START("cache.disk.clear.on.start", bool(), "false",
       "Delete every cached block (only the cache's own files) when the cache is first opened in the JVM, "
           + "instead of reusing the valid ones (each is checked by its CRC32C anyway)."),
+  CACHE_SHADOW_SIZES("cache.shadow.sizes", sizes(), null,
+      "Sizes of simulated block caches, e.g. 1G,4G,16G: every block the client's streams fetch is looked up "
+          + "by name (no bytes kept) in an LRU cache of each size, and Slipstream.shadowCaches() reports the "
+          + "hits each would have had. Default: none."),
   LIST_PARALLELISM("list.parallelism", integer(1, 64), "4",
       "Key ranges one listing is split into and listed in parallel, once it proves longer than one page "
           + "(1,000 keys); each range costs at most one extra LIST. 1 lists sequentially."),

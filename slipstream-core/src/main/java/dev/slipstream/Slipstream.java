@@ -45,6 +45,8 @@ public final class Slipstream implements AutoCloseable {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Slipstream.class);
 
   private final SlipstreamConfig config;
+  /** The simulated caches of {@code cache.shadow.sizes}. */
+  private final dev.slipstream.internal.cache.ShadowCaches shadows;
   private final ObjectStore store;
   private final SharedResources resources;
   private final boolean ownsResources;
@@ -72,7 +74,8 @@ public final class Slipstream implements AutoCloseable {
     this.ranges = new RangeReader(store, config);
     this.diskCache = config.cacheMode() == SlipstreamConfig.CacheMode.OFF ? null : DiskCache.open(config);
     this.fetcher = new BlockFetcher(store, ranges, resources.executor);
-    this.sources = new Sources(diskCache, config.cacheMode(), new S3Source(ranges), fetcher, resources.pool);
+    this.shadows = new dev.slipstream.internal.cache.ShadowCaches(config.shadowCacheSizes());
+    this.sources = new Sources(diskCache, config.cacheMode(), new S3Source(ranges), fetcher, resources.pool, shadows);
     this.lister = new Lister(store, config, stats);
     this.openAhead = new OpenAhead(resources.pool, fetcher, sources.s3(), config.blockSize(), config.openAheadFiles(),
         stats.child(), closeWaitMillis());
@@ -88,6 +91,14 @@ public final class Slipstream implements AutoCloseable {
 
   public SlipstreamConfig config() {
     return config;
+  }
+
+  /**
+   * What a block cache of each size of {@code cache.shadow.sizes} would have served of this client's block
+   * fetches so far (empty when none is configured): for sizing a cache from the traffic it would see.
+   */
+  public java.util.List<ShadowCache> shadowCaches() {
+    return shadows.results();
   }
 
   /**

@@ -183,6 +183,12 @@ public final class SlipstreamConfig {
     return value(ConfigKey.LIST_REUSE_TTL);
   }
 
+  /** Sizes of the shadow caches ({@code cache.shadow.sizes}); empty: none. */
+  public java.util.List<Long> shadowCacheSizes() {
+    java.util.Optional<java.util.List<Long>> sizes = optional(ConfigKey.CACHE_SHADOW_SIZES);
+    return sizes.orElse(java.util.List.of());
+  }
+
   /** The prices {@link Slipstream#cost()} counts with ({@code cost.*}). */
   public Prices prices() {
     return new Prices(value(ConfigKey.COST_GET), value(ConfigKey.COST_HEAD), value(ConfigKey.COST_LIST),

@@ -73,6 +73,27 @@ final class ValueType<T> {
     });
   }
 
+  /** Sizes in bytes, comma-separated ({@code 1G,4G,16G}), each above zero, at most 8. */
+  static ValueType<java.util.List<Long>> sizes() {
+    return new ValueType<>(ConfigKey.Type.STRING, text -> {
+      java.util.List<Long> out = new java.util.ArrayList<>();
+      for (String part : text.split(",")) {
+        if (part.isBlank()) {
+          continue;
+        }
+        long n = sizeValue(part.trim());
+        if (n <= 0) {
+          throw new Refused("each size must be above zero");
+        }
+        out.add(n);
+      }
+      if (out.size() > 8) {
+        throw new Refused("at most 8 sizes");
+      }
+      return java.util.List.copyOf(out);
+    });
+  }
+
   /** An integer in [min, max]. */
   static ValueType<Integer> integer(int min, int max) {
     return new ValueType<>(ConfigKey.Type.INT, text -> {

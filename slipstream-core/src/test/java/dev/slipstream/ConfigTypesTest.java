@@ -46,6 +46,9 @@ class ConfigTypesTest {
       cache.disk.min.free | 100%             | must be at least 0% and below 100%
       cache.disk.min.free | -0.1             | must be at least 0% and below 100%
       cache.disk.min.free | lots             | expected a percentage such as 10% or a fraction such as 0.1
+      cache.shadow.sizes  | 1G,lots          | expected a size such as 8M, 512K or 1G
+      cache.shadow.sizes  | 1G,0             | each size must be above zero
+      cache.shadow.sizes  | 1,2,3,4,5,6,7,8,9 | at most 8 sizes
       cost.get            | cheap            | expected an amount of US dollars such as 0.0004
       cost.list           | -0.005           | must be a finite amount of at least 0
       cost.transfer       | Infinity         | must be a finite amount of at least 0

@@ -37,6 +37,32 @@ class LatencyStatisticsTest {
   }
 
   @Test
+  void shadowCachesSeeEveryBlockFetchedAndWhatEachSizeWouldHaveServed() throws IOException {
+    int blocks = (int) ((SIZE + 256 * 1024 - 1) / (256 * 1024));
+    try (Slipstream client = Slipstream.builder().isolatedResources().config(TestClients.config(S3.server())
+        .set("block.size", "256K").set("memory.max", "8M").set("cache.shadow.sizes", "256K,64M").build()).build()) {
+      for (int round = 0; round < 2; round++) {
+        try (SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/data"))) {
+          byte[] all = in.readAllBytes();
+          assertThat(TestData.firstMismatch(5, 0, all, 0, all.length)).isEqualTo(-1);
+        }
+      }
+      java.util.List<ShadowCache> shadows = client.shadowCaches();
+      assertThat(shadows).hasSize(2);
+      assertThat(shadows.get(0).sizeBytes()).isEqualTo(256 * 1024);
+      assertThat(shadows.get(0).lookups()).isEqualTo(2L * blocks);
+      assertThat(shadows.get(0).hits()).as("one block: a sequential scan never meets a block again").isZero();
+      assertThat(shadows.get(1).hits()).as("the whole object: the second read hits every block").isEqualTo(blocks);
+      assertThat(shadows.get(1).hitBytes()).isEqualTo(SIZE);
+      assertThat(shadows.get(1).hitRatio()).isEqualTo(0.5);
+    }
+    try (Slipstream none = Slipstream.builder().isolatedResources().config(TestClients.config(S3.server()).build())
+        .build()) {
+      assertThat(none.shadowCaches()).isEmpty();
+    }
+  }
+
+  @Test
   void percentilesOfKnownSamples() {
     ReadStatistics client = ReadStatistics.global().childWithLatencies();
     ReadStatistics stream = client.child();

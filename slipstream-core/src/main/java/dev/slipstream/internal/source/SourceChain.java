@@ -32,6 +32,8 @@ public final class SourceChain {
   private final int blockSize;
   private final boolean keepEveryBlock;
   private final ReadStatistics stats;
+  /** The client's simulated caches, or null. */
+  private final dev.slipstream.internal.cache.ShadowCaches shadows;
 
   /**
    * @param tiers the tiers before S3, in the order they are asked
@@ -40,6 +42,13 @@ public final class SourceChain {
    */
   public SourceChain(ObjectHandle h, List<Tier> tiers, S3Source s3, BufferPool pool, int blockSize,
       boolean keepEveryBlock) {
+    this(h, tiers, s3, pool, blockSize, keepEveryBlock, null);
+  }
+
+  /** @param shadows simulated caches told of every block this chain fills, or null */
+  public SourceChain(ObjectHandle h, List<Tier> tiers, S3Source s3, BufferPool pool, int blockSize,
+      boolean keepEveryBlock, dev.slipstream.internal.cache.ShadowCaches shadows) {
+    this.shadows = shadows;
     this.h = h;
     this.tiers = List.copyOf(tiers);
     this.s3 = s3;
@@ -55,6 +64,12 @@ public final class SourceChain {
    */
   public boolean readBlock(Block b, CancelToken token) throws IOException {
     Piece piece = Piece.block(b.index(), b.start(), b.length());
+    String etag = h.etag();
+    if (shadows != null && etag != null) {
+      // named as the disk cache names blocks: by version, block size and index
+      shadows.fetched(h.location().bucket() + "/" + h.location().key() + "\n" + etag + "\n" + blockSize + "\n"
+          + b.index(), b.length());
+    }
     for (Tier t : tiers) {
       if (token.isCancelled()) {
         break;

@@ -6,6 +6,7 @@ package dev.slipstream.internal.source;
 import dev.slipstream.SlipstreamConfig.CacheMode;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.cache.DiskCache;
+import dev.slipstream.internal.cache.ShadowCaches;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import java.util.ArrayList;
@@ -22,14 +23,20 @@ public final class Sources {
   private final S3Source s3;
   private final BlockFetcher fetcher;
   private final BufferPool pool;
+  private final ShadowCaches shadows;
 
-  /** @param disk the disk cache, or null; {@code mode} says which blocks are offered to it */
-  public Sources(DiskCache disk, CacheMode mode, S3Source s3, BlockFetcher fetcher, BufferPool pool) {
+  /**
+   * @param disk the disk cache, or null; {@code mode} says which blocks are offered to it
+   * @param shadows the client's simulated caches, told of every block fetched (may be empty)
+   */
+  public Sources(DiskCache disk, CacheMode mode, S3Source s3, BlockFetcher fetcher, BufferPool pool,
+      ShadowCaches shadows) {
     this.disk = mode == CacheMode.OFF ? null : disk;
     this.keepEveryBlock = mode == CacheMode.ALL;
     this.s3 = s3;
     this.fetcher = fetcher;
     this.pool = pool;
+    this.shadows = shadows;
   }
 
   /** S3 alone: for fetches before a stream exists (open-ahead). */
@@ -44,6 +51,6 @@ public final class Sources {
     if (disk != null) {
       tiers.add(new DiskTier(disk, h, blockSize, () -> fetcher.accessGate(h)));
     }
-    return new SourceChain(h, tiers, s3, pool, blockSize, keepEveryBlock);
+    return new SourceChain(h, tiers, s3, pool, blockSize, keepEveryBlock, shadows.isEmpty() ? null : shadows);
   }
 }
