@@ -108,13 +108,7 @@ final class DemoCommand implements Callable<Integer> {
       throw new UsageException(e.getMessage());
     }
     // Check the -D settings before starting anything.
-    SlipstreamConfig.Builder userSettings = SlipstreamConfig.builder();
-    S3Options.apply(userSettings, settings);
-    try {
-      userSettings.build();
-    } catch (IllegalArgumentException e) {
-      throw new UsageException(e.getMessage(), e);
-    }
+    SlipstreamConfig.Builder userSettings = S3Options.checkedSettings(settings);
 
     Path base = tmpDir != null ? tmpDir : Path.of(System.getProperty("java.io.tmpdir"));
     if (!Files.isDirectory(base)) {
@@ -138,14 +132,7 @@ final class DemoCommand implements Callable<Integer> {
     Path data = work.resolve("s3");
     try (EmbeddedS3Server server = EmbeddedS3Server.start(data);
          LinkShaper shaper = LinkShaper.start(server.endpoint(), link, seed)) {
-      SlipstreamConfig config = userSettings
-          .set("endpoint", shaper.endpoint().toString())
-          .set("region", EmbeddedS3Server.REGION)
-          .set("path.style.access", "true")
-          .set("access.key", EmbeddedS3Server.ACCESS_KEY)
-          .set("secret.key", EmbeddedS3Server.SECRET_KEY)
-          .set("session.token", null)
-          .build();
+      SlipstreamConfig config = S3Options.embedded(userSettings, shaper.endpoint());
 
       out.println("Slipstream demo: one object read from S3 twice, with Slipstream and with one plain GET stream.");
       out.printf("  S3 server    s3proxy inside this JVM at %s, data in %s%n", server.endpoint(), data);

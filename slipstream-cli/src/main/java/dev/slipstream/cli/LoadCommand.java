@@ -166,13 +166,7 @@ final class LoadCommand implements Callable<Integer> {
         throw new UsageException("unknown kind of read '" + k + "' in --mix; kinds: " + String.join(", ", KINDS));
       }
     }
-    SlipstreamConfig.Builder userSettings = SlipstreamConfig.builder();
-    S3Options.apply(userSettings, settings);
-    try {
-      userSettings.build();
-    } catch (IllegalArgumentException e) {
-      throw new UsageException(e.getMessage(), e);
-    }
+    SlipstreamConfig.Builder userSettings = S3Options.checkedSettings(settings);
     kinds.forEach(k -> tallies.put(k, new Tally()));
     Path base = tmpDir != null ? tmpDir : Path.of(System.getProperty("java.io.tmpdir"));
     if (!Files.isDirectory(base)) {
@@ -192,14 +186,7 @@ final class LoadCommand implements Callable<Integer> {
     PrintStream err = cli.stderr();
     try (EmbeddedS3Server server = EmbeddedS3Server.start(work.resolve("s3"));
          LinkShaper shaper = LinkShaper.start(server.endpoint(), link, seed)) {
-      SlipstreamConfig config = userSettings
-          .set("endpoint", shaper.endpoint().toString())
-          .set("region", EmbeddedS3Server.REGION)
-          .set("path.style.access", "true")
-          .set("access.key", EmbeddedS3Server.ACCESS_KEY)
-          .set("secret.key", EmbeddedS3Server.SECRET_KEY)
-          .set("session.token", null)
-          .build();
+      SlipstreamConfig config = S3Options.embedded(userSettings, shaper.endpoint());
       server.createBucket(BUCKET);
       server.putGenerated(BUCKET, "big", seed, bigSize);
       for (int i = 0; i < SMALL_FILES; i++) {

@@ -59,6 +59,33 @@ final class S3Options {
    * Applies {@code -D key=value} settings. A Hadoop-style {@code fs.slipstream.} prefix is accepted too.
    * Values are never echoed in messages about the syntax, as they may be secrets.
    */
+  /**
+   * The {@code -D} settings of a command that runs its own embedded server ({@code demo}, {@code load}),
+   * checked now, before anything starts: a bad one is a usage error.
+   */
+  static SlipstreamConfig.Builder checkedSettings(List<String> settings) {
+    SlipstreamConfig.Builder b = SlipstreamConfig.builder();
+    apply(b, settings);
+    try {
+      b.build();
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage(), e);
+    }
+    return b;
+  }
+
+  /** {@code settings} pointed at an embedded server reached at {@code endpoint}, with its test credentials. */
+  static SlipstreamConfig embedded(SlipstreamConfig.Builder settings, java.net.URI endpoint) {
+    return settings
+        .set("endpoint", endpoint.toString())
+        .set("region", dev.slipstream.testkit.EmbeddedS3Server.REGION)
+        .set("path.style.access", "true")
+        .set("access.key", dev.slipstream.testkit.EmbeddedS3Server.ACCESS_KEY)
+        .set("secret.key", dev.slipstream.testkit.EmbeddedS3Server.SECRET_KEY)
+        .set("session.token", null)
+        .build();
+  }
+
   static void apply(SlipstreamConfig.Builder b, List<String> settings) {
     for (String s : settings) {
       int eq = s.indexOf('=');
