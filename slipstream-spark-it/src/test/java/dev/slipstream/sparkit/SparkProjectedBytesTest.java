@@ -126,7 +126,9 @@ class SparkProjectedBytesTest {
               .map(r -> r.method() + " " + r.range()).collect(Collectors.joining(", ")));
       q2Gets = link.requests("GET") - getsBefore;
       afterQ2 = link.bytesSent();
-      // The first query once more, in the same session: what a dashboard refresh does.
+      // The first query once more, in the same session: what a dashboard refresh does. Slipstream writes
+      // the ranges q1 fetched to its disk cache in the background: they are written by now.
+      dev.slipstream.Slipstream.awaitDiskCacheWrites(java.time.Duration.ofSeconds(30));
       again = rows(spark, Q1);
     } finally {
       stop(spark); // drains the listener bus: every task's metrics are in
@@ -174,9 +176,15 @@ class SparkProjectedBytesTest {
   void theSameQueryAgainIsReadFromTheDiskCacheNotDownloadedAgain() {
     Run slipstream = runs.get("slipstream");
     assertThat(slipstream.again).isEqualTo(slipstream.q1);
-    // Each file's footer and column chunks come from disk; S3 answers a 1-byte access check per open.
-    assertThat(slipstream.againBytes).as("bytes delivered for q1 again (q1: %,d)", slipstream.q1Bytes)
-        .isLessThan(slipstream.q1Bytes / 10);
+    // Each file's footer and column chunks come from disk; S3 answers a 1-byte access check per open, where
+    // S3A classic downloads all of q1 again. The cache skips a write (counted) when more are pending than a
+    // disk slower than the network can take, as on a loaded machine: such a range is fetched again, at most
+    // a part (1 MiB). On an idle machine the query again moves 24 bytes; a loaded CI machine once saw 12%
+    // of q1 fetched again (6 GETs), hence the bound of a quarter.
+    long skipped = slipstream.counters.get(Counter.DISK_CACHE_WRITES_SKIPPED);
+    assertThat(slipstream.againBytes).as("bytes delivered for q1 again (q1: %,d; cache writes skipped: %d)",
+        slipstream.q1Bytes, skipped).isLessThan(slipstream.q1Bytes / 4 + skipped * 1024 * 1024);
+    assertThat(runs.get("classic").againBytes).as("S3A classic's q1 again").isGreaterThan(slipstream.q1Bytes / 2);
   }
 
   @Test
@@ -224,7 +232,7 @@ class SparkProjectedBytesTest {
     Map<Counter, Long> values = new LinkedHashMap<>();
     for (Counter c : new Counter[] {Counter.STREAMS_OPENED, Counter.BYTES_READ, Counter.BYTES_FETCHED, Counter.GET_REQUESTS,
         Counter.OPEN_AHEAD_STARTED, Counter.OPEN_AHEAD_USED, Counter.SEQUENTIAL_SWITCHES,
-        Counter.ROW_GROUP_AHEAD_STARTED, Counter.ROW_GROUP_AHEAD_WASTED}) {
+        Counter.ROW_GROUP_AHEAD_STARTED, Counter.ROW_GROUP_AHEAD_WASTED, Counter.DISK_CACHE_WRITES_SKIPPED}) {
       values.put(c, ReadStatistics.global().get(c));
     }
     return values;
