@@ -38,11 +38,14 @@ class SlipstreamMetricsTest {
         "slipstream_wait_seconds_total 1.5", "slipstream_retries_total{cause=\"stall\"} 2.0",
         "slipstream_retries_total{cause=\"timeout\"} 0.0", "slipstream_get_first_byte_latency_seconds_count 100",
         "slipstream_get_first_byte_latency_max_seconds 0.1");
-    assertThat(value(lines, "slipstream_get_first_byte_latency_seconds_sum")).isBetween(5.0, 5.1);
+    // the exported values are the histogram's own, converted from microseconds to seconds
+    dev.slipstream.LatencySummary firstByte = client.latency(Latency.GET_FIRST_BYTE);
+    assertThat(value(lines, "slipstream_get_first_byte_latency_seconds_sum"))
+        .isCloseTo(firstByte.meanMicros() * firstByte.count() / 1e6, org.assertj.core.api.Assertions.within(1e-9));
     assertThat(value(lines, "slipstream_get_first_byte_latency_quantile_seconds{quantile=\"0.5\"}"))
-        .isBetween(0.0495, 0.0505);
+        .isCloseTo(firstByte.p50Micros() / 1e6, org.assertj.core.api.Assertions.within(1e-9));
     assertThat(value(lines, "slipstream_get_first_byte_latency_quantile_seconds{quantile=\"0.99\"}"))
-        .isBetween(0.098, 0.1);
+        .isCloseTo(firstByte.p99Micros() / 1e6, org.assertj.core.api.Assertions.within(1e-9));
     // live: a later increment shows in the next scrape
     client.add(Counter.BYTES_READ, 5);
     assertThat(registry.scrape()).contains("slipstream_bytes_read_total 12350.0");
