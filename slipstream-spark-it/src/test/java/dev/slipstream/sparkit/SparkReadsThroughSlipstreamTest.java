@@ -9,7 +9,11 @@ import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.hadoop.SlipstreamS3AFileSystem;
 import dev.slipstream.testkit.ForkedS3Server;
+import dev.slipstream.spark.SlipstreamPlugin;
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.nio.charset.StandardCharsets;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -18,6 +22,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
@@ -78,6 +84,9 @@ class SparkReadsThroughSlipstreamTest {
   private Class<?> slipstreamFileSystemClass;
   private Map<String, String> slipstreamResults;
   private Map<Counter, Long> slipstreamCountersDuringSlipstreamRead;
+  private String sparkPrometheus;
+  private long getsBeforeScrape;
+  private long getsAfterScrape;
   private final InputMetrics stockInput = new InputMetrics();
   private final InputMetrics slipstreamInput = new InputMetrics();
 
@@ -124,6 +133,10 @@ class SparkReadsThroughSlipstreamTest {
       slipstreamResults = compute(slipstream);
       log("slipstream read", t2);
       slipstreamCountersDuringSlipstreamRead = delta(before, slipstreamCounters());
+      getsBeforeScrape = ReadStatistics.global().get(Counter.GET_REQUESTS);
+      sparkPrometheus = scrape(URI.create(slipstream.sparkContext().uiWebUrl().get() + "/metrics/prometheus"));
+      getsAfterScrape = ReadStatistics.global().get(Counter.GET_REQUESTS);
+      sparkPrometheus.lines().filter(l -> l.contains("slipstream_get_")).forEach(System.out::println);
     } finally {
       // stop() drains the listener bus, so every onTaskEnd has run once it returns
       stopSession(slipstream);
@@ -200,6 +213,25 @@ class SparkReadsThroughSlipstreamTest {
 
   @Test
   @Order(8)
+  void sparksPrometheusServletShowsThePluginsCountersAndLatencies() {
+    // the driver's gauges read this JVM's statistics (in local mode the executor is this JVM too)
+    assertThat(gauge(sparkPrometheus, "slipstream_get_requests_total"))
+        .as("GETs in the scrape, against the JVM's counter around it")
+        .isPositive()
+        .isBetween((double) getsBeforeScrape, (double) getsAfterScrape);
+    assertThat(gauge(sparkPrometheus, "slipstream_bytes_read_total")).isPositive();
+    assertThat(gauge(sparkPrometheus, "slipstream_get_first_byte_latency_count")).isPositive();
+    double p50 = gauge(sparkPrometheus, "slipstream_get_first_byte_latency_p50_seconds");
+    double p99 = gauge(sparkPrometheus, "slipstream_get_first_byte_latency_p99_seconds");
+    assertThat(p50).isPositive().isLessThanOrEqualTo(p99);
+    assertThat(gauge(sparkPrometheus, "slipstream_retries_stall_total")).isZero();
+    assertThat(sparkPrometheus.lines().filter(l -> l.contains("slipstream_")))
+        .as("no series names a bucket or a key")
+        .noneMatch(l -> l.contains(BUCKET) || l.contains("events"));
+  }
+
+  @Test
+  @Order(9)
   void nothingLeftRunningThatWouldBlockJvmExit() throws InterruptedException {
     // Both sessions are stopped and the FileSystems closed: only JUnit's own threads may remain.
     List<String> left = List.of();
@@ -226,8 +258,34 @@ class SparkReadsThroughSlipstreamTest {
     if (slipstream) {
       builder.config("spark.hadoop.fs.s3a.impl", SlipstreamS3AFileSystem.class.getName());
       builder.config("spark.hadoop.fs.slipstream.cache.disk.dir", "target/test-disk-cache");
+      // the Spark plugin, shown by Spark's own Prometheus servlet on its UI (port chosen by the system)
+      builder.config("spark.plugins", SlipstreamPlugin.class.getName())
+          .config("spark.ui.enabled", "true")
+          .config("spark.ui.port", "0")
+          .config("spark.metrics.conf.*.sink.prometheusServlet.class",
+              "org.apache.spark.metrics.sink.PrometheusServlet")
+          .config("spark.metrics.conf.*.sink.prometheusServlet.path", "/metrics/prometheus");
     }
     return builder.getOrCreate();
+  }
+
+  /** The value of the one gauge whose name ends in {@code name} in Spark's Prometheus text. */
+  private static double gauge(String text, String name) {
+    Matcher m = Pattern.compile("(?m)^metrics_\\w*_" + name + "_Value\\{type=\"gauges\"\\} (\\S+)$").matcher(text);
+    assertThat(m.find()).as("a gauge named ..._%s in%n%s", name, text).isTrue();
+    double value = Double.parseDouble(m.group(1));
+    assertThat(m.find()).as("a second gauge named ..._%s", name).isFalse();
+    return value;
+  }
+
+  private static String scrape(URI uri) throws IOException {
+    HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection();
+    try (InputStream in = c.getInputStream()) {
+      assertThat(c.getResponseCode()).as("GET %s", uri).isEqualTo(200);
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } finally {
+      c.disconnect();
+    }
   }
 
   private static void stopSession(SparkSession spark) throws IOException {
