@@ -8,11 +8,14 @@ import dev.slipstream.Latency;
 import dev.slipstream.LatencySummary;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.RetryCause;
+import dev.slipstream.ShadowCache;
+import dev.slipstream.Slipstream;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -34,13 +37,30 @@ import java.util.function.ToLongFunction;
  *       {@code slipstream_<kind>_latency_max_seconds}, and its percentiles as
  *       {@code slipstream_<kind>_latency_quantile_seconds{quantile="0.5"|"0.99"|"0.999"}}.</li>
  * </ul>
+ * With a client ({@link #SlipstreamMetrics(Slipstream)}) also:
+ * <ul>
+ *   <li>what its requests and transfer cost at its {@code cost.*} prices, as
+ *       {@code slipstream_cost_dollars_total};</li>
+ *   <li>for each simulated cache of {@code cache.shadow.sizes}, {@code slipstream_shadow_cache_lookups_total}
+ *       and {@code slipstream_shadow_cache_hits_total} with a {@code size} label in bytes: the hit ratio a
+ *       cache of that size would have had is {@code hits / lookups}.</li>
+ * </ul>
  * No label names a bucket, key or anything else from the data: the cardinality is fixed.
  */
 public final class SlipstreamMetrics implements MeterBinder {
   private final ReadStatistics stats;
+  private final Slipstream client;
 
+  /** The counters and latencies of {@code stats} (e.g. {@link ReadStatistics#global()}). */
   public SlipstreamMetrics(ReadStatistics stats) {
     this.stats = Objects.requireNonNull(stats, "stats");
+    this.client = null;
+  }
+
+  /** The counters and latencies of {@code client}, with its cost and its shadow caches. */
+  public SlipstreamMetrics(Slipstream client) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.stats = client.statistics();
   }
 
   @Override
@@ -68,6 +88,19 @@ public final class SlipstreamMetrics implements MeterBinder {
       quantile(registry, name, kind, "0.5", LatencySummary::p50Micros);
       quantile(registry, name, kind, "0.99", LatencySummary::p99Micros);
       quantile(registry, name, kind, "0.999", LatencySummary::p999Micros);
+    }
+    if (client != null) {
+      FunctionCounter.builder("slipstream.cost.dollars", client, c -> c.cost().totalDollars())
+          .description("requests and transfer at the client's cost.* prices").register(registry);
+      List<ShadowCache> shadows = client.shadowCaches();
+      for (int i = 0; i < shadows.size(); i++) {
+        int at = i;
+        String size = Long.toString(shadows.get(i).sizeBytes());
+        FunctionCounter.builder("slipstream.shadow.cache.lookups", client, c -> c.shadowCaches().get(at).lookups())
+            .tag("size", size).register(registry);
+        FunctionCounter.builder("slipstream.shadow.cache.hits", client, c -> c.shadowCaches().get(at).hits())
+            .tag("size", size).register(registry);
+      }
     }
   }
 
