@@ -3,20 +3,18 @@
  */
 package dev.slipstream.cli;
 
-import dev.slipstream.OpenOptions;
-import dev.slipstream.ReadPolicy;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.RetryCause;
-import dev.slipstream.S3Location;
 import dev.slipstream.Slipstream;
 import dev.slipstream.SlipstreamConfig;
-import dev.slipstream.SlipstreamInputStream;
+import dev.slipstream.metrics.PrometheusEndpoint;
+import dev.slipstream.metrics.SlipstreamMetrics;
 import dev.slipstream.testkit.EmbeddedS3Server;
 import dev.slipstream.testkit.LinkProfile;
 import dev.slipstream.testkit.LinkShaper;
-import dev.slipstream.testkit.TestData;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,42 +24,45 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 /**
- * {@code slipstream load}: synthetic load on one Slipstream client. An S3 server runs in this JVM behind
- * a link shaper (as for {@code demo}), holding one large object and many small ones of known bytes;
- * {@code --streams} threads then read them in a mix of ways, each read checked byte for byte, until
- * {@code --duration} or {@code --count} is reached. A progress line shows what is going on; the final
- * table gives, per kind of read, reads, MB/s and latency percentiles, then errors by cause and retries.
- * Exits 1 if any byte read was wrong.
+ * {@code slipstream load}: synthetic load on one Slipstream client. By default an S3 server runs in this
+ * JVM behind a link shaper (as for {@code demo}); with {@code --bucket} the load runs against a real
+ * endpoint instead, writing its objects under a prefix and deleting them at the end. Either way it reads
+ * one large object and many small ones of known bytes: {@code --streams} threads read them in a mix of
+ * ways, closed-loop or at {@code --rate}, each read checked byte for byte, until {@code --duration} or
+ * {@code --count} is reached. A progress line shows what is going on; the final table gives, per kind of
+ * read, reads, MB/s and latency percentiles, then errors by cause and retries. Exits 1 if any byte read
+ * was wrong.
  */
 @Command(name = "load", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
         "Put synthetic read load on Slipstream and report throughput, latency percentiles and errors.",
-        "Starts an S3 server inside this JVM behind a link shaper, writes test objects of known bytes, and"
-            + " runs --streams readers over them until --duration or --count: sequential reads of a large"
-            + " object, random reads in it, footer-then-ranges reads (as a Parquet reader makes), and whole"
-            + " small files. Every byte read is checked; the exit status is 1 if any was wrong."})
+        "By default starts an S3 server inside this JVM behind a link shaper; with --bucket, runs against a real"
+            + " endpoint (--endpoint, or AWS S3), writing its objects under --prefix and deleting them at the end."
+            + " --streams readers read them until --duration or --count: sequential reads of a large object,"
+            + " random reads in it, footer-then-ranges reads (as a Parquet reader makes), and whole small"
+            + " files. Every byte read is checked; the exit status is 1 if any was wrong."})
 final class LoadCommand implements Callable<Integer> {
   static final String BUCKET = "slipstream-load";
-  static final int SMALL_FILES = 64;
-  static final int SMALL_SIZE = 256 * 1024;
-  static final List<String> KINDS = List.of("sequential", "random", "footer", "small");
+  static final List<String> KINDS = LoadReads.KINDS;
 
   @ParentCommand
   SlipstreamCli cli;
 
-  @Option(names = "--profile", paramLabel = "PROFILE", defaultValue = "s3-like", order = 1,
-      description = "Link profile: s3-like, flaky (s3-like with 2%% of requests failing) or loopback."
-          + " Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--profile", paramLabel = "PROFILE", order = 1,
+      description = "Link profile of the embedded server: s3-like, flaky (s3-like with 2%% of requests failing)"
+          + " or loopback. Default: s3-like.")
   String profile;
 
   @Option(names = "--streams", paramLabel = "N", defaultValue = "8", order = 2,
@@ -76,36 +77,54 @@ final class LoadCommand implements Callable<Integer> {
       description = "Stop after this many reads in all (0: only --duration stops). Default: ${DEFAULT-VALUE}.")
   long count;
 
-  @Option(names = "--mix", paramLabel = "LIST", split = ",", order = 5,
+  @Option(names = "--rate", paramLabel = "N", defaultValue = "0", order = 5,
+      description = "Start reads at this many per second in all, whether earlier ones have finished or not (as long"
+          + " as a reader is free); latency then counts from when a read was due. 0: each reader starts its next"
+          + " read when its last one ends. Default: ${DEFAULT-VALUE}.")
+  double rate;
+
+  @Option(names = "--mix", paramLabel = "LIST", split = ",", order = 6,
       description = "Kinds of read, taken in turn: sequential, random, footer, small. Default: all.")
   List<String> mix;
 
-  @Option(names = "--size", paramLabel = "SIZE", defaultValue = "64M", order = 6,
+  @Option(names = "--size", paramLabel = "SIZE", defaultValue = "64M", order = 7,
       description = "Size of the large object. Default: ${DEFAULT-VALUE}.")
   String size;
 
-  @Option(names = "--seed", paramLabel = "N", defaultValue = "20240917", order = 7,
+  @Option(names = "--seed", paramLabel = "N", defaultValue = "20240917", order = 8,
       description = "Seed of the data, of the readers' offsets and of the shaper's draws. Default: ${DEFAULT-VALUE}.")
   long seed;
 
-  @Option(names = "--tmp-dir", paramLabel = "DIR", order = 8,
-      description = "Directory for the server's data (default: the system temp directory).")
+  @Option(names = "--bucket", paramLabel = "BUCKET", order = 9,
+      description = "Run against this bucket of --endpoint (or AWS S3) instead of an embedded server. The load"
+          + " writes its objects there (it needs write access) and deletes them at the end.")
+  String bucket;
+
+  @Option(names = "--prefix", paramLabel = "PREFIX", order = 10,
+      description = "Where in --bucket the load's objects go. Default: slipstream-load/ and a random name.")
+  String prefix;
+
+  @Option(names = "--prometheus", paramLabel = "[HOST:]PORT", order = 11,
+      description = "Serve the client's metrics for Prometheus at http://HOST:PORT/metrics while the load runs"
+          + " (HOST: 127.0.0.1 unless given; PORT 0: any free port, printed).")
+  String prometheus;
+
+  @Option(names = "--tmp-dir", paramLabel = "DIR", order = 12,
+      description = "Directory for the embedded server's data (default: the system temp directory).")
   Path tmpDir;
 
-  @Option(names = "--soak", order = 9,
+  @Option(names = "--soak", order = 13,
       description = "Also sample heap (after a GC), threads, open files and the memory pool every"
           + " --sample-interval, and fail if any keeps growing or memory is left in use once every stream is"
           + " closed.")
   boolean soak;
 
-  @Option(names = "--sample-interval", paramLabel = "DURATION", defaultValue = "60s", order = 10,
+  @Option(names = "--sample-interval", paramLabel = "DURATION", defaultValue = "60s", order = 14,
       description = "How often --soak samples. Default: ${DEFAULT-VALUE}.")
   String sampleInterval;
 
-  @Option(names = "-D", paramLabel = "key=value", order = 11,
-      description = "Change a Slipstream setting, e.g. -D memory.max=64M. The endpoint and credentials are the"
-          + " load's own.")
-  List<String> settings = new ArrayList<>();
+  @Mixin
+  S3Options s3;
 
   /** Reads of one kind: latency histogram (µs), bytes, errors. */
   private static final class Tally {
@@ -129,17 +148,16 @@ final class LoadCommand implements Callable<Integer> {
   private final Map<String, Tally> tallies = new LinkedHashMap<>();
   private Duration sampleEvery;
   private final Map<String, LongAdder> errorsByCause = new ConcurrentHashMap<>();
-  private final LongAdder wrongBytes = new LongAdder();
-  private final AtomicLong firstWrong = new AtomicLong(-1);
-  private volatile String wrongWhat;
+  private LoadReads reads;
 
   @Override
   public Integer call() throws Exception {
     LinkProfile link;
     long bytes;
     Duration limit;
+    InetSocketAddress scrapeAt;
     try {
-      link = LinkProfile.named(profile);
+      link = LinkProfile.named(profile == null ? "s3-like" : profile);
       try {
         bytes = Sizes.parse(size);
       } catch (IllegalArgumentException e) {
@@ -147,6 +165,7 @@ final class LoadCommand implements Callable<Integer> {
       }
       limit = parseDuration(duration, "--duration");
       sampleEvery = parseDuration(sampleInterval, "--sample-interval");
+      scrapeAt = prometheus == null ? null : address(prometheus);
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
     }
@@ -156,9 +175,15 @@ final class LoadCommand implements Callable<Integer> {
     if (count < 0) {
       throw new UsageException("--count must be at least 0, not " + count);
     }
+    if (!(rate >= 0) || Double.isInfinite(rate)) {
+      throw new UsageException("--rate must be a number of reads per second, at least 0, not " + rate);
+    }
     if (bytes < 2L * 1024 * 1024) {
       throw new UsageException("--size '" + size + "' is too small: at least 2M, as the footer reads take 1 MiB"
           + " ranges of it");
+    }
+    if (bytes > LoadData.MAX_SIZE) {
+      throw new UsageException("--size '" + size + "' is too large: at most 5G, what one PUT may write");
     }
     List<String> kinds = mix == null ? KINDS : mix.stream().map(String::trim).toList();
     for (String k : kinds) {
@@ -166,94 +191,131 @@ final class LoadCommand implements Callable<Integer> {
         throw new UsageException("unknown kind of read '" + k + "' in --mix; kinds: " + String.join(", ", KINDS));
       }
     }
-    SlipstreamConfig.Builder userSettings = S3Options.checkedSettings(settings);
     kinds.forEach(k -> tallies.put(k, new Tally()));
+    if (bucket != null) {
+      if (profile != null || tmpDir != null) {
+        throw new UsageException((profile != null ? "--profile" : "--tmp-dir") + " is for the embedded server;"
+            + " with --bucket the load runs against the real endpoint");
+      }
+      SlipstreamConfig config = s3.toConfig();
+      String where = prefix != null ? prefix : "slipstream-load/" + UUID.randomUUID().toString().substring(0, 8) + "/";
+      try (LoadData data = LoadData.external(config, bucket, where, bytes, seed)) {
+        return run(config, data, limit, kinds, scrapeAt,
+            "against " + data.where() + config.endpoint().map(e -> " at " + e).orElse(""));
+      }
+    }
+    if (s3.endpoint != null || s3.region != null || s3.pathStyle || prefix != null) {
+      throw new UsageException("--endpoint, --region, --path-style and --prefix are for a real bucket: give"
+          + " --bucket too");
+    }
+    SlipstreamConfig.Builder userSettings = S3Options.checkedSettings(s3.settings);
     Path base = tmpDir != null ? tmpDir : Path.of(System.getProperty("java.io.tmpdir"));
     if (!Files.isDirectory(base)) {
       throw new java.nio.file.NoSuchFileException(base.toString(), null, "no such directory");
     }
     Path work = Files.createTempDirectory(base, "slipstream-load-");
-    try {
-      return run(link, bytes, limit, kinds, userSettings, work);
+    try (EmbeddedS3Server server = EmbeddedS3Server.start(work.resolve("s3"));
+         LinkShaper shaper = LinkShaper.start(server.endpoint(), link, seed)) {
+      LoadData data = LoadData.embedded(server, BUCKET, bytes, seed);
+      return run(S3Options.embedded(userSettings, shaper.endpoint()), data, limit, kinds, scrapeAt,
+          "on the '" + link.name() + "' link");
     } finally {
       DemoCommand.deleteTree(work);
     }
   }
 
-  private int run(LinkProfile link, long bigSize, Duration limit, List<String> kinds,
-      SlipstreamConfig.Builder userSettings, Path work) throws Exception {
+  private int run(SlipstreamConfig config, LoadData data, Duration limit, List<String> kinds,
+      InetSocketAddress scrapeAt, String where) throws Exception {
     PrintStream out = cli.stdoutText();
     PrintStream err = cli.stderr();
-    try (EmbeddedS3Server server = EmbeddedS3Server.start(work.resolve("s3"));
-         LinkShaper shaper = LinkShaper.start(server.endpoint(), link, seed)) {
-      SlipstreamConfig config = S3Options.embedded(userSettings, shaper.endpoint());
-      server.createBucket(BUCKET);
-      server.putGenerated(BUCKET, "big", seed, bigSize);
-      for (int i = 0; i < SMALL_FILES; i++) {
-        server.putGenerated(BUCKET, smallKey(i), seed + 1 + i, SMALL_SIZE);
+    out.printf("Slipstream load: %d readers for %s%s %s, reads taken in turn%s: %s.%n", streams,
+        Sizes.seconds(limit.toNanos()), count > 0 ? " or " + count + " reads" : "", where,
+        rate > 0 ? String.format(Locale.ROOT, " at %s a second", trim(rate)) : "", String.join(", ", kinds));
+    out.printf("Data: one object of %s and %d of %s, every byte read checked.%n", Sizes.binary(data.bigSize()),
+        LoadData.SMALL_FILES, Sizes.binary(LoadData.SMALL_SIZE));
+    try (Slipstream client = Slipstream.builder().config(config).isolatedResources().build();
+         PrometheusEndpoint scrape = scrapeAt == null ? null
+             : PrometheusEndpoint.start(scrapeAt, new SlipstreamMetrics(client))) {
+      if (scrape != null) {
+        out.println("Prometheus metrics: " + scrape.uri());
+        out.flush();
       }
-      out.printf("Slipstream load: %d readers for %s%s on the '%s' link, reads taken in turn: %s.%n", streams,
-          Sizes.seconds(limit.toNanos()), count > 0 ? " or " + count + " reads" : "", link.name(),
-          String.join(", ", kinds));
-      out.printf("Data: one object of %s and %d of %s, every byte read checked.%n", Sizes.binary(bigSize),
-          SMALL_FILES, Sizes.binary(SMALL_SIZE));
-      try (Slipstream client = Slipstream.builder().config(config).isolatedResources().build()) {
-        long t0 = System.nanoTime();
-        long deadline = t0 + limit.toNanos();
-        AtomicLong started = new AtomicLong();
-        List<Thread> readers = new ArrayList<>();
-        for (int r = 0; r < streams; r++) {
-          int id = r;
-          Thread t = new Thread(() -> readLoop(client, id, kinds, bigSize, deadline, started),
-              "slipstream-load-" + r);
-          t.setDaemon(true);
-          readers.add(t);
-          t.start();
-        }
-        ProgressLine progress = new ProgressLine(err, cli.terminal(), t0);
-        progress.start();
-        Soak soakWatch = soak ? new Soak(client) : null;
-        if (soakWatch != null) {
-          soakWatch.sample(); // the baseline, with the readers just started
-          while (readers.stream().anyMatch(Thread::isAlive)) {
-            long next = System.nanoTime() + sampleEvery.toNanos();
-            for (Thread t : readers) {
-              t.join(Math.max(1, (next - System.nanoTime()) / 1_000_000));
-            }
-            if (System.nanoTime() >= next && readers.stream().anyMatch(Thread::isAlive)) {
-              soakWatch.sample();
-            }
+      reads = new LoadReads(client, data);
+      long t0 = System.nanoTime();
+      long deadline = t0 + limit.toNanos();
+      AtomicLong started = new AtomicLong();
+      List<Thread> readers = new ArrayList<>();
+      for (int r = 0; r < streams; r++) {
+        int id = r;
+        Thread t = new Thread(() -> readLoop(id, kinds, t0, deadline, started), "slipstream-load-" + r);
+        t.setDaemon(true);
+        readers.add(t);
+        t.start();
+      }
+      ProgressLine progress = new ProgressLine(err, cli.terminal(), t0);
+      progress.start();
+      Soak soakWatch = soak ? new Soak(client) : null;
+      if (soakWatch != null) {
+        soakWatch.sample(); // the baseline, with the readers just started
+        while (readers.stream().anyMatch(Thread::isAlive)) {
+          long next = System.nanoTime() + sampleEvery.toNanos();
+          for (Thread t : readers) {
+            t.join(Math.max(1, (next - System.nanoTime()) / 1_000_000));
+          }
+          if (System.nanoTime() >= next && readers.stream().anyMatch(Thread::isAlive)) {
+            soakWatch.sample();
           }
         }
-        for (Thread t : readers) {
-          t.join();
-        }
-        progress.stop();
-        long nanos = System.nanoTime() - t0;
-        report(out, client.statistics(), nanos);
-        if (soakWatch != null) {
-          String growth = soakWatch.report(out);
-          if (growth != null) {
-            err.println("slipstream: soak failed: " + growth);
-            return Errors.IO;
-          }
+      }
+      for (Thread t : readers) {
+        t.join();
+      }
+      progress.stop();
+      long nanos = System.nanoTime() - t0;
+      report(out, client.statistics(), nanos);
+      if (soakWatch != null) {
+        String growth = soakWatch.report(out);
+        if (growth != null) {
+          err.println("slipstream: soak failed: " + growth);
+          return Errors.IO;
         }
       }
     }
-    if (wrongBytes.sum() > 0) {
-      err.println("slipstream: wrong bytes read: " + wrongBytes.sum() + " reads, the first in " + wrongWhat
-          + " at byte " + firstWrong.get());
+    if (reads.wrongReads() > 0) {
+      err.println("slipstream: wrong bytes read: " + reads.wrongReads() + " reads, the first in " + reads.firstWrong());
       return Errors.IO;
     }
     return Errors.OK;
   }
 
-  private static String smallKey(int i) {
-    return String.format(Locale.ROOT, "small/part-%04d", i);
+  private static String trim(double d) {
+    return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
   }
 
-  private void readLoop(Slipstream client, int id, List<String> kinds, long bigSize, long deadline,
-      AtomicLong started) {
+  /** {@code [HOST:]PORT} of --prometheus; the host is 127.0.0.1 unless given. */
+  static InetSocketAddress address(String text) {
+    int colon = text.lastIndexOf(':');
+    String host = colon < 0 ? "127.0.0.1" : text.substring(0, colon).replaceAll("^\\[|\\]$", "");
+    String port = colon < 0 ? text : text.substring(colon + 1);
+    int p;
+    try {
+      p = Integer.parseInt(port.trim());
+    } catch (NumberFormatException e) {
+      p = -1;
+    }
+    if (p < 0 || p > 65535 || host.isBlank()) {
+      throw new IllegalArgumentException("--prometheus '" + text + "' is invalid: expected [HOST:]PORT, e.g. 9464"
+          + " or 0.0.0.0:9464");
+    }
+    return new InetSocketAddress(host, p);
+  }
+
+  /**
+   * One reader: reads of each kind in turn until the deadline or the count. At a --rate, each read waits
+   * for its turn in the schedule and its latency counts from then (so a slow store shows as latency, not
+   * as fewer reads).
+   */
+  private void readLoop(int id, List<String> kinds, long t0, long deadline, AtomicLong started) {
     Random random = new Random(seed * 31 + id);
     int turn = id;
     while (System.nanoTime() < deadline) {
@@ -261,90 +323,26 @@ final class LoadCommand implements Callable<Integer> {
       if (count > 0 && n > count) {
         return;
       }
+      long due = System.nanoTime();
+      if (rate > 0) {
+        due = t0 + (long) ((n - 1) * 1e9 / rate);
+        if (due >= deadline) {
+          return;
+        }
+        long wait = due - System.nanoTime();
+        if (wait > 0) {
+          java.util.concurrent.locks.LockSupport.parkNanos(wait);
+        }
+      }
       String kind = kinds.get(turn++ % kinds.size());
       Tally tally = tallies.get(kind);
-      long t0 = System.nanoTime();
       try {
-        long read = switch (kind) {
-          case "sequential" -> sequential(client, bigSize);
-          case "random" -> random(client, bigSize, random);
-          case "footer" -> footer(client, bigSize, random);
-          default -> small(client, random.nextInt(SMALL_FILES));
-        };
-        tally.read(System.nanoTime() - t0);
+        long read = reads.read(kind, random);
+        tally.read(System.nanoTime() - due);
         tally.bytes.add(read);
       } catch (IOException | RuntimeException e) {
         tally.errors.increment();
         errorsByCause.computeIfAbsent(e.getClass().getSimpleName(), k -> new LongAdder()).increment();
-      }
-    }
-  }
-
-  private S3Location big() {
-    return new S3Location(BUCKET, "big");
-  }
-
-  private long sequential(Slipstream client, long size) throws IOException {
-    byte[] buf = new byte[1 << 20];
-    long pos = 0;
-    try (SlipstreamInputStream in = client.open(big(), OpenOptions.length(size).withPolicy(ReadPolicy.SEQUENTIAL))) {
-      int n;
-      while ((n = in.read(buf, 0, buf.length)) > 0) {
-        check("big", seed, pos, buf, n);
-        pos += n;
-      }
-    }
-    if (pos != size) {
-      throw new IOException("read " + pos + " of " + size + " bytes of " + big());
-    }
-    return pos;
-  }
-
-  private long random(Slipstream client, long size, Random random) throws IOException {
-    byte[] buf = new byte[64 * 1024];
-    try (SlipstreamInputStream in = client.open(big(), OpenOptions.length(size).withPolicy(ReadPolicy.RANDOM))) {
-      for (int i = 0; i < 8; i++) {
-        long at = (long) (random.nextDouble() * (size - buf.length));
-        in.readFully(at, buf, 0, buf.length);
-        check("big", seed, at, buf, buf.length);
-      }
-    }
-    return 8L * buf.length;
-  }
-
-  /** A Parquet reader's pattern: the last 64 KiB, then two 1 MiB ranges. */
-  private long footer(Slipstream client, long size, Random random) throws IOException {
-    byte[] tail = new byte[64 * 1024];
-    byte[] range = new byte[1 << 20];
-    try (SlipstreamInputStream in = client.open(big(), OpenOptions.length(size).withPolicy(ReadPolicy.RANDOM))) {
-      in.readFully(size - tail.length, tail, 0, tail.length);
-      check("big", seed, size - tail.length, tail, tail.length);
-      for (int i = 0; i < 2; i++) {
-        long at = (long) (random.nextDouble() * (size - tail.length - range.length));
-        in.readFully(at, range, 0, range.length);
-        check("big", seed, at, range, range.length);
-      }
-    }
-    return tail.length + 2L * range.length;
-  }
-
-  private long small(Slipstream client, int i) throws IOException {
-    try (SlipstreamInputStream in = client.open(new S3Location(BUCKET, smallKey(i)), OpenOptions.length(SMALL_SIZE))) {
-      byte[] all = in.readAllBytes();
-      if (all.length != SMALL_SIZE) {
-        throw new IOException("read " + all.length + " of " + SMALL_SIZE + " bytes of " + smallKey(i));
-      }
-      check(smallKey(i), seed + 1 + i, 0, all, all.length);
-      return all.length;
-    }
-  }
-
-  private void check(String what, long dataSeed, long offset, byte[] b, int n) {
-    long bad = TestData.firstMismatch(dataSeed, offset, b, 0, n);
-    if (bad >= 0) {
-      wrongBytes.increment();
-      if (firstWrong.compareAndSet(-1, bad)) {
-        wrongWhat = what;
       }
     }
   }
@@ -354,7 +352,7 @@ final class LoadCommand implements Callable<Integer> {
     out.println();
     out.printf("%-11s %8s %10s %9s %9s %9s %9s %7s%n", "read", "reads", "MB", "MB/s", "p50 ms", "p99 ms",
         "p999 ms", "errors");
-    long reads = 0;
+    long done = 0;
     long allBytes = 0;
     long errors = 0;
     for (Map.Entry<String, Tally> e : tallies.entrySet()) {
@@ -363,12 +361,15 @@ final class LoadCommand implements Callable<Integer> {
       out.printf(Locale.ROOT, "%-11s %8d %10.1f %9.1f %9.1f %9.1f %9.1f %7d%n", e.getKey(), t.reads(), b / 1e6,
           b / 1e6 / seconds, t.percentileMicros(50) / 1e3, t.percentileMicros(99) / 1e3,
           t.percentileMicros(99.9) / 1e3, t.errors.sum());
-      reads += t.reads();
+      done += t.reads();
       allBytes += b;
       errors += t.errors.sum();
     }
-    out.printf(Locale.ROOT, "%-11s %8d %10.1f %9.1f %29s %7d%n", "all", reads, allBytes / 1e6,
+    out.printf(Locale.ROOT, "%-11s %8d %10.1f %9.1f %29s %7d%n", "all", done, allBytes / 1e6,
         allBytes / 1e6 / seconds, "", errors);
+    if (rate > 0) {
+      out.printf(Locale.ROOT, "Rate: %.1f reads a second done, %s asked for%n", done / seconds, trim(rate));
+    }
     out.printf(Locale.ROOT, "%.1f s; requests: %d GET, %d HEAD; retries: %s%n", seconds,
         stats.get(dev.slipstream.Counter.GET_REQUESTS), stats.get(dev.slipstream.Counter.HEAD_REQUESTS),
         retries(stats));
@@ -377,7 +378,7 @@ final class LoadCommand implements Callable<Integer> {
       errorsByCause.forEach((k, v) -> b.append(b.length() == 0 ? "" : ", ").append(k).append(' ').append(v.sum()));
       out.println("Reads that failed, by error: " + b);
     }
-    out.printf(Locale.ROOT, "Bytes checked: %.1f MB; reads with wrong bytes: %d%n", allBytes / 1e6, wrongBytes.sum());
+    out.printf(Locale.ROOT, "Bytes checked: %.1f MB; reads with wrong bytes: %d%n", allBytes / 1e6, reads.wrongReads());
   }
 
   private static String retries(ReadStatistics stats) {
@@ -446,17 +447,17 @@ final class LoadCommand implements Callable<Integer> {
     }
 
     private synchronized void draw() {
-      long reads = 0;
+      long done = 0;
       long bytes = 0;
       long errors = 0;
       for (Tally t : tallies.values()) {
-        reads += t.reads();
+        done += t.reads();
         bytes += t.bytes.sum();
         errors += t.errors.sum();
       }
       double s = (System.nanoTime() - t0) / 1e9;
-      String line = String.format(Locale.ROOT, "%6.1f s  %d reads  %.1f MB/s  %d errors  %d wrong", s, reads,
-          bytes / 1e6 / s, errors, wrongBytes.sum());
+      String line = String.format(Locale.ROOT, "%6.1f s  %d reads  %.1f MB/s  %d errors  %d wrong", s, done,
+          bytes / 1e6 / s, errors, reads.wrongReads());
       err.print(terminal ? "\r" + line : line + "\n");
       err.flush();
     }

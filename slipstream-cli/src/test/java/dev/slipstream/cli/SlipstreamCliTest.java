@@ -62,7 +62,7 @@ class SlipstreamCliTest {
     }
   }
 
-  private static Run run(String... args) {
+  static Run run(String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code;
@@ -99,7 +99,7 @@ class SlipstreamCliTest {
     }
   }
 
-  private static void assertOneErrorLine(Run r) {
+  static void assertOneErrorLine(Run r) {
     assertThat(r.stderr()).startsWith("slipstream: ");
     assertThat(r.stderr().strip()).doesNotContain("\n");
     assertThat(r.stderr()).doesNotContain("\tat ").doesNotContain("Exception");
@@ -278,52 +278,6 @@ class SlipstreamCliTest {
     assertThat(out).containsPattern("(?m)^One GET stream: 16 MiB in [0-9.]+ s = [0-9.]+ MB/s$");
     assertThat(out).contains("Both copies verified");
     assertThat(out).containsPattern("Slipstream was [0-9.]+x (faster|slower)\\.");
-  }
-
-  @Test
-  void loadReadsEveryKindChecksEveryByteAndReports() {
-    Run r = run("load", "--profile", "loopback", "--duration", "2s", "--streams", "3", "--size", "4M");
-
-    assertThat(r.exitCode()).as(r.stdout() + r.stderr()).isEqualTo(0);
-    String out = r.stdout();
-    for (String kind : LoadCommand.KINDS) {
-      assertThat(out).as(kind).containsPattern("(?m)^" + kind + " +[1-9]\\d* +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +0$");
-    }
-    assertThat(out).containsPattern("(?m)^all +[1-9]\\d* ").contains("reads with wrong bytes: 0", "retries: none");
-  }
-
-  @Test
-  void loadOnAFlakyLinkRetriesAndStillReadsTheRightBytes() {
-    Run r = run("load", "--profile", "flaky", "--count", "60", "--duration", "1m", "--streams", "4", "--size", "4M",
-        "--mix", "sequential,small");
-
-    assertThat(r.exitCode()).as(r.stdout() + r.stderr()).isEqualTo(0);
-    assertThat(r.stdout()).contains("reads with wrong bytes: 0").doesNotContain("random ", "footer ")
-        .containsPattern("(?m)^all +60 ");
-  }
-
-  /** A short soak: many readers on a flaky link with a small memory budget, sampled every 2 s. */
-  @Test
-  void aShortSoakFindsNoGrowthAndNoMemoryLeftInUse() {
-    Run r = run("load", "--profile", "flaky", "--soak", "--duration", "16s", "--sample-interval", "2s",
-        "--streams", "12", "--size", "8M", "-D", "memory.max=24M", "-D", "block.size=1M");
-
-    assertThat(r.exitCode()).as(r.stdout() + r.stderr()).isEqualTo(0);
-    assertThat(r.stdout()).contains("reads with wrong bytes: 0",
-        "Soak: no growth in heap, threads or open files", "memory pool empty once every stream closed");
-    assertThat(r.stdout()).containsPattern("(?m)^soak s +heap MiB +threads +open files +pool MiB$");
-  }
-
-  @Test
-  void loadRejectsBadOptionsBeforeStartingAnything() {
-    for (String[] bad : new String[][] {{"--mix", "sequential,scan"}, {"--duration", "0s"}, {"--duration", "soon"},
-        {"--streams", "0"}, {"--size", "1M"}, {"--profile", "dial-up"}, {"-D", "block.size=eight"},
-        {"--sample-interval", "often"}}) {
-      Run r = run("load", bad[0], bad[1]);
-      assertThat(r.exitCode()).as(String.join(" ", bad)).isEqualTo(2);
-      assertThat(r.stderr()).contains(bad[0].equals("-D") ? "block.size" : bad[1].split(",")[bad[1].split(",").length - 1]);
-      assertOneErrorLine(r);
-    }
   }
 
   @Test
