@@ -103,6 +103,10 @@ public final class Report {
     parts.add(p.latencyMedianMillis() > 0
         ? "first-byte latency ~" + p.latencyMedianMillis() + " ms median, tail to " + p.latencyMaxMillis() + " ms"
         : "no added latency");
+    if (p.tailProbability() > 0) {
+      parts.add(num(p.tailProbability() * 100, 1) + "% of requests wait " + p.tailMinMillis() + "-" + p.tailMaxMillis()
+          + " ms for their first byte");
+    }
     parts.add(p.perConnectionBytesPerSecond() > 0
         ? num(p.perConnectionBytesPerSecond() / 1e6, 0) + " MB/s per connection" : "no per-connection limit");
     parts.add(p.aggregateBytesPerSecond() > 0

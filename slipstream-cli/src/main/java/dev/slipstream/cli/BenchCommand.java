@@ -51,7 +51,8 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--profile", paramLabel = "PROFILE", defaultValue = "s3-like", order = 1,
       description = "Link profile: s3-like (20 ms first-byte latency, 25 MB/s per connection, 300 MB/s in all),"
-          + " flaky (s3-like with 2%% of requests failing) or loopback (no shaping). Default: ${DEFAULT-VALUE}.")
+          + " flaky (s3-like with 2%% of requests failing), heavy-tail (s3-like with 1%% of requests waiting 1-2 s"
+          + " for their first byte) or loopback (no shaping). Default: ${DEFAULT-VALUE}.")
   String profile;
 
   @Option(names = "--readers", paramLabel = "LIST", split = ",", order = 2,

@@ -61,7 +61,8 @@ final class DemoCommand implements Callable<Integer> {
 
   @Option(names = "--profile", paramLabel = "PROFILE", defaultValue = "s3-like", order = 2,
       description = "Link profile: s3-like (20 ms first-byte latency, 25 MB/s per connection, 300 MB/s in all),"
-          + " flaky (s3-like with 2%% of requests failing) or loopback (no shaping). Default: ${DEFAULT-VALUE}.")
+          + " flaky (s3-like with 2%% of requests failing), heavy-tail (s3-like with 1%% of requests waiting 1-2 s"
+          + " for their first byte) or loopback (no shaping). Default: ${DEFAULT-VALUE}.")
   String profile;
 
   @Option(names = "--seed", paramLabel = "N", defaultValue = "20240917", order = 3,
@@ -283,6 +284,10 @@ final class DemoCommand implements Callable<Integer> {
           + p.latencyMaxMillis() + " ms)");
     } else {
       parts.add("no added latency");
+    }
+    if (p.tailProbability() > 0) {
+      parts.add(Math.round(p.tailProbability() * 1000) / 10.0 + "% of requests wait " + p.tailMinMillis() + "-"
+          + p.tailMaxMillis() + " ms for their first byte");
     }
     if (p.perConnectionBytesPerSecond() > 0) {
       parts.add(megabytes(p.perConnectionBytesPerSecond()) + " MB/s per connection");

@@ -61,8 +61,8 @@ final class LoadCommand implements Callable<Integer> {
   SlipstreamCli cli;
 
   @Option(names = "--profile", paramLabel = "PROFILE", order = 1,
-      description = "Link profile of the embedded server: s3-like, flaky (s3-like with 2%% of requests failing)"
-          + " or loopback. Default: s3-like.")
+      description = "Link profile of the embedded server: s3-like, flaky (s3-like with 2%% of requests failing),"
+          + " heavy-tail (1%% of requests wait 1-2 s for their first byte) or loopback. Default: s3-like.")
   String profile;
 
   @Option(names = "--streams", paramLabel = "N", defaultValue = "8", order = 2,

@@ -5,24 +5,34 @@ package dev.slipstream.testkit;
 
 /**
  * First-byte latency per request: lognormal around the profile's median, clamped to
- * [median / 4, max], so most requests wait close to the median and a few reach the tail, as on S3.
+ * [median / 4, max], so most requests wait close to the median and a few reach the tail, as on S3; a
+ * profile's heavy tail replaces that wait, for its share of requests, by one drawn uniformly from the tail.
  */
 final class LatencySampler {
   // Salts of the two normal-deviate draws; they differ from RandomFaults' salts.
   private static final long SALT_LATENCY_1 = 0x4D6F81A3C5E7092BL;
   private static final long SALT_LATENCY_2 = 0x5E7092B4D6F81A3CL;
+  private static final long SALT_TAIL_1 = 0x7A3C5E9D1B2F4860L;
+  private static final long SALT_TAIL_2 = 0x1B2F48607A3C5E9DL;
   private static final double LATENCY_SIGMA = 0.5;
 
   private final long medianMillis;
   private final long maxMillis;
+  private final LinkProfile profile;
 
   LatencySampler(LinkProfile profile) {
     this.medianMillis = profile.latencyMedianMillis();
     this.maxMillis = profile.latencyMaxMillis();
+    this.profile = profile;
   }
 
   /** The latency for the request with {@code draws}, in nanoseconds; 0 when the profile adds none. */
   long sampleNanos(RequestDraws draws) {
+    if (profile.tailProbability() > 0 && draws.uniform(SALT_TAIL_1) < profile.tailProbability()) {
+      double millis = profile.tailMinMillis()
+          + draws.uniform(SALT_TAIL_2) * (profile.tailMaxMillis() - profile.tailMinMillis());
+      return (long) (millis * 1_000_000.0);
+    }
     long median = medianMillis;
     if (median <= 0) {
       return 0;

@@ -21,7 +21,7 @@ import java.nio.file.StandardCopyOption;
  * a job can read what the link delivered around each query. Runs until its standard input ends, then
  * stops both servers. Everything listens on 127.0.0.1 only.
  *
- * <p>Usage: {@code ShapedS3Main --profile s3-like|flaky|loopback --stats FILE [--bucket NAME]}
+ * <p>Usage: {@code ShapedS3Main --profile s3-like|flaky|heavy-tail|loopback --stats FILE [--bucket NAME]}
  */
 public final class ShapedS3Main {
   private ShapedS3Main() {}
@@ -36,7 +36,7 @@ public final class ShapedS3Main {
         case "--stats" -> stats = Path.of(value(args, ++i));
         case "--bucket" -> bucket = value(args, ++i);
         default -> throw new IllegalArgumentException("unknown argument " + args[i]
-            + "; usage: --profile s3-like|flaky|loopback --stats FILE [--bucket NAME]");
+            + "; usage: --profile s3-like|flaky|heavy-tail|loopback --stats FILE [--bucket NAME]");
       }
     }
     if (stats == null) {

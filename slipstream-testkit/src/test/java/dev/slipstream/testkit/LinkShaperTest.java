@@ -631,12 +631,13 @@ class LinkShaperTest {
     assertThat(LinkProfile.named("s3-like")).isEqualTo(LinkProfile.S3_LIKE);
     assertThat(LinkProfile.named("flaky").faultProbability()).isEqualTo(0.02);
     assertThat(LinkProfile.named("loopback")).isEqualTo(LinkProfile.LOOPBACK);
+    assertThat(LinkProfile.named("heavy-tail").withTail(0, 0, 0).withName("s3-like")).isEqualTo(LinkProfile.S3_LIKE);
     assertThat(LinkProfile.S3_LIKE.perConnectionBytesPerSecond()).isEqualTo(25_000_000L);
     assertThat(LinkProfile.S3_LIKE.aggregateBytesPerSecond()).isEqualTo(300_000_000L);
     assertThatThrownBy(() -> LinkProfile.named("fast"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("fast")
-        .hasMessageContaining("s3-like, flaky, loopback");
+        .hasMessageContaining("s3-like, flaky, heavy-tail, loopback");
     assertThat(LinkProfile.FLAKY.withoutLatency().latencyMedianMillis()).isZero();
     assertThatThrownBy(() -> LinkProfile.LOOPBACK.withFaultProbability(1.5))
         .isInstanceOf(IllegalArgumentException.class);
