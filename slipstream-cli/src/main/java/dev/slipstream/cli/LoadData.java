@@ -3,6 +3,7 @@
  */
 package dev.slipstream.cli;
 
+import dev.slipstream.S3Clients;
 import dev.slipstream.S3Location;
 import dev.slipstream.SlipstreamConfig;
 import dev.slipstream.testkit.EmbeddedS3Server;
@@ -12,24 +13,15 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.AwsCredentials;
-import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.S3ClientBuilder;
 
 /**
  * The objects a load reads, of known bytes: one large object and {@value #SMALL_FILES} small ones, in the
  * embedded server or under a prefix of a real bucket. In a real bucket they are written at the start
- * (which needs write access) and deleted by {@link #close()}.
+ * (which needs write access) and deleted by {@link #close()}, on the S3 client Slipstream would build for
+ * the same settings ({@link S3Clients}), which does not retry: a write that fails ends the load.
  */
 final class LoadData implements AutoCloseable {
   static final int SMALL_FILES = 64;
@@ -69,7 +61,7 @@ final class LoadData implements AutoCloseable {
    */
   static LoadData external(SlipstreamConfig config, String bucket, String prefix, long bigSize, long seed)
       throws IOException {
-    LoadData d = new LoadData(bucket, prefix, bigSize, seed, writer(config));
+    LoadData d = new LoadData(bucket, prefix, bigSize, seed, S3Clients.create(config));
     try {
       d.put(d.big(), seed, bigSize);
       for (int i = 0; i < SMALL_FILES; i++) {
@@ -92,29 +84,6 @@ final class LoadData implements AutoCloseable {
   private void put(S3Location at, long dataSeed, long length) {
     writer.putObject(r -> r.bucket(at.bucket()).key(at.key()).contentLength(length),
         RequestBody.fromContentProvider(() -> TestData.stream(dataSeed, length), length, "application/octet-stream"));
-  }
-
-  /** A plain client on the configuration's endpoint, region, addressing and credentials. */
-  private static S3Client writer(SlipstreamConfig config) {
-    S3ClientBuilder b = S3Client.builder()
-        .forcePathStyle(config.pathStyleAccess())
-        .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-        .credentialsProvider(credentials(config));
-    config.region().ifPresent(r -> b.region(Region.of(r)));
-    config.endpoint().ifPresent(b::endpointOverride);
-    return b.build();
-  }
-
-  private static AwsCredentialsProvider credentials(SlipstreamConfig config) {
-    if (config.accessKey().isEmpty()) {
-      return DefaultCredentialsProvider.builder().build();
-    }
-    String id = config.accessKey().get();
-    String secret = config.secretKey().orElse("");
-    AwsCredentials c = config.sessionToken().<AwsCredentials>map(t -> AwsSessionCredentials.create(id, secret, t))
-        .orElseGet(() -> AwsBasicCredentials.create(id, secret));
-    return StaticCredentialsProvider.create(c);
   }
 
   S3Location big() {
