@@ -85,7 +85,11 @@ public enum Counter {
    * Of those, files found changed since that listing at their first read: opened again after a HEAD
    * and read in their current version, as a HEAD at open would have.
    */
-  OPENS_FROM_LISTING_CHANGED("opens_from_listing_changed");
+  OPENS_FROM_LISTING_CHANGED("opens_from_listing_changed"),
+  /** Second GETs sent for a GET whose response was late ({@code hedge.*}); each is in get_requests too. */
+  HEDGED_REQUESTS("hedged_requests"),
+  /** Of those, the ones that answered before the GET they hedged: that GET was aborted. */
+  HEDGE_WINS("hedge_wins");
 
   private final String metricName;
 

@@ -155,6 +155,14 @@ public final class SlipstreamConfig {
   }
 
   /** Share of the cache's file system to leave free, in [0, 1). */
+  public Duration hedgeDelayMin() {
+    return value(ConfigKey.HEDGE_DELAY_MIN);
+  }
+
+  public double hedgeBudget() {
+    return value(ConfigKey.HEDGE_BUDGET);
+  }
+
   public double cacheMinFree() {
     return value(ConfigKey.CACHE_DISK_MIN_FREE);
   }

@@ -33,6 +33,7 @@ public final class RangeReader {
   private final ObjectStore store;
   private final Retrier retrier;
   private final StallWatchdog watchdog;
+  private final Hedging hedging;
   /** The largest object whose 200 to a ranged GET is read through to the range: one block. */
   private final long readThroughMax;
 
@@ -40,15 +41,17 @@ public final class RangeReader {
     this.store = store;
     this.watchdog = new StallWatchdog(config.stallTimeout().toMillis());
     this.retrier = new Retrier(Backoff.of(config));
+    this.hedging = new Hedging(config.hedgeDelayMin(), config.hedgeBudget());
     this.readThroughMax = config.blockSize();
   }
 
   private volatile boolean closed;
 
-  /** The client is closing: no new request, no retry; stops the stall watchdog's thread. */
+  /** The client is closing: no new request, no retry; stops the stall watchdog's and hedging's threads. */
   public void close() {
     closed = true;
     watchdog.shutdown();
+    hedging.close();
   }
 
   private IOException clientClosed(ObjectHandle h, Throwable cause) {
@@ -131,7 +134,8 @@ public final class RangeReader {
     ObjectStore.Body body;
     long t0 = System.nanoTime();
     try {
-      body = store.get(h.location(), start, end, h.pinnedEtag(), h.unmodifiedSince());
+      body = hedging.get(() -> store.get(h.location(), start, end, h.pinnedEtag(), h.unmodifiedSince()), token,
+          h.stats());
     } catch (java.io.EOFException e) {
       // Every range asked for lies inside the length this stream was opened with: a 416 means that
       // length is wrong, which is no end of data the caller should ever mistake for a clean EOF.

@@ -1,0 +1,236 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.fetch;
+
+import dev.slipstream.Counter;
+import dev.slipstream.ReadStatistics;
+import dev.slipstream.internal.store.ObjectStore;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Hedged requests against the store's tail latency ("The Tail at Scale", Dean and Barroso, 2013): a GET
+ * whose response has not begun after {@link #delayNanos()} gets a second, identical GET; the first
+ * response to arrive is read, the other is aborted as it arrives. Only the wait for the response head is
+ * hedged: a body that stalls later is the stall timeout's and the retries' business.
+ *
+ * <p>The delay is twice the 95th percentile of the client's last {@value #WINDOW} first-byte latencies,
+ * and at least {@code hedge.delay.min}; there is none before {@value #MIN_SAMPLES} are known. Extra GETs
+ * stay within {@code hedge.budget} of the client's GETs. A GET that cannot be hedged (no delay known yet,
+ * or the budget spent) is made on the calling fetch thread; one that can be is made on a request thread
+ * of this client while the fetch thread waits, so that either answer can be taken. No thread here is ever
+ * interrupted: an interrupted S3 client drains the body it gives up.
+ */
+final class Hedging {
+  static final int WINDOW = 512;
+  static final int MIN_SAMPLES = 32;
+  private static final int RECOMPUTE_EVERY = 16;
+  private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+  private final long floorNanos;
+  private final double budget;
+  private final ThreadPoolExecutor requests;
+  private final long[] recent = new long[WINDOW];
+  private long samples; // guarded by recent
+  private volatile long delayNanos = Long.MAX_VALUE;
+  private final AtomicLong gets = new AtomicLong();
+  private final AtomicLong hedges = new AtomicLong();
+
+  /** @param budget most hedges per GET, e.g. 0.05; 0 turns hedging off */
+  Hedging(Duration floor, double budget) {
+    this.floorNanos = floor.toNanos();
+    this.budget = budget;
+    if (budget <= 0) {
+      this.requests = null;
+      return;
+    }
+    AtomicInteger n = new AtomicInteger();
+    this.requests = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.SECONDS,
+        new java.util.concurrent.SynchronousQueue<>(), r -> {
+          Thread t = new Thread(r, "slipstream-request-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+  }
+
+  /** How long a GET waits for its response head before it is hedged now; {@code Long.MAX_VALUE}: never. */
+  long delayNanos() {
+    return delayNanos;
+  }
+
+  /**
+   * Makes {@code request}, a GET up to its response head, hedged if its answer is late and the budget
+   * allows; counts the extra GET in {@code stats}. {@code token} cancelled ends the wait with its closed
+   * error, and a response that arrives after that is aborted.
+   */
+  ObjectStore.Body get(Callable<ObjectStore.Body> request, CancelToken token, ReadStatistics stats)
+      throws IOException {
+    long n = gets.incrementAndGet();
+    long delay = delayNanos;
+    long t0 = System.nanoTime();
+    if (requests == null || delay == Long.MAX_VALUE || hedges.get() + 1 > budget * n) {
+      ObjectStore.Body body = call(request);
+      sample(System.nanoTime() - t0);
+      return body;
+    }
+    Race race = new Race(request);
+    race.start(false);
+    Race.Winner won = race.await(delay, token);
+    if (won == null && hedges.incrementAndGet() <= budget * n) {
+      if (race.start(true)) {
+        stats.increment(Counter.GET_REQUESTS);
+        stats.increment(Counter.HEDGED_REQUESTS);
+      } else {
+        hedges.decrementAndGet(); // answered meanwhile
+      }
+    } else if (won == null) {
+      hedges.decrementAndGet();
+    }
+    if (won == null) {
+      won = race.await(Long.MAX_VALUE, token);
+    }
+    if (won.hedge()) {
+      stats.increment(Counter.HEDGE_WINS);
+    }
+    sample(System.nanoTime() - t0);
+    return won.body();
+  }
+
+  private static ObjectStore.Body call(Callable<ObjectStore.Body> request) throws IOException {
+    try {
+      return request.call();
+    } catch (IOException | RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IOException(e);
+    }
+  }
+
+  /** Records a first-byte latency; every {@value #RECOMPUTE_EVERY} samples, the delay is computed again. */
+  private void sample(long nanos) {
+    long[] sorted = null;
+    synchronized (recent) {
+      recent[(int) (samples++ % WINDOW)] = nanos;
+      if (samples >= MIN_SAMPLES && samples % RECOMPUTE_EVERY == 0) {
+        sorted = Arrays.copyOf(recent, (int) Math.min(samples, WINDOW));
+      }
+    }
+    if (sorted != null) {
+      Arrays.sort(sorted);
+      long p95 = sorted[(int) Math.ceil(0.95 * sorted.length) - 1];
+      delayNanos = Math.max(floorNanos, 2 * p95);
+    }
+  }
+
+  /** Stops the request threads once their requests end; never interrupts one. */
+  void close() {
+    if (requests != null) {
+      requests.shutdown();
+    }
+  }
+
+  /** One GET and, if it is late, its hedge: the first response wins, a later one is aborted. */
+  private final class Race {
+    record Winner(ObjectStore.Body body, boolean hedge) {}
+
+    private final Callable<ObjectStore.Body> request;
+    private final CompletableFuture<Winner> first = new CompletableFuture<>();
+    private int started; // guarded by this
+    private int failed; // guarded by this
+    private Throwable firstFailure; // guarded by this
+
+    Race(Callable<ObjectStore.Body> request) {
+      this.request = request;
+    }
+
+    /** Starts the GET (or its hedge); false if the race is already decided, or the client closing. */
+    boolean start(boolean hedge) {
+      synchronized (this) {
+        if (first.isDone()) {
+          return false;
+        }
+        started++;
+      }
+      try {
+        requests.execute(() -> run(hedge));
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        failed(new IOException("the Slipstream client is closed", e));
+        return false;
+      }
+      return true;
+    }
+
+    private void run(boolean hedge) {
+      ObjectStore.Body body;
+      try {
+        body = request.call();
+      } catch (Throwable t) {
+        failed(t);
+        return;
+      }
+      if (!first.complete(new Winner(body, hedge))) {
+        body.abort(); // the other one answered first, or the wait was given up
+      }
+    }
+
+    private synchronized void failed(Throwable t) {
+      if (firstFailure == null) {
+        firstFailure = t;
+      }
+      if (++failed == started) {
+        first.completeExceptionally(firstFailure);
+      }
+    }
+
+    /** The winner, or null if none within {@code nanos}; the GET's own failure if every request failed. */
+    Winner await(long nanos, CancelToken token) throws IOException {
+      long deadline = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + nanos;
+      while (true) {
+        if (token.isCancelled()) {
+          first.cancel(false);
+          throw token.closedError();
+        }
+        long left = deadline == Long.MAX_VALUE ? POLL_NANOS : deadline - System.nanoTime();
+        if (left <= 0) {
+          return null;
+        }
+        try {
+          return first.get(Math.min(left, POLL_NANOS), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+          // poll the token again
+        } catch (InterruptedException e) {
+          first.cancel(false);
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException("interrupted while waiting for a GET's response");
+        } catch (CancellationException e) {
+          throw token.closedError();
+        } catch (ExecutionException e) {
+          Throwable c = e.getCause();
+          if (c instanceof IOException io) {
+            throw io;
+          }
+          if (c instanceof RuntimeException r) {
+            throw r;
+          }
+          if (c instanceof Error err) {
+            throw err;
+          }
+          throw new IOException(c);
+        }
+      }
+    }
+  }
+}
