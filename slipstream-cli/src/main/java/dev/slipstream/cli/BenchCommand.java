@@ -63,9 +63,10 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--workloads", paramLabel = "LIST", split = ",", order = 3,
       description = "Workloads to run, comma-separated: sequential, parquet-full, parquet-projected, random,"
           + " small-files, small-files-open, listing, listing-per-dir, listing-glob, listing-recursive,"
-          + " first-read, re-read; and spark-sql (real Spark from PyPI, run by"
+          + " first-read, re-read; sequential-unhedged and parquet-full-unhedged (Slipstream with hedged"
+          + " requests off, to compare on --profile heavy-tail); and spark-sql (real Spark from PyPI, run by"
           + " slipstream-bench/spark/run_spark_sql.py: needs python3 and a download of Spark). Default: all but"
-          + " spark-sql.")
+          + " the unhedged ones and spark-sql.")
   List<String> workloads;
 
   @Option(names = "--full", order = 4,
