@@ -59,9 +59,10 @@ public enum ConfigKey {
       "Base of the exponential backoff between retries; each wait is random in [0, min(max, base * 2^n)]."),
   RETRY_INTERVAL_MAX("retry.interval.max", duration(), "5s", "Cap of one backoff wait."),
   HEDGE_DELAY_MIN("hedge.delay.min", duration(), "250ms",
-      "Hedged requests: a GET whose response has not begun after twice the 95th percentile of the client's "
-          + "last 512 first-byte latencies, and at least this long, gets a second identical GET; the first "
-          + "response is read and the other aborted. Hedging starts once 32 latencies are known."),
+      "Hedged requests: a GET whose response has not begun after twice the 95th percentile of the last 512 "
+          + "first-byte latencies of the endpoint (learnt by every client of the JVM), and at least this long, "
+          + "gets a second identical GET; the first response is read and the other aborted. Hedging starts once "
+          + "32 latencies are known."),
   HEDGE_BUDGET("hedge.budget", fraction(), "5%",
       "Most extra GETs hedging may add, as a share of the client's GETs (a percentage, or a fraction such as "
           + "0.05). 0 turns hedging off."),

@@ -10,6 +10,8 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -27,8 +29,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * response to arrive is read, the other is aborted as it arrives. Only the wait for the response head is
  * hedged: a body that stalls later is the stall timeout's and the retries' business.
  *
- * <p>The delay is twice the 95th percentile of the client's last {@value #WINDOW} first-byte latencies,
- * and at least {@code hedge.delay.min}; there is none before {@value #MIN_SAMPLES} are known. Extra GETs
+ * <p>The delay is twice the 95th percentile of the last {@value #WINDOW} first-byte latencies of GETs to
+ * the endpoint (from every client of the JVM), and at least {@code hedge.delay.min}; there is none before
+ * {@value #MIN_SAMPLES} are known. Extra GETs
  * stay within {@code hedge.budget} of the client's GETs. A GET that cannot be hedged (no delay known yet,
  * or the budget spent) is made on the calling fetch thread; one that can be is made on a request thread
  * of this client while the fetch thread waits, so that either answer can be taken. No thread here is ever
@@ -40,19 +43,32 @@ final class Hedging {
   private static final int RECOMPUTE_EVERY = 16;
   private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
-  private final long floorNanos;
+  /** The windows of the endpoints this JVM talks to: at most this many, the least recently created dropped. */
+  private static final int ENDPOINTS = 64;
+  private static final Map<String, Window> WINDOWS = new LinkedHashMap<>() {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Window> eldest) {
+      return size() > ENDPOINTS;
+    }
+  };
+
   private final double budget;
+  private final Window window;
   private final ThreadPoolExecutor requests;
-  private final long[] recent = new long[WINDOW];
-  private long samples; // guarded by recent
-  private volatile long delayNanos = Long.MAX_VALUE;
   private final AtomicLong gets = new AtomicLong();
   private final AtomicLong hedges = new AtomicLong();
 
-  /** @param budget most hedges per GET, e.g. 0.05; 0 turns hedging off */
-  Hedging(Duration floor, double budget) {
-    this.floorNanos = floor.toNanos();
+  /**
+   * @param endpoint where the GETs go: the first-byte latencies are learnt per endpoint and shared by
+   *     every client of the JVM, so that a new client (a new Hadoop FileSystem, a task's) hedges from its
+   *     first GET on a known endpoint
+   * @param budget most hedges per GET, e.g. 0.05; 0 turns hedging off
+   */
+  Hedging(String endpoint, Duration floor, double budget) {
     this.budget = budget;
+    synchronized (WINDOWS) {
+      this.window = WINDOWS.computeIfAbsent(endpoint + " " + floor.toNanos(), k -> new Window(floor.toNanos()));
+    }
     if (budget <= 0) {
       this.requests = null;
       return;
@@ -68,7 +84,7 @@ final class Hedging {
 
   /** How long a GET waits for its response head before it is hedged now; {@code Long.MAX_VALUE}: never. */
   long delayNanos() {
-    return delayNanos;
+    return window.delayNanos;
   }
 
   /**
@@ -79,11 +95,11 @@ final class Hedging {
   ObjectStore.Body get(Callable<ObjectStore.Body> request, CancelToken token, ReadStatistics stats)
       throws IOException {
     long n = gets.incrementAndGet();
-    long delay = delayNanos;
+    long delay = window.delayNanos;
     long t0 = System.nanoTime();
     if (requests == null || delay == Long.MAX_VALUE || hedges.get() + 1 > budget * n) {
       ObjectStore.Body body = call(request);
-      sample(System.nanoTime() - t0);
+      window.sample(System.nanoTime() - t0);
       return body;
     }
     Race race = new Race(request);
@@ -105,7 +121,7 @@ final class Hedging {
     if (won.hedge()) {
       stats.increment(Counter.HEDGE_WINS);
     }
-    sample(System.nanoTime() - t0);
+    window.sample(System.nanoTime() - t0);
     return won.body();
   }
 
@@ -119,19 +135,31 @@ final class Hedging {
     }
   }
 
-  /** Records a first-byte latency; every {@value #RECOMPUTE_EVERY} samples, the delay is computed again. */
-  private void sample(long nanos) {
-    long[] sorted = null;
-    synchronized (recent) {
-      recent[(int) (samples++ % WINDOW)] = nanos;
-      if (samples >= MIN_SAMPLES && samples % RECOMPUTE_EVERY == 0) {
-        sorted = Arrays.copyOf(recent, (int) Math.min(samples, WINDOW));
-      }
+  /** The last {@value #WINDOW} first-byte latencies of one endpoint, and the delay they give. */
+  private static final class Window {
+    private final long floorNanos;
+    private final long[] recent = new long[WINDOW];
+    private long samples; // guarded by recent
+    private volatile long delayNanos = Long.MAX_VALUE;
+
+    Window(long floorNanos) {
+      this.floorNanos = floorNanos;
     }
-    if (sorted != null) {
-      Arrays.sort(sorted);
-      long p95 = sorted[(int) Math.ceil(0.95 * sorted.length) - 1];
-      delayNanos = Math.max(floorNanos, 2 * p95);
+
+    /** Records a latency; every {@value #RECOMPUTE_EVERY} samples, the delay is computed again. */
+    void sample(long nanos) {
+      long[] sorted = null;
+      synchronized (recent) {
+        recent[(int) (samples++ % WINDOW)] = nanos;
+        if (samples >= MIN_SAMPLES && samples % RECOMPUTE_EVERY == 0) {
+          sorted = Arrays.copyOf(recent, (int) Math.min(samples, WINDOW));
+        }
+      }
+      if (sorted != null) {
+        Arrays.sort(sorted);
+        long p95 = sorted[(int) Math.ceil(0.95 * sorted.length) - 1];
+        delayNanos = Math.max(floorNanos, 2 * p95);
+      }
     }
   }
 

@@ -41,7 +41,8 @@ public final class RangeReader {
     this.store = store;
     this.watchdog = new StallWatchdog(config.stallTimeout().toMillis());
     this.retrier = new Retrier(Backoff.of(config));
-    this.hedging = new Hedging(config.hedgeDelayMin(), config.hedgeBudget());
+    this.hedging = new Hedging(config.endpoint().map(Object::toString).orElse("aws " + config.region().orElse("")),
+        config.hedgeDelayMin(), config.hedgeBudget());
     this.readThroughMax = config.blockSize();
   }
 
