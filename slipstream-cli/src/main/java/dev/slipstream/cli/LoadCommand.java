@@ -373,6 +373,11 @@ final class LoadCommand implements Callable<Integer> {
     out.printf(Locale.ROOT, "%.1f s; requests: %d GET, %d HEAD; retries: %s%n", seconds,
         stats.get(dev.slipstream.Counter.GET_REQUESTS), stats.get(dev.slipstream.Counter.HEAD_REQUESTS),
         retries(stats));
+    dev.slipstream.LatencySummary firstByte = stats.latency(dev.slipstream.Latency.GET_FIRST_BYTE);
+    out.printf(Locale.ROOT, "GET first byte, as the client waited for it: p50 %.1f ms, p99 %.1f ms, p999 %.1f ms;"
+        + " hedged GETs: %d (%d answered first)%n", firstByte.p50Micros() / 1e3, firstByte.p99Micros() / 1e3,
+        firstByte.p999Micros() / 1e3, stats.get(dev.slipstream.Counter.HEDGED_REQUESTS),
+        stats.get(dev.slipstream.Counter.HEDGE_WINS));
     if (!errorsByCause.isEmpty()) {
       StringBuilder b = new StringBuilder();
       errorsByCause.forEach((k, v) -> b.append(b.length() == 0 ? "" : ", ").append(k).append(' ').append(v.sum()));

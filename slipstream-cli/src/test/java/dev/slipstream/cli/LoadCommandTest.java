@@ -36,6 +36,8 @@ class LoadCommandTest {
       assertThat(out).as(kind).containsPattern("(?m)^" + kind + " +[1-9]\\d* +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +0$");
     }
     assertThat(out).containsPattern("(?m)^all +[1-9]\\d* ").contains("reads with wrong bytes: 0", "retries: none");
+    assertThat(out).containsPattern("GET first byte, as the client waited for it: p50 [0-9.]+ ms, p99 [0-9.]+ ms,"
+        + " p999 [0-9.]+ ms; hedged GETs: \\d+ \\(\\d+ answered first\\)");
   }
 
   @Test
