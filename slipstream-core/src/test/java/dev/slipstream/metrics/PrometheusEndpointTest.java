@@ -60,7 +60,8 @@ class PrometheusEndpointTest {
       List<ShadowCache> shadows = client.shadowCaches();
       assertThat(lines).contains(
           "slipstream_shadow_cache_lookups_total{size=\"262144\"} " + (double) shadows.get(0).lookups(),
-          "slipstream_shadow_cache_hits_total{size=\"262144\"} 0.0",
+          // one block's cache may or may not meet a block again, as prefetches finish in either order
+          "slipstream_shadow_cache_hits_total{size=\"262144\"} " + (double) shadows.get(0).hits(),
           "slipstream_shadow_cache_lookups_total{size=\"1048576\"} 6.0",
           "slipstream_shadow_cache_hits_total{size=\"1048576\"} 3.0");
       double dollars = lines.stream().filter(l -> l.startsWith("slipstream_cost_dollars_total "))

@@ -99,14 +99,7 @@ public final class AccessCheck {
         Thread.currentThread().interrupt();
         throw new InterruptedIOException("interrupted while S3 was asked for access to a cached object");
       } catch (ExecutionException e) {
-        Throwable t = e.getCause();
-        if (t instanceof IOException io) {
-          throw io;
-        }
-        if (t instanceof RuntimeException r) {
-          throw r;
-        }
-        throw new IOException(t);
+        throw Failures.cause(e, "the access check");
       }
     }
   }

@@ -246,17 +246,7 @@ final class Hedging {
         } catch (CancellationException e) {
           throw token.closedError();
         } catch (ExecutionException e) {
-          Throwable c = e.getCause();
-          if (c instanceof IOException io) {
-            throw io;
-          }
-          if (c instanceof RuntimeException r) {
-            throw r;
-          }
-          if (c instanceof Error err) {
-            throw err;
-          }
-          throw new IOException(c);
+          throw Failures.cause(e, "a GET");
         }
       }
     }

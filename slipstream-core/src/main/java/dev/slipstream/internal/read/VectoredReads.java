@@ -156,17 +156,7 @@ final class VectoredReads {
 
   /** The failure of a read run on a fetch thread, as the caller would have had it on its own. */
   private IOException rethrown(ExecutionException e) {
-    Throwable c = e.getCause();
-    if (c instanceof IOException io) {
-      return io;
-    }
-    if (c instanceof RuntimeException r) {
-      throw r;
-    }
-    if (c instanceof Error err) {
-      throw err;
-    }
-    return new IOException(h.location() + ": " + c, c);
+    return dev.slipstream.internal.fetch.Failures.cause(e, h.location().toString());
   }
 
   /** The Parquet row-group read-ahead, once the object's tail shows a Parquet footer; null otherwise. */
