@@ -3,6 +3,7 @@
  */
 package dev.slipstream;
 
+import dev.slipstream.internal.util.DaemonThreads;
 import dev.slipstream.internal.store.Backoff;
 import dev.slipstream.internal.list.ParallelListing;
 import dev.slipstream.internal.store.ObjectStore;
@@ -53,12 +54,8 @@ public final class Lister {
     this.parallelism = config.listParallelism();
     int threads = Math.min(64, 2 * parallelism);
     int pool = POOLS.incrementAndGet();
-    AtomicInteger n = new AtomicInteger();
-    this.executor = new ThreadPoolExecutor(threads, threads, 5, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-      Thread t = new Thread(r, "slipstream-list-" + pool + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    this.executor = new ThreadPoolExecutor(threads, threads, 5, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+        DaemonThreads.named("slipstream-list-" + pool + "-"));
     executor.allowCoreThreadTimeOut(true);
   }
 

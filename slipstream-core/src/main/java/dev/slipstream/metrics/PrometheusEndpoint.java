@@ -3,6 +3,7 @@
  */
 package dev.slipstream.metrics;
 
+import dev.slipstream.internal.util.DaemonThreads;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -57,11 +58,7 @@ public final class PrometheusEndpoint implements AutoCloseable {
       registry.close();
       throw new IOException("cannot serve Prometheus metrics at " + address + ": " + e.getMessage(), e);
     }
-    ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "slipstream-prometheus");
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService thread = Executors.newSingleThreadExecutor(DaemonThreads.named("slipstream-prometheus-"));
     server.setExecutor(thread);
     server.createContext(PATH, exchange -> answer(exchange, registry));
     server.start();

@@ -3,6 +3,7 @@
  */
 package dev.slipstream.internal.cache;
 
+import dev.slipstream.internal.util.DaemonThreads;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.PooledBytes;
@@ -33,11 +34,8 @@ final class CacheWriter {
   private final AtomicInteger pending = new AtomicInteger();
 
   CacheWriter() {
-    this.executor = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-      Thread t = new Thread(r, "slipstream-disk-cache-" + THREADS.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    this.executor = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+        DaemonThreads.named("slipstream-disk-cache-" + THREADS.incrementAndGet() + "-"));
     executor.allowCoreThreadTimeOut(true);
   }
 

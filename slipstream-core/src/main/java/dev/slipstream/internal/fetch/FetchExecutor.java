@@ -3,6 +3,7 @@
  */
 package dev.slipstream.internal.fetch;
 
+import dev.slipstream.internal.util.DaemonThreads;
 import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -23,12 +24,7 @@ public final class FetchExecutor {
 
   public FetchExecutor(int threads) {
     int pool = POOLS.incrementAndGet();
-    AtomicInteger n = new AtomicInteger();
-    ThreadFactory tf = r -> {
-      Thread t = new Thread(r, "slipstream-fetch-" + pool + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
+    ThreadFactory tf = DaemonThreads.named("slipstream-fetch-" + pool + "-");
     this.executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
         new PriorityBlockingQueue<>(), tf);
     executor.allowCoreThreadTimeOut(true);

@@ -3,6 +3,7 @@
  */
 package dev.slipstream.internal.fetch;
 
+import dev.slipstream.internal.util.DaemonThreads;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.store.ObjectStore;
@@ -16,11 +17,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -73,13 +72,8 @@ final class Hedging {
       this.requests = null;
       return;
     }
-    AtomicInteger n = new AtomicInteger();
     this.requests = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.SECONDS,
-        new java.util.concurrent.SynchronousQueue<>(), r -> {
-          Thread t = new Thread(r, "slipstream-request-" + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
+        new java.util.concurrent.SynchronousQueue<>(), DaemonThreads.named("slipstream-request-"));
   }
 
   /** How long a GET waits for its response head before it is hedged now; {@code Long.MAX_VALUE}: never. */
