@@ -99,17 +99,13 @@ final class Hedging {
     Race race = new Race(request);
     race.start(false);
     Race.Winner won = race.await(delay, token);
-    if (won == null && hedges.incrementAndGet() <= budget * n) {
-      if (race.start(true)) {
+    if (won == null) {
+      if (hedges.incrementAndGet() <= budget * n && race.start(true)) {
         stats.increment(Counter.GET_REQUESTS);
         stats.increment(Counter.HEDGED_REQUESTS);
       } else {
-        hedges.decrementAndGet(); // answered meanwhile
+        hedges.decrementAndGet(); // over the budget, or answered meanwhile
       }
-    } else if (won == null) {
-      hedges.decrementAndGet();
-    }
-    if (won == null) {
       won = race.await(Long.MAX_VALUE, token);
     }
     if (won.hedge()) {
