@@ -3,11 +3,11 @@
  */
 package dev.slipstream;
 
-import dev.slipstream.internal.util.DaemonThreads;
 import dev.slipstream.internal.store.Backoff;
 import dev.slipstream.internal.list.ParallelListing;
 import dev.slipstream.internal.store.ObjectStore;
 import dev.slipstream.internal.store.Retrier;
+import dev.slipstream.internal.util.DaemonThreads;
 import java.util.Collection;
 import java.util.Objects;
 import java.util.concurrent.LinkedBlockingQueue;

@@ -3,9 +3,9 @@
  */
 package dev.slipstream.metrics;
 
-import dev.slipstream.internal.util.DaemonThreads;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.slipstream.internal.util.DaemonThreads;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;

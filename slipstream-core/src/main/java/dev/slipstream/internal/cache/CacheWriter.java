@@ -3,10 +3,10 @@
  */
 package dev.slipstream.internal.cache;
 
-import dev.slipstream.internal.util.DaemonThreads;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.PooledBytes;
+import dev.slipstream.internal.util.DaemonThreads;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;

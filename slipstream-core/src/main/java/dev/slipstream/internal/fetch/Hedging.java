@@ -3,10 +3,10 @@
  */
 package dev.slipstream.internal.fetch;
 
-import dev.slipstream.internal.util.DaemonThreads;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.store.ObjectStore;
+import dev.slipstream.internal.util.DaemonThreads;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Hedged requests against the store's tail latency ("The Tail at Scale", Dean and Barroso, 2013): a GET
- * whose response has not begun after {@link #delayNanos()} gets a second, identical GET; the first
+ * whose response has not begun after a delay learnt from recent ones gets a second, identical GET; the first
  * response to arrive is read, the other is aborted as it arrives. Only the wait for the response head is
  * hedged: a body that stalls later is the stall timeout's and the retries' business.
  *
@@ -74,11 +74,6 @@ final class Hedging {
     }
     this.requests = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.SECONDS,
         new java.util.concurrent.SynchronousQueue<>(), DaemonThreads.named("slipstream-request-"));
-  }
-
-  /** How long a GET waits for its response head before it is hedged now; {@code Long.MAX_VALUE}: never. */
-  long delayNanos() {
-    return window.delayNanos;
   }
 
   /**
