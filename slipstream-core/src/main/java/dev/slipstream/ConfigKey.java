@@ -66,6 +66,10 @@ public enum ConfigKey {
   HEDGE_BUDGET("hedge.budget", fraction(), "5%",
       "Most extra GETs hedging may add, as a share of the client's GETs (a percentage, or a fraction such as "
           + "0.05). 0 turns hedging off."),
+  CACHE_MEMORY("cache.memory", bool(), "true",
+      "Memory cache: blocks and ranges a stream has done with stay in the memory pool's free space, named by "
+          + "object version, and serve the client's later streams (after S3 has answered the new stream's open); "
+          + "they are the first memory given up when a read needs it. 'false' frees every buffer at once."),
   CACHE_DISK_MODE("cache.disk.mode", choice(SlipstreamConfig.CacheMode.class), "seek",
       "Local disk cache of blocks: 'seek' keeps blocks a seek leaves behind (fetched, not consumed) and the "
           + "ranges columnar readers fetch (footers, column chunks), and reads them from disk when wanted again; "

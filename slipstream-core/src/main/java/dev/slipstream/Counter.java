@@ -27,8 +27,17 @@ public enum Counter {
   DIRECT_READS("direct_reads"),
   /** Streams opened. */
   STREAMS_OPENED("streams_opened"),
-  /** Bytes returned to the caller from blocks already in memory when asked for (the memory tier). */
+  /** Bytes returned to the caller from the stream's blocks already in memory when asked for. */
   BYTES_FROM_MEMORY("bytes_from_memory"),
+  /**
+   * Blocks or ranges served from the memory cache: bytes an earlier stream of the client read, kept in
+   * the memory pool's free space ({@code cache.memory}).
+   */
+  MEMORY_CACHE_HITS("memory_cache_hits"),
+  /** Bytes served from the memory cache. */
+  MEMORY_CACHE_BYTES_READ("memory_cache_bytes_read"),
+  /** Blocks or ranges the memory cache gave up because memory was wanted for a read. */
+  MEMORY_CACHE_EVICTIONS("memory_cache_evictions"),
   /** Bytes read from the local disk cache, verified (the disk tier; S3's is {@link #BYTES_FETCHED}). */
   DISK_CACHE_BYTES_READ("disk_cache_bytes_read"),
   /** Bytes written to the local disk cache. */

@@ -75,7 +75,7 @@ public final class Slipstream implements AutoCloseable {
     this.diskCache = config.cacheMode() == SlipstreamConfig.CacheMode.OFF ? null : DiskCache.open(config);
     this.fetcher = new BlockFetcher(store, ranges, resources.executor);
     this.shadows = new dev.slipstream.internal.cache.ShadowCaches(config.shadowCacheSizes());
-    this.sources = new Sources(diskCache, config.cacheMode(), new S3Source(ranges), fetcher, resources.pool, shadows);
+    this.sources = new Sources(diskCache, config.cacheMode(), config.cacheMemory(), new S3Source(ranges), fetcher, resources.pool, shadows);
     this.lister = new Lister(store, config, stats);
     this.openAhead = new OpenAhead(resources.pool, fetcher, sources.s3(), config.blockSize(), config.openAheadFiles(),
         stats.child(), closeWaitMillis());
@@ -250,6 +250,7 @@ public final class Slipstream implements AutoCloseable {
     ranges.close();
     lister.close();
     store.close();
+    sources.close(); // what the memory cache kept for this client is free memory again
     if (ownsResources) {
       resources.executor.shutdown();
       try {

@@ -167,6 +167,10 @@ public final class SlipstreamConfig {
     return value(ConfigKey.CACHE_DISK_MIN_FREE);
   }
 
+  public boolean cacheMemory() {
+    return value(ConfigKey.CACHE_MEMORY);
+  }
+
   public boolean cacheClearOnStart() {
     return value(ConfigKey.CACHE_DISK_CLEAR_ON_START);
   }

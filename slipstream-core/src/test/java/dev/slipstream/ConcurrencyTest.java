@@ -39,7 +39,7 @@ class ConcurrencyTest {
   void thirtyTwoThreadsOfPositionalReadsOnOneStream() throws Exception {
     long size = 16L << 20;
     S3.server().putGenerated(BUCKET, "shared", 11, size);
-    SlipstreamConfig config = TestClients.config(S3.server())
+    SlipstreamConfig config = TestClients.config(S3.server()).set("cache.memory", "true")
         .set("block.size", "256K").set("memory.max", "4M").build();
     try (Slipstream client = Slipstream.builder().config(config).isolatedResources().build();
          SlipstreamInputStream in = client.open("s3://" + BUCKET + "/shared")) {
@@ -94,7 +94,7 @@ class ConcurrencyTest {
     for (int i = 0; i < 10; i++) {
       S3.server().putGenerated(BUCKET, "many-" + i, 100 + i, size);
     }
-    SlipstreamConfig config = TestClients.config(S3.server())
+    SlipstreamConfig config = TestClients.config(S3.server()).set("cache.memory", "true")
         .set("block.size", "1M").set("memory.max", "64M").set("prefetch.blocks", "8").build();
     try (Slipstream client = Slipstream.builder().config(config).isolatedResources().build()) {
       List<SlipstreamInputStream> opened = new ArrayList<>();
@@ -129,7 +129,7 @@ class ConcurrencyTest {
     // must take idle blocks back from streams that are not reading at the moment.
     long size = 3L << 20;
     S3.server().putGenerated(BUCKET, "interleaved", 7, size);
-    SlipstreamConfig config = TestClients.config(S3.server())
+    SlipstreamConfig config = TestClients.config(S3.server()).set("cache.memory", "true")
         .set("block.size", "1M").set("memory.max", "16M").build();
     try (Slipstream client = Slipstream.builder().config(config).isolatedResources().build()) {
       List<SlipstreamInputStream> opened = new ArrayList<>();
@@ -163,7 +163,7 @@ class ConcurrencyTest {
   void closeFromAnotherThreadWhileReading() throws Exception {
     long size = 32L << 20;
     S3.server().putGenerated(BUCKET, "closing", 9, size);
-    SlipstreamConfig config = TestClients.config(S3.server()).set("block.size", "1M").set("memory.max", "16M").build();
+    SlipstreamConfig config = TestClients.config(S3.server()).set("cache.memory", "true").set("block.size", "1M").set("memory.max", "16M").build();
     try (Slipstream client = Slipstream.builder().config(config).isolatedResources().build()) {
       for (int round = 0; round < 20; round++) {
         SlipstreamInputStream in = client.open("s3://" + BUCKET + "/closing");
@@ -200,7 +200,7 @@ class ConcurrencyTest {
   void positionalReadBehindASequentialReaderIsNotStarved() throws Exception {
     long size = 8L << 20;
     S3.server().putGenerated(BUCKET, "behind", 13, size);
-    SlipstreamConfig config = TestClients.config(S3.server()).set("block.size", "64K").set("memory.max", "8M").build();
+    SlipstreamConfig config = TestClients.config(S3.server()).set("cache.memory", "true").set("block.size", "64K").set("memory.max", "8M").build();
     try (Slipstream client = Slipstream.builder().config(config).isolatedResources().build();
          SlipstreamInputStream in = client.open("s3://" + BUCKET + "/behind")) {
       in.seek(1 << 20); // the sequential reader works ahead of block 0 and drops what is behind it
@@ -229,7 +229,7 @@ class ConcurrencyTest {
   void largePositionalReadsDoNotMakeAStreamHoardMemory() throws Exception {
     long size = 32L << 20;
     S3.server().putGenerated(BUCKET, "hoard", 14, size);
-    SlipstreamConfig config = TestClients.config(S3.server())
+    SlipstreamConfig config = TestClients.config(S3.server()).set("cache.memory", "true")
         .set("block.size", "256K").set("memory.max", "32M").set("prefetch.blocks", "4").build();
     try (Slipstream client = Slipstream.builder().config(config).isolatedResources().build();
          SlipstreamInputStream in = client.open("s3://" + BUCKET + "/hoard")) {
@@ -250,7 +250,7 @@ class ConcurrencyTest {
   @Test
   void aStreamOfAClosedClientFailsClearlyInsteadOfHanging() throws Exception {
     S3.server().putGenerated(BUCKET, "orphan", 15, 4L << 20);
-    SlipstreamConfig config = TestClients.config(S3.server()).set("block.size", "256K").set("memory.max", "8M").build();
+    SlipstreamConfig config = TestClients.config(S3.server()).set("cache.memory", "true").set("block.size", "256K").set("memory.max", "8M").build();
     Slipstream client = Slipstream.builder().config(config).isolatedResources().build();
     SlipstreamInputStream in = client.open("s3://" + BUCKET + "/orphan");
     in.read();

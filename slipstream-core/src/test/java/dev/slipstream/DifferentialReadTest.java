@@ -67,12 +67,12 @@ class DifferentialReadTest {
             .set("cache.disk.mode", "seek").set("cache.disk.dir", cacheDir.resolve("large").toString()).build())
         .build();
     smallNoDisk = Slipstream.builder().isolatedResources()
-        .config(TestClients.config(S3.server()).set("block.size", String.valueOf(SMALL_BLOCK))
+        .config(TestClients.config(S3.server()).set("cache.memory", "true").set("block.size", String.valueOf(SMALL_BLOCK))
             .set("memory.max", String.valueOf(16 * SMALL_BLOCK)).set("prefetch.blocks", "4")
             .set("cache.disk.mode", "off").build())
         .build();
     largeNoDisk = Slipstream.builder().isolatedResources()
-        .config(TestClients.config(S3.server()).set("block.size", String.valueOf(LARGE_BLOCK))
+        .config(TestClients.config(S3.server()).set("cache.memory", "true").set("block.size", String.valueOf(LARGE_BLOCK))
             .set("memory.max", "8M").set("prefetch.blocks", "8").set("cache.disk.mode", "off").build())
         .build();
   }

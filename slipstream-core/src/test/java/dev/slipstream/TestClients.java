@@ -17,9 +17,11 @@ final class TestClients {
         .set("path.style.access", "true")
         .set("access.key", EmbeddedS3Server.ACCESS_KEY)
         .set("secret.key", EmbeddedS3Server.SECRET_KEY)
-        // Request counts are asserted: no test may be served by blocks an earlier one left on disk.
-        // The disk cache has its own tests, each with its own directory.
-        .set("cache.disk.mode", "off");
+        // Request counts are asserted: no test may be served by blocks an earlier one left on disk or
+        // in memory. The caches have their own tests (each disk test with its own directory), and the
+        // differential and concurrency tests read through the memory cache.
+        .set("cache.disk.mode", "off")
+        .set("cache.memory", "false");
   }
 
   static SlipstreamConfig.Builder config(EmbeddedS3Server server) {

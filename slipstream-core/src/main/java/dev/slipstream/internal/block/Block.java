@@ -44,6 +44,8 @@ public final class Block extends PooledBytes {
   private volatile Runnable canceller;
   private volatile Runnable promoter;
   private volatile boolean cancelRequested;
+  /** Who lent the buffer that came holding the block's bytes (the memory cache), or null. */
+  private volatile Object lender;
 
   /**
    * A new block holding the owner's reference, plus one pin per {@code extraPins} (a fetch, a reader
@@ -57,6 +59,16 @@ public final class Block extends PooledBytes {
     }
     this.index = index;
     this.prefetched = prefetched;
+  }
+
+  /** The buffer came from {@code lender} holding the block's bytes already: its fetch only asks the lender. */
+  public void lentBy(Object lender) {
+    this.lender = lender;
+  }
+
+  /** Who lent the buffer holding the block's bytes, or null if they are to be fetched. */
+  public Object lender() {
+    return lender;
   }
 
   public long index() {

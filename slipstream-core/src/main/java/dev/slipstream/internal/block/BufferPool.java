@@ -3,6 +3,7 @@
  */
 package dev.slipstream.internal.block;
 
+import dev.slipstream.ReadStatistics;
 import java.io.InterruptedIOException;
 import java.util.ArrayDeque;
 import java.util.Collections;
@@ -35,6 +36,12 @@ import java.util.function.IntFunction;
  * <p>Idle blocks are evicted newest first: under pressure the block a stream fetched furthest ahead is
  * the one it will need last. Released buffers are kept for reuse (no garbage per block) while they
  * fit the budget.
+ *
+ * <p>Free memory is also the memory tier: bytes labelled to be kept ({@link PooledBytes#keepInMemory})
+ * stay in their buffer, under their name, once their last holder lets go, and count as free. A stream
+ * reads them again ({@link #pinKept}) or takes the buffer over ({@link #takeKept}); any request for
+ * memory that free buffers and the budget cannot meet takes them first, least recently used first,
+ * before it evicts or waits for anything a stream holds.
  */
 public final class BufferPool {
   private final long budget;
@@ -48,6 +55,8 @@ public final class BufferPool {
   /** The buffers handed out and not yet given back, by identity: a release of any other is a bug. */
   private final Set<byte[]> inUse = Collections.newSetFromMap(new IdentityHashMap<>());
   private long evictions;
+  /** Free buffers that still hold bytes worth reading again, by name. */
+  private final KeptBuffers kept = new KeptBuffers();
   /** Readers waiting in {@link #acquire}: only then is a block becoming idle worth a signal. */
   private final java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -101,7 +110,69 @@ public final class BufferPool {
   public long inUseBytes() {
     lock.lock();
     try {
-      return allocated - freeBytes;
+      return allocated - freeBytes - kept.bytes();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Bytes of free buffers that hold bytes kept by name (the memory tier). */
+  public long keptBytes() {
+    lock.lock();
+    try {
+      return kept.bytes();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Pins the bytes kept under {@code name} for one read; null if none are. The caller copies from
+   * {@link KeptBuffers.Kept#buffer()} and then calls {@link #unpinKept}, always.
+   */
+  public KeptBuffers.Kept pinKept(Object name) {
+    lock.lock();
+    try {
+      return kept.pin(name);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  public void unpinKept(KeptBuffers.Kept k) {
+    lock.lock();
+    try {
+      kept.unpin(k);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Hands over the buffer that holds the bytes kept under {@code name}, if it is {@code size} bytes and
+   * not being read: the caller holds it as a buffer of {@link #acquire} and releases it the same way.
+   */
+  public byte[] takeKept(Object name, int size) {
+    lock.lock();
+    try {
+      byte[] b = kept.take(name, size);
+      if (b != null) {
+        inUse.add(b);
+      }
+      return b;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Forgets the bytes kept under the names {@code which} accepts (a client closing); they become free. */
+  public void dropKept(java.util.function.Predicate<Object> which) {
+    lock.lock();
+    try {
+      for (byte[] b : kept.removeIf(which)) {
+        free.computeIfAbsent(b.length, k -> new ArrayDeque<>()).push(b);
+        freeBytes += b.length;
+      }
     } finally {
       lock.unlock();
     }
@@ -176,13 +247,23 @@ public final class BufferPool {
 
   /** Gives a buffer back. */
   public void release(byte[] buffer) {
+    release(buffer, null, 0, null);
+  }
+
+  /**
+   * Gives a buffer back whose first {@code length} bytes are kept under {@code name} (unless that name
+   * is kept already), evictions of them counted on {@code stats}; a null name keeps nothing.
+   */
+  void release(byte[] buffer, Object name, int length, ReadStatistics stats) {
     lock.lock();
     try {
       if (!inUse.remove(buffer)) {
         throw new IllegalStateException("buffer released twice or not from this pool");
       }
-      free.computeIfAbsent(buffer.length, k -> new ArrayDeque<>()).push(buffer);
-      freeBytes += buffer.length;
+      if (name == null || !kept.put(name, buffer, length, stats)) {
+        free.computeIfAbsent(buffer.length, k -> new ArrayDeque<>()).push(buffer);
+        freeBytes += buffer.length;
+      }
       released.signalAll();
     } finally {
       lock.unlock();
@@ -265,6 +346,17 @@ public final class BufferPool {
           freeBytes -= dropped.length;
         }
       }
+    }
+    // Then by giving up kept bytes, least recently used first: a buffer of the right size is reused as it is.
+    while (allocated + size > budget) {
+      byte[] dropped = kept.evictEldest();
+      if (dropped == null) {
+        break;
+      }
+      if (dropped.length == size) {
+        return dropped;
+      }
+      allocated -= dropped.length;
     }
     if (allocated + size <= budget) {
       // Counted only once it exists: an OutOfMemoryError here must not hold budget forever.

@@ -31,6 +31,8 @@ public abstract sealed class PooledBytes permits Block, Span {
   private final AtomicBoolean ownerReleased = new AtomicBoolean();
   private final AtomicBoolean onDisk = new AtomicBoolean();
   private volatile byte[] buffer;
+  /** The name the bytes are kept under in the pool's free memory once the buffer goes back, or null. */
+  private volatile Object keepAs;
 
   /** New bytes holding the owner's reference, plus one pin per {@code extraPins}. */
   PooledBytes(long start, byte[] buffer, int length, BufferPool pool, ReadStatistics stats, int extraPins) {
@@ -107,7 +109,12 @@ public abstract sealed class PooledBytes permits Block, Span {
     if (r == 0) {
       byte[] b = buffer;
       buffer = null;
-      pool.release(b);
+      Object name = keepAs;
+      if (name != null && isReady()) {
+        pool.release(b, name, length, stats);
+      } else {
+        pool.release(b);
+      }
     } else if (r == 1 && isDone() && !ownerReleased.get()) {
       pool.evictable(); // only the owner holds it now: a reader waiting for memory may take it
     } else if (r < 0) {
@@ -137,12 +144,23 @@ public abstract sealed class PooledBytes permits Block, Span {
       return false;
     }
     if (ownerReleased.compareAndSet(false, true)) {
+      keepAs = null; // taken because memory is wanted now
       stats.increment(Counter.BLOCKS_EVICTED);
       ownerDropped();
       unpin();
       return true;
     }
     return false;
+  }
+
+  /**
+   * Once the last holder lets go, the bytes (if filled) stay in the pool's free memory under {@code name}
+   * (see {@link BufferPool}), for a later stream to read again.
+   */
+  public final void keepInMemory(Object name) {
+    if (isReady()) {
+      keepAs = name;
+    }
   }
 
   /** The bytes came from the disk cache, or are being written to it: never write them again. */

@@ -170,9 +170,13 @@ final class BlockWindow implements Tier {
       }
       long start = index * blockSize;
       int len = (int) Math.min(blockSize, length - start);
-      byte[] buffer = pool.acquire(bufferSize(len));
+      SourceChain.Lent lent = chain.lend(index, len, bufferSize(len));
+      byte[] buffer = lent != null ? lent.buffer() : pool.acquire(bufferSize(len));
       // Owner + fetch + this reader.
       Block nb = new Block(index, start, buffer, len, false, pool, stats, 2);
+      if (lent != null) {
+        nb.lentBy(lent.by());
+      }
       if (blocks.putIfAbsent(index, nb) != null) {
         nb.discard(2);
         continue;
@@ -197,11 +201,15 @@ final class BlockWindow implements Tier {
       }
       long start = i * blockSize;
       int len = (int) Math.min(blockSize, length - start);
-      byte[] buffer = pool.tryAcquire(bufferSize(len));
+      SourceChain.Lent lent = chain.lend(i, len, bufferSize(len));
+      byte[] buffer = lent != null ? lent.buffer() : pool.tryAcquire(bufferSize(len));
       if (buffer == null) {
         return; // memory is short: prefetch less, never wait for it
       }
       Block nb = new Block(i, start, buffer, len, true, pool, stats, 1);
+      if (lent != null) {
+        nb.lentBy(lent.by());
+      }
       if (blocks.putIfAbsent(i, nb) != null) {
         nb.discard(1);
         continue;

@@ -40,6 +40,14 @@ public final class DiskTier implements Tier {
 
   /** The name of {@code piece} in the cache; null if it is not kept (see above). */
   DiskCache.BlockKey key(Piece piece) {
+    return name(h, blockSize, piece);
+  }
+
+  /**
+   * The name of {@code piece} of {@code h}'s version in a cache of the stream's grid of {@code blockSize}:
+   * null if the version is unknown, or for a range shorter than {@link #MIN_RANGE}.
+   */
+  static DiskCache.BlockKey name(ObjectHandle h, int blockSize, Piece piece) {
     String etag = h.etag();
     if (etag == null) {
       return null;

@@ -60,7 +60,8 @@ public final class SourceChain {
 
   /**
    * Fills block {@code b} of the grid (on a fetch thread): from the first tier that holds it, else from
-   * S3. True if a tier served it.
+   * S3; a block whose buffer a tier lent holding its bytes only waits until that tier may serve it. True if
+   * the disk cache served it (it is not to be written there again).
    */
   public boolean readBlock(Block b, CancelToken token) throws IOException {
     Piece piece = Piece.block(b.index(), b.start(), b.length());
@@ -70,12 +71,16 @@ public final class SourceChain {
       shadows.fetched(h.location().bucket() + "/" + h.location().key() + "\n" + etag + "\n" + blockSize + "\n"
           + b.index(), b.length());
     }
+    if (b.lender() instanceof Tier lender) {
+      lender.served(piece); // its buffer holds the bytes already
+      return false;
+    }
     for (Tier t : tiers) {
       if (token.isCancelled()) {
         break;
       }
       if (t.read(piece, 0, b.buffer(), 0, b.length())) {
-        return true;
+        return t instanceof DiskTier;
       }
     }
     s3.read(h, b.start(), b.buffer(), 0, b.length(), token);
@@ -154,10 +159,38 @@ public final class SourceChain {
 
   // ---- write-behind --------------------------------------------------------------------------
 
-  /** A block leaves the stream: kept if it was not read to its end (every block, with keepEveryBlock). */
+  /**
+   * The buffer of a tier that holds block {@code index} ({@code length} bytes) already, if one does:
+   * the new block is {@link Block#lentBy} that tier. Null if none does.
+   */
+  public Lent lend(long index, int length, int bufferSize) {
+    Piece piece = Piece.block(index, index * blockSize, length);
+    for (Tier t : tiers) {
+      byte[] buffer = t.lend(piece, bufferSize);
+      if (buffer != null) {
+        return new Lent(buffer, t);
+      }
+    }
+    return null;
+  }
+
+  /** A buffer holding a block's bytes, and the tier that lent it. */
+  public record Lent(byte[] buffer, Tier by) {}
+
+  /**
+   * A block leaves the stream: offered to the tiers that keep every block, and to the others if it was
+   * not read to its end (or to every one, with keepEveryBlock).
+   */
   public void blockLeft(Block b) {
-    if (b.isReady() && (keepEveryBlock || !b.readToEnd())) {
-      keep(Piece.block(b.index(), b.start(), b.length()), b);
+    if (!b.isReady()) {
+      return;
+    }
+    Piece piece = Piece.block(b.index(), b.start(), b.length());
+    boolean everyTier = keepEveryBlock || !b.readToEnd();
+    for (Tier t : tiers) {
+      if (everyTier || t.keepsEveryBlock()) {
+        t.keep(piece, b);
+      }
     }
   }
 

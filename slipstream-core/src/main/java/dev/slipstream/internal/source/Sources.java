@@ -14,10 +14,11 @@ import java.util.List;
 
 /**
  * A client's sources of bytes, and the one place where an open object's {@link SourceChain} is
- * assembled: memory (the stream's own blocks), the disk cache, then S3. A new tier is one class and one
- * line here.
+ * assembled: the stream's own blocks, the memory cache (what the client's earlier streams left in free
+ * pool memory), the disk cache, then S3. A new tier is one class and one line here.
  */
 public final class Sources {
+  private final boolean memoryCache;
   private final DiskCache disk;
   private final boolean keepEveryBlock;
   private final S3Source s3;
@@ -29,8 +30,9 @@ public final class Sources {
    * @param disk the disk cache, or null; {@code mode} says which blocks are offered to it
    * @param shadows the client's simulated caches, told of every block fetched (may be empty)
    */
-  public Sources(DiskCache disk, CacheMode mode, S3Source s3, BlockFetcher fetcher, BufferPool pool,
-      ShadowCaches shadows) {
+  public Sources(DiskCache disk, CacheMode mode, boolean memoryCache, S3Source s3, BlockFetcher fetcher,
+      BufferPool pool, ShadowCaches shadows) {
+    this.memoryCache = memoryCache;
     this.disk = mode == CacheMode.OFF ? null : disk;
     this.keepEveryBlock = mode == CacheMode.ALL;
     this.s3 = s3;
@@ -44,10 +46,18 @@ public final class Sources {
     return s3;
   }
 
+  /** Forgets what the memory cache keeps for this client (closing): the memory becomes plain free memory. */
+  public void close() {
+    pool.dropKept(name -> name instanceof MemoryTier.Name n && n.client() == this);
+  }
+
   /** The chain of one open object, whose own blocks in memory are {@code memory}. */
   public SourceChain chain(ObjectHandle h, Tier memory, int blockSize) {
     List<Tier> tiers = new ArrayList<>();
     tiers.add(memory);
+    if (memoryCache) {
+      tiers.add(new MemoryTier(pool, this, h, blockSize, () -> fetcher.accessGate(h)));
+    }
     if (disk != null) {
       tiers.add(new DiskTier(disk, h, blockSize, () -> fetcher.accessGate(h)));
     }

@@ -29,4 +29,24 @@ public interface Tier {
 
   /** Whether {@link #keep} would keep {@code piece}: a lookup of it can hit, a copy of it is worth making. */
   boolean keeps(Piece piece);
+
+  /** Whether every block a stream is done with is worth keeping here, not only those left unread. */
+  default boolean keepsEveryBlock() {
+    return false;
+  }
+
+  /**
+   * Hands over a pool buffer of {@code bufferSize} bytes that holds block {@code piece} already, to be
+   * the stream's block ({@link #served} before its bytes are read); null if this tier has none.
+   */
+  default byte[] lend(Piece piece, int bufferSize) {
+    return null;
+  }
+
+  /**
+   * Block {@code piece}, lent by this tier, is about to serve its stream: returns once it may.
+   *
+   * @throws IOException only S3's refusal of this open
+   */
+  default void served(Piece piece) throws IOException {}
 }
