@@ -14,8 +14,10 @@ import java.util.Map;
  * first-read} copies the object to a local file on a fresh session (an empty cache); {@code re-read} first
  * reads it once, untimed, then times a new stream of the same session copying it again. Slipstream runs
  * both with {@code cache.disk.mode=all}, so its first read also writes every block to its (fresh) disk
- * cache and its re-read comes from there; peers run as they are (whatever they keep between streams of
- * one FileSystem is theirs to use). The object is a quarter of the sequential one.
+ * cache; its re-read comes from its memory cache while the object fits in memory.max (the default
+ * size), else from the disk cache (the {@code --full} size, larger than the benchmark's 512 MiB); peers
+ * run as they are (whatever they keep between streams of one FileSystem is theirs to use). The object is
+ * a quarter of the sequential one.
  */
 final class ReReadWorkload implements Workload {
   static final String FIRST = "first-read";

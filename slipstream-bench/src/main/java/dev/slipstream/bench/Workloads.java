@@ -14,9 +14,14 @@ final class Workloads {
       ListingWorkload.DIRECTORIES, ListingWorkload.PER_DIRECTORY,
       ListingWorkload.GLOB, ListingWorkload.RECURSIVE, ReReadWorkload.FIRST, ReReadWorkload.AGAIN);
 
-  /** Run only when asked for: the same reads with hedging off, to compare with on the heavy-tail profile. */
-  private static final List<String> ON_REQUEST = List.of(SequentialWorkload.NAME + UnhedgedWorkload.SUFFIX,
-      ParquetWorkload.FULL + UnhedgedWorkload.SUFFIX);
+  /**
+   * Run only when asked for: the same reads by Slipstream with one feature off (see {@link SlipstreamVariant}):
+   * hedging, to compare with on the heavy-tail profile; the memory cache, on a re-read.
+   */
+  private static final List<String> ON_REQUEST = List.of(
+      SequentialWorkload.NAME + SlipstreamVariant.UNHEDGED.suffix(),
+      ParquetWorkload.FULL + SlipstreamVariant.UNHEDGED.suffix(),
+      ReReadWorkload.AGAIN + SlipstreamVariant.NO_MEMORY_CACHE.suffix());
 
   private Workloads() {}
 
@@ -35,7 +40,11 @@ final class Workloads {
   static Workload create(String name) {
     checkName(name);
     if (ON_REQUEST.contains(name)) {
-      return new UnhedgedWorkload(create(name.substring(0, name.length() - UnhedgedWorkload.SUFFIX.length())));
+      for (SlipstreamVariant.Kind kind : SlipstreamVariant.KINDS) {
+        if (name.endsWith(kind.suffix())) {
+          return new SlipstreamVariant(create(name.substring(0, name.length() - kind.suffix().length())), kind);
+        }
+      }
     }
     return switch (name) {
       case SequentialWorkload.NAME -> new SequentialWorkload();

@@ -64,9 +64,10 @@ final class BenchCommand implements Callable<Integer> {
       description = "Workloads to run, comma-separated: sequential, parquet-full, parquet-projected, random,"
           + " small-files, small-files-open, listing, listing-per-dir, listing-glob, listing-recursive,"
           + " first-read, re-read; sequential-unhedged and parquet-full-unhedged (Slipstream with hedged"
-          + " requests off, to compare on --profile heavy-tail); and spark-sql (real Spark from PyPI, run by"
+          + " requests off, to compare on --profile heavy-tail), re-read-no-memory-cache (Slipstream with"
+          + " cache.memory=false: its re-read from the disk cache); and spark-sql (real Spark from PyPI, run by"
           + " slipstream-bench/spark/run_spark_sql.py: needs python3 and a download of Spark). Default: all but"
-          + " the unhedged ones and spark-sql.")
+          + " the Slipstream variants and spark-sql.")
   List<String> workloads;
 
   @Option(names = "--full", order = 4,
