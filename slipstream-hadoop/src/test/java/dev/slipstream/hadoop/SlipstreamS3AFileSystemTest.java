@@ -106,6 +106,28 @@ class SlipstreamS3AFileSystemTest {
   }
 
   @Test
+  void aSecondOpenOfAFileIsServedFromTheMemoryCacheWithoutAGet() throws IOException {
+    Path again = new Path("s3a://" + BUCKET + "/dir/read-twice.bin");
+    int size = 2 * 1024 * 1024 + 4321; // three blocks of 1 MiB
+    try (OutputStream out = fs.create(again, true)) {
+      out.write(TestData.bytes(9, size));
+    }
+    for (int pass = 0; pass < 2; pass++) {
+      try (FSDataInputStream in = fs.open(again)) {
+        byte[] all = new byte[size];
+        in.readFully(all);
+        assertThat(TestData.firstMismatch(9, 0, all, 0, size)).isEqualTo(-1);
+        IOStatistics io = ((IOStatisticsSource) in.getWrappedStream()).getIOStatistics();
+        if (pass == 1) {
+          assertThat(io.counters().get("slipstream_get_requests")).as("open(path) made a HEAD: S3's answer").isZero();
+          assertThat(io.counters().get("slipstream_memory_cache_hits")).isEqualTo(3);
+          assertThat(io.counters().get("slipstream_memory_cache_bytes_read")).isEqualTo(size);
+        }
+      }
+    }
+  }
+
+  @Test
   void theFileSystemsIoStatisticsShowWhatItsStreamsFetchedAndReturned() throws IOException {
     SlipstreamS3AFileSystem sfs = (SlipstreamS3AFileSystem) fs;
     IOStatistics io = sfs.getIOStatistics();
