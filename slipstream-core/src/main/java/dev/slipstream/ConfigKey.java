@@ -8,6 +8,7 @@ import static dev.slipstream.ValueType.choice;
 import static dev.slipstream.ValueType.dollars;
 import static dev.slipstream.ValueType.duration;
 import static dev.slipstream.ValueType.fraction;
+import static dev.slipstream.ValueType.hostPorts;
 import static dev.slipstream.ValueType.httpUri;
 import static dev.slipstream.ValueType.integer;
 import static dev.slipstream.ValueType.path;
@@ -91,6 +92,27 @@ public enum ConfigKey {
   CACHE_DISK_CLEAR_ON_START("cache.disk.clear.on.start", bool(), "false",
       "Delete every cached block (only the cache's own files) when the cache is first opened in the JVM, "
           + "instead of reusing the valid ones (each is checked by its CRC32C anyway)."),
+  SHARED_MODE("shared.mode", choice(SlipstreamConfig.SharedMode.class), "off",
+      "Shared block tier (docs/shared-tier.md), asked after the disk cache and before S3: 'read-write' reads "
+          + "blocks from it and writes there every block fetched from S3 (in the background, dropped when "
+          + "behind); 'read-only' only reads; 'off' disables it. Needs shared.servers and the slipstream-memcached "
+          + "module on the class path."),
+  SHARED_SERVERS("shared.servers", hostPorts(), null,
+      "memcached servers of the shared tier, host:port,... (port 11211 if none is given), chosen per chunk "
+          + "by a ketama ring, so that adding or losing one moves only its share. A single address (an mcrouter "
+          + "in front of a pool, say) is a ring of one."),
+  SHARED_SECRET("shared.secret", secret(), null,
+      "Secret every chunk in the shared tier is signed with (HMAC-SHA256): a chunk written without it is "
+          + "rejected, as a miss. Never logged. Without it, chunks carry only a CRC32C."),
+  SHARED_NAMESPACE("shared.namespace", text(), "slipstream",
+      "Name hashed into every shared-tier key: clients with different namespaces never see each other's "
+          + "blocks. No bucket or key name reaches the servers."),
+  SHARED_TTL("shared.ttl", positiveDuration(), "24h",
+      "How long memcached keeps a block written to the shared tier (it may evict it sooner); at most 30 days (720h), memcached's limit for a relative time."),
+  SHARED_TIMEOUT("shared.timeout", positiveDuration(), "200ms",
+      "Most a read waits for the shared tier's answer for one block before it goes to S3 instead (a "
+          + "miss). A server that fails or times out 3 times in a row is left alone for 10 s, then 20, up to "
+          + "60 s, its blocks read from S3 meanwhile."),
   CACHE_SHADOW_SIZES("cache.shadow.sizes", sizes(), null,
       "Sizes of simulated block caches, e.g. 1G,4G,16G: every block the client's streams fetch is looked up "
           + "by name (no bytes kept) in an LRU cache of each size, and Slipstream.shadowCaches() reports the "

@@ -54,6 +54,26 @@ public enum Counter {
   DISK_CACHE_ERRORS("disk_cache_errors"),
   /** Blocks not written to the disk cache: no room within its bounds, or too many writes pending. */
   DISK_CACHE_WRITES_SKIPPED("disk_cache_writes_skipped"),
+  /** Blocks served from the shared tier (shared.mode): every chunk present, intact and, with a secret, signed. */
+  SHARED_HITS("shared_hits"),
+  /** Shared tier lookups that served nothing: absent, partial, corrupt, rejected, late or unreachable. */
+  SHARED_MISSES("shared_misses"),
+  /** Bytes served from the shared tier. */
+  SHARED_BYTES_READ("shared_bytes_read"),
+  /** Shared tier lookups that found a block with a chunk missing (evicted, or a server down): a miss. */
+  SHARED_PARTIAL("shared_partial"),
+  /** Chunks whose header, CRC32C or signature did not match, or written without the secret: a miss. */
+  SHARED_CORRUPT("shared_corrupt"),
+  /** Shared tier lookups that had no answer within shared.timeout: a miss. */
+  SHARED_TIMEOUTS("shared_timeouts"),
+  /** Shared tier requests that failed (connection refused or lost, server error): a miss, or a write lost. */
+  SHARED_ERRORS("shared_errors"),
+  /** Times a server of the shared tier was left alone after failing or timing out 3 times in a row. */
+  SHARED_SERVERS_DOWN("shared_servers_down"),
+  /** Blocks written to the shared tier. */
+  SHARED_SETS("shared_sets"),
+  /** Blocks not written to the shared tier: too many writes pending, or the write failed. */
+  SHARED_SETS_DROPPED("shared_sets_dropped"),
   /** Parquet: column chunk ranges of the next row group fetched ahead while one is decoded. */
   ROW_GROUP_AHEAD_STARTED("row_group_ahead_started"),
   /** Parquet: ranges fetched ahead that a read then used. */

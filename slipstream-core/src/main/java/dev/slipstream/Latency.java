@@ -19,6 +19,8 @@ public enum Latency {
   LIST("list"),
   /** A read from the local disk cache that found its bytes (file read and CRC check, not S3's access check). */
   DISK_CACHE_READ("disk_cache_read"),
+  /** A lookup of one block in the shared tier, answered or not (a timeout counts as its deadline). */
+  SHARED_GET("shared_get"),
   /** A caller's read that had to wait for bytes (a block being fetched, a range, a GET). */
   READ_WAIT("read_wait");
 

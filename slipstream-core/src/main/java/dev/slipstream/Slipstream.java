@@ -70,12 +70,14 @@ public final class Slipstream implements AutoCloseable {
           + " budget of " + resources.budget + " bytes (memory.max, set by the first Slipstream client of this"
           + " JVM); use a smaller block size or isolated resources");
     }
+    Sources.Shared shared = sharedTier(config, stats); // first: a missing module must not leave an S3 client open
     this.store = b.s3Client != null ? new S3ObjectStore(b.s3Client, false) : S3ObjectStore.create(config);
     this.ranges = new RangeReader(store, config);
     this.diskCache = config.cacheMode() == SlipstreamConfig.CacheMode.OFF ? null : DiskCache.open(config);
     this.fetcher = new BlockFetcher(store, ranges, resources.executor);
     this.shadows = new dev.slipstream.internal.cache.ShadowCaches(config.shadowCacheSizes());
-    this.sources = new Sources(diskCache, config.cacheMode(), config.cacheMemory(), new S3Source(ranges), fetcher, resources.pool, shadows);
+    this.sources = new Sources(diskCache, config.cacheMode(), config.cacheMemory(), shared,
+        new S3Source(ranges), fetcher, resources.pool, shadows);
     this.lister = new Lister(store, config, stats);
     this.openAhead = new OpenAhead(resources.pool, fetcher, sources.s3(), config.blockSize(), config.openAheadFiles(),
         stats.child(), closeWaitMillis());
@@ -235,6 +237,19 @@ public final class Slipstream implements AutoCloseable {
 
   private long closeWaitMillis() {
     return config.stallTimeout().plus(config.connectTimeout()).toMillis();
+  }
+
+  /** The shared tier of {@code config}, through the store a module provides; null if shared.mode is off. */
+  private static Sources.Shared sharedTier(SlipstreamConfig config, ReadStatistics stats) {
+    if (config.sharedMode() == SlipstreamConfig.SharedMode.OFF) {
+      return null;
+    }
+    for (dev.slipstream.spi.SharedBlockStore.Provider p
+        : java.util.ServiceLoader.load(dev.slipstream.spi.SharedBlockStore.Provider.class, Slipstream.class.getClassLoader())) {
+      return new Sources.Shared(p.open(config, stats), config.sharedMode(), config.sharedNamespace());
+    }
+    throw new IllegalArgumentException("shared.mode=" + config.sharedMode().name().toLowerCase(java.util.Locale.ROOT)
+        .replace('_', '-') + " needs a shared tier store on the class path: add the slipstream-memcached jar");
   }
 
   /** Closes the S3 client; with isolated resources, also stops the fetch threads. Open streams should be closed first. */

@@ -34,6 +34,16 @@ public final class SlipstreamConfig {
   private final Path cacheDir;
 
   /** What the local disk cache keeps ({@code cache.disk.mode}). */
+  /** What the shared block tier does ({@code shared.mode}). */
+  public enum SharedMode {
+    /** No shared tier. */
+    OFF,
+    /** Blocks are read from the tier, and every block fetched from S3 is written to it. */
+    READ_WRITE,
+    /** Blocks are read from the tier; nothing is written. */
+    READ_ONLY
+  }
+
   public enum CacheMode {
     /** No disk cache. */
     OFF,
@@ -75,6 +85,13 @@ public final class SlipstreamConfig {
     }
     if (cacheMax() < block && cacheMode() != CacheMode.OFF) {
       throw invalid(ConfigKey.CACHE_DISK_MAX, "must hold at least one block (" + block + " bytes)");
+    }
+    if (sharedMode() != SharedMode.OFF && sharedServers().isEmpty()) {
+      throw invalid(ConfigKey.SHARED_SERVERS, "names no server, and " + prefix + ConfigKey.SHARED_MODE.key() + " is "
+          + text(ConfigKey.SHARED_MODE).trim() + ": list the memcached servers as host:port,...");
+    }
+    if (sharedTtl().compareTo(java.time.Duration.ofDays(30)) > 0) {
+      throw invalid(ConfigKey.SHARED_TTL, "more than 30 days (720h), which memcached would read as a date");
     }
     this.cacheDir = this.<Path>optional(ConfigKey.CACHE_DISK_DIR).orElseGet(SlipstreamConfig::defaultCacheDir);
     if (get(ConfigKey.ACCESS_KEY).isPresent() != get(ConfigKey.SECRET_KEY).isPresent()) {
@@ -165,6 +182,32 @@ public final class SlipstreamConfig {
 
   public double cacheMinFree() {
     return value(ConfigKey.CACHE_DISK_MIN_FREE);
+  }
+
+  public SharedMode sharedMode() {
+    return value(ConfigKey.SHARED_MODE);
+  }
+
+  /** The shared tier's servers, in the order listed; empty if none. */
+  public java.util.List<java.net.InetSocketAddress> sharedServers() {
+    return this.<java.util.List<java.net.InetSocketAddress>>optional(ConfigKey.SHARED_SERVERS).orElse(java.util.List.of());
+  }
+
+  /** The shared tier's signing secret, if set. Never logged. */
+  public Optional<String> sharedSecret() {
+    return optional(ConfigKey.SHARED_SECRET);
+  }
+
+  public String sharedNamespace() {
+    return value(ConfigKey.SHARED_NAMESPACE);
+  }
+
+  public java.time.Duration sharedTtl() {
+    return value(ConfigKey.SHARED_TTL);
+  }
+
+  public java.time.Duration sharedTimeout() {
+    return value(ConfigKey.SHARED_TIMEOUT);
   }
 
   public boolean cacheMemory() {

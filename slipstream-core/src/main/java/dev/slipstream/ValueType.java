@@ -146,10 +146,11 @@ final class ValueType<T> {
       String v = text.trim();
       StringBuilder names = new StringBuilder();
       for (E e : choices.getEnumConstants()) {
-        if (e.name().equalsIgnoreCase(v)) {
+        String name = e.name().toLowerCase(Locale.ROOT).replace('_', '-'); // READ_WRITE is read-write
+        if (name.equalsIgnoreCase(v)) {
           return e;
         }
-        names.append(names.length() == 0 ? "" : ", ").append(e.name().toLowerCase(Locale.ROOT));
+        names.append(names.length() == 0 ? "" : ", ").append(name);
       }
       throw new Refused("expected one of " + names);
     });
@@ -214,6 +215,37 @@ final class ValueType<T> {
     return new ValueType<>(ConfigKey.Type.STRING, text -> {
       String v = text.trim();
       return v.isEmpty() ? null : Path.of(v);
+    });
+  }
+
+  /**
+   * Servers as {@code host:port,host:port} ({@code :11211}, memcached's port, if none is given), in the
+   * order written; empty for no text. Not resolved here.
+   */
+  static ValueType<java.util.List<java.net.InetSocketAddress>> hostPorts() {
+    return new ValueType<>(ConfigKey.Type.STRING, text -> {
+      java.util.List<java.net.InetSocketAddress> servers = new java.util.ArrayList<>();
+      for (String part : text.split(",")) {
+        String p = part.trim();
+        if (p.isEmpty()) {
+          continue;
+        }
+        int colon = p.lastIndexOf(':');
+        String host = colon < 0 ? p : p.substring(0, colon);
+        int port = 11211;
+        if (colon >= 0) {
+          try {
+            port = Integer.parseInt(p.substring(colon + 1));
+          } catch (NumberFormatException e) {
+            throw new Refused("'" + p + "' has no port number after its ':'");
+          }
+        }
+        if (host.isEmpty() || port < 1 || port > 65535) {
+          throw new Refused("'" + p + "' is not host:port with a port in 1-65535");
+        }
+        servers.add(java.net.InetSocketAddress.createUnresolved(host, port));
+      }
+      return java.util.List.copyOf(servers);
     });
   }
 

@@ -82,6 +82,30 @@ class ConfigTest {
   }
 
   @Test
+  void theSharedTierNeedsServersAndCheckWhatItIsGiven() {
+    assertThatThrownBy(() -> SlipstreamConfig.builder().set("shared.mode", "read-write").build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("shared.servers")
+        .hasMessageContaining("read-write");
+    assertThatThrownBy(() -> SlipstreamConfig.builder().set("shared.mode", "sometimes").build())
+        .hasMessageContaining("shared.mode").hasMessageContaining("off, read-write, read-only");
+    assertThatThrownBy(() -> SlipstreamConfig.builder().set("shared.servers", "cache1:eleven").build())
+        .hasMessageContaining("shared.servers").hasMessageContaining("'cache1:eleven'");
+    assertThatThrownBy(() -> SlipstreamConfig.builder().set("shared.servers", "cache1:70000").build())
+        .hasMessageContaining("shared.servers").hasMessageContaining("1-65535");
+    assertThatThrownBy(() -> SlipstreamConfig.builder().set("shared.ttl", "1000h").build())
+        .hasMessageContaining("shared.ttl").hasMessageContaining("30 days");
+    SlipstreamConfig c = SlipstreamConfig.builder().set("shared.mode", "read-only")
+        .set("shared.servers", "cache1, cache2:11311").set("shared.secret", "s3cr3t-value").build();
+    assertThat(c.sharedMode()).isEqualTo(SlipstreamConfig.SharedMode.READ_ONLY);
+    assertThat(c.sharedServers()).extracting(a -> a.getHostString() + ":" + a.getPort())
+        .containsExactly("cache1:11211", "cache2:11311");
+    assertThat(c.toString()).doesNotContain("s3cr3t-value");
+    // On the class path of core alone there is no store: the error says what to add.
+    assertThatThrownBy(() -> Slipstream.builder().isolatedResources().config(c).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("slipstream-memcached");
+  }
+
+  @Test
   void unknownKeysAreRejectedNotIgnored() {
     assertThatThrownBy(() -> SlipstreamConfig.fromMap(Map.of("fs.slipstream.blocksize", "8M"), "fs.slipstream."))
         .isInstanceOf(IllegalArgumentException.class)

@@ -4,6 +4,8 @@
 package dev.slipstream.internal.source;
 
 import dev.slipstream.SlipstreamConfig.CacheMode;
+import dev.slipstream.SlipstreamConfig.SharedMode;
+import dev.slipstream.spi.SharedBlockStore;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.cache.DiskCache;
 import dev.slipstream.internal.cache.ShadowCaches;
@@ -15,10 +17,15 @@ import java.util.List;
 /**
  * A client's sources of bytes, and the one place where an open object's {@link SourceChain} is
  * assembled: the stream's own blocks, the memory cache (what the client's earlier streams left in free
- * pool memory), the disk cache, then S3. A new tier is one class and one line here.
+ * pool memory), the disk cache, the shared tier, then S3. A new tier is one class and one line here.
  */
 public final class Sources {
   private final boolean memoryCache;
+  private final Shared shared;
+  private final SharedWrites sharedWrites;
+
+  /** The shared tier of a client: its store, what it does, and the namespace its names hash. */
+  public record Shared(SharedBlockStore store, SharedMode mode, String namespace) {}
   private final DiskCache disk;
   private final boolean keepEveryBlock;
   private final S3Source s3;
@@ -32,6 +39,17 @@ public final class Sources {
    */
   public Sources(DiskCache disk, CacheMode mode, boolean memoryCache, S3Source s3, BlockFetcher fetcher,
       BufferPool pool, ShadowCaches shadows) {
+    this(disk, mode, memoryCache, null, s3, fetcher, pool, shadows);
+  }
+
+  /**
+   * @param shared the shared tier's store, its mode and namespace, or null for none
+   */
+  public Sources(DiskCache disk, CacheMode mode, boolean memoryCache, Shared shared, S3Source s3,
+      BlockFetcher fetcher, BufferPool pool, ShadowCaches shadows) {
+    this.shared = shared;
+    this.sharedWrites = shared != null && shared.mode() == SharedMode.READ_WRITE ? new SharedWrites(shared.store())
+        : null;
     this.memoryCache = memoryCache;
     this.disk = mode == CacheMode.OFF ? null : disk;
     this.keepEveryBlock = mode == CacheMode.ALL;
@@ -49,6 +67,12 @@ public final class Sources {
   /** Forgets what the memory cache keeps for this client (closing): the memory becomes plain free memory. */
   public void close() {
     pool.dropKept(name -> name instanceof MemoryTier.Name n && n.client() == this);
+    if (sharedWrites != null) {
+      sharedWrites.close();
+    }
+    if (shared != null) {
+      shared.store().close();
+    }
   }
 
   /** The chain of one open object, whose own blocks in memory are {@code memory}. */
@@ -60,6 +84,10 @@ public final class Sources {
     }
     if (disk != null) {
       tiers.add(new DiskTier(disk, h, blockSize, () -> fetcher.accessGate(h)));
+    }
+    if (shared != null) {
+      tiers.add(new SharedTier(shared.store(), sharedWrites, shared.namespace(), h, blockSize, pool,
+          () -> fetcher.accessGate(h)));
     }
     return new SourceChain(h, tiers, s3, pool, blockSize, keepEveryBlock, shadows.isEmpty() ? null : shadows);
   }

@@ -1,0 +1,140 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.source;
+
+import dev.slipstream.Counter;
+import dev.slipstream.Latency;
+import dev.slipstream.ReadStatistics;
+import dev.slipstream.internal.block.Block;
+import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.block.PooledBytes;
+import dev.slipstream.internal.cache.DiskCache;
+import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.spi.SharedBlockStore;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+/**
+ * The shared block tier as a tier of one open object: blocks of its version in a {@link SharedBlockStore}
+ * (memcached, shared by a cluster), under names that hash the namespace and the block's identity, so that
+ * no bucket or key reaches the servers and a new version is a new name. A block found there is served
+ * only after S3 has answered this open (docs/architecture.md, rule 8); every block this open fetched
+ * from S3 is written there in the background ({@code read-write}), never one it read from the tier.
+ * Whole blocks only: a columnar reader's exact ranges stay local.
+ */
+final class SharedTier implements Tier {
+  private final SharedBlockStore store;
+  private final SharedWrites writes;
+  private final String namespace;
+  private final ObjectHandle h;
+  private final int blockSize;
+  private final BufferPool pool;
+  private final ReadStatistics stats;
+  private final Supplier<DiskCache.Gate> gate;
+  /** Blocks this open read from the tier: not written back. */
+  private final Set<Long> served = ConcurrentHashMap.newKeySet();
+
+  /** @param writes where blocks are written, or null to only read ({@code read-only}) */
+  SharedTier(SharedBlockStore store, SharedWrites writes, String namespace, ObjectHandle h, int blockSize,
+      BufferPool pool, Supplier<DiskCache.Gate> gate) {
+    this.store = store;
+    this.writes = writes;
+    this.namespace = namespace;
+    this.h = h;
+    this.blockSize = blockSize;
+    this.pool = pool;
+    this.stats = h.stats();
+    this.gate = gate;
+  }
+
+  /** The store's name of block {@code piece}: null for a range, or while the version is unknown. */
+  byte[] name(Piece piece) {
+    String etag = h.etag();
+    if (!piece.isBlock() || etag == null) {
+      return null;
+    }
+    try {
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      for (String s : new String[] {"slipstream-shared-v1", namespace, h.location().bucket(), h.location().key(), etag}) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        md.update(ByteBuffer.allocate(4).putInt(b.length).array());
+        md.update(b);
+      }
+      md.update(ByteBuffer.allocate(12).putInt(blockSize).putLong(piece.index()).array());
+      return md.digest();
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+
+  @Override
+  public boolean read(Piece piece, int from, byte[] dst, int off, int n) throws IOException {
+    byte[] name = name(piece);
+    if (name == null) {
+      return false;
+    }
+    boolean whole = from == 0 && n == piece.length();
+    byte[] buffer = whole ? dst : pool.tryAcquire(BufferPool.sizeFor(piece.length()));
+    if (buffer == null) {
+      return false; // no memory for the block a share is in: S3 serves the share
+    }
+    try {
+      long t0 = System.nanoTime();
+      boolean hit = store.get(name, buffer, whole ? off : 0, piece.length());
+      stats.record(Latency.SHARED_GET, System.nanoTime() - t0);
+      if (!hit) {
+        stats.increment(Counter.SHARED_MISSES);
+        return false;
+      }
+      try {
+        gate.get().await();
+      } catch (IOException refused) {
+        if (whole) {
+          Arrays.fill(dst, off, off + n, (byte) 0); // S3 refused this open: none of the tier's bytes stay
+        }
+        throw refused;
+      }
+      if (!whole) {
+        System.arraycopy(buffer, from, dst, off, n);
+      }
+    } finally {
+      if (!whole) {
+        pool.release(buffer);
+      }
+    }
+    served.add(piece.index());
+    stats.increment(Counter.SHARED_HITS);
+    stats.add(Counter.SHARED_BYTES_READ, n);
+    return true;
+  }
+
+  @Override
+  public void keep(Piece piece, PooledBytes data) {
+    if (writes == null || served.contains(piece.index())
+        || (data instanceof Block b && b.lender() != null)) {
+      return; // read-only, or read from the tier, or kept in memory since it came from S3 (written then)
+    }
+    byte[] name = name(piece);
+    if (name != null) {
+      writes.offer(name, data, stats);
+    }
+  }
+
+  @Override
+  public boolean keeps(Piece piece) {
+    return piece.isBlock() && h.etag() != null;
+  }
+
+  @Override
+  public boolean keepsEveryBlock() {
+    return true;
+  }
+}

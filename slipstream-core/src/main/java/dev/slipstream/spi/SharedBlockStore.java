@@ -1,0 +1,43 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.spi;
+
+import dev.slipstream.ReadStatistics;
+import dev.slipstream.SlipstreamConfig;
+
+/**
+ * Where the shared block tier keeps blocks: the part a module such as {@code slipstream-memcached}
+ * provides, found with {@link java.util.ServiceLoader} through {@link Provider} when {@code shared.mode} is
+ * not {@code off}. Slipstream decides what is stored and when a stored block may be served (S3's answer to
+ * the open, docs/architecture.md rule 8); the store only keeps bytes under opaque names.
+ *
+ * <p>A name is 32 bytes: a SHA-256 of the namespace and the block's identity (bucket, key, ETag, block size,
+ * index), so no bucket or key name reaches the store. A store never throws from {@link #get} or {@link #put}
+ * and never waits past its deadline: every problem is a miss, or a write not made, counted on the
+ * statistics it was opened with.
+ */
+public interface SharedBlockStore extends AutoCloseable {
+  /**
+   * Reads the block stored under {@code name} into {@code dst[off, off + length)}; true only if every byte
+   * is there, intact, and as long as asked. On false, {@code dst} may hold garbage.
+   */
+  boolean get(byte[] name, byte[] dst, int off, int length);
+
+  /** Stores {@code src[off, off + length)} under {@code name}; false if it was not stored. May block until written. */
+  boolean put(byte[] name, byte[] src, int off, int length);
+
+  /** Closes connections and threads. */
+  @Override
+  void close();
+
+  /** Opens a store: the service a module registers in {@code META-INF/services}. */
+  interface Provider {
+    /**
+     * A store for {@code config}'s {@code shared.*} settings, counting on {@code stats}.
+     *
+     * @throws IllegalArgumentException a setting this store cannot use, naming its key
+     */
+    SharedBlockStore open(SlipstreamConfig config, ReadStatistics stats);
+  }
+}

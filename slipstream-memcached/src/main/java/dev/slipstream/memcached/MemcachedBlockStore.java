@@ -1,0 +1,201 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.memcached;
+
+import com.spotify.folsom.MemcacheClient;
+import com.spotify.folsom.MemcacheClientBuilder;
+import com.spotify.folsom.MemcacheStatus;
+import dev.slipstream.Counter;
+import dev.slipstream.ReadStatistics;
+import dev.slipstream.SlipstreamConfig;
+import dev.slipstream.spi.SharedBlockStore;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The shared block tier on memcached servers: a block's chunks ({@link Chunks}) spread over the servers by
+ * a ketama ring ({@link KetamaRing}), each server reached by one Folsom ASCII client, every request under a
+ * deadline of ours (Folsom's own timeout is no request deadline). A server that fails or times out 3 times
+ * in a row is left alone for a while ({@link ServerHealth}); its chunks are misses meanwhile and the ring
+ * stays as it is, so no other server's keys move. Nothing here throws into a read: every problem is a miss
+ * or a write not made, counted.
+ */
+public final class MemcachedBlockStore implements SharedBlockStore {
+  private final List<InetSocketAddress> servers;
+  private final List<MemcacheClient<byte[]>> clients = new ArrayList<>();
+  private final List<ServerHealth> health = new ArrayList<>();
+  private final KetamaRing ring;
+  private final Chunks chunks;
+  private final long timeoutNanos;
+  private final long writeTimeoutNanos;
+  private final int ttlSeconds;
+  private final ReadStatistics stats;
+
+  /** The service that opens this store for {@code shared.mode} (META-INF/services). */
+  public static final class Provider implements SharedBlockStore.Provider {
+    @Override
+    public SharedBlockStore open(SlipstreamConfig config, ReadStatistics stats) {
+      return new MemcachedBlockStore(config.sharedServers(), config.sharedSecret().orElse(null),
+          config.sharedTimeout().toNanos(), (int) config.sharedTtl().toSeconds(), stats);
+    }
+  }
+
+  MemcachedBlockStore(List<InetSocketAddress> servers, String secret, long timeoutNanos, int ttlSeconds,
+      ReadStatistics stats) {
+    this.servers = List.copyOf(servers);
+    List<KetamaRing.Server> onRing = new ArrayList<>();
+    for (InetSocketAddress a : servers) {
+      onRing.add(new KetamaRing.Server(a.getHostString(), a.getPort(), 1));
+      clients.add(MemcacheClientBuilder.newByteArrayClient()
+          .withAddress(a.getHostString(), a.getPort())
+          .withConnections(1)
+          .withRetry(false)
+          .withRequestTimeoutMillis(Math.max(1000, TimeUnit.NANOSECONDS.toMillis(timeoutNanos) * 10))
+          .withMaxSetLength(2 * Chunks.CHUNK)
+          .connectAscii());
+      health.add(new ServerHealth(stats));
+    }
+    this.ring = new KetamaRing(onRing);
+    this.chunks = new Chunks(secret);
+    this.timeoutNanos = timeoutNanos;
+    this.writeTimeoutNanos = Math.max(TimeUnit.SECONDS.toNanos(2), timeoutNanos * 10);
+    this.ttlSeconds = ttlSeconds;
+    this.stats = stats;
+  }
+
+  /** Which server (index in the list) holds chunk {@code index} of block {@code name}. */
+  int serverOf(byte[] name, int index) {
+    return ring.serverOf(Chunks.key(name, index).getBytes(StandardCharsets.US_ASCII));
+  }
+
+  @Override
+  public boolean get(byte[] name, byte[] dst, int off, int length) {
+    int count = Chunks.count(length);
+    // One multi-get per server, for the chunks it holds.
+    Map<Integer, List<Integer>> byServer = new HashMap<>();
+    for (int c = 0; c < count; c++) {
+      int s = serverOf(name, c);
+      if (!health.get(s).usable()) {
+        stats.increment(Counter.SHARED_PARTIAL);
+        return false; // a server left alone: its chunks are missing
+      }
+      byServer.computeIfAbsent(s, k -> new ArrayList<>()).add(c);
+    }
+    Map<Integer, CompletableFuture<List<byte[]>>> asked = new HashMap<>();
+    for (Map.Entry<Integer, List<Integer>> e : byServer.entrySet()) {
+      List<String> keys = new ArrayList<>();
+      for (int c : e.getValue()) {
+        keys.add(Chunks.key(name, c));
+      }
+      asked.put(e.getKey(), clients.get(e.getKey()).get(keys).toCompletableFuture());
+    }
+    long deadline = System.nanoTime() + timeoutNanos;
+    boolean missing = false;
+    boolean present = false;
+    for (Map.Entry<Integer, CompletableFuture<List<byte[]>>> e : asked.entrySet()) {
+      int s = e.getKey();
+      List<byte[]> values;
+      try {
+        values = e.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException t) {
+        stats.increment(Counter.SHARED_TIMEOUTS);
+        health.get(s).failed();
+        cancelAll(asked);
+        return false;
+      } catch (ExecutionException | RuntimeException failure) {
+        stats.increment(Counter.SHARED_ERRORS);
+        health.get(s).failed();
+        cancelAll(asked);
+        return false;
+      } catch (InterruptedException i) {
+        Thread.currentThread().interrupt();
+        cancelAll(asked);
+        return false;
+      }
+      health.get(s).answered();
+      List<Integer> mine = byServer.get(s);
+      for (int i = 0; i < mine.size(); i++) {
+        byte[] v = values.get(i);
+        if (v == null) {
+          missing = true;
+          continue;
+        }
+        present = true;
+        Chunks.Verdict verdict = chunks.decode(v, name, mine.get(i), length, dst, off);
+        if (verdict != Chunks.Verdict.OK) {
+          stats.increment(Counter.SHARED_CORRUPT);
+          return false;
+        }
+      }
+    }
+    if (missing && present) {
+      stats.increment(Counter.SHARED_PARTIAL);
+    }
+    return !missing;
+  }
+
+  private static void cancelAll(Map<Integer, CompletableFuture<List<byte[]>>> asked) {
+    for (CompletableFuture<List<byte[]>> f : asked.values()) {
+      f.cancel(false);
+    }
+  }
+
+  @Override
+  public boolean put(byte[] name, byte[] src, int off, int length) {
+    int count = Chunks.count(length);
+    List<CompletableFuture<MemcacheStatus>> sets = new ArrayList<>();
+    List<Integer> where = new ArrayList<>();
+    for (int c = 0; c < count; c++) {
+      int s = serverOf(name, c);
+      if (!health.get(s).usable()) {
+        return false;
+      }
+      sets.add(clients.get(s).set(Chunks.key(name, c), chunks.encode(name, c, src, off, length), ttlSeconds)
+          .toCompletableFuture());
+      where.add(s);
+    }
+    long deadline = System.nanoTime() + writeTimeoutNanos;
+    boolean all = true;
+    for (int i = 0; i < sets.size(); i++) {
+      int s = where.get(i);
+      try {
+        MemcacheStatus status = sets.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        health.get(s).answered();
+        all &= status == MemcacheStatus.OK;
+      } catch (TimeoutException t) {
+        stats.increment(Counter.SHARED_TIMEOUTS);
+        health.get(s).failed();
+        all = false;
+      } catch (ExecutionException | RuntimeException failure) {
+        stats.increment(Counter.SHARED_ERRORS);
+        health.get(s).failed();
+        all = false;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return all;
+  }
+
+  @Override
+  public void close() {
+    for (MemcacheClient<byte[]> c : clients) {
+      c.shutdown();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "memcached " + servers; // addresses only: no secret, no key
+  }
+}
