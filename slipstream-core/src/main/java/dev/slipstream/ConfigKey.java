@@ -95,10 +95,12 @@ public enum ConfigKey {
   SHARED_MODE("shared.mode", choice(SlipstreamConfig.SharedMode.class), "off",
       "Shared block tier (docs/shared-tier.md), asked after the disk cache and before S3: 'read-write' reads "
           + "blocks from it and writes there every block fetched from S3 (in the background, dropped when "
-          + "behind); 'read-only' only reads; 'off' disables it. Needs shared.servers and the slipstream-memcached "
+          + "behind); 'read-only' only reads; 'shadow' asks and writes the tier as read-write would, in the "
+          + "background, but serves every byte from S3, comparing what the tier holds (shared_shadow_* counters): "
+          + "a new pool tried on live traffic without risk; 'off' disables it. Needs shared.servers and the slipstream-memcached "
           + "module on the class path."),
   SHARED_SERVERS("shared.servers", hostPorts(), null,
-      "memcached servers of the shared tier, host:port,... (port 11211 if none is given), chosen per chunk "
+      "memcached servers of the shared tier, host:port,... (port 11211 if none is given), chosen per block "
           + "by a ketama ring, so that adding or losing one moves only its share. A single address (an mcrouter "
           + "in front of a pool, say) is a ring of one."),
   SHARED_SECRET("shared.secret", secret(), null,
@@ -111,7 +113,8 @@ public enum ConfigKey {
       "How long memcached keeps a block written to the shared tier (it may evict it sooner); at most 30 days (720h), memcached's limit for a relative time."),
   SHARED_TIMEOUT("shared.timeout", positiveDuration(), "200ms",
       "Most a read waits for the shared tier's answer for one block before it goes to S3 instead (a "
-          + "miss). A server that fails or times out 3 times in a row is left alone for 10 s, then 20, up to "
+          + "miss); once 32 lookups were answered, the wait is three times the p99 of the last 512, at least 20 ms "
+          + "and at most this. A server that fails or times out 3 times in a row is left alone for 10 s, then 20, up to "
           + "60 s, its blocks read from S3 meanwhile."),
   CACHE_SHADOW_SIZES("cache.shadow.sizes", sizes(), null,
       "Sizes of simulated block caches, e.g. 1G,4G,16G: every block the client's streams fetch is looked up "

@@ -70,6 +70,12 @@ public enum Counter {
   SHARED_ERRORS("shared_errors"),
   /** Times a server of the shared tier was left alone after failing or timing out 3 times in a row. */
   SHARED_SERVERS_DOWN("shared_servers_down"),
+  /** shared.mode=shadow: blocks from S3 that the tier held too, byte for byte (it would have served them). */
+  SHARED_SHADOW_HITS("shared_shadow_hits"),
+  /** shared.mode=shadow: blocks from S3 that the tier did not hold (then written to it). */
+  SHARED_SHADOW_MISSES("shared_shadow_misses"),
+  /** shared.mode=shadow: blocks the tier held with bytes other than S3's: it would have served wrong bytes. */
+  SHARED_SHADOW_MISMATCHES("shared_shadow_mismatches"),
   /** Blocks written to the shared tier. */
   SHARED_SETS("shared_sets"),
   /** Blocks not written to the shared tier: too many writes pending, or the write failed. */

@@ -116,6 +116,14 @@ public final class Slipstream implements AutoCloseable {
     return stats;
   }
 
+  /**
+   * What each server of the shared tier ({@code shared.*}) has seen: chunk hits and misses, timeouts,
+   * errors, times left alone, bytes read, sets and failed sets, lookup latency; empty without a shared tier.
+   */
+  public java.util.List<dev.slipstream.spi.SharedBlockStore.ServerStatistics> sharedTierServers() {
+    return sources.sharedServers();
+  }
+
   /** Bytes of block buffers handed out and not yet returned, in this client's memory pool. */
   public long memoryInUse() {
     return resources.pool.inUseBytes();

@@ -41,7 +41,12 @@ public final class SlipstreamConfig {
     /** Blocks are read from the tier, and every block fetched from S3 is written to it. */
     READ_WRITE,
     /** Blocks are read from the tier; nothing is written. */
-    READ_ONLY
+    READ_ONLY,
+    /**
+     * The tier is asked and written as in read-write, in the background, but never serves a byte: what it
+     * holds is compared with S3's bytes, and its hits, misses, mismatches and latency are counted.
+     */
+    SHADOW
   }
 
   public enum CacheMode {

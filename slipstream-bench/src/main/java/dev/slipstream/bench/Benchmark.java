@@ -171,7 +171,9 @@ public final class Benchmark {
         return Measurement.failed(workload.name(), reader.name(), warmup, "set-up: " + Report.reason(e));
       }
       try {
-        run = workload.prepare(session, fixture);
+        run = workload instanceof Workload.TwoHosts two
+            ? two.prepare(reader.open(target, workload.slipstreamSettings()), session, fixture)
+            : workload.prepare(session, fixture);
       } catch (Exception | LinkageError e) {
         closeQuietly(session);
         return Measurement.failed(workload.name(), reader.name(), warmup, "set-up: " + Report.reason(e));

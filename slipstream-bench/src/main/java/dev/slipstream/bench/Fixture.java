@@ -3,10 +3,13 @@
  */
 package dev.slipstream.bench;
 
+import dev.slipstream.testkit.MemcachedServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -76,8 +79,33 @@ final class Fixture implements AutoCloseable {
     return parquet;
   }
 
+  private List<MemcachedServer> memcached;
+
+  /**
+   * Three real memcached servers of {@code memoryMb} each on 127.0.0.1, started on first use and stopped
+   * with the fixture; a clear error if memcached is not installed.
+   */
+  List<MemcachedServer> memcached(int memoryMb) throws IOException {
+    if (memcached == null) {
+      List<MemcachedServer> started = new ArrayList<>();
+      try {
+        for (int i = 0; i < 3; i++) {
+          started.add(MemcachedServer.start(memoryMb));
+        }
+      } catch (IOException e) {
+        started.forEach(MemcachedServer::close);
+        throw e;
+      }
+      memcached = started;
+    }
+    return memcached;
+  }
+
   @Override
   public void close() {
+    if (memcached != null) {
+      memcached.forEach(MemcachedServer::close);
+    }
     uploader.close();
   }
 }

@@ -83,7 +83,7 @@ record HadoopReader(String name, String fsImpl, String streamType) implements Re
 
   private ReadSession open(Target target, Configuration conf, java.nio.file.Path cacheDir) throws IOException {
     URI uri = URI.create("s3a://" + target.bucket() + "/");
-    FileSystem fs = FileSystem.get(uri, conf);
+    FileSystem fs = FileSystem.newInstance(uri, conf); // a session of its own, as a host of its own would have
     try {
       String expectedClass = fsImpl != null ? fsImpl : "org.apache.hadoop.fs.s3a.S3AFileSystem";
       if (!fs.getClass().getName().equals(expectedClass)) {

@@ -40,6 +40,15 @@ interface Workload {
   /** Untimed set-up of one run on a fresh session. */
   Run prepare(ReadSession session, Fixture fixture) throws IOException;
 
+  /**
+   * A workload that reads with two sessions, as two hosts of a cluster would: each run gets a second
+   * fresh session of the same reader and settings ({@code hostA}, for untimed set-up; the workload closes
+   * it) beside the one it is timed with ({@code hostB}).
+   */
+  interface TwoHosts extends Workload {
+    Run prepare(ReadSession hostA, ReadSession hostB, Fixture fixture) throws IOException;
+  }
+
   /** One run of a workload. */
   interface Run {
     /** The measured part; returns the bytes the workload used (see {@link Result#bytesUsed()}). */

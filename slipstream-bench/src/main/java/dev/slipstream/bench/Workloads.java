@@ -16,12 +16,14 @@ final class Workloads {
 
   /**
    * Run only when asked for: the same reads by Slipstream with one feature off (see {@link SlipstreamVariant}):
-   * hedging, to compare with on the heavy-tail profile; the memory cache, on a re-read.
+   * hedging, to compare with on the heavy-tail profile; the memory cache, on a re-read. And the shared tier
+   * across two hosts ({@link ClusterWorkload}), which needs memcached installed.
    */
   private static final List<String> ON_REQUEST = List.of(
       SequentialWorkload.NAME + SlipstreamVariant.UNHEDGED.suffix(),
       ParquetWorkload.FULL + SlipstreamVariant.UNHEDGED.suffix(),
-      ReReadWorkload.AGAIN + SlipstreamVariant.NO_MEMORY_CACHE.suffix());
+      ReReadWorkload.AGAIN + SlipstreamVariant.NO_MEMORY_CACHE.suffix(),
+      ClusterWorkload.FIRST, ClusterWorkload.REREAD, ClusterWorkload.KILLED);
 
   private Workloads() {}
 
@@ -39,6 +41,9 @@ final class Workloads {
 
   static Workload create(String name) {
     checkName(name);
+    if (name.startsWith("cluster-")) {
+      return new ClusterWorkload(name);
+    }
     if (ON_REQUEST.contains(name)) {
       for (SlipstreamVariant.Kind kind : SlipstreamVariant.KINDS) {
         if (name.endsWith(kind.suffix())) {

@@ -65,7 +65,9 @@ final class BenchCommand implements Callable<Integer> {
           + " small-files, small-files-open, listing, listing-per-dir, listing-glob, listing-recursive,"
           + " first-read, re-read; sequential-unhedged and parquet-full-unhedged (Slipstream with hedged"
           + " requests off, to compare on --profile heavy-tail), re-read-no-memory-cache (Slipstream with"
-          + " cache.memory=false: its re-read from the disk cache); and spark-sql (real Spark from PyPI, run by"
+          + " cache.memory=false: its re-read from the disk cache), cluster-first, cluster-reread and"
+          + " cluster-reread-killed (the shared tier: two hosts and three real memcached servers, which must be"
+          + " installed); and spark-sql (real Spark from PyPI, run by"
           + " slipstream-bench/spark/run_spark_sql.py: needs python3 and a download of Spark). Default: all but"
           + " the Slipstream variants and spark-sql.")
   List<String> workloads;

@@ -41,6 +41,8 @@ import java.util.function.ToLongFunction;
  * <ul>
  *   <li>what its requests and transfer cost at its {@code cost.*} prices, as
  *       {@code slipstream_cost_dollars_total};</li>
+ *   <li>for each server of the shared tier, its numbers with a {@code server} label (host:port), e.g.
+ *       {@code slipstream_shared_server_chunk_hits_total} and {@code slipstream_shared_server_lookup_p99_seconds};</li>
  *   <li>for each simulated cache of {@code cache.shadow.sizes}, {@code slipstream_shadow_cache_lookups_total}
  *       and {@code slipstream_shadow_cache_hits_total} with a {@code size} label in bytes: the hit ratio a
  *       cache of that size would have had is {@code hits / lookups}.</li>
@@ -92,6 +94,22 @@ public final class SlipstreamMetrics implements MeterBinder {
     if (client != null) {
       FunctionCounter.builder("slipstream.cost.dollars", client, c -> c.cost().totalDollars())
           .description("requests and transfer at the client's cost.* prices").register(registry);
+      List<dev.slipstream.spi.SharedBlockStore.ServerStatistics> servers = client.sharedTierServers();
+      for (int i = 0; i < servers.size(); i++) {
+        int at = i;
+        String server = servers.get(i).server();
+        for (String value : servers.get(i).values().keySet()) {
+          String name = "slipstream.shared.server." + value.replace('_', '.');
+          if (value.endsWith("_us")) {
+            TimeGauge.builder(name.substring(0, name.length() - 3), client, TimeUnit.MICROSECONDS,
+                c -> c.sharedTierServers().get(at).values().getOrDefault(value, 0L))
+                .tag("server", server).register(registry);
+          } else {
+            FunctionCounter.builder(name, client, c -> c.sharedTierServers().get(at).values().getOrDefault(value, 0L))
+                .tag("server", server).register(registry);
+          }
+        }
+      }
       List<ShadowCache> shadows = client.shadowCaches();
       for (int i = 0; i < shadows.size(); i++) {
         int at = i;

@@ -27,6 +27,20 @@ public interface SharedBlockStore extends AutoCloseable {
   /** Stores {@code src[off, off + length)} under {@code name}; false if it was not stored. May block until written. */
   boolean put(byte[] name, byte[] src, int off, int length);
 
+  /**
+   * What each server of the store has seen, in the order the servers were listed; empty if the store
+   * does not tell. No key or name of a block appears here.
+   */
+  default java.util.List<ServerStatistics> servers() {
+    return java.util.List.of();
+  }
+
+  /**
+   * One server's numbers: counters (e.g. {@code chunk_hits}) and latencies in microseconds (names ending in
+   * {@code _us}), by name, read when asked.
+   */
+  record ServerStatistics(String server, java.util.Map<String, Long> values) {}
+
   /** Closes connections and threads. */
   @Override
   void close();

@@ -52,9 +52,14 @@ final class Chunks {
     return Math.max(1, (blockLength + CHUNK - 1) / CHUNK);
   }
 
+  /** The key the ring places block {@code name} by: every chunk of a block lives on the same server. */
+  static String blockKey(byte[] name) {
+    return "slipstream:" + HEX.formatHex(name);
+  }
+
   /** The memcached key of chunk {@code index} of block {@code name}: no bucket or object name in it. */
   static String key(byte[] name, int index) {
-    return "slipstream:" + HEX.formatHex(name) + ":" + index;
+    return blockKey(name) + ":" + index;
   }
 
   /** Chunk {@code index} of the block {@code src[off, off + length)} named {@code name}, with its header. */

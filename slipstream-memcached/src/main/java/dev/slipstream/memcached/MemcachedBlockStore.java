@@ -22,20 +22,24 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The shared block tier on memcached servers: a block's chunks ({@link Chunks}) spread over the servers by
- * a ketama ring ({@link KetamaRing}), each server reached by one Folsom ASCII client, every request under a
- * deadline of ours (Folsom's own timeout is no request deadline). A server that fails or times out 3 times
+ * The shared block tier on memcached servers: blocks placed on the servers by a ketama ring ({@link
+ * KetamaRing}), each block's chunks ({@link Chunks}) on the one server its name hashes to, each server reached by one Folsom ASCII client, every request under a
+ * deadline of ours (Folsom's own timeout is no request deadline), tuned from the pool's answers
+ * ({@link LookupDeadline}). A server that fails or times out 3 times
  * in a row is left alone for a while ({@link ServerHealth}); its chunks are misses meanwhile and the ring
  * stays as it is, so no other server's keys move. Nothing here throws into a read: every problem is a miss
  * or a write not made, counted.
  */
 public final class MemcachedBlockStore implements SharedBlockStore {
+  /** Connections per server: a block's multi-get does not hold up every other lookup of the host. */
+  static final int CONNECTIONS = 4;
   private final List<InetSocketAddress> servers;
   private final List<MemcacheClient<byte[]>> clients = new ArrayList<>();
   private final List<ServerHealth> health = new ArrayList<>();
+  private final List<ServerNumbers> numbers = new ArrayList<>();
   private final KetamaRing ring;
   private final Chunks chunks;
-  private final long timeoutNanos;
+  private final LookupDeadline deadline;
   private final long writeTimeoutNanos;
   private final int ttlSeconds;
   private final ReadStatistics stats;
@@ -57,24 +61,29 @@ public final class MemcachedBlockStore implements SharedBlockStore {
       onRing.add(new KetamaRing.Server(a.getHostString(), a.getPort(), 1));
       clients.add(MemcacheClientBuilder.newByteArrayClient()
           .withAddress(a.getHostString(), a.getPort())
-          .withConnections(1)
+          .withConnections(CONNECTIONS)
           .withRetry(false)
           .withRequestTimeoutMillis(Math.max(1000, TimeUnit.NANOSECONDS.toMillis(timeoutNanos) * 10))
           .withMaxSetLength(2 * Chunks.CHUNK)
           .connectAscii());
-      health.add(new ServerHealth(stats));
+      ServerNumbers n = new ServerNumbers();
+      numbers.add(n);
+      health.add(new ServerHealth(stats, n));
     }
     this.ring = new KetamaRing(onRing);
     this.chunks = new Chunks(secret);
-    this.timeoutNanos = timeoutNanos;
+    this.deadline = new LookupDeadline(timeoutNanos);
     this.writeTimeoutNanos = Math.max(TimeUnit.SECONDS.toNanos(2), timeoutNanos * 10);
     this.ttlSeconds = ttlSeconds;
     this.stats = stats;
   }
 
-  /** Which server (index in the list) holds chunk {@code index} of block {@code name}. */
-  int serverOf(byte[] name, int index) {
-    return ring.serverOf(Chunks.key(name, index).getBytes(StandardCharsets.US_ASCII));
+  /**
+   * Which server (index in the list) holds block {@code name}: all its chunks on one server, so that losing
+   * a server loses only its share of blocks (and a block is one multi-get).
+   */
+  int serverOf(byte[] name) {
+    return ring.serverOf(Chunks.blockKey(name).getBytes(StandardCharsets.US_ASCII));
   }
 
   @Override
@@ -83,7 +92,7 @@ public final class MemcachedBlockStore implements SharedBlockStore {
     // One multi-get per server, for the chunks it holds.
     Map<Integer, List<Integer>> byServer = new HashMap<>();
     for (int c = 0; c < count; c++) {
-      int s = serverOf(name, c);
+      int s = serverOf(name);
       if (!health.get(s).usable()) {
         stats.increment(Counter.SHARED_PARTIAL);
         return false; // a server left alone: its chunks are missing
@@ -97,22 +106,26 @@ public final class MemcachedBlockStore implements SharedBlockStore {
         keys.add(Chunks.key(name, c));
       }
       asked.put(e.getKey(), clients.get(e.getKey()).get(keys).toCompletableFuture());
+      numbers.get(e.getKey()).lookups.increment();
     }
-    long deadline = System.nanoTime() + timeoutNanos;
+    long start = System.nanoTime();
+    long until = start + deadline.nanos();
     boolean missing = false;
     boolean present = false;
     for (Map.Entry<Integer, CompletableFuture<List<byte[]>>> e : asked.entrySet()) {
       int s = e.getKey();
       List<byte[]> values;
       try {
-        values = e.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        values = e.getValue().get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
       } catch (TimeoutException t) {
         stats.increment(Counter.SHARED_TIMEOUTS);
+        numbers.get(s).timeouts.increment();
         health.get(s).failed();
         cancelAll(asked);
         return false;
       } catch (ExecutionException | RuntimeException failure) {
         stats.increment(Counter.SHARED_ERRORS);
+        numbers.get(s).errors.increment();
         health.get(s).failed();
         cancelAll(asked);
         return false;
@@ -122,14 +135,19 @@ public final class MemcachedBlockStore implements SharedBlockStore {
         return false;
       }
       health.get(s).answered();
+      ServerNumbers n = numbers.get(s);
+      n.answered(System.nanoTime() - start);
       List<Integer> mine = byServer.get(s);
       for (int i = 0; i < mine.size(); i++) {
         byte[] v = values.get(i);
         if (v == null) {
           missing = true;
+          n.chunkMisses.increment();
           continue;
         }
         present = true;
+        n.chunkHits.increment();
+        n.bytesRead.add(v.length);
         Chunks.Verdict verdict = chunks.decode(v, name, mine.get(i), length, dst, off);
         if (verdict != Chunks.Verdict.OK) {
           stats.increment(Counter.SHARED_CORRUPT);
@@ -137,6 +155,7 @@ public final class MemcachedBlockStore implements SharedBlockStore {
         }
       }
     }
+    deadline.answered(System.nanoTime() - start);
     if (missing && present) {
       stats.increment(Counter.SHARED_PARTIAL);
     }
@@ -155,7 +174,7 @@ public final class MemcachedBlockStore implements SharedBlockStore {
     List<CompletableFuture<MemcacheStatus>> sets = new ArrayList<>();
     List<Integer> where = new ArrayList<>();
     for (int c = 0; c < count; c++) {
-      int s = serverOf(name, c);
+      int s = serverOf(name);
       if (!health.get(s).usable()) {
         return false;
       }
@@ -163,26 +182,42 @@ public final class MemcachedBlockStore implements SharedBlockStore {
           .toCompletableFuture());
       where.add(s);
     }
-    long deadline = System.nanoTime() + writeTimeoutNanos;
+    long until = System.nanoTime() + writeTimeoutNanos;
     boolean all = true;
     for (int i = 0; i < sets.size(); i++) {
       int s = where.get(i);
       try {
-        MemcacheStatus status = sets.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        MemcacheStatus status = sets.get(i).get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
         health.get(s).answered();
-        all &= status == MemcacheStatus.OK;
+        boolean stored = status == MemcacheStatus.OK;
+        (stored ? numbers.get(s).sets : numbers.get(s).setFailures).increment();
+        all &= stored;
       } catch (TimeoutException t) {
         stats.increment(Counter.SHARED_TIMEOUTS);
+        numbers.get(s).timeouts.increment();
+        numbers.get(s).setFailures.increment();
         health.get(s).failed();
         all = false;
       } catch (ExecutionException | RuntimeException failure) {
         stats.increment(Counter.SHARED_ERRORS);
+        numbers.get(s).errors.increment();
+        numbers.get(s).setFailures.increment();
         health.get(s).failed();
         all = false;
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return false;
       }
+    }
+    return all;
+  }
+
+  @Override
+  public List<ServerStatistics> servers() {
+    List<ServerStatistics> all = new ArrayList<>();
+    for (int i = 0; i < servers.size(); i++) {
+      InetSocketAddress a = servers.get(i);
+      all.add(new ServerStatistics(a.getHostString() + ":" + a.getPort(), numbers.get(i).values()));
     }
     return all;
   }

@@ -17,12 +17,14 @@ final class ServerHealth {
   static final long MAX_BACKOFF_MILLIS = 60_000;
 
   private final ReadStatistics stats;
+  private final ServerNumbers numbers;
   private int failures;
   private long backoffMillis;
   private long downUntilNanos;
 
-  ServerHealth(ReadStatistics stats) {
+  ServerHealth(ReadStatistics stats, ServerNumbers numbers) {
     this.stats = stats;
+    this.numbers = numbers;
   }
 
   synchronized boolean usable() {
@@ -44,6 +46,7 @@ final class ServerHealth {
       }
       failures = 0;
       stats.increment(Counter.SHARED_SERVERS_DOWN);
+      numbers.timesDown.increment();
     }
   }
 }

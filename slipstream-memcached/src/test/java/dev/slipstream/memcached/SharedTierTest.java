@@ -12,6 +12,7 @@ import dev.slipstream.S3Location;
 import dev.slipstream.Slipstream;
 import dev.slipstream.SlipstreamConfig;
 import dev.slipstream.SlipstreamInputStream;
+import dev.slipstream.spi.SharedBlockStore;
 import dev.slipstream.testkit.EmbeddedS3Server;
 import dev.slipstream.testkit.MemcachedServer;
 import dev.slipstream.testkit.S3ServerExtension;
@@ -122,7 +123,8 @@ class SharedTierTest {
   void aKilledServerIsAMissForItsShareAndEveryByteIsRight() throws IOException {
     S3.server().putGenerated(BUCKET, "killed", 2, SIZE);
     hostAReads("killed", 2);
-    servers.get(1).kill();
+    int dead = holdingMost(servers); // a server that holds blocks of the object, whichever the ring chose
+    servers.get(dead).kill();
     try (Slipstream b = host("read-write", SECRET)) {
       SlipstreamInputStream in = readAndCheck(b, "killed", 2);
       long hits = in.statistics().get(Counter.SHARED_HITS);
@@ -130,6 +132,51 @@ class SharedTierTest {
       assertThat(hits + gets).as("each block from the tier or S3").isEqualTo(7);
       assertThat(gets).as("blocks with a chunk on the dead server").isPositive();
       assertThat(b.statistics().get(Counter.SHARED_ERRORS) + b.statistics().get(Counter.SHARED_PARTIAL)).isPositive();
+      // Per server: the dead one served nothing and failed; the others served chunks.
+      var perServer = b.sharedTierServers();
+      assertThat(perServer).extracting(SharedBlockStore.ServerStatistics::server)
+          .containsExactly(servers.get(0).hostPort(), servers.get(1).hostPort(), servers.get(2).hostPort());
+      long aliveHits = 0;
+      for (int i = 0; i < 3; i++) {
+        var v = perServer.get(i).values();
+        if (i == dead) {
+          assertThat(v.get("chunk_hits")).isZero();
+          assertThat(v.get("errors") + v.get("timeouts")).isPositive();
+        } else {
+          aliveHits += v.get("chunk_hits");
+        }
+      }
+      assertThat(aliveHits).isPositive();
+      // The same numbers through the metrics binder, with a server label and no key or name of an object.
+      io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+          new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+      new dev.slipstream.metrics.SlipstreamMetrics(b).bindTo(registry);
+      assertThat(registry.get("slipstream.shared.server.chunk.hits").tag("server", servers.get(0).hostPort())
+          .functionCounter().count()).isEqualTo((double) b.sharedTierServers().get(0).values().get("chunk_hits"));
+      assertThat(registry.get("slipstream.shared.server.lookup.p99").tag("server", servers.get(0).hostPort())
+          .timeGauge()).isNotNull();
+    }
+  }
+
+  @Test
+  void aServerKilledInTheMiddleOfAReadLeavesEveryByteRight() throws IOException {
+    S3.server().putGenerated(BUCKET, "mid-read", 10, SIZE);
+    hostAReads("mid-read", 10);
+    int dead = holdingMost(servers);
+    try (Slipstream b = host("read-only", SECRET);
+         SlipstreamInputStream in = b.open(loc("mid-read"))) {
+      byte[] all = new byte[(int) SIZE];
+      int first = in.read(all, 0, 1000); // prefetch has started lookups of the blocks ahead
+      servers.get(dead).kill();
+      int done = first;
+      for (int n; done < all.length && (n = in.read(all, done, all.length - done)) > 0; ) {
+        done += n;
+      }
+      assertThat(done).isEqualTo((int) SIZE);
+      assertThat(in.read()).isEqualTo(-1);
+      assertThat(TestData.firstMismatch(10, 0, all, 0, all.length)).as("first wrong byte").isEqualTo(-1);
+      assertThat(in.statistics().get(Counter.SHARED_HITS) + in.statistics().get(Counter.GET_REQUESTS))
+          .as("each block from the tier or S3").isGreaterThanOrEqualTo(7);
     }
   }
 
@@ -137,7 +184,8 @@ class SharedTierTest {
   void aStoppedServerIsLeftAloneAfterThreeFailuresAndEveryByteIsRight() throws IOException {
     S3.server().putGenerated(BUCKET, "stopped", 3, SIZE);
     hostAReads("stopped", 3);
-    servers.get(2).pause();
+    int stopped = holdingMost(servers);
+    servers.get(stopped).pause();
     try (Slipstream b = host("read-write", SECRET)) {
       for (int round = 0; round < 3; round++) {
         readAndCheck(b, "stopped", 3);
@@ -147,7 +195,7 @@ class SharedTierTest {
           .as("%s", b.statistics()).isPositive();
       assertThat(b.statistics().get(Counter.SHARED_SERVERS_DOWN)).as("left alone after 3 timeouts").isPositive();
     } finally {
-      servers.get(2).resume();
+      servers.get(stopped).resume();
     }
   }
 
@@ -204,8 +252,117 @@ class SharedTierTest {
     }
   }
 
-  /** Lists the server's keys (lru_crawler metadump) and sets each to garbage; returns how many. */
-  private static int overwriteEveryKey(MemcachedServer server) throws IOException {
+  @Test
+  void shadowModeServesEveryByteFromS3AndCountsWhatTheTierWouldHaveDone() throws Exception {
+    S3.server().putGenerated(BUCKET, "shadowed", 8, SIZE);
+    // First pass: the tier is empty; the shadow host writes what it fetched, as read-write would.
+    Slipstream first = host("shadow", null);
+    try (first) {
+      SlipstreamInputStream in = readAndCheck(first, "shadowed", 8);
+      assertThat(in.statistics().get(Counter.GET_REQUESTS)).isEqualTo(7);
+    }
+    assertThat(first.statistics().get(Counter.SHARED_SHADOW_MISSES)).isEqualTo(7);
+    assertThat(first.statistics().get(Counter.SHARED_SETS)).isEqualTo(7);
+    // A well-formed chunk with other bytes (only a host without the secret can be fooled so): a mismatch.
+    forgeOneChunk(servers);
+    Slipstream second = host("shadow", null);
+    try (second) {
+      SlipstreamInputStream in = readAndCheck(second, "shadowed", 8);
+      assertThat(in.statistics().get(Counter.GET_REQUESTS)).as("shadow never serves").isEqualTo(7);
+      assertThat(in.statistics().get(Counter.SHARED_HITS)).isZero();
+    }
+    assertThat(second.statistics().get(Counter.SHARED_SHADOW_HITS)).isEqualTo(6);
+    assertThat(second.statistics().get(Counter.SHARED_SHADOW_MISMATCHES)).isEqualTo(1);
+    assertThat(second.statistics().latency(dev.slipstream.Latency.SHARED_GET).count()).isEqualTo(7);
+  }
+
+  @Test
+  void serversTooSmallForTheBlocksEvictChunksAndEveryByteIsStillRight() throws IOException {
+    servers.forEach(MemcachedServer::close);
+    servers.clear();
+    for (int i = 0; i < 3; i++) {
+      servers.add(MemcachedServer.start(2)); // 2 MiB each: far less than the 7 MiB written
+    }
+    S3.server().putGenerated(BUCKET, "evicted", 9, SIZE);
+    hostAReads("evicted", 9);
+    try (Slipstream b = host("read-only", SECRET)) {
+      SlipstreamInputStream in = readAndCheck(b, "evicted", 9);
+      long hits = in.statistics().get(Counter.SHARED_HITS);
+      assertThat(hits + in.statistics().get(Counter.GET_REQUESTS)).isEqualTo(7);
+      assertThat(hits).as("not every block survived").isLessThan(7);
+      assertThat(b.statistics().get(Counter.SHARED_PARTIAL) + b.statistics().get(Counter.SHARED_MISSES))
+          .isPositive();
+    }
+  }
+
+  @Test
+  void manyStreamsOnManyThreadsReadRightBytesThroughTheTier() throws Exception {
+    int objects = 3;
+    for (int i = 0; i < objects; i++) {
+      S3.server().putGenerated(BUCKET, "many-" + i, 20 + i, SIZE);
+    }
+    java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(6);
+    try (Slipstream a = host("read-write", SECRET); Slipstream b = host("read-write", SECRET)) {
+      List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < 6; t++) {
+        Slipstream client = t % 2 == 0 ? a : b;
+        int first = t;
+        done.add(threads.submit(() -> {
+          for (int n = 0; n < 4; n++) {
+            int i = (first + n) % objects;
+            readAndCheck(client, "many-" + i, 20 + i);
+          }
+          return null;
+        }));
+      }
+      for (java.util.concurrent.Future<?> f : done) {
+        f.get();
+      }
+      assertThat(a.statistics().get(Counter.SHARED_HITS) + b.statistics().get(Counter.SHARED_HITS)).isPositive();
+    } finally {
+      threads.shutdownNow();
+    }
+  }
+
+  /**
+   * Replaces the first chunk of a full block (one with a second chunk) with a well-formed, unsigned chunk of
+   * the same name holding other bytes.
+   */
+  private static void forgeOneChunk(List<MemcachedServer> servers) throws IOException {
+    java.util.Map<String, MemcachedServer> where = new java.util.HashMap<>();
+    for (MemcachedServer server : servers) {
+      for (String key : keys(server)) {
+        where.put(key, server);
+      }
+    }
+    for (String key : where.keySet()) {
+      String[] parts = key.split(":");
+      if (parts[2].equals("0") && where.containsKey(parts[0] + ":" + parts[1] + ":1")) {
+        byte[] name = java.util.HexFormat.of().parseHex(parts[1]);
+        byte[] other = new byte[BLOCK];
+        java.util.Arrays.fill(other, (byte) 42);
+        set(where.get(key), key, new Chunks(null).encode(name, 0, other, 0, BLOCK));
+        return;
+      }
+    }
+    throw new AssertionError("no full block on any server");
+  }
+
+  /** The index of the server holding the most chunks. */
+  private static int holdingMost(List<MemcachedServer> servers) throws IOException {
+    int best = 0;
+    int most = -1;
+    for (int i = 0; i < servers.size(); i++) {
+      int n = keys(servers.get(i)).size();
+      if (n > most) {
+        most = n;
+        best = i;
+      }
+    }
+    return best;
+  }
+
+  private static List<String> keys(MemcachedServer server) throws IOException {
     List<String> keys = new ArrayList<>();
     try (Socket s = new Socket("127.0.0.1", server.address().getPort())) {
       OutputStream out = s.getOutputStream();
@@ -217,14 +374,27 @@ class SharedTierTest {
           keys.add(java.net.URLDecoder.decode(line.substring(4, line.indexOf(' ')), StandardCharsets.US_ASCII));
         }
       }
-      byte[] garbage = "not a chunk at all".getBytes(StandardCharsets.US_ASCII);
-      for (String k : keys) {
-        out.write(("set " + k + " 0 0 " + garbage.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-        out.write(garbage);
-        out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
-        out.flush();
-        assertThat(in.readLine()).isEqualTo("STORED");
-      }
+    }
+    return keys;
+  }
+
+  private static void set(MemcachedServer server, String key, byte[] value) throws IOException {
+    try (Socket s = new Socket("127.0.0.1", server.address().getPort())) {
+      OutputStream out = s.getOutputStream();
+      BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII));
+      out.write(("set " + key + " 0 0 " + value.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.write(value);
+      out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      assertThat(in.readLine()).isEqualTo("STORED");
+    }
+  }
+
+  /** Lists the server's keys (lru_crawler metadump) and sets each to garbage; returns how many. */
+  private static int overwriteEveryKey(MemcachedServer server) throws IOException {
+    List<String> keys = keys(server);
+    for (String k : keys) {
+      set(server, k, "not a chunk at all".getBytes(StandardCharsets.US_ASCII));
     }
     return keys.size();
   }

@@ -19,37 +19,69 @@ import java.util.concurrent.TimeUnit;
  * #pause} and {@link #resume} send SIGSTOP and SIGCONT (a server that hangs), {@link #kill} SIGKILL.
  */
 public final class MemcachedServer implements AutoCloseable {
-  private final Process process;
+  private volatile Process process;
   private final int port;
+  private final int memoryMb;
+  private final String[] options;
 
-  private MemcachedServer(Process process, int port) {
+  private MemcachedServer(Process process, int port, int memoryMb, String[] options) {
     this.process = process;
     this.port = port;
+    this.memoryMb = memoryMb;
+    this.options = options.clone();
   }
 
   /** Starts memcached with {@code memoryMb} of memory and these extra options (e.g. {@code -I 2m}). */
   public static MemcachedServer start(int memoryMb, String... options) throws IOException {
-    String binary = binary();
     IOException last = null;
     for (int attempt = 0; attempt < 5; attempt++) {
       int port = freePort();
-      List<String> cmd = new ArrayList<>(List.of(binary, "-l", "127.0.0.1", "-p", String.valueOf(port), "-U", "0",
-          "-m", String.valueOf(memoryMb), "-t", "2", "-c", "256"));
-      if (isRoot()) {
-        cmd.add("-u");
-        cmd.add("root"); // memcached refuses to run as root without being told to
+      try {
+        return new MemcachedServer(launch(port, memoryMb, options), port, memoryMb, options);
+      } catch (IOException e) {
+        last = e; // the port was taken in the meantime: another one
       }
-      cmd.addAll(List.of(options));
-      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-          .start();
-      if (awaitListening(p, port)) {
-        return new MemcachedServer(p, port);
-      }
-      p.destroyForcibly();
-      last = new IOException("memcached did not start listening on 127.0.0.1:" + port + " (" + String.join(" ", cmd)
-          + ")" + (p.isAlive() ? "" : ", exit " + exitValue(p)));
     }
     throw last;
+  }
+
+  /** After {@link #kill}: a new, empty memcached on the same port, with the same options. */
+  public void restart() throws IOException {
+    if (process.isAlive()) {
+      throw new IllegalStateException("memcached on port " + port + " is still running");
+    }
+    process = launch(port, memoryMb, options);
+  }
+
+  private static Process launch(int port, int memoryMb, String[] options) throws IOException {
+    List<String> cmd = new ArrayList<>(List.of(binary(), "-l", "127.0.0.1", "-p", String.valueOf(port), "-U", "0",
+        "-m", String.valueOf(memoryMb), "-t", "2", "-c", "256"));
+    if (isRoot()) {
+      cmd.add("-u");
+      cmd.add("root"); // memcached refuses to run as root without being told to
+    }
+    cmd.addAll(List.of(options));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .start();
+    if (awaitListening(p, port)) {
+      return p;
+    }
+    p.destroyForcibly();
+    throw new IOException("memcached did not start listening on 127.0.0.1:" + port + " (" + String.join(" ", cmd)
+        + ")" + (p.isAlive() ? "" : ", exit " + exitValue(p)));
+  }
+
+  /** Empties the server ({@code flush_all}). */
+  public void flushAll() throws IOException {
+    try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+      s.getOutputStream().write("flush_all\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      s.getOutputStream().flush();
+      String answer = new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream(),
+          java.nio.charset.StandardCharsets.US_ASCII)).readLine();
+      if (!"OK".equals(answer)) {
+        throw new IOException("flush_all on 127.0.0.1:" + port + " answered " + answer);
+      }
+    }
   }
 
   /** The binary: $MEMCACHED, else memcached on PATH or in /usr/bin; a clear error if there is none. */

@@ -27,12 +27,15 @@ import java.util.function.Supplier;
  * (memcached, shared by a cluster), under names that hash the namespace and the block's identity, so that
  * no bucket or key reaches the servers and a new version is a new name. A block found there is served
  * only after S3 has answered this open (docs/architecture.md, rule 8); every block this open fetched
- * from S3 is written there in the background ({@code read-write}), never one it read from the tier.
+ * from S3 is written there in the background ({@code read-write}), never one it read from the tier. In
+ * {@code shadow} mode it serves nothing: every block from S3 is looked up in the background, compared, and
+ * written if missing, as read-write would have.
  * Whole blocks only: a columnar reader's exact ranges stay local.
  */
 final class SharedTier implements Tier {
   private final SharedBlockStore store;
   private final SharedWrites writes;
+  private final boolean shadow;
   private final String namespace;
   private final ObjectHandle h;
   private final int blockSize;
@@ -42,11 +45,15 @@ final class SharedTier implements Tier {
   /** Blocks this open read from the tier: not written back. */
   private final Set<Long> served = ConcurrentHashMap.newKeySet();
 
-  /** @param writes where blocks are written, or null to only read ({@code read-only}) */
-  SharedTier(SharedBlockStore store, SharedWrites writes, String namespace, ObjectHandle h, int blockSize,
-      BufferPool pool, Supplier<DiskCache.Gate> gate) {
+  /**
+   * @param writes where blocks are written, or null to only read ({@code read-only})
+   * @param shadow never serve: blocks from S3 are compared with the tier's, in the background, and written
+   */
+  SharedTier(SharedBlockStore store, SharedWrites writes, boolean shadow, String namespace, ObjectHandle h,
+      int blockSize, BufferPool pool, Supplier<DiskCache.Gate> gate) {
     this.store = store;
     this.writes = writes;
+    this.shadow = shadow;
     this.namespace = namespace;
     this.h = h;
     this.blockSize = blockSize;
@@ -77,7 +84,7 @@ final class SharedTier implements Tier {
 
   @Override
   public boolean read(Piece piece, int from, byte[] dst, int off, int n) throws IOException {
-    byte[] name = name(piece);
+    byte[] name = shadow ? null : name(piece);
     if (name == null) {
       return false;
     }
@@ -123,7 +130,9 @@ final class SharedTier implements Tier {
       return; // read-only, or read from the tier, or kept in memory since it came from S3 (written then)
     }
     byte[] name = name(piece);
-    if (name != null) {
+    if (name != null && shadow) {
+      writes.compare(name, data, pool, stats);
+    } else if (name != null) {
       writes.offer(name, data, stats);
     }
   }

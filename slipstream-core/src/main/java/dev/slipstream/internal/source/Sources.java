@@ -48,7 +48,7 @@ public final class Sources {
   public Sources(DiskCache disk, CacheMode mode, boolean memoryCache, Shared shared, S3Source s3,
       BlockFetcher fetcher, BufferPool pool, ShadowCaches shadows) {
     this.shared = shared;
-    this.sharedWrites = shared != null && shared.mode() == SharedMode.READ_WRITE ? new SharedWrites(shared.store())
+    this.sharedWrites = shared != null && shared.mode() != SharedMode.READ_ONLY ? new SharedWrites(shared.store())
         : null;
     this.memoryCache = memoryCache;
     this.disk = mode == CacheMode.OFF ? null : disk;
@@ -57,6 +57,11 @@ public final class Sources {
     this.fetcher = fetcher;
     this.pool = pool;
     this.shadows = shadows;
+  }
+
+  /** What each server of the shared tier has seen; empty without a shared tier. */
+  public java.util.List<SharedBlockStore.ServerStatistics> sharedServers() {
+    return shared == null ? java.util.List.of() : shared.store().servers();
   }
 
   /** S3 alone: for fetches before a stream exists (open-ahead). */
@@ -86,8 +91,8 @@ public final class Sources {
       tiers.add(new DiskTier(disk, h, blockSize, () -> fetcher.accessGate(h)));
     }
     if (shared != null) {
-      tiers.add(new SharedTier(shared.store(), sharedWrites, shared.namespace(), h, blockSize, pool,
-          () -> fetcher.accessGate(h)));
+      tiers.add(new SharedTier(shared.store(), sharedWrites, shared.mode() == SharedMode.SHADOW, shared.namespace(),
+          h, blockSize, pool, () -> fetcher.accessGate(h)));
     }
     return new SourceChain(h, tiers, s3, pool, blockSize, keepEveryBlock, shadows.isEmpty() ? null : shadows);
   }

@@ -1,0 +1,51 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.memcached;
+
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * How long a lookup may wait for the pool: three times the 99th percentile of the last {@value #WINDOW}
+ * answered lookups, at least {@value #FLOOR_MILLIS} ms and at most {@code shared.timeout}; {@code
+ * shared.timeout} itself until {@value #MIN_SAMPLES} are known. So a healthy pool, answering in a few
+ * milliseconds, costs a read at most a few more when a server stalls, and a slower one keeps a deadline
+ * that fits it. Lookups that time out add no sample.
+ */
+final class LookupDeadline {
+  static final int WINDOW = 512;
+  static final int MIN_SAMPLES = 32;
+  static final long FLOOR_MILLIS = 20;
+  private static final int RECOMPUTE_EVERY = 16;
+
+  private final long maxNanos;
+  private final long[] recent = new long[WINDOW];
+  private long samples; // guarded by recent
+  private volatile long deadlineNanos;
+
+  LookupDeadline(long maxNanos) {
+    this.maxNanos = maxNanos;
+    this.deadlineNanos = maxNanos;
+  }
+
+  long nanos() {
+    return deadlineNanos;
+  }
+
+  /** An answered lookup took {@code nanos}. */
+  void answered(long nanos) {
+    long[] sorted = null;
+    synchronized (recent) {
+      recent[(int) (samples++ % WINDOW)] = nanos;
+      if (samples >= MIN_SAMPLES && samples % RECOMPUTE_EVERY == 0) {
+        sorted = Arrays.copyOf(recent, (int) Math.min(samples, WINDOW));
+      }
+    }
+    if (sorted != null) {
+      Arrays.sort(sorted);
+      long p99 = sorted[(int) Math.ceil(0.99 * sorted.length) - 1];
+      deadlineNanos = Math.min(maxNanos, Math.max(TimeUnit.MILLISECONDS.toNanos(FLOOR_MILLIS), 3 * p99));
+    }
+  }
+}
