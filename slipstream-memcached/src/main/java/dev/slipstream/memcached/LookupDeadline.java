@@ -3,7 +3,7 @@
  */
 package dev.slipstream.memcached;
 
-import java.util.Arrays;
+import dev.slipstream.metrics.RecentLatencies;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,8 +20,7 @@ final class LookupDeadline {
   private static final int RECOMPUTE_EVERY = 16;
 
   private final long maxNanos;
-  private final long[] recent = new long[WINDOW];
-  private long samples; // guarded by recent
+  private final RecentLatencies recent = new RecentLatencies(WINDOW);
   private volatile long deadlineNanos;
 
   LookupDeadline(long maxNanos) {
@@ -35,16 +34,9 @@ final class LookupDeadline {
 
   /** An answered lookup took {@code nanos}. */
   void answered(long nanos) {
-    long[] sorted = null;
-    synchronized (recent) {
-      recent[(int) (samples++ % WINDOW)] = nanos;
-      if (samples >= MIN_SAMPLES && samples % RECOMPUTE_EVERY == 0) {
-        sorted = Arrays.copyOf(recent, (int) Math.min(samples, WINDOW));
-      }
-    }
-    if (sorted != null) {
-      Arrays.sort(sorted);
-      long p99 = sorted[(int) Math.ceil(0.99 * sorted.length) - 1];
+    long n = recent.record(nanos);
+    if (n >= MIN_SAMPLES && n % RECOMPUTE_EVERY == 0) {
+      long p99 = recent.quantile(0.99);
       deadlineNanos = Math.min(maxNanos, Math.max(TimeUnit.MILLISECONDS.toNanos(FLOOR_MILLIS), 3 * p99));
     }
   }

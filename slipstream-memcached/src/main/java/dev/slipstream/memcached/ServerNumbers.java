@@ -3,7 +3,7 @@
  */
 package dev.slipstream.memcached;
 
-import java.util.Arrays;
+import dev.slipstream.metrics.RecentLatencies;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
@@ -25,23 +25,15 @@ final class ServerNumbers {
   final LongAdder bytesRead = new LongAdder();
   final LongAdder sets = new LongAdder();
   final LongAdder setFailures = new LongAdder();
-  private final long[] recentMicros = new long[WINDOW];
-  private long samples; // guarded by recentMicros
+  private final RecentLatencies lookupMicros = new RecentLatencies(WINDOW);
 
   /** A lookup on this server was answered after {@code nanos}. */
   void answered(long nanos) {
-    synchronized (recentMicros) {
-      recentMicros[(int) (samples++ % WINDOW)] = nanos / 1000;
-    }
+    lookupMicros.record(nanos / 1000);
   }
 
   /** The numbers by name, latencies in microseconds. */
   Map<String, Long> values() {
-    long[] sorted;
-    synchronized (recentMicros) {
-      sorted = Arrays.copyOf(recentMicros, (int) Math.min(samples, WINDOW));
-    }
-    Arrays.sort(sorted);
     Map<String, Long> v = new LinkedHashMap<>();
     v.put("lookups", lookups.sum());
     v.put("chunk_hits", chunkHits.sum());
@@ -52,13 +44,9 @@ final class ServerNumbers {
     v.put("bytes_read", bytesRead.sum());
     v.put("sets", sets.sum());
     v.put("set_failures", setFailures.sum());
-    v.put("lookup_p50_us", quantile(sorted, 0.5));
-    v.put("lookup_p99_us", quantile(sorted, 0.99));
-    v.put("lookup_p999_us", quantile(sorted, 0.999));
+    v.put("lookup_p50_us", lookupMicros.quantile(0.5));
+    v.put("lookup_p99_us", lookupMicros.quantile(0.99));
+    v.put("lookup_p999_us", lookupMicros.quantile(0.999));
     return v;
-  }
-
-  private static long quantile(long[] sorted, double q) {
-    return sorted.length == 0 ? 0 : sorted[(int) Math.ceil(q * sorted.length) - 1];
   }
 }

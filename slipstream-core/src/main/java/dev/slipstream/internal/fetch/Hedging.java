@@ -7,10 +7,10 @@ import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.store.ObjectStore;
 import dev.slipstream.internal.util.DaemonThreads;
+import dev.slipstream.metrics.RecentLatencies;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -123,8 +123,7 @@ final class Hedging {
   /** The last {@value #WINDOW} first-byte latencies of one endpoint, and the delay they give. */
   private static final class Window {
     private final long floorNanos;
-    private final long[] recent = new long[WINDOW];
-    private long samples; // guarded by recent
+    private final RecentLatencies recent = new RecentLatencies(WINDOW);
     private volatile long delayNanos = Long.MAX_VALUE;
 
     Window(long floorNanos) {
@@ -133,17 +132,9 @@ final class Hedging {
 
     /** Records a latency; every {@value #RECOMPUTE_EVERY} samples, the delay is computed again. */
     void sample(long nanos) {
-      long[] sorted = null;
-      synchronized (recent) {
-        recent[(int) (samples++ % WINDOW)] = nanos;
-        if (samples >= MIN_SAMPLES && samples % RECOMPUTE_EVERY == 0) {
-          sorted = Arrays.copyOf(recent, (int) Math.min(samples, WINDOW));
-        }
-      }
-      if (sorted != null) {
-        Arrays.sort(sorted);
-        long p95 = sorted[(int) Math.ceil(0.95 * sorted.length) - 1];
-        delayNanos = Math.max(floorNanos, 2 * p95);
+      long n = recent.record(nanos);
+      if (n >= MIN_SAMPLES && n % RECOMPUTE_EVERY == 0) {
+        delayNanos = Math.max(floorNanos, 2 * recent.quantile(0.95));
       }
     }
   }
