@@ -19,10 +19,12 @@ import dev.slipstream.SlipstreamConfig;
  */
 public interface SharedBlockStore extends AutoCloseable {
   /**
-   * Reads the block stored under {@code name} into {@code dst[off, off + length)}; true only if every byte
-   * is there, intact, and as long as asked. On false, {@code dst} may hold garbage.
+   * Reads bytes {@code [from, from + n)} of the block of {@code blockLength} bytes stored under {@code name}
+   * into {@code dst[off, off + n)}; true only if they are all there, intact, and of a block of that length.
+   * A store may fetch no more of the block than holds them. On false, {@code dst[off, off + n)} may hold
+   * garbage; nothing outside it is written.
    */
-  boolean get(byte[] name, byte[] dst, int off, int length);
+  boolean get(byte[] name, int blockLength, int from, byte[] dst, int off, int n);
 
   /** Stores {@code src[off, off + length)} under {@code name}; false if it was not stored. May block until written. */
   boolean put(byte[] name, byte[] src, int off, int length);

@@ -86,9 +86,17 @@ final class Chunks {
    * and copies its payload to its place in {@code dst} (the block starting at {@code off}) if it is good.
    */
   Verdict decode(byte[] value, byte[] name, int index, int length, byte[] dst, int off) {
+    return decode(value, name, index, length, 0, length, dst, off);
+  }
+
+  /**
+   * As {@link #decode(byte[], byte[], int, int, byte[], int)}, copying only what the chunk holds of block
+   * bytes {@code [from, from + n)}, byte {@code from} going to {@code dst[off]}.
+   */
+  Verdict decode(byte[] value, byte[] name, int index, int length, int from, int n, byte[] dst, int off) {
     int count = count(length);
     int start = index * CHUNK;
-    int n = Math.min(CHUNK, length - start);
+    int size = Math.min(CHUNK, length - start);
     if (value.length < HEADER) {
       return Verdict.CORRUPT;
     }
@@ -100,7 +108,7 @@ final class Chunks {
     int payloadAt = HEADER + (signed ? HMAC : 0);
     byte[] storedName = new byte[NAME];
     boolean fits = (b.getShort() & 0xFFFF) == index && (b.getShort() & 0xFFFF) == count && b.getInt() == length
-        && b.getInt() == n && value.length == payloadAt + n;
+        && b.getInt() == size && value.length == payloadAt + size;
     b.get(storedName);
     if (!fits || !MessageDigest.isEqual(storedName, name)) {
       return Verdict.CORRUPT;
@@ -110,17 +118,21 @@ final class Chunks {
       if (!signed) {
         return Verdict.REJECTED;
       }
-      byte[] expected = mac(key(name, index), value, HEADER, value, payloadAt, n);
+      byte[] expected = mac(key(name, index), value, HEADER, value, payloadAt, size);
       if (!MessageDigest.isEqual(expected, java.util.Arrays.copyOfRange(value, HEADER, HEADER + HMAC))) {
         return Verdict.REJECTED;
       }
     }
     CRC32C crc = new CRC32C();
-    crc.update(value, payloadAt, n);
+    crc.update(value, payloadAt, size);
     if ((int) crc.getValue() != crcStored) {
       return Verdict.CORRUPT;
     }
-    System.arraycopy(value, payloadAt, dst, off + start, n);
+    int copyFrom = Math.max(start, from);
+    int copyTo = Math.min(start + size, from + n);
+    if (copyTo > copyFrom) {
+      System.arraycopy(value, payloadAt + (copyFrom - start), dst, off + (copyFrom - from), copyTo - copyFrom);
+    }
     return Verdict.OK;
   }
 

@@ -87,11 +87,13 @@ public final class MemcachedBlockStore implements SharedBlockStore {
   }
 
   @Override
-  public boolean get(byte[] name, byte[] dst, int off, int length) {
-    int count = Chunks.count(length);
-    // One multi-get per server, for the chunks it holds.
+  public boolean get(byte[] name, int length, int from, byte[] dst, int off, int n) {
+    if (from < 0 || n <= 0 || (long) from + n > length) {
+      return false;
+    }
+    // The chunks that hold [from, from + n), in one multi-get per server (one server holds a whole block).
     Map<Integer, List<Integer>> byServer = new HashMap<>();
-    for (int c = 0; c < count; c++) {
+    for (int c = from / Chunks.CHUNK; c <= (from + n - 1) / Chunks.CHUNK; c++) {
       int s = serverOf(name);
       if (!health.get(s).usable()) {
         stats.increment(Counter.SHARED_PARTIAL);
@@ -135,20 +137,20 @@ public final class MemcachedBlockStore implements SharedBlockStore {
         return false;
       }
       health.get(s).answered();
-      ServerNumbers n = numbers.get(s);
-      n.answered(System.nanoTime() - start);
+      ServerNumbers counted = numbers.get(s);
+      counted.answered(System.nanoTime() - start);
       List<Integer> mine = byServer.get(s);
       for (int i = 0; i < mine.size(); i++) {
         byte[] v = values.get(i);
         if (v == null) {
           missing = true;
-          n.chunkMisses.increment();
+          counted.chunkMisses.increment();
           continue;
         }
         present = true;
-        n.chunkHits.increment();
-        n.bytesRead.add(v.length);
-        Chunks.Verdict verdict = chunks.decode(v, name, mine.get(i), length, dst, off);
+        counted.chunkHits.increment();
+        counted.bytesRead.add(v.length);
+        Chunks.Verdict verdict = chunks.decode(v, name, mine.get(i), length, from, n, dst, off);
         if (verdict != Chunks.Verdict.OK) {
           stats.increment(Counter.SHARED_CORRUPT);
           return false;

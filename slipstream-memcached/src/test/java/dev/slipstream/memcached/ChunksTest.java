@@ -41,6 +41,28 @@ class ChunksTest {
   }
 
   @Test
+  void aShareOfABlockTakesOnlyItsBytesFromEachChunk() {
+    Chunks chunks = new Chunks("s3cret");
+    byte[] block = block();
+    byte[] name = name(1);
+    int from = Chunks.CHUNK - 10;
+    int n = 30; // 10 bytes of chunk 0, 20 of chunk 1
+    byte[] dst = new byte[n + 8];
+    java.util.Arrays.fill(dst, (byte) 7);
+    for (int c = 0; c < 2; c++) {
+      assertThat(chunks.decode(chunks.encode(name, c, block, 0, LENGTH), name, c, LENGTH, from, n, dst, 4))
+          .isEqualTo(Chunks.Verdict.OK);
+    }
+    assertThat(java.util.Arrays.copyOfRange(dst, 4, 4 + n)).isEqualTo(java.util.Arrays.copyOfRange(block, from, from + n));
+    assertThat(java.util.Arrays.copyOfRange(dst, 0, 4)).as("nothing before the share").containsOnly(7);
+    assertThat(java.util.Arrays.copyOfRange(dst, 4 + n, dst.length)).as("nothing after it").containsOnly(7);
+    // A chunk outside the share copies nothing.
+    assertThat(chunks.decode(chunks.encode(name, 2, block, 0, LENGTH), name, 2, LENGTH, from, n, dst, 4))
+        .isEqualTo(Chunks.Verdict.OK);
+    assertThat(java.util.Arrays.copyOfRange(dst, 4, 4 + n)).isEqualTo(java.util.Arrays.copyOfRange(block, from, from + n));
+  }
+
+  @Test
   void aDamagedForeignOrMisplacedChunkIsCorrupt() {
     Chunks chunks = new Chunks(null);
     byte[] block = block();

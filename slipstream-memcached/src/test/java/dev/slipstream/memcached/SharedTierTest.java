@@ -120,6 +120,26 @@ class SharedTierTest {
   }
 
   @Test
+  void positionalReadsOfAnotherHostAreServedFromTheTier() throws IOException {
+    S3.server().putGenerated(BUCKET, "positional", 11, SIZE);
+    hostAReads("positional", 11);
+    try (Slipstream b = host("read-only", SECRET);
+         SlipstreamInputStream in = b.open(loc("positional"), OpenOptions.NONE.withPolicy(dev.slipstream.ReadPolicy.RANDOM))) {
+      long[][] reads = {{BLOCK - 100, 300}, {3L * BLOCK + 5, 70_000}, {SIZE - 500, 500}, {Chunks.CHUNK - 10, 20}};
+      for (long[] r : reads) {
+        byte[] got = new byte[(int) r[1]];
+        in.readFully(r[0], got, 0, got.length);
+        assertThat(TestData.firstMismatch(11, r[0], got, 0, got.length)).as("read at %d", r[0]).isEqualTo(-1);
+      }
+      assertThat(in.statistics().get(Counter.SHARED_HITS)).as("each share from the tier").isPositive();
+      assertThat(in.statistics().get(Counter.GET_REQUESTS)).as("open(path)'s HEAD was S3's answer").isZero();
+      // Only the chunks holding the bytes asked for were fetched: six, not the five whole blocks they are in.
+      long fetched = b.sharedTierServers().stream().mapToLong(x -> x.values().get("bytes_read")).sum();
+      assertThat(fetched).isLessThanOrEqualTo(6L * (Chunks.CHUNK + 200));
+    }
+  }
+
+  @Test
   void aKilledServerIsAMissForItsShareAndEveryByteIsRight() throws IOException {
     S3.server().putGenerated(BUCKET, "killed", 2, SIZE);
     hostAReads("killed", 2);

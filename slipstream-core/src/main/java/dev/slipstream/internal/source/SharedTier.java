@@ -88,36 +88,22 @@ final class SharedTier implements Tier {
     if (name == null) {
       return false;
     }
-    boolean whole = from == 0 && n == piece.length();
-    byte[] buffer = whole ? dst : pool.tryAcquire(BufferPool.sizeFor(piece.length()));
-    if (buffer == null) {
-      return false; // no memory for the block a share is in: S3 serves the share
+    long t0 = System.nanoTime();
+    boolean hit = store.get(name, piece.length(), from, dst, off, n);
+    stats.record(Latency.SHARED_GET, System.nanoTime() - t0);
+    if (!hit) {
+      stats.increment(Counter.SHARED_MISSES);
+      return false;
     }
     try {
-      long t0 = System.nanoTime();
-      boolean hit = store.get(name, buffer, whole ? off : 0, piece.length());
-      stats.record(Latency.SHARED_GET, System.nanoTime() - t0);
-      if (!hit) {
-        stats.increment(Counter.SHARED_MISSES);
-        return false;
-      }
-      try {
-        gate.get().await();
-      } catch (IOException refused) {
-        if (whole) {
-          Arrays.fill(dst, off, off + n, (byte) 0); // S3 refused this open: none of the tier's bytes stay
-        }
-        throw refused;
-      }
-      if (!whole) {
-        System.arraycopy(buffer, from, dst, off, n);
-      }
-    } finally {
-      if (!whole) {
-        pool.release(buffer);
-      }
+      gate.get().await();
+    } catch (IOException refused) {
+      Arrays.fill(dst, off, off + n, (byte) 0); // S3 refused this open: none of the tier's bytes stay
+      throw refused;
     }
-    served.add(piece.index());
+    if (from == 0 && n == piece.length()) {
+      served.add(piece.index());
+    }
     stats.increment(Counter.SHARED_HITS);
     stats.add(Counter.SHARED_BYTES_READ, n);
     return true;

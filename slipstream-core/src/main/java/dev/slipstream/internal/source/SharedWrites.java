@@ -72,7 +72,7 @@ final class SharedWrites implements AutoCloseable {
             return;
           }
           long t0 = System.nanoTime();
-          boolean hit = store.get(name, theirs, 0, data.length());
+          boolean hit = store.get(name, data.length(), 0, theirs, 0, data.length());
           stats.record(Latency.SHARED_GET, System.nanoTime() - t0);
           if (!hit) {
             stats.increment(Counter.SHARED_SHADOW_MISSES);
