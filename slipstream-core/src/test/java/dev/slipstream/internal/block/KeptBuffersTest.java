@@ -1,0 +1,141 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.block;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.slipstream.ReadStatistics;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The memory cache inside the pool: bytes kept by name are free memory, read again under a pin, taken over
+ * whole, and the first memory any request for it takes, least recently used first; only filled bytes are
+ * kept, one copy per name, never a block evicted for a waiting reader.
+ */
+@Timeout(30)
+class KeptBuffersTest {
+  private static final int SIZE = 64 * 1024;
+
+  /** A block of {@code fill} bytes, filled, labelled to be kept as {@code name}, and dropped by its owner. */
+  private static Block keptBlock(BufferPool pool, ReadStatistics stats, String name, byte fill) {
+    byte[] buffer = pool.tryAcquire(SIZE);
+    assertThat(buffer).as("memory for %s", name).isNotNull();
+    java.util.Arrays.fill(buffer, fill);
+    Block b = new Block(0, 0, buffer, SIZE, false, pool, stats, 0);
+    b.complete();
+    b.keepInMemory(name);
+    b.releaseOwner();
+    return b;
+  }
+
+  @Test
+  void keptBytesAreFreeMemoryAndAreReadAgainByName() {
+    BufferPool pool = new BufferPool(2L * SIZE);
+    keptBlock(pool, ReadStatistics.global().child(), "a", (byte) 7);
+    assertThat(pool.inUseBytes()).isZero();
+    assertThat(pool.keptBytes()).isEqualTo(SIZE);
+    KeptBuffers.Kept k = pool.pinKept("a");
+    assertThat(k.length()).isEqualTo(SIZE);
+    assertThat(k.buffer()).containsOnly(7);
+    pool.unpinKept(k);
+    assertThat(pool.pinKept("b")).isNull();
+  }
+
+  @Test
+  void aRequestForMemoryTakesKeptBytesLeastRecentlyUsedFirstAndCountsIt() {
+    ReadStatistics stats = ReadStatistics.global().child();
+    BufferPool pool = new BufferPool(2L * SIZE);
+    keptBlock(pool, stats, "a", (byte) 1);
+    keptBlock(pool, stats, "b", (byte) 2);
+    pool.unpinKept(pool.pinKept("a")); // read again: "b" is now the least recently used
+    byte[] buffer = pool.tryAcquire(SIZE);
+    assertThat(buffer).as("prefetch gets kept memory").isNotNull();
+    assertThat(pool.pinKept("b")).isNull();
+    KeptBuffers.Kept a = pool.pinKept("a");
+    assertThat(a.buffer()).containsOnly(1);
+    pool.unpinKept(a);
+    assertThat(stats.get(dev.slipstream.Counter.MEMORY_CACHE_EVICTIONS)).isEqualTo(1);
+    assertThat(pool.evictions()).as("no block a stream held").isZero();
+    pool.release(buffer);
+  }
+
+  @Test
+  void keptBytesBeingReadAreNeverHandedOut() {
+    BufferPool pool = new BufferPool(SIZE);
+    keptBlock(pool, ReadStatistics.global().child(), "a", (byte) 3);
+    KeptBuffers.Kept k = pool.pinKept("a");
+    assertThat(pool.tryAcquire(SIZE)).isNull();
+    assertThat(pool.takeKept("a", SIZE)).as("not even to take over").isNull();
+    assertThat(k.buffer()).containsOnly(3);
+    pool.unpinKept(k);
+    byte[] b = pool.tryAcquire(SIZE);
+    assertThat(b).isNotNull();
+    assertThat(pool.keptBytes()).isZero();
+    pool.release(b);
+  }
+
+  @Test
+  void takingKeptBytesOverHandsTheBufferAsIfAcquired() {
+    BufferPool pool = new BufferPool(2L * SIZE);
+    keptBlock(pool, ReadStatistics.global().child(), "a", (byte) 4);
+    assertThat(pool.takeKept("a", 2 * SIZE)).as("a buffer of another size").isNull();
+    byte[] b = pool.takeKept("a", SIZE);
+    assertThat(b).hasSize(SIZE).containsOnly(4);
+    assertThat(pool.inUseBytes()).isEqualTo(SIZE);
+    assertThat(pool.keptBytes()).isZero();
+    assertThat(pool.pinKept("a")).isNull();
+    pool.release(b);
+    assertThat(pool.inUseBytes()).isZero();
+  }
+
+  @Test
+  void onlyFilledBytesAreKeptAndOneCopyPerName() {
+    BufferPool pool = new BufferPool(4L * SIZE);
+    Block failed = new Block(0, 0, pool.tryAcquire(SIZE), SIZE, false, pool, ReadStatistics.global().child(), 0);
+    failed.keepInMemory("failed");
+    failed.fail(new java.io.IOException("injected"));
+    failed.keepInMemory("failed");
+    failed.releaseOwner();
+    assertThat(pool.pinKept("failed")).isNull();
+    keptBlock(pool, ReadStatistics.global().child(), "a", (byte) 5);
+    keptBlock(pool, ReadStatistics.global().child(), "a", (byte) 6);
+    assertThat(pool.keptBytes()).isEqualTo(SIZE);
+    KeptBuffers.Kept k = pool.pinKept("a");
+    assertThat(k.buffer()).as("the first copy stays").containsOnly(5);
+    pool.unpinKept(k);
+  }
+
+  @Test
+  void anIdleBlockEvictedForAReaderIsNotKept() throws Exception {
+    BufferPool pool = new BufferPool(SIZE);
+    Block idle = idleBlock(pool, 0);
+    idle.keepInMemory("idle");
+    byte[] b = pool.acquire(SIZE);
+    assertThat(pool.evictions()).isEqualTo(1);
+    assertThat(pool.keptBytes()).isZero();
+    pool.release(b);
+  }
+
+  @Test
+  void droppingKeptBytesFreesOnlyTheNamesAsked() {
+    BufferPool pool = new BufferPool(2L * SIZE);
+    keptBlock(pool, ReadStatistics.global().child(), "a", (byte) 1);
+    keptBlock(pool, ReadStatistics.global().child(), "b", (byte) 2);
+    pool.dropKept("a"::equals);
+    assertThat(pool.pinKept("a")).isNull();
+    assertThat(pool.keptBytes()).isEqualTo(SIZE);
+    assertThat(pool.inUseBytes()).isZero();
+    assertThat(pool.allocatedBytes()).isEqualTo(2L * SIZE);
+  }
+
+  /** A fetched block that only its owner holds: evictable. */
+  private static Block idleBlock(BufferPool pool, long index) {
+    byte[] buffer = pool.tryAcquire(SIZE);
+    assertThat(buffer).isNotNull();
+    Block b = new Block(index, index * SIZE, buffer, SIZE, false, pool, ReadStatistics.global().child(), 0);
+    b.complete();
+    return b;
+  }
+}
