@@ -88,6 +88,15 @@ public final class MemcachedBlockStore implements SharedBlockStore {
 
   @Override
   public boolean get(byte[] name, int length, int from, byte[] dst, int off, int n) {
+    try {
+      return lookup(name, length, from, dst, off, n);
+    } catch (RuntimeException e) { // a client call that threw rather than failing its future: a miss
+      stats.increment(Counter.SHARED_ERRORS);
+      return false;
+    }
+  }
+
+  private boolean lookup(byte[] name, int length, int from, byte[] dst, int off, int n) {
     if (from < 0 || n <= 0 || (long) from + n > length) {
       return false;
     }
@@ -172,6 +181,15 @@ public final class MemcachedBlockStore implements SharedBlockStore {
 
   @Override
   public boolean put(byte[] name, byte[] src, int off, int length) {
+    try {
+      return store(name, src, off, length);
+    } catch (RuntimeException e) { // a client call that threw rather than failing its future: not stored
+      stats.increment(Counter.SHARED_ERRORS);
+      return false;
+    }
+  }
+
+  private boolean store(byte[] name, byte[] src, int off, int length) {
     int count = Chunks.count(length);
     List<CompletableFuture<MemcacheStatus>> sets = new ArrayList<>();
     List<Integer> where = new ArrayList<>();

@@ -89,7 +89,13 @@ final class SharedTier implements Tier {
       return false;
     }
     long t0 = System.nanoTime();
-    boolean hit = store.get(name, piece.length(), from, dst, off, n);
+    boolean hit;
+    try {
+      hit = store.get(name, piece.length(), from, dst, off, n);
+    } catch (RuntimeException e) {
+      stats.increment(Counter.SHARED_ERRORS); // a store that broke its contract: still only a miss (rule 2)
+      hit = false;
+    }
     stats.record(Latency.SHARED_GET, System.nanoTime() - t0);
     if (!hit) {
       stats.increment(Counter.SHARED_MISSES);

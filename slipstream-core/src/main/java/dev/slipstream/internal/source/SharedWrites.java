@@ -44,6 +44,8 @@ final class SharedWrites implements AutoCloseable {
         try {
           boolean stored = store.put(name, data.buffer(), 0, data.length());
           stats.increment(stored ? Counter.SHARED_SETS : Counter.SHARED_SETS_DROPPED);
+        } catch (RuntimeException e) {
+          stats.increment(Counter.SHARED_SETS_DROPPED); // a store that broke its contract: a write not made
         } finally {
           data.unpin();
         }
@@ -83,6 +85,8 @@ final class SharedWrites implements AutoCloseable {
           } else {
             stats.increment(Counter.SHARED_SHADOW_MISMATCHES);
           }
+        } catch (RuntimeException e) {
+          stats.increment(Counter.SHARED_ERRORS); // a store that broke its contract: nothing compared
         } finally {
           if (theirs != null) {
             pool.release(theirs);
