@@ -23,7 +23,8 @@ import java.util.function.IntFunction;
  *
  * <p>Two ways to get memory, and the difference is what keeps every stream moving:
  * <ul>
- *   <li>{@link #tryAcquire} is for prefetch: it never waits and never evicts. When the budget is
+ *   <li>{@link #tryAcquire} is for prefetch: it never waits and never evicts a block a stream holds
+ *       (it may take the memory cache's kept bytes, as any request does). When the budget is
  *       spent it says no, and the stream simply prefetches less. That is how the prefetch depth
  *       shrinks under pressure.</li>
  *   <li>{@link #acquire} is for the block a caller needs now. It may evict an idle block (fetched,
@@ -173,6 +174,7 @@ public final class BufferPool {
         free.computeIfAbsent(b.length, k -> new ArrayDeque<>()).push(b);
         freeBytes += b.length;
       }
+      released.signalAll();
     } finally {
       lock.unlock();
     }
@@ -187,7 +189,10 @@ public final class BufferPool {
     }
   }
 
-  /** A buffer of exactly {@code size} bytes, or null if the budget is spent. Never waits. */
+  /**
+   * A buffer of exactly {@code size} bytes, or null if the budget is spent (kept bytes given up first).
+   * Never waits.
+   */
   public byte[] tryAcquire(int size) {
     lock.lock();
     try {

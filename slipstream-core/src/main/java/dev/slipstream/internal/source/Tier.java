@@ -7,8 +7,8 @@ import dev.slipstream.internal.block.PooledBytes;
 import java.io.IOException;
 
 /**
- * A source of an object's bytes before S3, the last source: a stream's own blocks in memory, the local
- * disk cache, later a shared tier. A tier's trouble is a miss, never a failed read (docs/architecture.md,
+ * A source of an object's bytes before S3, the last source: a stream's own blocks in memory, the memory
+ * cache, the local disk cache, the shared tier. A tier's trouble is a miss, never a failed read (docs/architecture.md,
  * rule 2); the one exception a tier may throw is S3's refusal of this open, which every tier that keeps
  * bytes across opens asks for before it serves one (rule 8).
  */
