@@ -13,9 +13,7 @@ import dev.slipstream.spi.SharedBlockStore;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -100,83 +98,66 @@ public final class MemcachedBlockStore implements SharedBlockStore {
     if (from < 0 || n <= 0 || (long) from + n > length) {
       return false;
     }
-    // The chunks that hold [from, from + n), in one multi-get per server (one server holds a whole block).
-    Map<Integer, List<Integer>> byServer = new HashMap<>();
-    for (int c = from / Chunks.CHUNK; c <= (from + n - 1) / Chunks.CHUNK; c++) {
-      int s = serverOf(name);
-      if (!health.get(s).usable()) {
-        stats.increment(Counter.SHARED_PARTIAL);
-        return false; // a server left alone: its chunks are missing
-      }
-      byServer.computeIfAbsent(s, k -> new ArrayList<>()).add(c);
+    int s = serverOf(name);
+    if (!health.get(s).usable()) {
+      stats.increment(Counter.SHARED_PARTIAL);
+      return false; // its server is left alone: the block's chunks are missing
     }
-    Map<Integer, CompletableFuture<List<byte[]>>> asked = new HashMap<>();
-    for (Map.Entry<Integer, List<Integer>> e : byServer.entrySet()) {
-      List<String> keys = new ArrayList<>();
-      for (int c : e.getValue()) {
-        keys.add(Chunks.key(name, c));
-      }
-      asked.put(e.getKey(), clients.get(e.getKey()).get(keys).toCompletableFuture());
-      numbers.get(e.getKey()).lookups.increment();
+    // The chunks that hold [from, from + n), in one multi-get.
+    int first = from / Chunks.CHUNK;
+    List<String> keys = new ArrayList<>();
+    for (int c = first; c <= (from + n - 1) / Chunks.CHUNK; c++) {
+      keys.add(Chunks.key(name, c));
     }
+    ServerNumbers counted = numbers.get(s);
+    counted.lookups.increment();
     long start = System.nanoTime();
-    long until = start + deadline.nanos();
-    boolean missing = false;
-    boolean present = false;
-    for (Map.Entry<Integer, CompletableFuture<List<byte[]>>> e : asked.entrySet()) {
-      int s = e.getKey();
-      List<byte[]> values;
-      try {
-        values = e.getValue().get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
-      } catch (TimeoutException t) {
-        stats.increment(Counter.SHARED_TIMEOUTS);
-        numbers.get(s).timeouts.increment();
-        health.get(s).failed();
-        cancelAll(asked);
-        return false;
-      } catch (ExecutionException | RuntimeException failure) {
-        stats.increment(Counter.SHARED_ERRORS);
-        numbers.get(s).errors.increment();
-        health.get(s).failed();
-        cancelAll(asked);
-        return false;
-      } catch (InterruptedException i) {
-        Thread.currentThread().interrupt();
-        cancelAll(asked);
-        return false;
+    CompletableFuture<List<byte[]>> asked = clients.get(s).get(keys).toCompletableFuture();
+    List<byte[]> values;
+    try {
+      values = asked.get(Math.max(0, start + deadline.nanos() - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException t) {
+      failed(s, Counter.SHARED_TIMEOUTS, counted.timeouts);
+      asked.cancel(false);
+      return false;
+    } catch (ExecutionException failure) {
+      failed(s, Counter.SHARED_ERRORS, counted.errors);
+      return false;
+    } catch (InterruptedException i) {
+      Thread.currentThread().interrupt();
+      asked.cancel(false);
+      return false;
+    }
+    long took = System.nanoTime() - start;
+    health.get(s).answered();
+    counted.answered(took);
+    deadline.answered(took);
+    int found = 0;
+    for (int i = 0; i < values.size(); i++) {
+      byte[] v = values.get(i);
+      if (v == null) {
+        counted.chunkMisses.increment();
+        continue;
       }
-      health.get(s).answered();
-      ServerNumbers counted = numbers.get(s);
-      counted.answered(System.nanoTime() - start);
-      List<Integer> mine = byServer.get(s);
-      for (int i = 0; i < mine.size(); i++) {
-        byte[] v = values.get(i);
-        if (v == null) {
-          missing = true;
-          counted.chunkMisses.increment();
-          continue;
-        }
-        present = true;
-        counted.chunkHits.increment();
-        counted.bytesRead.add(v.length);
-        Chunks.Verdict verdict = chunks.decode(v, name, mine.get(i), length, from, n, dst, off);
-        if (verdict != Chunks.Verdict.OK) {
-          stats.increment(Counter.SHARED_CORRUPT);
-          return false;
-        }
+      found++;
+      counted.chunkHits.increment();
+      counted.bytesRead.add(v.length);
+      if (chunks.decode(v, name, first + i, length, from, n, dst, off) != Chunks.Verdict.OK) {
+        stats.increment(Counter.SHARED_CORRUPT);
+        return false;
       }
     }
-    deadline.answered(System.nanoTime() - start);
-    if (missing && present) {
+    if (found > 0 && found < values.size()) {
       stats.increment(Counter.SHARED_PARTIAL);
     }
-    return !missing;
+    return found == values.size();
   }
 
-  private static void cancelAll(Map<Integer, CompletableFuture<List<byte[]>>> asked) {
-    for (CompletableFuture<List<byte[]>> f : asked.values()) {
-      f.cancel(false);
-    }
+  /** A request to server {@code s} failed or timed out: counted, and the server's health told. */
+  private void failed(int s, Counter total, java.util.concurrent.atomic.LongAdder perServer) {
+    stats.increment(total);
+    perServer.increment();
+    health.get(s).failed();
   }
 
   @Override
@@ -190,39 +171,31 @@ public final class MemcachedBlockStore implements SharedBlockStore {
   }
 
   private boolean store(byte[] name, byte[] src, int off, int length) {
-    int count = Chunks.count(length);
+    int s = serverOf(name);
+    if (!health.get(s).usable()) {
+      return false;
+    }
+    ServerNumbers counted = numbers.get(s);
     List<CompletableFuture<MemcacheStatus>> sets = new ArrayList<>();
-    List<Integer> where = new ArrayList<>();
-    for (int c = 0; c < count; c++) {
-      int s = serverOf(name);
-      if (!health.get(s).usable()) {
-        return false;
-      }
+    for (int c = 0; c < Chunks.count(length); c++) {
       sets.add(clients.get(s).set(Chunks.key(name, c), chunks.encode(name, c, src, off, length), ttlSeconds)
           .toCompletableFuture());
-      where.add(s);
     }
     long until = System.nanoTime() + writeTimeoutNanos;
     boolean all = true;
-    for (int i = 0; i < sets.size(); i++) {
-      int s = where.get(i);
+    for (CompletableFuture<MemcacheStatus> set : sets) {
       try {
-        MemcacheStatus status = sets.get(i).get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+        boolean stored = set.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS) == MemcacheStatus.OK;
         health.get(s).answered();
-        boolean stored = status == MemcacheStatus.OK;
-        (stored ? numbers.get(s).sets : numbers.get(s).setFailures).increment();
+        (stored ? counted.sets : counted.setFailures).increment();
         all &= stored;
       } catch (TimeoutException t) {
-        stats.increment(Counter.SHARED_TIMEOUTS);
-        numbers.get(s).timeouts.increment();
-        numbers.get(s).setFailures.increment();
-        health.get(s).failed();
+        failed(s, Counter.SHARED_TIMEOUTS, counted.timeouts);
+        counted.setFailures.increment();
         all = false;
-      } catch (ExecutionException | RuntimeException failure) {
-        stats.increment(Counter.SHARED_ERRORS);
-        numbers.get(s).errors.increment();
-        numbers.get(s).setFailures.increment();
-        health.get(s).failed();
+      } catch (ExecutionException failure) {
+        failed(s, Counter.SHARED_ERRORS, counted.errors);
+        counted.setFailures.increment();
         all = false;
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
