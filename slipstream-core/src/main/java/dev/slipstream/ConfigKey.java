@@ -42,8 +42,8 @@ public enum ConfigKey {
       "Most blocks fetched ahead of a sequential reader, per stream. The depth starts at 2 and doubles with "
           + "each block the reader enters, up to this value (from the second block on, it starts from the depth "
           + "this client's readers needed); it halves when the reader finds a whole window already fetched, and "
-          + "prefetch takes free memory only. The default matches fetch.threads: deeper puts no more requests "
-          + "in flight."),
+          + "prefetch takes free memory only. Also the most bytes, in blocks, of Parquet row groups a stream "
+          + "fetches ahead (0: none). The default matches fetch.threads: deeper puts no more requests in flight."),
   MEMORY_MAX("memory.max", size(), null,
       "Memory budget for block buffers, shared by every stream in the JVM. Default: a quarter of the "
           + "JVM's max heap (256 MiB on a 1 GiB task heap). Must hold at least one block."),

@@ -80,13 +80,13 @@ public enum Counter {
   SHARED_SETS("shared_sets"),
   /** Blocks not written to the shared tier: too many writes pending, or the write failed. */
   SHARED_SETS_DROPPED("shared_sets_dropped"),
-  /** Parquet: column chunk ranges of the next row group fetched ahead while one is decoded. */
+  /** Parquet: pieces (at most a block each) of the next row group's column chunks fetched ahead while one is decoded. */
   ROW_GROUP_AHEAD_STARTED("row_group_ahead_started"),
-  /** Parquet: ranges fetched ahead that a read then used. */
+  /** Parquet: pieces fetched ahead that a read then used. */
   ROW_GROUP_AHEAD_USED("row_group_ahead_used"),
-  /** Parquet: ranges fetched ahead and dropped unused (the reader went elsewhere, or closed). */
+  /** Parquet: pieces fetched ahead and dropped unused (the reader went elsewhere, or closed). */
   ROW_GROUP_AHEAD_WASTED("row_group_ahead_wasted"),
-  /** Parquet: ranges not fetched ahead for want of free memory or over the per-stream bound. */
+  /** Parquet: planned pieces the reader asked for before they could start, for want of free memory or over the per-stream bound. */
   ROW_GROUP_AHEAD_SKIPPED("row_group_ahead_skipped"),
   /** LIST (ListObjectsV2) requests sent, retries included. */
   LIST_REQUESTS("list_requests"),

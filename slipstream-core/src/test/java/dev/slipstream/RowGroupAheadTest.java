@@ -79,8 +79,9 @@ class RowGroupAheadTest {
         assertThat(b).isEqualTo(Arrays.copyOfRange(data, (int) start, (int) start + len));
       }
       ReadStatistics s = in.statistics();
-      assertThat(s.get(Counter.ROW_GROUP_AHEAD_STARTED)).isEqualTo(GROUPS - 1);
-      assertThat(s.get(Counter.ROW_GROUP_AHEAD_USED)).isEqualTo(GROUPS - 1);
+      // From the third row group on: ahead once two were read in a row.
+      assertThat(s.get(Counter.ROW_GROUP_AHEAD_STARTED)).isEqualTo(GROUPS - 2);
+      assertThat(s.get(Counter.ROW_GROUP_AHEAD_USED)).isEqualTo(GROUPS - 2);
       // The footer's tail (1/512 of the object, at least 8 KiB), then each row group's two chunks once:
       // nothing fetched twice.
       long tail = Math.min(data.length, Math.max(8 << 10, data.length / 512));
@@ -96,13 +97,104 @@ class RowGroupAheadTest {
       in.seek(data.length - 8);
       in.readNBytes(8);
       byte[] b = new byte[CHUNK];
-      in.readFullyAsync(chunkStart(0, 3), b, 0, CHUNK).get(); // column 3 of row group 0
-      in.readFullyAsync(chunkStart(3, 0), b, 0, CHUNK).get(); // then elsewhere: row group 3, column 0
-      assertThat(b).isEqualTo(Arrays.copyOfRange(data, (int) chunkStart(3, 0), (int) chunkStart(3, 0) + CHUNK));
+      in.readFullyAsync(chunkStart(0, 3), b, 0, CHUNK).get(); // column 3 of row groups 0 and 1
+      in.readFullyAsync(chunkStart(1, 3), b, 0, CHUNK).get(); // (row group 2's fetched ahead)
+      in.readFullyAsync(chunkStart(4, 0), b, 0, CHUNK).get(); // then elsewhere: row group 4, column 0
+      assertThat(b).isEqualTo(Arrays.copyOfRange(data, (int) chunkStart(4, 0), (int) chunkStart(4, 0) + CHUNK));
       assertThat(in.statistics().get(Counter.ROW_GROUP_AHEAD_WASTED)).isEqualTo(1);
       assertThat(in.statistics().get(Counter.ROW_GROUP_AHEAD_USED)).isZero();
     }
     assertThat(client.memoryInUse()).isZero();
+  }
+
+  /**
+   * A full scan asks for each row group whole, in one range (1.2 MB here, 20 blocks' worth of 4 MiB at
+   * full size): the next row group is fetched ahead in pieces of a block, and each read copies them.
+   */
+  @Test
+  void aRowGroupLargerThanABlockIsFetchedAheadInBlockPiecesAndNothingTwice() throws Exception {
+    try (Slipstream small = smallBlocks("16")) {
+      ReadStatistics s = readWholeRowGroups(small);
+      int pieces = (COLUMNS * CHUNK + SMALL_BLOCK - 1) / SMALL_BLOCK;
+      assertThat(s.get(Counter.ROW_GROUP_AHEAD_STARTED)).isEqualTo((GROUPS - 2) * pieces);
+      assertThat(s.get(Counter.ROW_GROUP_AHEAD_USED)).isEqualTo((GROUPS - 2) * pieces);
+      assertThat(s.get(Counter.ROW_GROUP_AHEAD_WASTED)).isZero();
+      assertThat(small.memoryInUse()).isZero();
+    }
+  }
+
+  /**
+   * Two blocks ahead at most (prefetch.blocks=2) and row groups of five: the reader copies what came
+   * ahead and fetches the rest itself, each byte once; the plan goes on as copied pieces free memory.
+   */
+  @Test
+  void aBoundBelowARowGroupFetchesPartAheadAndTheReaderTheRestEachByteOnce() throws Exception {
+    try (Slipstream small = smallBlocks("2")) {
+      ReadStatistics s = readWholeRowGroups(small);
+      assertThat(s.get(Counter.ROW_GROUP_AHEAD_STARTED)).isPositive();
+      assertThat(s.get(Counter.ROW_GROUP_AHEAD_SKIPPED)).isPositive();
+      assertThat(s.get(Counter.ROW_GROUP_AHEAD_WASTED)).isZero();
+      assertThat(small.memoryInUse()).isZero();
+    }
+  }
+
+  /**
+   * A Spark task often gets one row group of a file: it reads the footer and that row group, and what
+   * was fetched of the next would be wasted, so nothing is.
+   */
+  @Test
+  void aStreamThatReadsOneRowGroupFetchesNothingAhead() throws Exception {
+    try (SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/t.parquet"),
+        OpenOptions.length(data.length))) {
+      in.seek(data.length - 8);
+      in.readNBytes(8);
+      long start = chunkStart(2, 0);
+      byte[] b = new byte[COLUMNS * CHUNK];
+      in.readFullyAsync(start, b, 0, b.length).get();
+      assertThat(b).isEqualTo(Arrays.copyOfRange(data, (int) start, (int) start + b.length));
+      long tail = Math.min(data.length, Math.max(8 << 10, data.length / 512));
+      assertThat(in.statistics().get(Counter.ROW_GROUP_AHEAD_STARTED)).isZero();
+      assertThat(in.statistics().get(Counter.BYTES_FETCHED)).isEqualTo(tail + b.length);
+    }
+  }
+
+  @Test
+  void noPrefetchMeansNoRowGroupAhead() throws Exception {
+    try (Slipstream small = smallBlocks("0")) {
+      ReadStatistics s = readWholeRowGroups(small);
+      assertThat(s.get(Counter.ROW_GROUP_AHEAD_STARTED)).isZero();
+    }
+  }
+
+  static final int SMALL_BLOCK = 256 << 10;
+
+  static Slipstream smallBlocks(String prefetchBlocks) {
+    return Slipstream.builder().isolatedResources().config(TestClients.config(S3.server())
+        .set("block.size", String.valueOf(SMALL_BLOCK)).set("memory.max", "64M")
+        .set("prefetch.blocks", prefetchBlocks).build()).build();
+  }
+
+  /**
+   * Reads the footer, then every row group whole as one range, checking every byte and that nothing was
+   * fetched twice; the stream's statistics.
+   */
+  static ReadStatistics readWholeRowGroups(Slipstream c) throws Exception {
+    try (SlipstreamInputStream in = c.open(S3Location.parse("s3://" + BUCKET + "/t.parquet"),
+        OpenOptions.length(data.length))) {
+      in.seek(data.length - 8);
+      in.readNBytes(8);
+      for (int g = 0; g < GROUPS; g++) {
+        long start = chunkStart(g, 0);
+        int len = COLUMNS * CHUNK;
+        byte[] b = new byte[len];
+        in.readFullyAsync(start, b, 0, len).get();
+        assertThat(b).as("row group %d", g).isEqualTo(Arrays.copyOfRange(data, (int) start, (int) start + len));
+      }
+      ReadStatistics s = in.statistics();
+      long tail = Math.min(data.length, Math.max(8 << 10, data.length / 512));
+      assertThat(s.get(Counter.BYTES_FETCHED)).isEqualTo(tail + (long) GROUPS * COLUMNS * CHUNK);
+      return s;
+    }
   }
 
   @Test

@@ -71,7 +71,8 @@ public final class ObjectReader extends SlipstreamInputStream {
     SourceChain chain = sources.chain(h, window, blockSize);
     window.fetchFrom(chain);
     this.jumps = new JumpReads(h, chain, pool, requests, blockSize);
-    this.vectored = new VectoredReads(h, chain, fetcher, pool, requests, jumps::tail);
+    this.vectored = new VectoredReads(h, chain, fetcher, pool, requests, jumps::tail, blockSize,
+        (long) maxDepth * blockSize);
     jumps.largeRangesBy(vectored);
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
     this.posPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);

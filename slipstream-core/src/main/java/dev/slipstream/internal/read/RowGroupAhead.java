@@ -6,7 +6,9 @@ package dev.slipstream.internal.read;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -16,130 +18,241 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Parquet row groups read ahead: a reader decodes one row group while the next one's column chunks are
  * on their way. When an asynchronous (vectored) range read covers column chunks {@code i..j} of row
- * group {@code g} exactly — as parquet-java asks for the chunks of the columns it reads — the bytes of
- * chunks {@code i..j} of row group {@code g + 1} are fetched at once, in the background, into a pooled
- * buffer; a later range read inside them is served from it. Ranges of earlier row groups still held when
- * a later row group is asked for are dropped, counted as wasted.
+ * group {@code g} exactly — as parquet-java asks for the chunks of the columns it reads, all 20 of a full
+ * scan in one range of the whole row group — and the stream has read chunks of row group {@code g - 1}
+ * before, the bytes of chunks {@code i..j} of row group {@code g + 1} are planned ahead and fetched in the
+ * background, in pieces of at most a block, each into a pooled buffer. Two row groups in a row first:
+ * an engine that splits a file among tasks (Spark) gives a task one row group of the file, often, and
+ * what it fetched of the next would be wasted. A later range read copies what pieces hold and fetches only the rest itself. A piece is given
+ * back as soon as reads have copied all of it; then the plan goes on with the memory it freed. Pieces
+ * and plans of earlier row groups still held when a later row group is asked for are dropped, counted as
+ * wasted.
  *
- * <p>Bounded: a range ahead is at most {@link #MAX_RANGE} bytes, a stream holds at most
- * {@link #MAX_HELD} bytes of them, and memory comes only from what is free in the pool (never waiting,
- * never evicting). Its fetches are prefetches: they queue behind every read a caller waits for.
+ * <p>Bounded: a stream holds at most {@code maxHeld} bytes ahead (as many as a sequential reader may
+ * have in flight), and memory comes only from what is free in the pool (never waiting, never evicting a
+ * stream's block). Its fetches are prefetches: they queue behind every read a caller waits for.
  * Thread-safe.
  */
 final class RowGroupAhead {
-  static final int MAX_RANGE = 16 << 20;
-  static final long MAX_HELD = 64L << 20;
-
-  /** Fetches {@code [position, position + len)} into {@code dst[off..]}, as a prefetch. */
+  /** Fetches {@code [position, position + len)} into {@code dst[off..]}. */
   interface Fetch {
     CompletableFuture<Void> start(long position, byte[] dst, int off, int len);
   }
 
   private final ParquetFooter footer;
   private final BufferPool pool;
-  private final Fetch fetch;
+  private final Fetch ahead;
   private final ReadStatistics stats;
-  private final TreeMap<Long, Ahead> ahead = new TreeMap<>();
+  private final int pieceSize;
+  private final long maxHeld;
+  /** Pieces fetched or being fetched, by their start. */
+  private final TreeMap<Long, Piece> pieces = new TreeMap<>();
+  /** Ranges of coming row groups still to fetch, in the order they were planned. */
+  private final ArrayDeque<Plan> plans = new ArrayDeque<>();
+  /** The row groups reads have asked chunks of. */
+  private final BitSet groupsRead = new BitSet();
+  /** Bytes of the pieces not yet given back to the pool. */
   private long held;
   private boolean closed;
 
-  private static final class Ahead {
+  /** Part of a row group's range, fetched ahead into one buffer. */
+  private static final class Piece {
     final long start;
     final int length;
     final int group;
     final byte[] buffer;
     final CompletableFuture<Void> fetched;
     final List<CompletableFuture<Void>> copies = new ArrayList<>();
-    boolean used;
+    /** Bytes reads have copied out of it so far. */
+    long claimed;
 
-    Ahead(long start, int length, int group, byte[] buffer, CompletableFuture<Void> fetched) {
+    Piece(long start, int length, int group, byte[] buffer, CompletableFuture<Void> fetched) {
       this.start = start;
       this.length = length;
       this.group = group;
       this.buffer = buffer;
       this.fetched = fetched;
     }
+
+    long end() {
+      return start + length;
+    }
   }
 
-  RowGroupAhead(ParquetFooter footer, BufferPool pool, Fetch fetch, ReadStatistics stats) {
-    this.footer = footer;
-    this.pool = pool;
-    this.fetch = fetch;
-    this.stats = stats;
+  /** {@code [from, end)} of row group {@code group}, still to be fetched ahead. */
+  private static final class Plan {
+    final int group;
+    long from;
+    final long end;
+
+    Plan(int group, long from, long end) {
+      this.group = group;
+      this.from = from;
+      this.end = end;
+    }
   }
 
   /**
-   * A range read is starting: if a range fetched ahead holds it, returns the future of its copy into
-   * {@code dst}; else null (the caller fetches it). Either way, the next row group's same chunks are
-   * fetched ahead if this read is one of a row group's column chunks.
+   * @param ahead how pieces are fetched: as prefetches
+   * @param pieceSize the largest piece (a block: its buffers are the pool's block buffers)
+   * @param maxHeld the most bytes a stream holds ahead; 0 reads nothing ahead
    */
-  synchronized CompletableFuture<Void> serve(long position, byte[] dst, int off, int len) {
-    if (closed) {
-      return null;
-    }
-    CompletableFuture<Void> served = null;
-    Map.Entry<Long, Ahead> e = ahead.floorEntry(position);
-    if (e != null && position + len <= e.getKey() + e.getValue().length) {
-      Ahead a = e.getValue();
-      if (!a.used) {
-        a.used = true;
-        stats.increment(Counter.ROW_GROUP_AHEAD_USED);
-      }
-      int from = (int) (position - a.start);
-      served = a.fetched.thenRun(() -> System.arraycopy(a.buffer, from, dst, off, len));
-      a.copies.add(served);
-    }
-    int[] at = footer.locate(position, position + len);
-    if (at != null) {
-      dropGroupsBefore(at[0]);
-      if (at[0] + 1 < footer.rowGroupCount()) {
-        startAhead(at[0] + 1, at[1], at[2]);
-      }
-    }
-    return served;
+  RowGroupAhead(ParquetFooter footer, BufferPool pool, Fetch ahead, ReadStatistics stats, int pieceSize,
+      long maxHeld) {
+    this.footer = footer;
+    this.pool = pool;
+    this.ahead = ahead;
+    this.stats = stats;
+    this.pieceSize = pieceSize;
+    this.maxHeld = maxHeld;
   }
 
-  private void startAhead(int group, int firstChunk, int lastChunk) {
+  /**
+   * Reads {@code [position, position + len)} into {@code dst}: the bytes pieces hold are copied from them
+   * once fetched, the rest fetched with {@code rest}, each gap in one call. If the range is a row group's
+   * column chunks, the next row group's same chunks are planned ahead.
+   */
+  CompletableFuture<Void> read(long position, byte[] dst, int off, int len, Fetch rest) {
+    List<CompletableFuture<Void>> done = new ArrayList<>();
+    List<long[]> gaps = new ArrayList<>();
+    long end = position + len;
+    synchronized (this) {
+      if (closed) {
+        gaps.add(new long[] {position, end});
+      } else {
+        stopPlansOver(position, end); // first: a piece given back below goes on with the plans
+        copyHeld(position, end, dst, off, done, gaps);
+        int[] at = footer.locate(position, end);
+        if (at != null) {
+          dropGroupsBefore(at[0]);
+        }
+        if (at != null) {
+          groupsRead.set(at[0]);
+          if (at[0] > 0 && groupsRead.get(at[0] - 1) && at[0] + 1 < footer.rowGroupCount()) {
+            plan(at[0] + 1, at[1], at[2]);
+          }
+        }
+        fill();
+      }
+    }
+    for (long[] g : gaps) {
+      done.add(rest.start(g[0], dst, off + (int) (g[0] - position), (int) (g[1] - g[0])));
+    }
+    return done.size() == 1 ? done.get(0) : CompletableFuture.allOf(done.toArray(CompletableFuture[]::new));
+  }
+
+  /** Copies what pieces hold of {@code [position, end)} (once fetched); the bytes they do not, as gaps. */
+  private void copyHeld(long position, long end, byte[] dst, int off, List<CompletableFuture<Void>> done,
+      List<long[]> gaps) {
+    long p = position;
+    List<Piece> given = new ArrayList<>();
+    Long first = pieces.floorKey(position);
+    Iterator<Piece> it = pieces.tailMap(first == null ? position : first, true).values().iterator();
+    while (it.hasNext() && p < end) {
+      Piece piece = it.next();
+      if (piece.start >= end) {
+        break;
+      }
+      if (piece.end() <= p) {
+        continue;
+      }
+      if (piece.start > p) {
+        gaps.add(new long[] {p, piece.start});
+        p = piece.start;
+      }
+      int from = (int) (p - piece.start);
+      int n = (int) (Math.min(end, piece.end()) - p);
+      int to = off + (int) (p - position);
+      if (piece.claimed == 0) {
+        stats.increment(Counter.ROW_GROUP_AHEAD_USED);
+      }
+      CompletableFuture<Void> copy = piece.fetched.thenRun(() -> System.arraycopy(piece.buffer, from, dst, to, n));
+      piece.copies.add(copy);
+      done.add(copy);
+      piece.claimed += n;
+      p += n;
+      if (piece.claimed >= piece.length) {
+        it.remove(); // all of it copied out: back to the pool once the copies end
+        given.add(piece);
+      }
+    }
+    if (p < end) {
+      gaps.add(new long[] {p, end});
+    }
+    release(given);
+  }
+
+  /** Plans chunks {@code first..last} of row group {@code group}, unless they are planned or held already. */
+  private void plan(int group, int first, int last) {
     List<ParquetFooter.Chunk> chunks = footer.rowGroup(group);
-    if (lastChunk >= chunks.size()) {
-      return; // row groups with other columns: no guess
+    if (maxHeld <= 0 || last >= chunks.size()) {
+      return; // nothing ahead, or row groups with other columns: no guess
     }
-    long start = chunks.get(firstChunk).start();
-    long end = chunks.get(lastChunk).end();
-    if (end <= start || end - start > MAX_RANGE || ahead.containsKey(start)) {
+    long start = chunks.get(first).start();
+    long end = chunks.get(last).end();
+    if (end <= start || pieces.containsKey(start)) {
       return;
     }
-    int len = (int) (end - start);
-    if (held + len > MAX_HELD) {
-      stats.increment(Counter.ROW_GROUP_AHEAD_SKIPPED);
-      return;
+    for (Plan p : plans) {
+      if (p.from < end && start < p.end) {
+        return;
+      }
     }
-    byte[] buffer = pool.tryAcquire(BufferPool.sizeFor(len));
-    if (buffer == null) {
-      stats.increment(Counter.ROW_GROUP_AHEAD_SKIPPED);
-      return;
+    plans.add(new Plan(group, start, end));
+  }
+
+  /** Starts the planned pieces, in order, while the stream's bound and the pool's free memory allow. */
+  private void fill() {
+    while (!closed && !plans.isEmpty()) {
+      Plan plan = plans.peek();
+      int n = (int) Math.min(pieceSize, plan.end - plan.from);
+      if (held + n > maxHeld) {
+        return;
+      }
+      byte[] buffer = pool.tryAcquire(BufferPool.sizeFor(n));
+      if (buffer == null) {
+        return;
+      }
+      held += n;
+      stats.increment(Counter.ROW_GROUP_AHEAD_STARTED);
+      pieces.put(plan.from, new Piece(plan.from, n, plan.group, buffer, ahead.start(plan.from, buffer, 0, n)));
+      plan.from += n;
+      if (plan.from >= plan.end) {
+        plans.poll();
+      }
     }
-    held += len;
-    stats.increment(Counter.ROW_GROUP_AHEAD_STARTED);
-    ahead.put(start, new Ahead(start, len, group, buffer, fetch.start(start, buffer, 0, len)));
+  }
+
+  /** The reader got to {@code [position, end)} first: what plans had left of it will not be fetched ahead. */
+  private void stopPlansOver(long position, long end) {
+    for (Iterator<Plan> it = plans.iterator(); it.hasNext(); ) {
+      Plan p = it.next();
+      if (p.from < end && position < p.end) {
+        stats.add(Counter.ROW_GROUP_AHEAD_SKIPPED, (p.end - p.from + pieceSize - 1) / pieceSize);
+        it.remove();
+      }
+    }
   }
 
   private void dropGroupsBefore(int group) {
-    for (Iterator<Ahead> it = ahead.values().iterator(); it.hasNext(); ) {
-      Ahead a = it.next();
-      if (a.group < group) {
+    plans.removeIf(p -> p.group < group);
+    List<Piece> dropped = new ArrayList<>();
+    for (Iterator<Piece> it = pieces.values().iterator(); it.hasNext(); ) {
+      Piece piece = it.next();
+      if (piece.group < group) {
         it.remove();
-        release(a);
+        dropped.add(piece);
       }
     }
+    release(dropped);
   }
 
-  /** Drops every range held; their buffers return once their fetch and copies have ended. */
+  /** Drops every piece and plan; the pieces' buffers return once their fetch and copies have ended. */
   synchronized void clear() {
-    for (Ahead a : ahead.values()) {
-      release(a);
-    }
-    ahead.clear();
+    plans.clear();
+    List<Piece> all = new ArrayList<>(pieces.values());
+    pieces.clear();
+    release(all);
   }
 
   synchronized void close() {
@@ -147,18 +260,25 @@ final class RowGroupAhead {
     clear();
   }
 
-  /** Caller holds the lock and has taken {@code a} out of the map. */
-  private void release(Ahead a) {
-    if (!a.used) {
-      stats.increment(Counter.ROW_GROUP_AHEAD_WASTED);
-    }
-    List<CompletableFuture<Void>> all = new ArrayList<>(a.copies);
-    all.add(a.fetched);
-    CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).whenComplete((v, t) -> {
-      synchronized (this) {
-        held -= a.length;
+  /**
+   * Gives pieces back once their fetch and copies have ended, and goes on with the plans. The caller
+   * holds the lock and has taken the pieces out of the map (no iteration over it is under way: the
+   * callback may run at once, on this thread).
+   */
+  private void release(List<Piece> given) {
+    for (Piece piece : given) {
+      if (piece.claimed == 0) {
+        stats.increment(Counter.ROW_GROUP_AHEAD_WASTED);
       }
-      pool.release(a.buffer);
-    });
+      List<CompletableFuture<Void>> all = new ArrayList<>(piece.copies);
+      all.add(piece.fetched);
+      CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).whenComplete((v, t) -> {
+        pool.release(piece.buffer);
+        synchronized (this) {
+          held -= piece.length;
+          fill();
+        }
+      });
+    }
   }
 }

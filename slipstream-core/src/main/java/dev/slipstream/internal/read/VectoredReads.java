@@ -24,7 +24,7 @@ import java.util.function.Supplier;
  * A stream's asynchronous range reads (Hadoop's vectored reads, and the large ranges of a columnar
  * reader): each range from wherever it is, through the chain, on the fetch executor; a range larger
  * than {@link #PART} in parallel parts. Once the object's tail shows a Parquet footer, the row groups a
- * reader is about to ask for are fetched ahead ({@link RowGroupAhead}).
+ * reader is about to ask for are fetched ahead ({@link RowGroupAhead}), and a read takes what they hold.
  *
  * <p>Rules kept: a fetch thread never waits for another fetch; every part is one of the stream's
  * requests, so close cancels it; an interrupted caller gets its buffer back only once the parts writing
@@ -42,13 +42,20 @@ final class VectoredReads {
   private final ReadStatistics stats;
   /** The object's tail, once a stream read fetched it: where the Parquet footer is looked for. */
   private final Supplier<Span> tail;
+  private final int blockSize;
+  private final long maxAhead;
   private final Object lock = new Object();
   /** Parquet row groups read ahead (guarded by {@code lock}); null until a footer is seen. */
   private RowGroupAhead rowGroups;
   private boolean footerTried;
 
+  /**
+   * @param tail the object's tail, once a stream read fetched it
+   * @param blockSize the largest piece of a row group read ahead
+   * @param maxAhead the most bytes of row groups a stream holds ahead
+   */
   VectoredReads(ObjectHandle h, SourceChain chain, BlockFetcher fetcher, BufferPool pool, StreamRequests requests,
-      Supplier<Span> tail) {
+      Supplier<Span> tail, int blockSize, long maxAhead) {
     this.h = h;
     this.chain = chain;
     this.fetcher = fetcher;
@@ -56,15 +63,15 @@ final class VectoredReads {
     this.requests = requests;
     this.stats = h.stats();
     this.tail = tail;
+    this.blockSize = blockSize;
+    this.maxAhead = maxAhead;
   }
 
   /** Reads {@code [position, position + len)} (inside the object, len > 0) into {@code dst} asynchronously. */
   CompletableFuture<Void> read(long position, byte[] dst, int off, int len) {
     RowGroupAhead ahead = rowGroupAhead();
-    CompletableFuture<Void> done = ahead == null ? null : ahead.serve(position, dst, off, len);
-    if (done == null) {
-      done = range(position, dst, off, len, true);
-    }
+    CompletableFuture<Void> done = ahead == null ? range(position, dst, off, len, true)
+        : ahead.read(position, dst, off, len, (p, d, o, n) -> range(p, d, o, n, true));
     return done.thenRun(() -> stats.add(Counter.BYTES_READ, len));
   }
 
@@ -177,7 +184,8 @@ final class VectoredReads {
         ParquetFooter footer = ParquetFooter.parse(t.buffer(), t.length(), h.length());
         if (footer != null && !requests.isClosed()) {
           // Through the chain: a row group fetched ahead by an earlier query is read from disk.
-          rowGroups = new RowGroupAhead(footer, pool, (p, d, o, n) -> range(p, d, o, n, false), stats);
+          rowGroups = new RowGroupAhead(footer, pool, (p, d, o, n) -> range(p, d, o, n, false), stats,
+              blockSize, maxAhead);
         }
         return rowGroups;
       } finally {
