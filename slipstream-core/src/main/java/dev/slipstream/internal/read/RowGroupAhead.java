@@ -21,9 +21,10 @@ import java.util.concurrent.CompletableFuture;
  * group {@code g} exactly — as parquet-java asks for the chunks of the columns it reads, all 20 of a full
  * scan in one range of the whole row group — and the stream has read chunks of row group {@code g - 1}
  * before, the bytes of chunks {@code i..j} of row group {@code g + 1} are planned ahead and fetched in the
- * background, in pieces of at most a block, each into a pooled buffer. Two row groups in a row first:
- * an engine that splits a file among tasks (Spark) gives a task one row group of the file, often, and
- * what it fetched of the next would be wasted. A later range read copies what pieces hold and fetches only the rest itself. A piece is given
+ * background, in pieces of at most a block, each into a pooled buffer. Two row groups in a row first: an
+ * engine that splits a file among tasks (Spark) often gives a task a single row group, and what it fetched
+ * of the next would be wasted. Only row group 0, where a whole-file reader starts, plans {@value
+ * #UNPROVEN_PIECES} pieces of row group 1 before that. A later range read copies what pieces hold and fetches only the rest itself. A piece is given
  * back as soon as reads have copied all of it; then the plan goes on with the memory it freed. Pieces
  * and plans of earlier row groups still held when a later row group is asked for are dropped, counted as
  * wasted.
@@ -34,6 +35,12 @@ import java.util.concurrent.CompletableFuture;
  * Thread-safe.
  */
 final class RowGroupAhead {
+  /**
+   * Pieces planned of row group 1 while a stream has read only row group 0: a task given the file's
+   * first row group alone wastes no more (the sequential read's start, {@link PrefetchDepth#START}).
+   */
+  static final int UNPROVEN_PIECES = PrefetchDepth.START;
+
   /** Fetches {@code [position, position + len)} into {@code dst[off..]}. */
   interface Fetch {
     CompletableFuture<Void> start(long position, byte[] dst, int off, int len);
@@ -127,9 +134,10 @@ final class RowGroupAhead {
           dropGroupsBefore(at[0]);
         }
         if (at != null) {
+          boolean inARow = at[0] > 0 && groupsRead.get(at[0] - 1);
           groupsRead.set(at[0]);
-          if (at[0] > 0 && groupsRead.get(at[0] - 1) && at[0] + 1 < footer.rowGroupCount()) {
-            plan(at[0] + 1, at[1], at[2]);
+          if ((inARow || at[0] == 0) && at[0] + 1 < footer.rowGroupCount()) {
+            plan(at[0] + 1, at[1], at[2], inARow ? Long.MAX_VALUE : (long) UNPROVEN_PIECES * pieceSize);
           }
         }
         fill();
@@ -182,14 +190,17 @@ final class RowGroupAhead {
     release(given);
   }
 
-  /** Plans chunks {@code first..last} of row group {@code group}, unless they are planned or held already. */
-  private void plan(int group, int first, int last) {
+  /**
+   * Plans the first {@code most} bytes of chunks {@code first..last} of row group {@code group}, unless
+   * they are planned or held already.
+   */
+  private void plan(int group, int first, int last, long most) {
     List<ParquetFooter.Chunk> chunks = footer.rowGroup(group);
     if (maxHeld <= 0 || last >= chunks.size()) {
       return; // nothing ahead, or row groups with other columns: no guess
     }
     long start = chunks.get(first).start();
-    long end = chunks.get(last).end();
+    long end = chunks.get(last).end() - start > most ? start + most : chunks.get(last).end();
     if (end <= start || pieces.containsKey(start)) {
       return;
     }
