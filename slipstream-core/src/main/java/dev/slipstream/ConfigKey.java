@@ -62,11 +62,11 @@ public enum ConfigKey {
   HEDGE_DELAY_MIN("hedge.delay.min", duration(), "250ms",
       "Hedged requests: a GET whose response has not begun after twice the 95th percentile of the last 512 "
           + "first-byte latencies of the endpoint (learnt by every client of the JVM), and at least this long, "
-          + "gets a second identical GET; the first response is read and the other aborted. Hedging starts once "
-          + "32 latencies are known."),
+          + "gets a second identical GET; the first response is read and the other aborted. Until 32 latencies are "
+          + "known, the wait is 1s (or this, if longer)."),
   HEDGE_BUDGET("hedge.budget", fraction(), "5%",
       "Most extra GETs hedging may add, as a share of the client's GETs (a percentage, or a fraction such as "
-          + "0.05). 0 turns hedging off."),
+          + "0.05), or one while that share is less than one. 0 turns hedging off."),
   CACHE_MEMORY("cache.memory", bool(), "true",
       "Memory cache: blocks and ranges a stream has done with stay in the memory pool's free space, named by "
           + "object version, and serve the client's later streams (after S3 has answered the new stream's open); "

@@ -73,6 +73,37 @@ class HedgedRequestsTest {
     }
   }
 
+  /**
+   * A new endpoint, nothing learnt about it yet: a GET still waiting after the initial delay (1 s) is
+   * hedged, and the hedge, a fresh draw of the link, answers first. Half of this link's requests wait
+   * 1.5 s; six one-GET reads, fewer than the 32 latencies that would replace the initial delay.
+   */
+  @Test
+  void aSlowGetIsHedgedBeforeAnyLatencyIsKnown() throws Exception {
+    LinkProfile halfSlow = LinkProfile.LOOPBACK.withLatency(5, 10).withTail(0.5, 1500, 1500);
+    for (int i = 0; i < 6; i++) {
+      S3.server().putGenerated(BUCKET, "small-" + i, 20 + i, BLOCK);
+    }
+    try (LinkShaper shaper = LinkShaper.start(S3.server().endpoint(), halfSlow, 4)) {
+      try (Slipstream client = client(shaper, "50%")) {
+        for (int i = 0; i < 6; i++) {
+          try (SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/small-" + i),
+              OpenOptions.length(BLOCK))) {
+            byte[] all = in.readAllBytes();
+            assertThat(TestData.firstMismatch(20 + i, 0, all, 0, BLOCK)).isEqualTo(-1);
+          }
+        }
+        ReadStatistics stats = client.statistics();
+        System.out.printf("before any latency is known: %d GETs, %d hedged, %d hedges won%n",
+            stats.get(Counter.GET_REQUESTS), stats.get(Counter.HEDGED_REQUESTS), stats.get(Counter.HEDGE_WINS));
+        assertThat(stats.get(Counter.GET_REQUESTS)).isLessThan(32);
+        assertThat(stats.get(Counter.HEDGED_REQUESTS)).isPositive();
+        assertThat(stats.get(Counter.HEDGE_WINS)).isPositive();
+      }
+      assertNothingLeft(shaper);
+    }
+  }
+
   @Test
   void aBudgetOfZeroSendsNoHedgeAndNoRequestThread() throws Exception {
     try (LinkShaper shaper = LinkShaper.start(S3.server().endpoint(), TAIL, 7);

@@ -29,16 +29,20 @@ import java.util.concurrent.atomic.AtomicLong;
  * hedged: a body that stalls later is the stall timeout's and the retries' business.
  *
  * <p>The delay is twice the 95th percentile of the last {@value #WINDOW} first-byte latencies of GETs to
- * the endpoint (from every client of the JVM), and at least {@code hedge.delay.min}; there is none before
- * {@value #MIN_SAMPLES} are known. Extra GETs
- * stay within {@code hedge.budget} of the client's GETs. A GET that cannot be hedged (no delay known yet,
- * or the budget spent) is made on the calling fetch thread; one that can be is made on a request thread
- * of this client while the fetch thread waits, so that either answer can be taken. No thread here is ever
+ * the endpoint (from every client of the JVM), and at least {@code hedge.delay.min}. Until
+ * {@value #MIN_SAMPLES} are known it is {@link #INITIAL_DELAY} (or {@code hedge.delay.min} if longer): with
+ * nothing learnt, only a wait far beyond any normal first byte is hedged, and a JVM's first GETs are not
+ * left to the tail. Extra GETs stay within {@code hedge.budget} of the client's GETs, or one while that
+ * share is less than one. A GET that cannot be hedged (the budget spent) is made on the calling fetch
+ * thread; one that can be is made on a request thread of this client while the fetch thread waits, so
+ * that either answer can be taken. No thread here is ever
  * interrupted: an interrupted S3 client drains the body it gives up.
  */
 final class Hedging {
   static final int WINDOW = 512;
   static final int MIN_SAMPLES = 32;
+  /** The delay before {@value #MIN_SAMPLES} latencies are known: 50 times s3-like's median first byte. */
+  static final Duration INITIAL_DELAY = Duration.ofSeconds(1);
   private static final int RECOMPUTE_EVERY = 16;
   private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
@@ -86,7 +90,7 @@ final class Hedging {
     long n = gets.incrementAndGet();
     long delay = window.delayNanos;
     long t0 = System.nanoTime();
-    if (requests == null || delay == Long.MAX_VALUE || hedges.get() + 1 > budget * n) {
+    if (requests == null || hedges.get() + 1 > Math.max(1, budget * n)) {
       ObjectStore.Body body = call(request);
       window.sample(System.nanoTime() - t0);
       return body;
@@ -95,7 +99,7 @@ final class Hedging {
     race.start(false);
     Race.Winner won = race.await(delay, token);
     if (won == null) {
-      if (hedges.incrementAndGet() <= budget * n && race.start(true)) {
+      if (hedges.incrementAndGet() <= Math.max(1, budget * n) && race.start(true)) {
         stats.increment(Counter.GET_REQUESTS);
         stats.increment(Counter.HEDGED_REQUESTS);
       } else {
@@ -124,10 +128,11 @@ final class Hedging {
   private static final class Window {
     private final long floorNanos;
     private final RecentLatencies recent = new RecentLatencies(WINDOW);
-    private volatile long delayNanos = Long.MAX_VALUE;
+    private volatile long delayNanos;
 
     Window(long floorNanos) {
       this.floorNanos = floorNanos;
+      this.delayNanos = Math.max(floorNanos, INITIAL_DELAY.toNanos());
     }
 
     /** Records a latency; every {@value #RECOMPUTE_EVERY} samples, the delay is computed again. */
