@@ -166,13 +166,16 @@ public final class BufferPool {
     }
   }
 
-  /** Forgets the bytes kept under the names {@code which} accepts (a client closing); they become free. */
+  /**
+   * Forgets the bytes kept under the names {@code which} accepts (a client closing) and gives their
+   * buffers back to the heap, not to the free list: a closed client's cache, up to the whole budget,
+   * must not stay allocated in a JVM whose other clients (or other code) need the memory.
+   */
   public void dropKept(java.util.function.Predicate<Object> which) {
     lock.lock();
     try {
       for (byte[] b : kept.removeIf(which)) {
-        free.computeIfAbsent(b.length, k -> new ArrayDeque<>()).push(b);
-        freeBytes += b.length;
+        allocated -= b.length;
       }
       released.signalAll();
     } finally {

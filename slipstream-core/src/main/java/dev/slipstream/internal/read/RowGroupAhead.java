@@ -132,8 +132,6 @@ final class RowGroupAhead {
         int[] at = footer.locate(position, end);
         if (at != null) {
           dropGroupsBefore(at[0]);
-        }
-        if (at != null) {
           boolean inARow = at[0] > 0 && groupsRead.get(at[0] - 1);
           groupsRead.set(at[0]);
           if ((inARow || at[0] == 0) && at[0] + 1 < footer.rowGroupCount()) {
@@ -162,6 +160,11 @@ final class RowGroupAhead {
         break;
       }
       if (piece.end() <= p) {
+        continue;
+      }
+      if (piece.fetched.isCompletedExceptionally()) {
+        it.remove(); // cancelled by an interrupted read, say: fetched again below, as a gap
+        given.add(piece);
         continue;
       }
       if (piece.start > p) {
