@@ -64,41 +64,49 @@ class RowGroupAheadTest {
     return 4 + ((long) group * COLUMNS + column) * CHUNK;
   }
 
+  /** The footer's tail a stream fetches first: 1/512 of the object, at least 8 KiB. */
+  static long tail() {
+    return Math.min(data.length, Math.max(8 << 10, data.length / 512));
+  }
+
+  /** A stream of {@code t.parquet} that has read the footer's length and magic, as a Parquet reader does. */
+  static SlipstreamInputStream openAfterFooter(Slipstream c) throws IOException {
+    SlipstreamInputStream in = c.open(S3Location.parse("s3://" + BUCKET + "/t.parquet"),
+        OpenOptions.length(data.length));
+    in.seek(data.length - 8);
+    in.readNBytes(8);
+    return in;
+  }
+
+  /** An asynchronous read of {@code [start, start + len)}, its bytes checked. */
+  static void readChecked(SlipstreamInputStream in, long start, int len) throws Exception {
+    byte[] b = new byte[len];
+    in.readFullyAsync(start, b, 0, len).get();
+    assertThat(b).as("bytes %d-%d", start, start + len - 1)
+        .isEqualTo(Arrays.copyOfRange(data, (int) start, (int) start + len));
+  }
+
   /** What a Parquet reader does: read the footer, then per row group the chunks of columns 1 and 2. */
   @Test
   void theNextRowGroupsChunksAreFetchedWhileOneIsReadAndEveryByteIsRight() throws Exception {
-    try (SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/t.parquet"),
-        OpenOptions.length(data.length))) {
-      in.seek(data.length - 8);
-      in.readNBytes(8);
+    try (SlipstreamInputStream in = openAfterFooter(client)) {
       for (int g = 0; g < GROUPS; g++) {
-        long start = chunkStart(g, 1);
-        int len = 2 * CHUNK;
-        byte[] b = new byte[len];
-        in.readFullyAsync(start, b, 0, len).get();
-        assertThat(b).isEqualTo(Arrays.copyOfRange(data, (int) start, (int) start + len));
+        readChecked(in, chunkStart(g, 1), 2 * CHUNK);
       }
       ReadStatistics s = in.statistics();
       assertThat(s.get(Counter.ROW_GROUP_AHEAD_STARTED)).isEqualTo(GROUPS - 1);
       assertThat(s.get(Counter.ROW_GROUP_AHEAD_USED)).isEqualTo(GROUPS - 1);
-      // The footer's tail (1/512 of the object, at least 8 KiB), then each row group's two chunks once:
-      // nothing fetched twice.
-      long tail = Math.min(data.length, Math.max(8 << 10, data.length / 512));
-      assertThat(s.get(Counter.BYTES_FETCHED)).isEqualTo(tail + (long) GROUPS * 2 * CHUNK);
+      // The footer's tail, then each row group's two chunks once: nothing fetched twice.
+      assertThat(s.get(Counter.BYTES_FETCHED)).isEqualTo(tail() + (long) GROUPS * 2 * CHUNK);
     }
     assertThat(client.memoryInUse()).isZero();
   }
 
   @Test
   void aReaderThatGoesElsewhereWastesAtMostOneRowGroupAndGivesTheMemoryBack() throws Exception {
-    try (SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/t.parquet"),
-        OpenOptions.length(data.length))) {
-      in.seek(data.length - 8);
-      in.readNBytes(8);
-      byte[] b = new byte[CHUNK];
-      in.readFullyAsync(chunkStart(0, 3), b, 0, CHUNK).get(); // column 3 of row group 0
-      in.readFullyAsync(chunkStart(3, 0), b, 0, CHUNK).get(); // then elsewhere: row group 3, column 0
-      assertThat(b).isEqualTo(Arrays.copyOfRange(data, (int) chunkStart(3, 0), (int) chunkStart(3, 0) + CHUNK));
+    try (SlipstreamInputStream in = openAfterFooter(client)) {
+      readChecked(in, chunkStart(0, 3), CHUNK); // column 3 of row group 0
+      readChecked(in, chunkStart(3, 0), CHUNK); // then elsewhere: row group 3, column 0
       assertThat(in.statistics().get(Counter.ROW_GROUP_AHEAD_WASTED)).isEqualTo(1);
       assertThat(in.statistics().get(Counter.ROW_GROUP_AHEAD_USED)).isZero();
     }
@@ -143,17 +151,10 @@ class RowGroupAheadTest {
    */
   @Test
   void aStreamThatReadsOneRowGroupFetchesNothingAhead() throws Exception {
-    try (SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/t.parquet"),
-        OpenOptions.length(data.length))) {
-      in.seek(data.length - 8);
-      in.readNBytes(8);
-      long start = chunkStart(2, 0);
-      byte[] b = new byte[COLUMNS * CHUNK];
-      in.readFullyAsync(start, b, 0, b.length).get();
-      assertThat(b).isEqualTo(Arrays.copyOfRange(data, (int) start, (int) start + b.length));
-      long tail = Math.min(data.length, Math.max(8 << 10, data.length / 512));
+    try (SlipstreamInputStream in = openAfterFooter(client)) {
+      readChecked(in, chunkStart(2, 0), COLUMNS * CHUNK);
       assertThat(in.statistics().get(Counter.ROW_GROUP_AHEAD_STARTED)).isZero();
-      assertThat(in.statistics().get(Counter.BYTES_FETCHED)).isEqualTo(tail + b.length);
+      assertThat(in.statistics().get(Counter.BYTES_FETCHED)).isEqualTo(tail() + COLUMNS * CHUNK);
     }
   }
 
@@ -161,13 +162,8 @@ class RowGroupAheadTest {
   @Test
   void theFirstRowGroupAlonePlansTwoBlocksOfTheNext() throws Exception {
     try (Slipstream small = smallBlocks("16")) {
-      try (SlipstreamInputStream in = small.open(S3Location.parse("s3://" + BUCKET + "/t.parquet"),
-          OpenOptions.length(data.length))) {
-        in.seek(data.length - 8);
-        in.readNBytes(8);
-        byte[] b = new byte[COLUMNS * CHUNK];
-        in.readFullyAsync(chunkStart(0, 0), b, 0, b.length).get();
-        assertThat(b).isEqualTo(Arrays.copyOfRange(data, (int) chunkStart(0, 0), (int) chunkStart(0, 0) + b.length));
+      try (SlipstreamInputStream in = openAfterFooter(small)) {
+        readChecked(in, chunkStart(0, 0), COLUMNS * CHUNK);
         assertThat(in.statistics().get(Counter.ROW_GROUP_AHEAD_STARTED)).isEqualTo(2);
       }
       assertThat(small.memoryInUse()).isZero();
@@ -195,20 +191,12 @@ class RowGroupAheadTest {
    * fetched twice; the stream's statistics.
    */
   static ReadStatistics readWholeRowGroups(Slipstream c) throws Exception {
-    try (SlipstreamInputStream in = c.open(S3Location.parse("s3://" + BUCKET + "/t.parquet"),
-        OpenOptions.length(data.length))) {
-      in.seek(data.length - 8);
-      in.readNBytes(8);
+    try (SlipstreamInputStream in = openAfterFooter(c)) {
       for (int g = 0; g < GROUPS; g++) {
-        long start = chunkStart(g, 0);
-        int len = COLUMNS * CHUNK;
-        byte[] b = new byte[len];
-        in.readFullyAsync(start, b, 0, len).get();
-        assertThat(b).as("row group %d", g).isEqualTo(Arrays.copyOfRange(data, (int) start, (int) start + len));
+        readChecked(in, chunkStart(g, 0), COLUMNS * CHUNK);
       }
       ReadStatistics s = in.statistics();
-      long tail = Math.min(data.length, Math.max(8 << 10, data.length / 512));
-      assertThat(s.get(Counter.BYTES_FETCHED)).isEqualTo(tail + (long) GROUPS * COLUMNS * CHUNK);
+      assertThat(s.get(Counter.BYTES_FETCHED)).isEqualTo(tail() + (long) GROUPS * COLUMNS * CHUNK);
       return s;
     }
   }
