@@ -25,6 +25,11 @@ public enum Counter {
   BLOCKS_EVICTED("blocks_evicted"),
   /** Small random reads served by a GET of exactly the bytes asked for, bypassing the blocks. */
   DIRECT_READS("direct_reads"),
+  /**
+   * Blocks fetched from S3 as parallel parts of at least 2 MiB, one GET each, because fetch threads were
+   * idle: how the first blocks of a run arrive at the link's speed rather than one connection's.
+   */
+  BLOCKS_IN_PARTS("blocks_in_parts"),
   /** Streams opened. */
   STREAMS_OPENED("streams_opened"),
   /** Bytes returned to the caller from the stream's blocks already in memory when asked for. */

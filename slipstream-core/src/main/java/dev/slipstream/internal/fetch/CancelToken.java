@@ -19,6 +19,8 @@ public final class CancelToken implements Retrier.Stop {
   private final Supplier<IOException> closedError;
   private volatile boolean cancelled;
   private ObjectStore.Body body;
+  /** Tokens of the parts of this token's read that run on other threads: cancelled with it. */
+  private java.util.List<CancelToken> children;
 
   /** @param closedError the exception a cancelled request ends with, e.g. "stream closed: s3://b/k" */
   public CancelToken(Supplier<IOException> closedError) {
@@ -31,14 +33,46 @@ public final class CancelToken implements Retrier.Stop {
 
   public void cancel() {
     ObjectStore.Body b;
+    java.util.List<CancelToken> parts;
     synchronized (this) {
       cancelled = true;
       b = body;
       body = null;
+      parts = children;
+      children = null;
       notifyAll();
     }
     if (b != null) {
       b.abort();
+    }
+    if (parts != null) {
+      parts.forEach(CancelToken::cancel);
+    }
+  }
+
+  /**
+   * A token for one part of this token's read, run on another thread (a token stops one request at a
+   * time): cancelled when this one is, at once if it already is. {@link #forget} it when the part ends.
+   */
+  public CancelToken child() {
+    CancelToken c = new CancelToken(closedError);
+    synchronized (this) {
+      if (!cancelled) {
+        if (children == null) {
+          children = new java.util.ArrayList<>(4);
+        }
+        children.add(c);
+        return c;
+      }
+    }
+    c.cancel();
+    return c;
+  }
+
+  /** Drops a child whose part has ended. */
+  public synchronized void forget(CancelToken child) {
+    if (children != null) {
+      children.remove(child);
     }
   }
 

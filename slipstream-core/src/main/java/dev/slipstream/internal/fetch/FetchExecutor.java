@@ -73,6 +73,11 @@ public final class FetchExecutor {
     return executor.getActiveCount();
   }
 
+  /** Threads neither running a task nor about to take a queued one: what a fetch may use for its parts. */
+  public int idleThreads() {
+    return Math.max(0, executor.getMaximumPoolSize() - executor.getActiveCount() - executor.getQueue().size());
+  }
+
   /** Stops the threads; tasks still queued are abandoned, so that no reader waits for them. */
   public void shutdown() {
     for (Runnable r : executor.shutdownNow()) {

@@ -6,6 +6,7 @@ package dev.slipstream.internal.source;
 import dev.slipstream.Counter;
 import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.fetch.ParallelParts;
 import dev.slipstream.internal.fetch.RangeReader;
 import java.io.IOException;
 
@@ -17,15 +18,20 @@ import java.io.IOException;
  */
 public final class S3Source {
   private final RangeReader ranges;
+  private final ParallelParts parts;
 
-  public S3Source(RangeReader ranges) {
+  public S3Source(RangeReader ranges, ParallelParts parts) {
     this.ranges = ranges;
+    this.parts = parts;
   }
 
-  /** Reads {@code [position, position + len)} into {@code dst[off...]} on a fetch thread. */
+  /**
+   * Reads {@code [position, position + len)} (a block) into {@code dst[off...]} on a fetch thread, in
+   * parallel parts while fetch threads are idle ({@link ParallelParts}).
+   */
   public void read(ObjectHandle h, long position, byte[] dst, int off, int len, CancelToken token)
       throws IOException {
-    ranges.read(h, position, position + len, dst, off, token);
+    parts.read(h, position, dst, off, len, token);
   }
 
   /**

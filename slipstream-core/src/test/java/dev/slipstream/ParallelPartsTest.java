@@ -1,0 +1,180 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.slipstream.testkit.FaultKind;
+import dev.slipstream.testkit.LinkProfile;
+import dev.slipstream.testkit.LinkShaper;
+import dev.slipstream.testkit.RequestInfo;
+import dev.slipstream.testkit.S3ServerExtension;
+import dev.slipstream.testkit.TestData;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A block fetched from S3 while fetch threads are idle comes in parallel parts of at least 2 MiB: every
+ * byte right and fetched once, each part retried on its own, a part failing for good failing the read with
+ * its error, and nothing left running or held when a read ends or its stream closes.
+ */
+@Timeout(120)
+class ParallelPartsTest {
+  @RegisterExtension static final S3ServerExtension S3 = new S3ServerExtension();
+  static final String BUCKET = "parts";
+  static final int MIB = 1024 * 1024;
+  /** Three blocks of 8 MiB and a short fourth, too short to split. */
+  static final long SIZE = 24L * MIB + 12_345;
+
+  LinkShaper shaper;
+
+  @BeforeAll
+  static void setUp() {
+    S3.server().createBucket(BUCKET);
+    S3.server().putGenerated(BUCKET, "data", 11, SIZE);
+  }
+
+  @AfterEach
+  void stopShaper() {
+    if (shaper != null) {
+      shaper.close();
+    }
+  }
+
+  private Slipstream client(LinkProfile profile, String... extra) {
+    shaper = LinkShaper.start(S3.server().endpoint(), profile, 5);
+    SlipstreamConfig.Builder b = TestClients.config(shaper.endpoint()).set("block.size", "8M")
+        .set("memory.max", "64M").set("retry.interval", "10ms").set("retry.interval.max", "50ms");
+    for (int i = 0; i < extra.length; i += 2) {
+      b.set(extra[i], extra[i + 1]);
+    }
+    return Slipstream.builder().config(b.build()).isolatedResources().build();
+  }
+
+  private static void readAllAndVerify(SlipstreamInputStream in) throws IOException {
+    byte[] all = in.readAllBytes();
+    assertThat(all.length).isEqualTo((int) SIZE);
+    assertThat(TestData.firstMismatch(11, 0, all, 0, all.length)).as("first wrong byte").isEqualTo(-1);
+  }
+
+  /** The GETs' ranges as {start, end} pairs, in the order of their starts. */
+  private List<long[]> getRanges() {
+    List<long[]> ranges = new ArrayList<>();
+    for (RequestInfo r : shaper.requestLog()) {
+      if (r.isGet()) {
+        String[] se = r.range().substring("bytes=".length()).split("-");
+        ranges.add(new long[] {Long.parseLong(se[0]), Long.parseLong(se[1]) + 1});
+      }
+    }
+    ranges.sort((a, b) -> Long.compare(a[0], b[0]));
+    return ranges;
+  }
+
+  private static Predicate<RequestInfo> getFrom(long start) {
+    return r -> r.isGet() && r.range() != null && r.range().startsWith("bytes=" + start + "-");
+  }
+
+  @Test
+  void aFreshClientsFirstBlockComesInFourPartsAndEveryByteOnce() throws IOException {
+    try (Slipstream client = client(LinkProfile.LOOPBACK)) {
+      try (SlipstreamInputStream in = client.open("s3://" + BUCKET + "/data")) {
+        readAllAndVerify(in);
+        // 16 fetch threads, all idle: the first block's GET is four GETs of 2 MiB
+        List<long[]> ranges = getRanges();
+        assertThat(ranges.subList(0, 4)).extracting(r -> r[0] + "-" + r[1])
+            .containsExactly("0-2097152", "2097152-4194304", "4194304-6291456", "6291456-8388608");
+        // the parts tile the object: no byte asked for twice, none left out
+        long next = 0;
+        for (long[] r : ranges) {
+          assertThat(r[0]).as("start of a GET").isEqualTo(next);
+          next = r[1];
+        }
+        assertThat(next).isEqualTo(SIZE);
+        assertThat(in.statistics().get(Counter.BLOCKS_IN_PARTS)).isBetween(1L, 3L);
+        assertThat(in.statistics().get(Counter.GET_REQUESTS)).isEqualTo(ranges.size())
+            .isEqualTo(shaper.requests("GET"));
+        assertThat(in.statistics().get(Counter.BYTES_FETCHED)).isEqualTo(SIZE);
+      }
+      assertThat(client.memoryInUse()).isZero();
+    }
+  }
+
+  @Test
+  void noBlockIsSplitWhenNoFetchThreadIsIdle() throws IOException {
+    try (Slipstream client = client(LinkProfile.LOOPBACK, "fetch.threads", "1")) {
+      try (SlipstreamInputStream in = client.open("s3://" + BUCKET + "/data")) {
+        readAllAndVerify(in);
+        assertThat(in.statistics().get(Counter.BLOCKS_IN_PARTS)).isZero();
+        assertThat(getRanges()).extracting(r -> r[0]).containsExactly(0L, 8L * MIB, 16L * MIB, 24L * MIB);
+      }
+    }
+  }
+
+  @Test
+  void aPartCutMidBodyIsRetriedAloneForItsMissingBytes() throws IOException {
+    try (Slipstream client = client(LinkProfile.LOOPBACK)) {
+      shaper.injectNext(FaultKind.TRUNCATE, getFrom(4L * MIB));
+      try (SlipstreamInputStream in = client.open("s3://" + BUCKET + "/data")) {
+        readAllAndVerify(in);
+        assertThat(in.statistics().get(Counter.RETRIES)).isEqualTo(1);
+        assertThat(in.statistics().get(Counter.BYTES_FETCHED)).isEqualTo(SIZE);
+      }
+      assertThat(shaper.faultsInjected(FaultKind.TRUNCATE)).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aPartThatFailsForGoodFailsTheReadWithItsErrorAndLeavesNothingRunning() throws Exception {
+    try (Slipstream client = client(LinkProfile.LOOPBACK, "retry.max", "1")) {
+      shaper.injectNext(FaultKind.STATUS_503, getFrom(6L * MIB));
+      shaper.injectNext(FaultKind.STATUS_503, getFrom(6L * MIB));
+      try (SlipstreamInputStream in = client.open("s3://" + BUCKET + "/data")) {
+        assertThatThrownBy(() -> in.readNBytes(8 * MIB)).isInstanceOf(IOException.class)
+            .hasMessageContaining("s3://" + BUCKET + "/data").hasMessageContaining("bytes 6291456-8388607")
+            .hasMessageContaining("2 attempts");
+      }
+      assertThat(client.memoryInUse()).isZero();
+      LeakTest.eventually("no request in flight", () -> shaper.activeRequests() == 0);
+    }
+  }
+
+  @Test
+  void closingAStreamStopsEveryPartInFlight() throws Exception {
+    // 2 MiB at 512 KB/s a connection: each part takes four seconds, so at close all are mid-body
+    LinkProfile slow = LinkProfile.S3_LIKE.withBandwidth(512_000, 16_000_000);
+    long threadsBefore = LeakTest.fetchThreads();
+    try (Slipstream client = client(slow)) {
+      SlipstreamInputStream in = client.open("s3://" + BUCKET + "/data");
+      AtomicReference<Throwable> ended = new AtomicReference<>();
+      Thread reader = new Thread(() -> {
+        try {
+          in.read();
+          ended.set(new AssertionError("the read returned although its stream was closed"));
+        } catch (Throwable t) {
+          ended.set(t);
+        }
+      });
+      reader.start();
+      // four parts of each of the first two blocks (and, once the JVM knows fast latencies, their hedges)
+      LeakTest.eventually("both blocks' parts in flight", () -> shaper.activeRequests() >= 8);
+      in.close();
+      reader.join(30_000);
+      assertThat(reader.isAlive()).isFalse();
+      assertThat(ended.get()).isInstanceOf(IOException.class).hasMessageContaining("s3://" + BUCKET + "/data");
+      assertThat(client.memoryInUse()).isZero();
+      LeakTest.eventually("no request in flight", () -> shaper.activeRequests() == 0);
+      assertThat(shaper.bytesSent()).as("bodies aborted, not drained").isLessThan(16L * MIB);
+    }
+    LeakTest.eventually("the client's fetch threads ended", () -> LeakTest.fetchThreads() <= threadsBefore);
+  }
+}
