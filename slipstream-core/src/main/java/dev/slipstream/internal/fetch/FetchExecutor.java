@@ -73,10 +73,13 @@ public final class FetchExecutor {
     return executor.getActiveCount();
   }
 
-  /** Threads neither running a task nor about to take a queued one: what a fetch may use for its parts. */
-  public int idleThreads() {
-    return Math.max(0, executor.getMaximumPoolSize() - executor.getActiveCount() - executor.getQueue().size());
+  /** How many tasks run at once at most. */
+  public int threads() {
+    return executor.getMaximumPoolSize();
   }
+
+  /** The S3 reads of whole blocks in progress on this executor ({@link ParallelParts}), parted or not. */
+  final AtomicInteger blockReads = new AtomicInteger();
 
   /** Stops the threads; tasks still queued are abandoned, so that no reader waits for them. */
   public void shutdown() {

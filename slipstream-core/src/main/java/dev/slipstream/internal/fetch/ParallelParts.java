@@ -14,14 +14,16 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Reads a block's range from S3 as parallel parts while fetch threads are idle, so that the first blocks
- * of a run arrive at the link's speed rather than one connection's.
+ * Reads a block's range from S3 as parallel parts when fewer blocks are being read than there are fetch
+ * threads, so that a run's blocks arrive at the link's speed rather than one connection's.
  *
- * <p>One S3 connection carries a fraction of the link (on the {@code s3-like} profile, 25 of 300 MB/s), so
- * a run that starts with two blocks in flight waits one connection's time for its first block (0.34 s
- * for 8 MiB). Once the run is deep, its blocks keep every fetch thread busy and no block is split: parts
- * cost a GET each, and a GET costs CPU. So a block is split only into as many parts as there are idle
- * threads to run them (plus the block's own thread), none smaller than {@link #MIN_PART}.
+ * <p>One S3 connection carries a fraction of the link (on the {@code s3-like} profile, 25 of 300 MB/s). A
+ * run starts with two blocks in flight, and would wait one connection's time for its first 8 MiB (0.34 s);
+ * the last blocks of an object, or a reader whose window holds blocks already read, leave connections
+ * unused too. So a block read from S3 is split into {@code ceil(fetch threads / block reads in progress)}
+ * parts, this one included, none smaller than {@link #MIN_PART}: the block reads in progress together ask
+ * for about as many GETs as there are threads to run them. When every thread has a block of its own, a
+ * block is one GET. Parts cost GETs, not memory: they fill the block's own buffer.
  *
  * <p>The block's thread reads the first part itself, then runs each other part that no thread has started
  * yet, and waits only for parts already running: a fetch thread never waits for a task still in the queue,
@@ -41,18 +43,27 @@ public final class ParallelParts {
     this.executor = executor;
   }
 
-  /** How many parts a read of {@code len} bytes starting now is split into: 1 unless threads are idle. */
-  int parts(int len) {
+  /** How many parts a read of {@code len} bytes is split into while {@code blockReads} are in progress. */
+  int parts(int len, int blockReads) {
     int most = len / MIN_PART;
-    return most < 2 ? 1 : Math.min(most, 1 + executor.idleThreads());
+    return most < 2 ? 1 : Math.min(most, (executor.threads() + blockReads - 1) / blockReads);
   }
 
   /**
    * Reads bytes {@code [start, start + len)} of {@code h} into {@code dst[off...]} on a fetch thread, in
-   * parallel parts if threads are idle; {@code token} stops every part.
+   * parallel parts if fewer blocks are being read than there are threads; {@code token} stops every part.
    */
   public void read(ObjectHandle h, long start, byte[] dst, int off, int len, CancelToken token) throws IOException {
-    int n = parts(len);
+    int reads = executor.blockReads.incrementAndGet();
+    try {
+      read(h, start, dst, off, len, token, parts(len, reads));
+    } finally {
+      executor.blockReads.decrementAndGet();
+    }
+  }
+
+  private void read(ObjectHandle h, long start, byte[] dst, int off, int len, CancelToken token, int n)
+      throws IOException {
     if (n == 1) {
       ranges.read(h, start, start + len, dst, off, token);
       return;

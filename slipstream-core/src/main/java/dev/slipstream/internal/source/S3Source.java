@@ -27,7 +27,7 @@ public final class S3Source {
 
   /**
    * Reads {@code [position, position + len)} (a block) into {@code dst[off...]} on a fetch thread, in
-   * parallel parts while fetch threads are idle ({@link ParallelParts}).
+   * parallel parts while fewer blocks are being read than there are fetch threads ({@link ParallelParts}).
    */
   public void read(ObjectHandle h, long position, byte[] dst, int off, int len, CancelToken token)
       throws IOException {
