@@ -26,9 +26,9 @@ public enum Counter {
   /** Small random reads served by a GET of exactly the bytes asked for, bypassing the blocks. */
   DIRECT_READS("direct_reads"),
   /**
-   * Blocks fetched from S3 as parallel parts of at least 2 MiB, one GET each, because fewer blocks were
-   * being read than there are fetch threads: how a run's blocks arrive at the link's speed rather than one
-   * connection's.
+   * Blocks fetched from S3 as parallel parts of at least 2 MiB, one GET each: where a run cannot keep a
+   * full window of whole blocks in flight (its start, its end) and the reader waits on the link, so that
+   * its blocks arrive at the link's speed rather than one connection's.
    */
   BLOCKS_IN_PARTS("blocks_in_parts"),
   /** Streams opened. */

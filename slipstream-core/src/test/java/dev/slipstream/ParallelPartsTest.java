@@ -122,6 +122,31 @@ class ParallelPartsTest {
   }
 
   @Test
+  void aReaderAheadOfTheLinkGetsWholeBlocks() throws Exception {
+    // 24 blocks of 4 MiB; a reader that takes a while over each block finds the next ones there: once a
+    // whole window was there, blocks fetched ahead are one GET each, even where the window reaches the end
+    long size = 24L * 4 * MIB;
+    S3.server().putGenerated(BUCKET, "slow-reader", 12, size);
+    try (Slipstream client = client(LinkProfile.LOOPBACK, "block.size", "4M", "prefetch.blocks", "4")) {
+      try (SlipstreamInputStream in = client.open("s3://" + BUCKET + "/slow-reader")) {
+        byte[] block = new byte[4 * MIB];
+        for (long at = 0; at < size; at += block.length) {
+          in.readNBytes(block, 0, block.length);
+          assertThat(TestData.firstMismatch(12, at, block, 0, block.length)).as("first wrong byte").isEqualTo(-1);
+          Thread.sleep(50); // decoding, say: the link is faster
+        }
+        List<long[]> ranges = getRanges();
+        // the first block, which the reader waits for, and the two fetched ahead while the depth is 2, below
+        // the cap: two parts each
+        assertThat(ranges.subList(0, 6)).extracting(r -> r[1] - r[0]).containsOnly(2L * MIB);
+        assertThat(ranges.subList(6, ranges.size())).as("blocks 3 to 23").extracting(r -> r[1] - r[0])
+            .containsOnly(4L * MIB).hasSize(21);
+        assertThat(in.statistics().get(Counter.BLOCKS_IN_PARTS)).isEqualTo(3);
+      }
+    }
+  }
+
+  @Test
   void aPartCutMidBodyIsRetriedAloneForItsMissingBytes() throws IOException {
     try (Slipstream client = client(LinkProfile.LOOPBACK)) {
       shaper.injectNext(FaultKind.TRUNCATE, getFrom(4L * MIB));

@@ -14,16 +14,17 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Reads a block's range from S3 as parallel parts when fewer blocks are being read than there are fetch
- * threads, so that a run's blocks arrive at the link's speed rather than one connection's.
+ * Reads a block's range from S3 as parallel parts, so that a run's blocks arrive at the link's speed
+ * rather than one connection's.
  *
  * <p>One S3 connection carries a fraction of the link (on the {@code s3-like} profile, 25 of 300 MB/s). A
  * run starts with two blocks in flight, and would wait one connection's time for its first 8 MiB (0.34 s);
- * the last blocks of an object, or a reader whose window holds blocks already read, leave connections
- * unused too. So a block read from S3 is split into {@code ceil(fetch threads / block reads in progress)}
- * parts, this one included, none smaller than {@link #MIN_PART}: the block reads in progress together ask
- * for about as many GETs as there are threads to run them. When every thread has a block of its own, a
- * block is one GET. Parts cost GETs, not memory: they fill the block's own buffer.
+ * the last blocks of an object leave connections unused too. The caller says when parts are wanted (the
+ * stream's depth policy: {@code read.PrefetchDepth.partsAhead}); such a block is split into {@code
+ * ceil(fetch threads / block reads in progress)} parts, this one included, none smaller than {@link
+ * #MIN_PART}: the block reads in progress together ask for about as many GETs as there are threads to run
+ * them, and when every thread has a block of its own, a block is one GET. Parts cost GETs, not memory:
+ * they fill the block's own buffer.
  *
  * <p>The block's thread reads the first part itself, then runs each other part that no thread has started
  * yet, and waits only for parts already running: a fetch thread never waits for a task still in the queue,
@@ -50,13 +51,15 @@ public final class ParallelParts {
   }
 
   /**
-   * Reads bytes {@code [start, start + len)} of {@code h} into {@code dst[off...]} on a fetch thread, in
-   * parallel parts if fewer blocks are being read than there are threads; {@code token} stops every part.
+   * Reads bytes {@code [start, start + len)} of {@code h} into {@code dst[off...]} on a fetch thread; if
+   * {@code inParts}, in parallel parts while fewer blocks are being read than there are threads. {@code
+   * token} stops every part.
    */
-  public void read(ObjectHandle h, long start, byte[] dst, int off, int len, CancelToken token) throws IOException {
+  public void read(ObjectHandle h, long start, byte[] dst, int off, int len, CancelToken token, boolean inParts)
+      throws IOException {
     int reads = executor.blockReads.incrementAndGet();
     try {
-      read(h, start, dst, off, len, token, parts(len, reads));
+      read(h, start, dst, off, len, token, inParts ? parts(len, reads) : 1);
     } finally {
       executor.blockReads.decrementAndGet();
     }

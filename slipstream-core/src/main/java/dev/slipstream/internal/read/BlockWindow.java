@@ -101,7 +101,10 @@ final class BlockWindow implements Tier {
       long p = position + done;
       long index = p / blockSize;
       int depth = inOrder ? planner.enterBlock(index) : (int) ((position + len - 1) / blockSize - index);
-      done += copyFromBlock(index, p, dst, off + done, len - done, depth, inOrder ? planner : null);
+      // ahead of a run: in parts only where the run cannot keep its window in flight; a jump's blocks are
+      // all wanted now
+      boolean parts = !inOrder || planner.partsAhead(index + depth >= prefetchLimit);
+      done += copyFromBlock(index, p, dst, off + done, len - done, depth, parts, inOrder ? planner : null);
     }
   }
 
@@ -110,11 +113,11 @@ final class BlockWindow implements Tier {
    * {@code planner}, if any, whether the reader had to wait for the block.
    */
   private int copyFromBlock(long index, long p, byte[] dst, int off, int max, int prefetchDepth,
-      ReadPlanner planner) throws IOException {
+      boolean partsAhead, ReadPlanner planner) throws IOException {
     while (true) {
       Block b = pinOrFetch(index);
       try {
-        prefetch(index + 1, prefetchDepth);
+        prefetch(index + 1, prefetchDepth, partsAhead);
         b.promote();
         boolean atHand = b.isReady();
         long waited = b.await();
@@ -181,13 +184,16 @@ final class BlockWindow implements Tier {
         nb.discard(2);
         continue;
       }
-      start(nb, true);
+      start(nb, true, true); // the reader waits for it
       return nb;
     }
   }
 
-  /** Starts fetching blocks {@code [from, from + depth)} not yet held, while memory allows. */
-  private void prefetch(long from, int depth) {
+  /**
+   * Starts fetching blocks {@code [from, from + depth)} not yet held, while memory allows; from S3 in
+   * parallel parts if {@code parts} (see {@link dev.slipstream.internal.fetch.ParallelParts}).
+   */
+  private void prefetch(long from, int depth, boolean parts) {
     long last = Math.min(prefetchLimit, from + depth - 1);
     for (long i = from; i <= last && !requests.isClosed(); i++) {
       if (blocks.containsKey(i)) {
@@ -214,14 +220,14 @@ final class BlockWindow implements Tier {
         nb.discard(1);
         continue;
       }
-      start(nb, false);
+      start(nb, false, parts);
     }
   }
 
-  private void start(Block b, boolean urgent) {
+  private void start(Block b, boolean urgent, boolean parts) {
     CancelToken token = requests.start(BlockCancelledException::new);
     lastUse.put(b, clock.incrementAndGet());
-    fetcher.submit(h, b, chain::readBlock, urgent, token, () -> requests.end(token));
+    fetcher.submit(h, b, (blk, t) -> chain.readBlock(blk, t, parts), urgent, token, () -> requests.end(token));
     if (requests.isClosed()) {
       // close() may have swept the map before this block was in it, or before it could be cancelled
       b.cancel();

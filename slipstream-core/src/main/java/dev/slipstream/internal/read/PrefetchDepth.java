@@ -94,6 +94,17 @@ public final class PrefetchDepth {
     return depth;
   }
 
+  /**
+   * Whether blocks fetched ahead of the reader now come from S3 in parallel parts: only while the reader
+   * waits on the link (the depth is growing) and the run cannot keep a full window of whole blocks in
+   * flight: its depth is still below the cap, or its window reaches the end of what it will read
+   * ({@code windowReachesEnd}). A run at the cap in the middle of an object fills the threads with whole
+   * blocks, and a reader ahead of the link needs no more speed: parts would only cost GETs and CPU.
+   */
+  boolean partsAhead(boolean windowReachesEnd) {
+    return growing && (depth < cap || windowReachesEnd);
+  }
+
   /** Whether the reader had to wait for the block it entered last: once per block. */
   void arrived(long index, boolean waited) {
     if (index != lastBlock || arrivalNoted) {

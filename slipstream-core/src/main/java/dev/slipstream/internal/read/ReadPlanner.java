@@ -157,6 +157,11 @@ final class ReadPlanner {
     return depth.enter(index);
   }
 
+  /** Whether the blocks a run fetches ahead now come in parts (see {@link PrefetchDepth#partsAhead}). */
+  synchronized boolean partsAhead(boolean windowReachesEnd) {
+    return depth.partsAhead(windowReachesEnd);
+  }
+
   /** The block a sequential read entered last was there ({@code waited} false) or had to be waited for. */
   synchronized void blockArrived(long index, boolean waited) {
     depth.arrived(index, waited);

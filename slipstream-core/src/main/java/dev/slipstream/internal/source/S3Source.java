@@ -26,12 +26,13 @@ public final class S3Source {
   }
 
   /**
-   * Reads {@code [position, position + len)} (a block) into {@code dst[off...]} on a fetch thread, in
-   * parallel parts while fewer blocks are being read than there are fetch threads ({@link ParallelParts}).
+   * Reads {@code [position, position + len)} (a block) into {@code dst[off...]} on a fetch thread; if
+   * {@code inParts}, in parallel parts while fewer blocks are being read than there are fetch threads
+   * ({@link ParallelParts}).
    */
-  public void read(ObjectHandle h, long position, byte[] dst, int off, int len, CancelToken token)
-      throws IOException {
-    parts.read(h, position, dst, off, len, token);
+  public void read(ObjectHandle h, long position, byte[] dst, int off, int len, CancelToken token,
+      boolean inParts) throws IOException {
+    parts.read(h, position, dst, off, len, token, inParts);
   }
 
   /**

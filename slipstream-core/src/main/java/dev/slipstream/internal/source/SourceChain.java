@@ -60,10 +60,11 @@ public final class SourceChain {
 
   /**
    * Fills block {@code b} of the grid (on a fetch thread): from the first tier that holds it, else from
-   * S3; a block whose buffer a tier lent holding its bytes only waits until that tier may serve it. True if
-   * the disk cache served it (it is not to be written there again).
+   * S3 (in parallel parts if {@code parts} allows); a block whose buffer a tier lent holding its bytes only
+   * waits until that tier may serve it. True if the disk cache served it (it is not to be written there
+   * again).
    */
-  public boolean readBlock(Block b, CancelToken token) throws IOException {
+  public boolean readBlock(Block b, CancelToken token, boolean parts) throws IOException {
     Piece piece = Piece.block(b.index(), b.start(), b.length());
     String etag = h.etag();
     if (shadows != null && etag != null) {
@@ -83,7 +84,7 @@ public final class SourceChain {
         return t instanceof DiskTier;
       }
     }
-    s3.read(h, b.start(), b.buffer(), 0, b.length(), token);
+    s3.read(h, b.start(), b.buffer(), 0, b.length(), token, parts);
     return false;
   }
 
