@@ -22,6 +22,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A block fetched from S3 while fewer blocks are being read than there are fetch threads comes in parallel
@@ -159,15 +161,18 @@ class ParallelPartsTest {
     }
   }
 
-  @Test
-  void aPartThatFailsForGoodFailsTheReadWithItsErrorAndLeavesNothingRunning() throws Exception {
+  /** The first part (read by the block's own thread) or the last (by another) fails; the others stop. */
+  @ParameterizedTest
+  @ValueSource(ints = {0, 3})
+  void aPartThatFailsForGoodFailsTheReadWithItsErrorAndLeavesNothingRunning(int part) throws Exception {
+    long from = part * 2L * MIB;
     try (Slipstream client = client(LinkProfile.LOOPBACK, "retry.max", "1")) {
-      shaper.injectNext(FaultKind.STATUS_503, getFrom(6L * MIB));
-      shaper.injectNext(FaultKind.STATUS_503, getFrom(6L * MIB));
+      shaper.injectNext(FaultKind.STATUS_503, getFrom(from));
+      shaper.injectNext(FaultKind.STATUS_503, getFrom(from));
       try (SlipstreamInputStream in = client.open("s3://" + BUCKET + "/data")) {
         assertThatThrownBy(() -> in.readNBytes(8 * MIB)).isInstanceOf(IOException.class)
-            .hasMessageContaining("s3://" + BUCKET + "/data").hasMessageContaining("bytes 6291456-8388607")
-            .hasMessageContaining("2 attempts");
+            .hasMessageContaining("s3://" + BUCKET + "/data")
+            .hasMessageContaining("bytes " + from + "-" + (from + 2 * MIB - 1)).hasMessageContaining("2 attempts");
       }
       assertThat(client.memoryInUse()).isZero();
       LeakTest.eventually("no request in flight", () -> shaper.activeRequests() == 0);
