@@ -79,7 +79,16 @@ public final class FetchExecutor {
   }
 
   /** The S3 reads of whole blocks in progress on this executor ({@link ParallelParts}), parted or not. */
-  final AtomicInteger blockReads = new AtomicInteger();
+  private final AtomicInteger blockReads = new AtomicInteger();
+
+  /** A block read from S3 begins; returns how many are in progress, this one included. */
+  int blockReadStarted() {
+    return blockReads.incrementAndGet();
+  }
+
+  void blockReadEnded() {
+    blockReads.decrementAndGet();
+  }
 
   /** Stops the threads; tasks still queued are abandoned, so that no reader waits for them. */
   public void shutdown() {
