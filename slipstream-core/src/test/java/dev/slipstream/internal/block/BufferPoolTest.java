@@ -376,8 +376,8 @@ class BufferPoolTest {
     assertThat(pool.allocatedBytes()).isEqualTo(4L * SIZE);
   }
 
-  /** A fetched block that only its owner holds: evictable. */
-  private static Block idleBlock(BufferPool pool, long index) {
+  /** A fetched block of 64 KiB that only its owner holds: evictable. */
+  static Block idleBlock(BufferPool pool, long index) {
     byte[] buffer = pool.tryAcquire(SIZE);
     assertThat(buffer).isNotNull();
     Block b = new Block(index, index * SIZE, buffer, SIZE, false, pool, ReadStatistics.global().child(), 0);

@@ -110,7 +110,7 @@ class KeptBuffersTest {
   @Test
   void anIdleBlockEvictedForAReaderIsNotKept() throws Exception {
     BufferPool pool = new BufferPool(SIZE);
-    Block idle = idleBlock(pool, 0);
+    Block idle = BufferPoolTest.idleBlock(pool, 0); // of the same 64 KiB
     idle.keepInMemory("idle");
     byte[] b = pool.acquire(SIZE);
     assertThat(pool.evictions()).isEqualTo(1);
@@ -133,14 +133,5 @@ class KeptBuffersTest {
     KeptBuffers.Kept b = pool.pinKept("b");
     assertThat(b).isNotNull();
     pool.unpinKept(b);
-  }
-
-  /** A fetched block that only its owner holds: evictable. */
-  private static Block idleBlock(BufferPool pool, long index) {
-    byte[] buffer = pool.tryAcquire(SIZE);
-    assertThat(buffer).isNotNull();
-    Block b = new Block(index, index * SIZE, buffer, SIZE, false, pool, ReadStatistics.global().child(), 0);
-    b.complete();
-    return b;
   }
 }
