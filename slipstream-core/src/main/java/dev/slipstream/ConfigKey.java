@@ -50,6 +50,12 @@ public enum ConfigKey {
   FETCH_THREADS("fetch.threads", integer(1, 1024), "16",
       "Threads (and HTTP connections) of the one shared fetch executor. AWS suggests one connection "
           + "per 85-90 MB/s wanted."),
+  FETCH_PART_MIN("fetch.part.min", size(256L << 10, 1L << 30), "2M",
+      "Smallest part of a block read from S3 as parallel GETs (the block a reader waits for, and blocks "
+          + "fetched ahead while a run has too few requests in flight to fill the link): 2 MiB take 84 ms on a "
+          + "25 MB/s connection, about four first-byte waits of S3. Where one connection is about as fast as "
+          + "the link (an object store on the same LAN), parts cost requests and CPU for no speed: this "
+          + "value at block.size or more reads every block with one GET."),
   READ_STALL_TIMEOUT("read.stall.timeout", positiveDuration(), "30s",
       "A response that delivers no bytes for this long is abandoned and retried from the last byte received."),
   CONNECT_TIMEOUT("connect.timeout", positiveDuration(), "10s", "Timeout to establish a TCP connection."),

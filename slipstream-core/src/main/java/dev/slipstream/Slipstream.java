@@ -78,7 +78,7 @@ public final class Slipstream implements AutoCloseable {
     this.fetcher = new BlockFetcher(store, ranges, resources.executor);
     this.shadows = new dev.slipstream.internal.cache.ShadowCaches(config.shadowCacheSizes());
     this.sources = new Sources(diskCache, config.cacheMode(), config.cacheMemory(), shared,
-        new S3Source(ranges, new ParallelParts(ranges, resources.executor)), fetcher, resources.pool, shadows);
+        new S3Source(ranges, new ParallelParts(ranges, resources.executor, config.fetchPartMin())), fetcher, resources.pool, shadows);
     this.lister = new Lister(store, config, stats);
     this.openAhead = new OpenAhead(resources.pool, fetcher, sources.s3(), config.blockSize(), config.openAheadFiles(),
         stats.child(), closeWaitMillis());

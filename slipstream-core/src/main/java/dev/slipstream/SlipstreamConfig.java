@@ -144,6 +144,10 @@ public final class SlipstreamConfig {
     return value(ConfigKey.FETCH_THREADS);
   }
 
+  public int fetchPartMin() {
+    return Math.toIntExact(value(ConfigKey.FETCH_PART_MIN));
+  }
+
   public Duration stallTimeout() {
     return value(ConfigKey.READ_STALL_TIMEOUT);
   }

@@ -22,6 +22,7 @@ class ConfigTest {
     assertThat(c.prefetchBlocks()).isEqualTo(16);
     assertThat(c.memoryMax()).isEqualTo(Math.max(Runtime.getRuntime().maxMemory() / 4, 8 << 20));
     assertThat(c.fetchThreads()).isEqualTo(16);
+    assertThat(c.fetchPartMin()).isEqualTo(2 << 20);
     assertThat(c.stallTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(c.retryMax()).isEqualTo(7);
     assertThat(c.pathStyleAccess()).isFalse();
@@ -51,6 +52,9 @@ class ConfigTest {
         .hasMessageContaining("fs.slipstream.prefetch.blocks").hasMessageContaining("'-1'");
     assertThatThrownBy(() -> SlipstreamConfig.builder().set("read.stall.timeout", "0s").build())
         .hasMessageContaining("read.stall.timeout");
+    assertThatThrownBy(() -> SlipstreamConfig.builder().set("fetch.part.min", "64K").build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("fetch.part.min").hasMessageContaining("'64K'");
     assertThatThrownBy(() -> SlipstreamConfig.builder().set("block.size", "8M").set("memory.max", "4M").build())
         .hasMessageContaining("memory.max").hasMessageContaining("at least one block");
     assertThatThrownBy(() -> SlipstreamConfig.builder().set("endpoint", "not a uri").build())

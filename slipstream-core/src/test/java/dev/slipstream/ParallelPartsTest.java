@@ -124,6 +124,32 @@ class ParallelPartsTest {
   }
 
   @Test
+  void partsAreNeverSmallerThanFetchPartMin() throws IOException {
+    try (Slipstream client = client(LinkProfile.LOOPBACK, "fetch.part.min", "4M")) {
+      try (SlipstreamInputStream in = client.open("s3://" + BUCKET + "/data")) {
+        readAllAndVerify(in);
+        List<long[]> ranges = getRanges();
+        assertThat(ranges.subList(0, 2)).extracting(r -> r[0] + "-" + r[1])
+            .containsExactly("0-4194304", "4194304-8388608");
+        // a GET shorter than 4 MiB is a whole block: the object's short last one
+        assertThat(ranges).filteredOn(r -> r[1] - r[0] < 4 * MIB).extracting(r -> r[0] + "-" + r[1])
+            .containsExactly((SIZE / (8 * MIB) * 8 * MIB) + "-" + SIZE);
+      }
+    }
+  }
+
+  @Test
+  void fetchPartMinAtTheBlockSizeReadsEveryBlockWithOneGet() throws IOException {
+    try (Slipstream client = client(LinkProfile.LOOPBACK, "fetch.part.min", "8M")) {
+      try (SlipstreamInputStream in = client.open("s3://" + BUCKET + "/data")) {
+        readAllAndVerify(in);
+        assertThat(in.statistics().get(Counter.BLOCKS_IN_PARTS)).isZero();
+        assertThat(getRanges()).extracting(r -> r[0]).containsExactly(0L, 8L * MIB, 16L * MIB, 24L * MIB);
+      }
+    }
+  }
+
+  @Test
   void aReaderAheadOfTheLinkGetsWholeBlocks() throws Exception {
     // 24 blocks of 4 MiB; a reader that takes a while over each block finds the next ones there: once a
     // whole window was there, blocks fetched ahead are one GET each, even where the window reaches the end

@@ -21,9 +21,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * run starts with two blocks in flight, and would wait one connection's time for its first 8 MiB (0.34 s);
  * the last blocks of an object leave connections unused too. The caller says when parts are wanted (the
  * stream's depth policy: {@code read.PrefetchDepth.partsAhead}); such a block is split into {@code
- * ceil(fetch threads / block reads in progress)} parts, this one included, none smaller than {@link
- * #MIN_PART}: the block reads in progress together ask for about as many GETs as there are threads to run
- * them, and when every thread has a block of its own, a block is one GET. Parts cost GETs, not memory:
+ * ceil(fetch threads / block reads in progress)} parts, this one included, none smaller than {@code
+ * fetch.part.min}: the block reads in progress together ask for about as many GETs as there are threads to
+ * run them, and when every thread has a block of its own, a block is one GET. Parts cost GETs, not memory:
  * they fill the block's own buffer.
  *
  * <p>The block's thread reads the first part itself, then runs each other part that no thread has started
@@ -33,20 +33,20 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the read returns only once no part is still writing into the buffer.
  */
 public final class ParallelParts {
-  /** The smallest part: 2 MiB take 84 ms on a 25 MB/s connection, four times its first-byte latency. */
-  static final int MIN_PART = 2 * 1024 * 1024;
-
   private final RangeReader ranges;
   private final FetchExecutor executor;
+  /** The smallest part ({@code fetch.part.min}). */
+  private final int minPart;
 
-  public ParallelParts(RangeReader ranges, FetchExecutor executor) {
+  public ParallelParts(RangeReader ranges, FetchExecutor executor, int minPart) {
     this.ranges = ranges;
     this.executor = executor;
+    this.minPart = minPart;
   }
 
   /** How many parts a read of {@code len} bytes is split into while {@code blockReads} are in progress. */
   int parts(int len, int blockReads) {
-    int most = len / MIN_PART;
+    int most = len / minPart;
     return most < 2 ? 1 : Math.min(most, (executor.threads() + blockReads - 1) / blockReads);
   }
 
