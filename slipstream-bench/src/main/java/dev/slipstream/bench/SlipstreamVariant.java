@@ -11,9 +11,10 @@ import java.util.Map;
 /**
  * A workload run by Slipstream with one feature off, to compare in one run with the same workload and the
  * defaults: {@code -unhedged} ({@code hedge.budget=0}, on the {@code heavy-tail} profile, shows what hedging
- * does to the per-request latency and the time of the read) and {@code -no-memory-cache} ({@code
- * cache.memory=false}: a re-read from the disk cache instead of memory). Peers have neither feature: they
- * run only the workload itself.
+ * does to the per-request latency and the time of the read), {@code -no-memory-cache} ({@code
+ * cache.memory=false}: a re-read from the disk cache instead of memory) and {@code -whole-blocks} ({@code
+ * fetch.part.min=1G}: one GET a block, no parts, for links where one connection is as fast as the link).
+ * Peers have none of these features: they run only the workload itself.
  */
 final class SlipstreamVariant implements Workload {
   /** A variant: the suffix of its name, the setting it changes, and what that means. */
@@ -21,7 +22,8 @@ final class SlipstreamVariant implements Workload {
 
   static final Kind UNHEDGED = new Kind("-unhedged", "hedge.budget", "0", "hedged requests off");
   static final Kind NO_MEMORY_CACHE = new Kind("-no-memory-cache", "cache.memory", "false", "its memory cache off");
-  static final List<Kind> KINDS = List.of(UNHEDGED, NO_MEMORY_CACHE);
+  static final Kind WHOLE_BLOCKS = new Kind("-whole-blocks", "fetch.part.min", "1G", "blocks in parts off");
+  static final List<Kind> KINDS = List.of(UNHEDGED, NO_MEMORY_CACHE, WHOLE_BLOCKS);
 
   private final Workload inner;
   private final Kind kind;

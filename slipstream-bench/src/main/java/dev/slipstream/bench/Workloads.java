@@ -16,11 +16,13 @@ final class Workloads {
 
   /**
    * Run only when asked for: the same reads by Slipstream with one feature off (see {@link SlipstreamVariant}):
-   * hedging, to compare with on the heavy-tail profile; the memory cache, on a re-read. And the shared tier
+   * hedging, to compare with on the heavy-tail profile; the memory cache, on a re-read; blocks in parts, to
+   * compare with where one connection is as fast as the link (loopback). And the shared tier
    * across two hosts ({@link ClusterWorkload}), which needs memcached installed.
    */
   private static final List<String> ON_REQUEST = List.of(
       SequentialWorkload.NAME + SlipstreamVariant.UNHEDGED.suffix(),
+      SequentialWorkload.NAME + SlipstreamVariant.WHOLE_BLOCKS.suffix(),
       ParquetWorkload.FULL + SlipstreamVariant.UNHEDGED.suffix(),
       ReReadWorkload.AGAIN + SlipstreamVariant.NO_MEMORY_CACHE.suffix(),
       ClusterWorkload.FIRST, ClusterWorkload.REREAD, ClusterWorkload.KILLED);
