@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -112,9 +113,11 @@ class ParallelPartsTest {
     }
   }
 
-  @Test
-  void withOneFetchThreadEveryBlockIsOneGet() throws IOException {
-    try (Slipstream client = client(LinkProfile.LOOPBACK, "fetch.threads", "1")) {
+  /** One fetch thread has no other to run a part; parts of at least a block are the block. */
+  @ParameterizedTest(name = "{0}={1}")
+  @CsvSource({"fetch.threads, 1", "fetch.part.min, 8M"})
+  void everyBlockIsOneGetWithOneFetchThreadOrPartsOfABlock(String key, String value) throws IOException {
+    try (Slipstream client = client(LinkProfile.LOOPBACK, key, value)) {
       try (SlipstreamInputStream in = client.open("s3://" + BUCKET + "/data")) {
         readAllAndVerify(in);
         assertThat(in.statistics().get(Counter.BLOCKS_IN_PARTS)).isZero();
@@ -134,17 +137,6 @@ class ParallelPartsTest {
         // a GET shorter than 4 MiB is a whole block: the object's short last one
         assertThat(ranges).filteredOn(r -> r[1] - r[0] < 4 * MIB).extracting(r -> r[0] + "-" + r[1])
             .containsExactly((SIZE / (8 * MIB) * 8 * MIB) + "-" + SIZE);
-      }
-    }
-  }
-
-  @Test
-  void fetchPartMinAtTheBlockSizeReadsEveryBlockWithOneGet() throws IOException {
-    try (Slipstream client = client(LinkProfile.LOOPBACK, "fetch.part.min", "8M")) {
-      try (SlipstreamInputStream in = client.open("s3://" + BUCKET + "/data")) {
-        readAllAndVerify(in);
-        assertThat(in.statistics().get(Counter.BLOCKS_IN_PARTS)).isZero();
-        assertThat(getRanges()).extracting(r -> r[0]).containsExactly(0L, 8L * MIB, 16L * MIB, 24L * MIB);
       }
     }
   }
