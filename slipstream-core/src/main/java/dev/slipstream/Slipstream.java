@@ -77,8 +77,9 @@ public final class Slipstream implements AutoCloseable {
     this.diskCache = config.cacheMode() == SlipstreamConfig.CacheMode.OFF ? null : DiskCache.open(config);
     this.fetcher = new BlockFetcher(store, ranges, resources.executor);
     this.shadows = new dev.slipstream.internal.cache.ShadowCaches(config.shadowCacheSizes());
-    this.sources = new Sources(diskCache, config.cacheMode(), config.cacheMemory(), shared,
-        new S3Source(ranges, new ParallelParts(ranges, resources.executor, config.fetchPartMin())), fetcher, resources.pool, shadows);
+    S3Source s3 = new S3Source(ranges, new ParallelParts(ranges, resources.executor, config.fetchPartMin()));
+    this.sources = new Sources(diskCache, config.cacheMode(), config.cacheMemory(), shared, s3, fetcher,
+        resources.pool, shadows);
     this.lister = new Lister(store, config, stats);
     this.openAhead = new OpenAhead(resources.pool, fetcher, sources.s3(), config.blockSize(), config.openAheadFiles(),
         stats.child(), closeWaitMillis());
