@@ -94,6 +94,18 @@ public enum Counter {
   ROW_GROUP_AHEAD_WASTED("row_group_ahead_wasted"),
   /** Parquet: planned pieces the reader asked for before they could start, for want of free memory or over the per-stream bound. */
   ROW_GROUP_AHEAD_SKIPPED("row_group_ahead_skipped"),
+  /**
+   * Parquet: footers parsed from a tail or footer a stream fetched, and kept by the client as the plan of
+   * that object version (where its column chunks, page indexes and bloom filters lie).
+   */
+  PARQUET_FOOTERS_PARSED("parquet_footers_parsed"),
+  /** Parquet: streams that read by a plan an earlier stream of the client parsed, with no footer read of their own. */
+  PARQUET_PLANS_REUSED("parquet_plans_reused"),
+  /**
+   * Reads that fetched more than they asked for so that the reads after them come from memory: the rest
+   * of the column chunk (or the page indexes) a read started in, or at least 64 KiB.
+   */
+  EXTENDED_READS("extended_reads"),
   /** LIST (ListObjectsV2) requests sent, retries included. */
   LIST_REQUESTS("list_requests"),
   /** Open-ahead: first blocks of hinted objects whose fetch was started before they were opened. */

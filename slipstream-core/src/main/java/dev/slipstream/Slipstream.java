@@ -17,6 +17,7 @@ import dev.slipstream.internal.fetch.RangeReader;
 import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.read.ObjectReader;
 import dev.slipstream.internal.read.OpenAhead;
+import dev.slipstream.internal.read.ParquetPlans;
 import dev.slipstream.internal.store.ETag;
 import dev.slipstream.internal.store.ObjectStore;
 import dev.slipstream.internal.store.S3ObjectStore;
@@ -56,6 +57,8 @@ public final class Slipstream implements AutoCloseable {
   private final Sources sources;
   /** The prefetch depth this client's sequential readers have needed: where a proven run starts. */
   private final PrefetchDepth.Learned learnedDepth = new PrefetchDepth.Learned();
+  /** The Parquet footers this client's streams have parsed: the plan of every later stream of that version. */
+  private final ParquetPlans parquetPlans = new ParquetPlans();
   private final DiskCache diskCache;
   private final Lister lister;
   private final ReadStatistics stats = ReadStatistics.global().childWithLatencies();
@@ -200,7 +203,7 @@ public final class Slipstream implements AutoCloseable {
       handle.headAnswered(); // S3 answered this open: cached bytes may be served (rule 8)
     }
     ObjectReader reader = new ObjectReader(handle, resources.pool, fetcher, sources, config.blockSize(),
-        config.prefetchBlocks(), learnedDepth, options.policy(), options.splitEnd(), closeWaitMillis());
+        config.prefetchBlocks(), learnedDepth, parquetPlans, options.policy(), options.splitEnd(), closeWaitMillis());
     // A first block fetched ahead is served only for the version this stream reads (see OpenAhead).
     Block ahead = openAhead.take(location, length, handle.etag());
     if (ahead != null) {

@@ -196,7 +196,8 @@ class RowGroupAheadTest {
         readChecked(in, chunkStart(g, 0), COLUMNS * CHUNK);
       }
       ReadStatistics s = in.statistics();
-      assertThat(s.get(Counter.BYTES_FETCHED)).isEqualTo(tail() + (long) GROUPS * COLUMNS * CHUNK);
+      // Every byte from the first chunk to the end, once: the tail's part of the last chunk is copied from it.
+      assertThat(s.get(Counter.BYTES_FETCHED)).isEqualTo(data.length - 4);
       return s;
     }
   }

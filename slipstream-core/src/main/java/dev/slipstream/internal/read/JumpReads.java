@@ -3,6 +3,7 @@
  */
 package dev.slipstream.internal.read;
 
+import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.block.BufferPool;
@@ -12,11 +13,13 @@ import java.io.IOException;
 
 /**
  * Reads that fetch about what is asked for instead of whole blocks: small reads after a jump, and the
- * ranges of a columnar reader. Each comes from the tiers where they hold it, else from S3 in one GET; on
- * the stream path that GET also fetches bytes the next reads are likely to want, kept as spans outside
- * the block grid: the object's tail on the first read into it (a Parquet or ORC footer and the metadata
- * before it, {@link #tailSize}), or a little more than asked for ({@link #READAHEAD}, or the planner's
- * {@code ahead} for a run of columnar reads).
+ * ranges of a columnar reader. Each comes from the tiers where they hold it, else from S3 in one GET (or
+ * parallel parts); on the stream path that GET also fetches bytes the next reads are likely to want,
+ * held as spans outside the block grid ({@link HeldSpans}): the object's tail on the first read into it
+ * (a Parquet or ORC footer and the metadata before it, {@link #tailSize}), or for a range, its extent
+ * ({@link #extentEnd}): the rest of the Parquet column chunk it ends in, or the page indexes, and never
+ * less than {@link #MIN_GET}, so that a page header read field by field through Thrift costs one round
+ * trip, not one a field.
  *
  * <p>Rules kept: a span takes free memory only (when memory is short the read goes straight into the
  * caller's array); every GET is one of the stream's requests; spans are released on close and unbuffer,
@@ -28,6 +31,12 @@ final class JumpReads {
    * at most an eighth of a block.
    */
   static final int READAHEAD = 64 * 1024;
+  /**
+   * The least a columnar range read fetches, unless the object ends sooner: S3A's {@code
+   * fs.s3a.readahead.range}. A round trip to S3 (20 ms and more) costs more than 64 KiB at one
+   * connection's speed.
+   */
+  static final int MIN_GET = 64 * 1024;
   /** Most of the object's end fetched at once when a stream read first jumps into it (see {@link #tailSize}). */
   static final int TAIL = 1024 * 1024;
   /** Least of the object's end fetched at once by a footer read (unless the object is smaller). */
@@ -38,38 +47,25 @@ final class JumpReads {
   private final BufferPool pool;
   private final StreamRequests requests;
   private final ReadStatistics stats;
+  private final HeldSpans spans;
+  private final StreamPlan plan;
   private final int blockSize;
   private final long length;
-  /** Runs this class's S3 reads on the fetch executor; fetches a columnar range larger than a part in parts. */
-  private VectoredReads vectored;
-  /** Bytes fetched by the last small stream read after a jump, beyond what it asked for; or null. */
-  private volatile Span ahead;
-  /** The object's tail, fetched when a stream read first jumped into it; or null. */
-  private volatile Span tail;
+  /** Runs this class's S3 reads on the fetch executor; fetches a range larger than a part in parts. */
+  private final VectoredReads vectored;
 
-  JumpReads(ObjectHandle h, SourceChain chain, BufferPool pool, StreamRequests requests, int blockSize) {
+  JumpReads(ObjectHandle h, SourceChain chain, BufferPool pool, StreamRequests requests, HeldSpans spans,
+      StreamPlan plan, VectoredReads vectored, int blockSize) {
     this.h = h;
     this.chain = chain;
     this.pool = pool;
     this.requests = requests;
     this.stats = h.stats();
+    this.spans = spans;
+    this.plan = plan;
+    this.vectored = vectored;
     this.blockSize = blockSize;
     this.length = h.length();
-  }
-
-  /** How a range larger than a part is read; set once, before any read. */
-  void largeRangesBy(VectoredReads vectored) {
-    this.vectored = vectored;
-  }
-
-  /** The object's tail, if a stream read fetched it; null otherwise. */
-  Span tail() {
-    return tail;
-  }
-
-  /** Copies {@code [p, p + len)} from the tail or the readahead span if one holds all of it; false otherwise. */
-  boolean copyFromSpans(long p, byte[] dst, int off, int len) {
-    return copyFromSpan(tail, p, dst, off, len) || copyFromSpan(ahead, p, dst, off, len);
   }
 
   /**
@@ -88,55 +84,52 @@ final class JumpReads {
         int readahead = Math.min(READAHEAD, blockSize / 8);
         span = fetchSpan(position, (int) Math.min(length - position, (long) len + readahead), false);
         if (span != null) {
-          setAhead(span);
+          hold(span);
         }
-      }
-      if (span != null && requests.isClosed()) {
-        releaseSpans(); // close() may have swept the spans before this one was set
       }
     }
     if (span == null) {
       readDirect(position, dst, off, len);
       return;
     }
-    try {
-      System.arraycopy(span.buffer(), (int) (position - span.start()), dst, off, len);
-    } finally {
-      span.unpin();
-    }
+    copyAndUnpin(span, position, dst, off, len);
   }
 
   /**
-   * A columnar reader's range: exactly its bytes, from the tiers where they hold it, else from S3 (a
-   * large range in parallel parts); the first stream read into the object's end fetches the tail at once
-   * (the footer and the metadata before it), and a stream read continuing a run also fetches {@code
-   * ahead} more bytes, kept for the reads that follow.
+   * A columnar reader's range: from the tiers where they hold it, else from S3 (a large range in parallel
+   * parts). The first stream read into the object's end fetches the tail at once (the footer and the
+   * metadata before it); any other read fetches its extent ({@link #extentEnd}), held for the reads that
+   * follow when that is more than it asked for.
+   *
+   * @param ahead bytes a run of reads in order wants beyond this one (the planner's guess)
    */
   void readRange(long position, byte[] dst, int off, int len, int ahead, boolean streamPath) throws IOException {
     Span span = streamPath ? fetchTail(position) : null;
-    if (span == null && streamPath && ahead > 0 && len <= VectoredReads.PART) {
-      if (chain.readFromTiers(position, dst, off, len)) {
-        return;
+    if (span == null) {
+      long start = extentStart(position, len);
+      long end = extentEnd(position, len, ahead);
+      if (start < position || end > position + len) {
+        if (chain.readFromTiers(position, dst, off, len)) {
+          return;
+        }
+        stats.increment(Counter.EXTENDED_READS);
+        span = fetchSpan(start, (int) (end - start), true);
+        if (span == null) {
+          readExact(position, dst, off, len); // memory is short
+          return;
+        }
+        hold(span);
       }
-      span = fetchSpan(position, (int) Math.min(length - position, (long) len + Math.min(ahead, VectoredReads.PART)),
-          true);
-      if (span == null) {
-        readDirect(position, dst, off, len); // memory is short
-        return;
-      }
-      setAhead(span);
     }
-    if (span != null) {
-      if (requests.isClosed()) {
-        releaseSpans(); // close() may have swept the spans before this one was set
-      }
-      try {
-        System.arraycopy(span.buffer(), (int) (position - span.start()), dst, off, len);
-      } finally {
-        span.unpin();
-      }
+    if (span == null) {
+      readExact(position, dst, off, len);
       return;
     }
+    copyAndUnpin(span, position, dst, off, len);
+  }
+
+  /** Exactly {@code [position, position + len)}: from a kept range, else from S3 (a large one in parts) and kept. */
+  private void readExact(long position, byte[] dst, int off, int len) throws IOException {
     if (len > VectoredReads.PART) {
       vectored.await(vectored.range(position, dst, off, len, true));
       return;
@@ -149,18 +142,61 @@ final class JumpReads {
   }
 
   /**
+   * Where a columnar read at {@code position} should start fetching: at the start of the Parquet page
+   * indexes and bloom filters if it starts among them and they are no larger than a block (the first
+   * read of one fetches them all: a filter reads the indexes of each column it filters on), else at
+   * {@code position}.
+   */
+  long extentStart(long position, int len) {
+    ParquetFooter footer = plan.footer();
+    if (footer != null && footer.inIndexes(position) && position + len <= footer.indexEnd()
+        && footer.indexEnd() - footer.indexStart() <= blockSize) {
+      return footer.indexStart();
+    }
+    return position;
+  }
+
+  /**
+   * Where a columnar read of {@code [position, position + len)} should stop fetching: at the end of the
+   * Parquet column chunk its last byte is in (a reader that starts a chunk reads it through: the
+   * dictionary page's header field by field, the page, then the data pages), or of the page indexes and
+   * bloom filters if it starts among them (a reader that reads one reads the others); at least {@code
+   * ahead} beyond it (the planner's guess for a run in order) and at least {@link #MIN_GET} from where the
+   * fetch starts; never past the object's end, nor more than a block (the most one span holds).
+   */
+  long extentEnd(long position, int len, int ahead) {
+    long end = position + len;
+    ParquetFooter footer = plan.footer();
+    if (footer != null) {
+      ParquetFooter.Chunk c = footer.chunkAt(end - 1);
+      if (c != null) {
+        end = Math.max(end, c.end());
+      } else if (footer.inIndexes(position)) {
+        end = Math.max(end, footer.indexEnd());
+      }
+    }
+    long start = extentStart(position, len);
+    end = Math.max(end, Math.max(start + MIN_GET, position + len + (long) ahead));
+    return Math.min(Math.min(end, length), start + Math.max(len, blockSize));
+  }
+
+  /**
    * On the first stream read into the object's tail ({@link #tailSize}): fetches that tail in one GET,
-   * keeps it for the reads that follow (the footer, then the metadata before it) and returns it pinned
-   * for the caller. Null otherwise, or if memory is short.
+   * keeps it for the reads that follow (the footer, then the metadata before it), offers it to the plan,
+   * and returns it pinned for the caller. Null otherwise, or if memory is short.
    */
   private Span fetchTail(long position) throws IOException {
     long tailStart = length - tailSize(length, blockSize);
-    if (tail != null || position < tailStart) {
+    if (spans.tail() != null || position < tailStart) {
       return null;
     }
     Span span = fetchSpan(tailStart, (int) (length - tailStart), true);
     if (span != null) {
-      tail = span;
+      plan.offerTail(span.buffer(), span.length());
+      spans.setTail(span);
+      if (requests.isClosed()) {
+        spans.releaseAll(); // close() may have swept the spans before this one was held
+      }
     }
     return span;
   }
@@ -178,9 +214,10 @@ final class JumpReads {
   }
 
   /**
-   * Fetches {@code [start, start + len)} into a pooled buffer held as a block outside the grid, pinned
+   * Fetches {@code [start, start + len)} into a pooled buffer held as bytes outside the grid, pinned
    * for the caller; null if memory is short (the caller then reads directly). With {@code keep} (a
-   * footer's tail, a columnar range) it is looked up in the tiers first and offered to them after.
+   * footer's tail, a columnar extent) it is looked up in the tiers first and offered to them after. More
+   * than a part is fetched in parallel parts.
    */
   private Span fetchSpan(long start, int len, boolean keep) throws IOException {
     byte[] buffer = pool.tryAcquire(BufferPool.sizeFor(len));
@@ -189,13 +226,18 @@ final class JumpReads {
     }
     Span b = new Span(start, buffer, len, pool, stats);
     try {
-      boolean kept = keep && chain.readKeptRange(start, buffer, 0, len);
-      if (!kept) {
-        readDirect(start, buffer, 0, len);
-      }
-      b.filled();
-      if (keep && !kept) {
-        chain.keepRange(b); // a footer's tail or a columnar range: the next query reads it from disk
+      if (keep && len > VectoredReads.PART) {
+        vectored.await(vectored.range(start, buffer, 0, len, true)); // looked up and kept as a range there
+        b.filled();
+      } else {
+        boolean kept = keep && chain.readKeptRange(start, buffer, 0, len);
+        if (!kept) {
+          readDirect(start, buffer, 0, len);
+        }
+        b.filled();
+        if (keep && !kept) {
+          chain.keepRange(b); // a footer's tail or a columnar extent: the next query reads it from disk
+        }
       }
       return b;
     } catch (IOException | RuntimeException e) {
@@ -205,24 +247,17 @@ final class JumpReads {
     }
   }
 
-  private void setAhead(Span span) {
-    Span old = ahead;
-    ahead = span;
-    if (old != null) {
-      old.releaseOwner();
+  /** Holds a span for the reads that follow (still pinned for the caller). */
+  private void hold(Span span) {
+    spans.add(span);
+    if (requests.isClosed()) {
+      spans.releaseAll(); // close() may have swept the spans before this one was held
     }
   }
 
-  private static boolean copyFromSpan(Span span, long p, byte[] dst, int off, int len) {
-    if (span == null || p < span.start() || p + len > span.end() || !span.tryPin()) {
-      return false;
-    }
+  private static void copyAndUnpin(Span span, long position, byte[] dst, int off, int len) {
     try {
-      if (!span.isReady()) {
-        return false;
-      }
-      System.arraycopy(span.buffer(), (int) (p - span.start()), dst, off, len);
-      return true;
+      System.arraycopy(span.buffer(), (int) (position - span.start()), dst, off, len);
     } finally {
       span.unpin();
     }
@@ -231,19 +266,5 @@ final class JumpReads {
   /** Reads straight into the caller's array from S3 (on a fetch thread: see {@link VectoredReads#readWaiting}). */
   private void readDirect(long position, byte[] dst, int off, int len) throws IOException {
     vectored.readWaiting(position, len, token -> chain.readFromStore(position, dst, off, len, token));
-  }
-
-  /** Drops the tail and readahead spans; their buffers return once no reader copies from them. */
-  void releaseSpans() {
-    Span t = tail;
-    Span a = ahead;
-    tail = null;
-    ahead = null;
-    if (t != null) {
-      t.releaseOwner();
-    }
-    if (a != null) {
-      a.releaseOwner();
-    }
   }
 }

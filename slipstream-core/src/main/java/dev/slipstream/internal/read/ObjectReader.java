@@ -48,6 +48,8 @@ public final class ObjectReader extends SlipstreamInputStream {
   private final ReadStatistics stats;
   private final StreamRequests requests;
   private final BlockWindow window;
+  private final HeldSpans spans = new HeldSpans();
+  private final StreamPlan plan;
   private final JumpReads jumps;
   private final VectoredReads vectored;
   private final ReentrantLock seqLock = new ReentrantLock();
@@ -58,9 +60,11 @@ public final class ObjectReader extends SlipstreamInputStream {
   /**
    * @param sources where the chain of this object's sources comes from
    * @param learned the prefetch depth the client has learned, shared by its streams
+   * @param plans the Parquet plans the client has parsed, by object version
    */
   public ObjectReader(ObjectHandle h, BufferPool pool, BlockFetcher fetcher, Sources sources, int blockSize,
-      int maxDepth, PrefetchDepth.Learned learned, ReadPolicy policy, long splitEnd, long closeWaitMillis) {
+      int maxDepth, PrefetchDepth.Learned learned, ParquetPlans plans, ReadPolicy policy, long splitEnd,
+      long closeWaitMillis) {
     this.h = h;
     this.blockSize = blockSize;
     this.maxDepth = maxDepth;
@@ -70,10 +74,10 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.window = new BlockWindow(h, pool, fetcher, requests, blockSize, maxDepth, splitEnd);
     SourceChain chain = sources.chain(h, window, blockSize);
     window.fetchFrom(chain);
-    this.jumps = new JumpReads(h, chain, pool, requests, blockSize);
-    this.vectored = new VectoredReads(h, chain, fetcher, pool, requests, jumps::tail, blockSize,
+    this.plan = new StreamPlan(h, plans);
+    this.vectored = new VectoredReads(h, chain, fetcher, pool, requests, spans, plan, blockSize,
         (long) maxDepth * blockSize);
-    jumps.largeRangesBy(vectored);
+    this.jumps = new JumpReads(h, chain, pool, requests, spans, plan, vectored, blockSize);
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
     this.posPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
   }
@@ -269,16 +273,16 @@ public final class ObjectReader extends SlipstreamInputStream {
       throws IOException {
     len = (int) Math.min(len, length - position);
     long first = position / blockSize;
-    if (streamPath && jumps.copyFromSpans(position, dst, off, len)) {
+    if (streamPath && spans.copyAll(position, dst, off, len)) {
       // Bytes at hand: neither a jump nor a reason to prefetch, but part of a run of reads in order.
-      if (planner.onRead(position, len, true).switched()) {
+      if (planner.onRead(position, len, true, false).switched()) {
         stats.increment(Counter.SEQUENTIAL_SWITCHES);
       }
       stats.add(Counter.BYTES_READ, len);
       stats.add(Counter.BYTES_FROM_MEMORY, len);
       return len;
     }
-    ReadPlanner.Decision d = planner.onRead(position, len, window.holds(first));
+    ReadPlanner.Decision d = planner.onRead(position, len, window.holds(first), onPlannedRange(position));
     if (d.switched()) {
       stats.increment(Counter.SEQUENTIAL_SWITCHES);
     }
@@ -301,8 +305,25 @@ public final class ObjectReader extends SlipstreamInputStream {
     stats.add(Counter.BYTES_READ, len);
     if (streamPath) {
       window.dropBefore((position + len) / blockSize);
+      if (position + len == length - 8 && plan.missing()) {
+        offerFooter(position, dst, off, len);
+      }
     }
     return len;
+  }
+
+  /** Whether the stream's Parquet plan has a column chunk or the page indexes at {@code position}. */
+  private boolean onPlannedRange(long position) {
+    ParquetFooter f = plan.footer();
+    return f != null && (f.chunkAt(position) != null || f.inIndexes(position));
+  }
+
+  /** A read that ended where the footer's length field starts may have been the footer: the plan, if so. */
+  private void offerFooter(long position, byte[] dst, int off, int len) {
+    byte[] lengthAndMagic = new byte[8];
+    if (spans.copyAll(length - 8, lengthAndMagic, 0, 8)) {
+      plan.offerFooter(position, dst, off, len, lengthAndMagic);
+    }
   }
 
   // ---- asynchronous range reads (vectored) ---------------------------------------------------
@@ -334,7 +355,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     seqLock.lock();
     try {
       List<Block> dropped = window.dropAll(false);
-      jumps.releaseSpans();
+      spans.releaseAll();
       vectored.clear();
       long deadline = System.currentTimeMillis() + requests.closeWaitMillis();
       for (Block b : dropped) {
@@ -359,7 +380,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       LOG.warn("{}: a block fetched ahead was still being fetched {} ms after close", h.location(),
           requests.closeWaitMillis());
     }
-    jumps.releaseSpans();
+    spans.releaseAll();
   }
 
   private void checkOpen() throws IOException {

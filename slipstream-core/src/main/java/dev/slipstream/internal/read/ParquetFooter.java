@@ -7,16 +7,24 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Where the column chunks of a Parquet file lie: read from its footer (Thrift compact protocol) only as
- * far as row groups and their chunks' byte ranges, every other field skipped. Used to fetch, while a
- * reader decodes one row group, the same columns of the next one. Anything unexpected — not Parquet, an
- * encrypted footer, a truncated or malformed one — yields null: no prediction, never an error.
+ * The plan of a Parquet file, read from its footer (Thrift compact protocol) only as far as byte ranges
+ * go, every other field skipped: where each row group's column chunks lie, and the region of the page
+ * indexes and bloom filters. A stream uses it to fetch a chunk whole when a read starts in it (a
+ * dictionary page header read field by field, then the chunk), to fetch every index at the first read of
+ * one, to tell a columnar reader from a sequential one at its first read, and, while a reader decodes one
+ * row group, to fetch the same columns of the next. The client keeps it for the object's version
+ * ({@link ParquetPlans}), so that every later stream of that version has it from its first read.
+ * Anything unexpected — not Parquet, an encrypted footer, a truncated or malformed one — yields null: no
+ * plan, never an error.
  *
  * <p>Format facts (Apache Parquet's {@code parquet.thrift}): the file ends with the footer, its length as
  * a 4-byte little-endian integer, and the magic {@code PAR1}. FileMetaData field 4 is the list of
  * RowGroup; RowGroup field 1 the list of ColumnChunk; ColumnChunk field 3 its ColumnMetaData, where field
- * 7 is total_compressed_size, 9 data_page_offset and 11 dictionary_page_offset. A chunk starts at its
- * dictionary page if it has one (before the data pages), else at its first data page.
+ * 7 is total_compressed_size, 9 data_page_offset, 11 dictionary_page_offset, 14 bloom_filter_offset and
+ * 15 bloom_filter_length; ColumnChunk fields 4 and 5 are the offset index's offset and length, 6 and 7
+ * the column index's. A chunk starts at its dictionary page if it has one (before the data pages), else
+ * at its first data page. Writers put the indexes and bloom filters together between the last row group
+ * and the footer.
  */
 final class ParquetFooter {
   /** One column chunk: bytes {@code [start, start + length)} of the file. */
@@ -27,9 +35,55 @@ final class ParquetFooter {
   }
 
   private final List<List<Chunk>> rowGroups;
+  /** Every chunk, by start: where a position is looked up. */
+  private final Chunk[] byStart;
+  /** The bytes the page indexes and bloom filters span, {@code [indexStart, indexEnd)}; both -1 if none. */
+  private final long indexStart;
+  private final long indexEnd;
 
-  private ParquetFooter(List<List<Chunk>> rowGroups) {
+  private ParquetFooter(List<List<Chunk>> rowGroups, long indexStart, long indexEnd) {
     this.rowGroups = rowGroups;
+    this.byStart = rowGroups.stream().flatMap(List::stream).sorted(java.util.Comparator.comparingLong(Chunk::start))
+        .toArray(Chunk[]::new);
+    this.indexStart = indexStart;
+    this.indexEnd = indexEnd;
+  }
+
+  /** The column chunk holding byte {@code position}, or null if none does. */
+  Chunk chunkAt(long position) {
+    int lo = 0;
+    int hi = byStart.length - 1;
+    Chunk found = null;
+    while (lo <= hi) { // the last chunk starting at or before position
+      int mid = (lo + hi) >>> 1;
+      if (byStart[mid].start() <= position) {
+        found = byStart[mid];
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return found != null && position < found.end() ? found : null;
+  }
+
+  /** Whether byte {@code position} is in the region of the page indexes and bloom filters. */
+  boolean inIndexes(long position) {
+    return indexStart >= 0 && position >= indexStart && position < indexEnd;
+  }
+
+  /** The start of the region of page indexes and bloom filters, or -1 if the footer names none. */
+  long indexStart() {
+    return indexStart;
+  }
+
+  /** The end of the region of page indexes and bloom filters, or -1 if the footer names none. */
+  long indexEnd() {
+    return indexEnd;
+  }
+
+  /** About what this plan takes of the heap: what {@link ParquetPlans} bounds. */
+  long heapBytes() {
+    return 128 + 56L * byStart.length;
   }
 
   int rowGroupCount() {
@@ -51,12 +105,28 @@ final class ParquetFooter {
         return null; // not Parquet, or an encrypted footer ("PARE")
       }
       int n = tailLength - 8;
-      long footerLength = (tail[n] & 0xffL) | (tail[n + 1] & 0xffL) << 8 | (tail[n + 2] & 0xffL) << 16
-          | (tail[n + 3] & 0xffL) << 24;
+      long footerLength = footerLength(tail, n);
       if (footerLength <= 0 || footerLength > n) {
         return null; // the footer starts before the bytes at hand
       }
-      Reader r = new Reader(tail, (int) (n - footerLength), n);
+      return parseFooter(tail, (int) (n - footerLength), (int) footerLength, fileLength);
+    } catch (RuntimeException e) {
+      return null; // malformed: no plan
+    }
+  }
+
+  /** The footer's length, as the 4 little-endian bytes at {@code b[at..]} give it. */
+  static long footerLength(byte[] b, int at) {
+    return (b[at] & 0xffL) | (b[at + 1] & 0xffL) << 8 | (b[at + 2] & 0xffL) << 16 | (b[at + 3] & 0xffL) << 24;
+  }
+
+  /**
+   * Parses a footer from {@code b[off..off + len)}: the footer alone, as a reader reads it once it knows
+   * the length (when the footer is larger than the tail fetched first); null if it is not one.
+   */
+  static ParquetFooter parseFooter(byte[] b, int off, int len, long fileLength) {
+    try {
+      Reader r = new Reader(b, off, off + len);
       List<List<Chunk>> groups = r.fileMetaData();
       for (List<Chunk> g : groups) {
         for (Chunk c : g) {
@@ -65,9 +135,15 @@ final class ParquetFooter {
           }
         }
       }
-      return groups.isEmpty() ? null : new ParquetFooter(groups);
+      long indexStart = r.indexStart;
+      long indexEnd = r.indexEnd;
+      if (indexStart < 0 || indexEnd <= indexStart || indexEnd > fileLength) {
+        indexStart = -1; // none, or not where a file can have it: no index region
+        indexEnd = -1;
+      }
+      return groups.isEmpty() ? null : new ParquetFooter(groups, indexStart, indexEnd);
     } catch (RuntimeException e) {
-      return null; // malformed: no prediction
+      return null; // malformed: no plan
     }
   }
 
@@ -113,6 +189,9 @@ final class ParquetFooter {
     private final int end;
     private int p;
     private int depth;
+    /** The least start and greatest end of the page indexes and bloom filters named so far; -1 if none. */
+    long indexStart = -1;
+    long indexEnd = -1;
 
     Reader(byte[] b, int start, int end) {
       this.b = b;
@@ -164,6 +243,10 @@ final class ParquetFooter {
 
     private Chunk columnChunk() {
       Chunk c = null;
+      long offsetIndex = -1;
+      long offsetIndexLength = -1;
+      long columnIndex = -1;
+      long columnIndexLength = -1;
       short id = 0;
       while (true) {
         int h = u8();
@@ -172,21 +255,42 @@ final class ParquetFooter {
           if (c == null) {
             throw new IllegalStateException("a column chunk without metadata");
           }
+          index(offsetIndex, offsetIndexLength);
+          index(columnIndex, columnIndexLength);
           return c;
         }
         id = fieldId(h, id);
         if (id == 3 && type == STRUCT) {
           c = columnMetaData();
+        } else if (id >= 4 && id <= 7 && (type == I64 || type == I32)) {
+          long v = zigzag(varint());
+          switch (id) {
+            case 4 -> offsetIndex = v;
+            case 5 -> offsetIndexLength = v;
+            case 6 -> columnIndex = v;
+            default -> columnIndexLength = v;
+          }
         } else {
           skip(type);
         }
       }
     }
 
+    /** An index or bloom filter at {@code [offset, offset + length)} widens the index region. */
+    private void index(long offset, long length) {
+      if (offset < 0 || length <= 0 || offset > Long.MAX_VALUE - length) {
+        return; // not there, or nonsense: left out of the region
+      }
+      indexStart = indexStart < 0 ? offset : Math.min(indexStart, offset);
+      indexEnd = Math.max(indexEnd, offset + length);
+    }
+
     private Chunk columnMetaData() {
       long compressed = -1;
       long dataPage = -1;
       long dictionaryPage = -1;
+      long bloomFilter = -1;
+      long bloomFilterLength = -1;
       short id = 0;
       while (true) {
         int h = u8();
@@ -195,15 +299,19 @@ final class ParquetFooter {
           break;
         }
         id = fieldId(h, id);
-        if (type == I64 && (id == 7 || id == 9 || id == 11)) {
+        if (type == I64 && (id == 7 || id == 9 || id == 11 || id == 14)) {
           long v = zigzag(varint());
           if (id == 7) {
             compressed = v;
           } else if (id == 9) {
             dataPage = v;
-          } else {
+          } else if (id == 11) {
             dictionaryPage = v;
+          } else {
+            bloomFilter = v;
           }
+        } else if (type == I32 && id == 15) {
+          bloomFilterLength = zigzag(varint());
         } else {
           skip(type);
         }
@@ -211,6 +319,8 @@ final class ParquetFooter {
       if (compressed <= 0 || dataPage < 0) {
         throw new IllegalStateException("column metadata without offsets");
       }
+      // A bloom filter without its length (written before format 2.10) is left out: where it ends is unknown.
+      index(bloomFilter, bloomFilterLength);
       long start = dictionaryPage > 0 && dictionaryPage < dataPage ? dictionaryPage : dataPage;
       return new Chunk(start, compressed);
     }

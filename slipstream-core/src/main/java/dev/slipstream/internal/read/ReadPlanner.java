@@ -23,8 +23,10 @@ import dev.slipstream.ReadPolicy;
  *       spans ({@link Kind#BLOCKS_AFTER_JUMP}).</li>
  *   <li><b>Ranges</b> ({@link ReadPolicy#RANDOM}: the caller said it reads a footer and then ranges, as
  *       Parquet and ORC readers do; or an {@code ADAPTIVE} stream whose first read lands in the object's
- *       last {@link #TAIL_ZONE} bytes, which is how such readers start). Every read fetches exactly its
- *       bytes ({@link Kind#EXACT}): never padded to a block, an object of one block not fetched whole;
+ *       last {@link #TAIL_ZONE} bytes, which is how such readers start, or in a column chunk or the page
+ *       indexes of the Parquet plan the client has for the object, as a reader opened again after its
+ *       footer was read starts). Every read is a range ({@link Kind#EXACT}): never padded to a block, an
+ *       object of one block not fetched whole, its extent {@link JumpReads}' to say;
  *       a read that continues the previous one also fetches as many bytes again as its run has read
  *       (so a range read in small pieces costs a few requests, and at most twice its bytes). Prefetch
  *       must be earned: once a run of at least {@link #PROOF_READS} reads, each
@@ -100,11 +102,15 @@ final class ReadPlanner {
     this.proofBytes = Math.max(SKIP_TOLERANCE, blockSize / 8);
   }
 
-  synchronized Decision onRead(long position, int len, boolean blockInMemory) {
+  /**
+   * @param blockInMemory the block of {@code position} is in the stream's memory
+   * @param planned the stream's Parquet plan has a column chunk or the page indexes at {@code position}
+   */
+  synchronized Decision onRead(long position, int len, boolean blockInMemory, boolean planned) {
     boolean first = !anyRead;
     anyRead = true;
-    if (first && adaptive && position > 0 && position >= length - TAIL_ZONE) {
-      ranges = true; // a footer first: this reader reads ranges
+    if (first && adaptive && (planned || position > 0 && position >= length - TAIL_ZONE)) {
+      ranges = true; // a footer, or a column chunk, first: this reader reads ranges
     }
     // With no read yet, 'continuing' means starting at (or just after) 0.
     boolean continuing = position >= nextExpected

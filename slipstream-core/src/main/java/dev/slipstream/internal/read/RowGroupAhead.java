@@ -46,9 +46,18 @@ final class RowGroupAhead {
     CompletableFuture<Void> start(long position, byte[] dst, int off, int len);
   }
 
+  /**
+   * Where the bytes of {@code [start, end)} the stream does not hold at its end already stop (see {@link
+   * HeldSpans#unheldEnd}): a chunk a dictionary read fetched whole, the end of the last chunk in the tail.
+   */
+  interface Held {
+    long unheldEnd(long start, long end);
+  }
+
   private final ParquetFooter footer;
   private final BufferPool pool;
   private final Fetch ahead;
+  private final Held stillHeld;
   private final ReadStatistics stats;
   private final int pieceSize;
   private final long maxHeld;
@@ -101,14 +110,16 @@ final class RowGroupAhead {
 
   /**
    * @param ahead how pieces are fetched: as prefetches
+   * @param heldBytes what the stream holds already: chunks it holds are not planned
    * @param pieceSize the largest piece (a block: its buffers are the pool's block buffers)
    * @param maxHeld the most bytes a stream holds ahead; 0 reads nothing ahead
    */
-  RowGroupAhead(ParquetFooter footer, BufferPool pool, Fetch ahead, ReadStatistics stats, int pieceSize,
-      long maxHeld) {
+  RowGroupAhead(ParquetFooter footer, BufferPool pool, Fetch ahead, Held heldBytes, ReadStatistics stats,
+      int pieceSize, long maxHeld) {
     this.footer = footer;
     this.pool = pool;
     this.ahead = ahead;
+    this.stillHeld = heldBytes;
     this.stats = stats;
     this.pieceSize = pieceSize;
     this.maxHeld = maxHeld;
@@ -194,16 +205,41 @@ final class RowGroupAhead {
   }
 
   /**
-   * Plans the first {@code most} bytes of chunks {@code first..last} of row group {@code group}, unless
-   * they are planned or held already.
+   * Plans the first {@code most} bytes of chunks {@code first..last} of row group {@code group}, but for
+   * chunks the stream holds already, and unless they are planned or held ahead already.
    */
   private void plan(int group, int first, int last, long most) {
     List<ParquetFooter.Chunk> chunks = footer.rowGroup(group);
     if (maxHeld <= 0 || last >= chunks.size()) {
       return; // nothing ahead, or row groups with other columns: no guess
     }
-    long start = chunks.get(first).start();
-    long end = chunks.get(last).end() - start > most ? start + most : chunks.get(last).end();
+    long from = chunks.get(first).start();
+    long limit = most > Long.MAX_VALUE - from ? Long.MAX_VALUE : from + most;
+    long runStart = -1;
+    long runEnd = -1;
+    for (int i = first; i <= last; i++) {
+      ParquetFooter.Chunk c = chunks.get(i);
+      boolean skip = stillHeld.unheldEnd(c.start(), c.end()) <= c.start();
+      if (!skip && runStart >= 0 && c.start() == runEnd) {
+        runEnd = c.end(); // the run of chunks to fetch goes on
+        continue;
+      }
+      if (runStart >= 0) {
+        planRun(group, runStart, Math.min(runEnd, limit));
+        runStart = -1;
+      }
+      if (!skip) {
+        runStart = c.start();
+        runEnd = c.end();
+      }
+    }
+    if (runStart >= 0) {
+      planRun(group, runStart, Math.min(runEnd, limit));
+    }
+  }
+
+  private void planRun(int group, long start, long end) {
+    end = stillHeld.unheldEnd(start, end);
     if (end <= start || pieces.containsKey(start)) {
       return;
     }

@@ -5,7 +5,6 @@ package dev.slipstream.internal.read;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
-import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
@@ -18,13 +17,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 
 /**
  * A stream's asynchronous range reads (Hadoop's vectored reads, and the large ranges of a columnar
- * reader): each range from wherever it is, through the chain, on the fetch executor; a range larger
- * than {@link #PART} in parallel parts. Once the object's tail shows a Parquet footer, the row groups a
- * reader is about to ask for are fetched ahead ({@link RowGroupAhead}), and a read takes what they hold.
+ * reader): what the stream's spans hold is copied ({@link HeldSpans}: a column chunk a dictionary read
+ * fetched whole, say), the rest read from wherever it is, through the chain, on the fetch executor; a
+ * range larger than {@link #PART} in parallel parts. Once the stream has a Parquet plan, the row groups
+ * a reader is about to ask for are fetched ahead ({@link RowGroupAhead}), and a read takes what they hold.
  *
  * <p>Rules kept: a fetch thread never waits for another fetch; every part is one of the stream's
  * requests, so close cancels it; an interrupted caller gets its buffer back only once the parts writing
@@ -40,29 +39,30 @@ final class VectoredReads {
   private final BufferPool pool;
   private final StreamRequests requests;
   private final ReadStatistics stats;
-  /** The object's tail, once a stream read fetched it: where the Parquet footer is looked for. */
-  private final Supplier<Span> tail;
+  private final HeldSpans spans;
+  private final StreamPlan plan;
   private final int blockSize;
   private final long maxAhead;
   private final Object lock = new Object();
-  /** Parquet row groups read ahead (guarded by {@code lock}); null until a footer is seen. */
+  /** Parquet row groups read ahead (guarded by {@code lock}); null until the stream has a plan. */
   private RowGroupAhead rowGroups;
-  private boolean footerTried;
 
   /**
-   * @param tail the object's tail, once a stream read fetched it
+   * @param spans the bytes the stream holds outside its blocks
+   * @param plan the stream's Parquet plan
    * @param blockSize the largest piece of a row group read ahead
    * @param maxAhead the most bytes of row groups a stream holds ahead
    */
   VectoredReads(ObjectHandle h, SourceChain chain, BlockFetcher fetcher, BufferPool pool, StreamRequests requests,
-      Supplier<Span> tail, int blockSize, long maxAhead) {
+      HeldSpans spans, StreamPlan plan, int blockSize, long maxAhead) {
     this.h = h;
     this.chain = chain;
     this.fetcher = fetcher;
     this.pool = pool;
     this.requests = requests;
     this.stats = h.stats();
-    this.tail = tail;
+    this.spans = spans;
+    this.plan = plan;
     this.blockSize = blockSize;
     this.maxAhead = maxAhead;
   }
@@ -70,9 +70,25 @@ final class VectoredReads {
   /** Reads {@code [position, position + len)} (inside the object, len > 0) into {@code dst} asynchronously. */
   CompletableFuture<Void> read(long position, byte[] dst, int off, int len) {
     RowGroupAhead ahead = rowGroupAhead();
-    CompletableFuture<Void> done = ahead == null ? range(position, dst, off, len, true)
-        : ahead.read(position, dst, off, len, (p, d, o, n) -> range(p, d, o, n, true));
+    CompletableFuture<Void> done = ahead == null ? heldOrRange(position, dst, off, len)
+        : ahead.read(position, dst, off, len, this::heldOrRange);
     return done.thenRun(() -> stats.add(Counter.BYTES_READ, len));
+  }
+
+  /** Copies what the stream's spans hold of a range now; reads the rest as ranges. */
+  private CompletableFuture<Void> heldOrRange(long position, byte[] dst, int off, int len) {
+    List<long[]> gaps = spans.copyHeld(position, dst, off, len);
+    if (gaps.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    if (gaps.size() == 1 && gaps.get(0)[0] == position && gaps.get(0)[1] == position + len) {
+      return range(position, dst, off, len, true);
+    }
+    List<CompletableFuture<Void>> all = new ArrayList<>(gaps.size());
+    for (long[] g : gaps) {
+      all.add(range(g[0], dst, off + (int) (g[0] - position), (int) (g[1] - g[0]), true));
+    }
+    return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
   }
 
   /**
@@ -166,31 +182,19 @@ final class VectoredReads {
     return dev.slipstream.internal.fetch.Failures.cause(e, h.location().toString());
   }
 
-  /** The Parquet row-group read-ahead, once the object's tail shows a Parquet footer; null otherwise. */
+  /** The Parquet row-group read-ahead, once the stream has a plan; null otherwise. */
   private RowGroupAhead rowGroupAhead() {
     synchronized (lock) {
-      if (rowGroups != null || footerTried) {
+      if (rowGroups != null) {
         return rowGroups;
       }
-      Span t = tail.get();
-      if (t == null || !t.tryPin()) {
-        return null; // no footer read yet: try again with the next range read
+      ParquetFooter footer = plan.footer();
+      if (footer != null && !requests.isClosed()) {
+        // Through the chain: a row group fetched ahead by an earlier query is read from disk.
+        rowGroups = new RowGroupAhead(footer, pool, (p, d, o, n) -> range(p, d, o, n, false), spans::unheldEnd,
+            stats, blockSize, maxAhead);
       }
-      try {
-        if (!t.isReady()) {
-          return null;
-        }
-        footerTried = true;
-        ParquetFooter footer = ParquetFooter.parse(t.buffer(), t.length(), h.length());
-        if (footer != null && !requests.isClosed()) {
-          // Through the chain: a row group fetched ahead by an earlier query is read from disk.
-          rowGroups = new RowGroupAhead(footer, pool, (p, d, o, n) -> range(p, d, o, n, false), stats,
-              blockSize, maxAhead);
-        }
-        return rowGroups;
-      } finally {
-        t.unpin();
-      }
+      return rowGroups;
     }
   }
 

@@ -33,14 +33,14 @@ class ReadPlannerTest {
   @Test
   void theFirstReadAtTheStartIsInOrder() {
     ReadPlanner p = planner(ReadPolicy.ADAPTIVE);
-    assertThat(p.onRead(0, 4 * KIB, false).kind()).isEqualTo(Kind.IN_ORDER);
+    assertThat(p.onRead(0, 4 * KIB, false, false).kind()).isEqualTo(Kind.IN_ORDER);
     assertThat(p.readsRanges()).isFalse();
   }
 
   @Test
   void aFirstReadJustAfterTheStartCountsAsContinuingFromZero() {
     ReadPlanner p = planner(ReadPolicy.ADAPTIVE);
-    assertThat(p.onRead(100, 4 * KIB, false).kind()).isEqualTo(Kind.IN_ORDER);
+    assertThat(p.onRead(100, 4 * KIB, false, false).kind()).isEqualTo(Kind.IN_ORDER);
   }
 
   @Test
@@ -49,7 +49,7 @@ class ReadPlannerTest {
     long pos = 0;
     for (int i = 0; i < 100; i++) {
       int len = 1000 + i * 37;
-      Decision d = p.onRead(pos, len, false);
+      Decision d = p.onRead(pos, len, false, false);
       assertThat(d.kind()).as("read %d at %d", i, pos).isEqualTo(Kind.IN_ORDER);
       assertThat(d.inOrder()).isTrue();
       assertThat(d.switched()).isFalse();
@@ -60,18 +60,18 @@ class ReadPlannerTest {
   @Test
   void aForwardGapOfAtMostTheSkipToleranceStillCountsAsInOrder() {
     ReadPlanner p = planner(ReadPolicy.ADAPTIVE);
-    p.onRead(0, 4 * KIB, false);
+    p.onRead(0, 4 * KIB, false, false);
     // a reader skipping a record header: a small gap, then the largest gap that is still tolerated
-    assertThat(p.onRead(4 * KIB + 10, 4 * KIB, false).kind()).isEqualTo(Kind.IN_ORDER);
+    assertThat(p.onRead(4 * KIB + 10, 4 * KIB, false, false).kind()).isEqualTo(Kind.IN_ORDER);
     long end = 8 * KIB + 10;
-    assertThat(p.onRead(end + ReadPlanner.SKIP_TOLERANCE, 4 * KIB, false).kind()).isEqualTo(Kind.IN_ORDER);
+    assertThat(p.onRead(end + ReadPlanner.SKIP_TOLERANCE, 4 * KIB, false, false).kind()).isEqualTo(Kind.IN_ORDER);
   }
 
   @Test
   void aForwardGapBeyondTheSkipToleranceIsAJump() {
     ReadPlanner p = planner(ReadPolicy.ADAPTIVE);
-    p.onRead(0, 4 * KIB, false);
-    assertThat(p.onRead(4 * KIB + ReadPlanner.SKIP_TOLERANCE + 1, 4 * KIB, false).kind())
+    p.onRead(0, 4 * KIB, false, false);
+    assertThat(p.onRead(4 * KIB + ReadPlanner.SKIP_TOLERANCE + 1, 4 * KIB, false, false).kind())
         .isEqualTo(Kind.SMALL_JUMP);
   }
 
@@ -80,8 +80,8 @@ class ReadPlannerTest {
     for (int blockSize : new int[] {64 * KIB, 256 * KIB, MIB, 8 * MIB, 64 * MIB}) {
       ReadPlanner p = new ReadPlanner(blockSize, MAX_DEPTH, ReadPolicy.ADAPTIVE, 1024L * MIB,
           new PrefetchDepth.Learned());
-      p.onRead(0, 1000, false);
-      assertThat(p.onRead(1000 + ReadPlanner.SKIP_TOLERANCE + 1, 1000, false).inOrder())
+      p.onRead(0, 1000, false, false);
+      assertThat(p.onRead(1000 + ReadPlanner.SKIP_TOLERANCE + 1, 1000, false, false).inOrder())
           .as("block size %d", blockSize).isFalse();
     }
   }
@@ -89,24 +89,24 @@ class ReadPlannerTest {
   @Test
   void aBackwardReadIsAJumpUnlessItsBlockIsInMemory() {
     ReadPlanner p = planner(ReadPolicy.ADAPTIVE);
-    p.onRead(0, 512 * KIB, false);
-    p.onRead(512 * KIB, 512 * KIB, false);
-    assertThat(p.onRead(100 * KIB, 4 * KIB, true).kind()).isEqualTo(Kind.IN_ORDER);
-    assertThat(p.onRead(50 * KIB, 4 * KIB, false).kind()).isEqualTo(Kind.SMALL_JUMP);
+    p.onRead(0, 512 * KIB, false, false);
+    p.onRead(512 * KIB, 512 * KIB, false, false);
+    assertThat(p.onRead(100 * KIB, 4 * KIB, true, false).kind()).isEqualTo(Kind.IN_ORDER);
+    assertThat(p.onRead(50 * KIB, 4 * KIB, false, false).kind()).isEqualTo(Kind.SMALL_JUMP);
   }
 
   @Test
   void aFarForwardReadWhoseBlockIsInMemoryIsInOrder() {
     ReadPlanner p = planner(ReadPolicy.ADAPTIVE);
-    p.onRead(0, 4 * KIB, false);
-    assertThat(p.onRead(3L * BLOCK + 5, 4 * KIB, true).kind()).isEqualTo(Kind.IN_ORDER);
+    p.onRead(0, 4 * KIB, false, false);
+    assertThat(p.onRead(3L * BLOCK + 5, 4 * KIB, true, false).kind()).isEqualTo(Kind.IN_ORDER);
   }
 
   @Test
   void aSmallReadAfterAJumpFetchesItsOwnBytes() {
     ReadPlanner p = planner(ReadPolicy.ADAPTIVE);
-    p.onRead(0, 4 * KIB, false);
-    Decision d = p.onRead(10L * BLOCK, 4 * KIB, false);
+    p.onRead(0, 4 * KIB, false, false);
+    Decision d = p.onRead(10L * BLOCK, 4 * KIB, false, false);
     assertThat(d.kind()).isEqualTo(Kind.SMALL_JUMP);
     assertThat(d.inOrder()).isFalse();
     assertThat(d.switched()).isFalse();
@@ -115,25 +115,25 @@ class ReadPlannerTest {
   @Test
   void aLargeReadAfterAJumpFetchesTheBlocksItSpans() {
     ReadPlanner p = planner(ReadPolicy.ADAPTIVE);
-    p.onRead(0, 4 * KIB, false);
-    assertThat(p.onRead(10L * BLOCK, BLOCK, false).kind()).isEqualTo(Kind.BLOCKS_AFTER_JUMP);
-    assertThat(p.onRead(30L * BLOCK + 7, 3 * BLOCK, false).kind()).isEqualTo(Kind.BLOCKS_AFTER_JUMP);
+    p.onRead(0, 4 * KIB, false, false);
+    assertThat(p.onRead(10L * BLOCK, BLOCK, false, false).kind()).isEqualTo(Kind.BLOCKS_AFTER_JUMP);
+    assertThat(p.onRead(30L * BLOCK + 7, 3 * BLOCK, false, false).kind()).isEqualTo(Kind.BLOCKS_AFTER_JUMP);
   }
 
   @Test
   void aFirstReadInTheMiddleIsAJump() {
     ReadPlanner p = planner(ReadPolicy.ADAPTIVE);
-    assertThat(p.onRead(LENGTH / 2, 4 * KIB, false).kind()).isEqualTo(Kind.SMALL_JUMP);
+    assertThat(p.onRead(LENGTH / 2, 4 * KIB, false, false).kind()).isEqualTo(Kind.SMALL_JUMP);
     assertThat(p.readsRanges()).isFalse();
   }
 
   @Test
   void readsThatContinueAJumpAreInOrderAgain() {
     ReadPlanner p = planner(ReadPolicy.ADAPTIVE);
-    p.onRead(0, 4 * KIB, false);
+    p.onRead(0, 4 * KIB, false, false);
     long pos = 20L * BLOCK;
-    p.onRead(pos, 4 * KIB, false);
-    assertThat(p.onRead(pos + 4 * KIB, 4 * KIB, false).kind()).isEqualTo(Kind.IN_ORDER);
+    p.onRead(pos, 4 * KIB, false, false);
+    assertThat(p.onRead(pos + 4 * KIB, 4 * KIB, false, false).kind()).isEqualTo(Kind.IN_ORDER);
   }
 
   // ---- prefetching mode: the depth --------------------------------------------------------------
@@ -141,7 +141,7 @@ class ReadPlannerTest {
   @Test
   void theDepthStartsAtTwoAndDoublesForEachNewBlockUpToTheMaximum() {
     ReadPlanner p = planner(ReadPolicy.ADAPTIVE);
-    p.onRead(0, 4 * KIB, false);
+    p.onRead(0, 4 * KIB, false, false);
     List<Integer> depths = new ArrayList<>();
     for (long block = 0; block < 8; block++) {
       depths.add(p.enterBlock(block));
@@ -156,7 +156,7 @@ class ReadPlannerTest {
   @Test
   void enteringTheSameOrAnEarlierBlockAgainDoesNotDeepen() {
     ReadPlanner p = planner(ReadPolicy.ADAPTIVE);
-    p.onRead(0, 4 * KIB, false);
+    p.onRead(0, 4 * KIB, false, false);
     int d0 = p.enterBlock(0);
     int d1 = p.enterBlock(1);
     assertThat(p.enterBlock(1)).isEqualTo(d1);
@@ -167,7 +167,7 @@ class ReadPlannerTest {
   @Test
   void oneLargeReadSpanningBlocksDeepensPerBlock() {
     ReadPlanner p = planner(ReadPolicy.ADAPTIVE);
-    assertThat(p.onRead(0, 3 * BLOCK, false).kind()).isEqualTo(Kind.IN_ORDER);
+    assertThat(p.onRead(0, 3 * BLOCK, false, false).kind()).isEqualTo(Kind.IN_ORDER);
     // the caller enters every block the read spans: blocks 0, 1, 2
     int d = 0;
     for (long block = 0; block < 3; block++) {
@@ -179,15 +179,15 @@ class ReadPlannerTest {
   @Test
   void aJumpResetsTheDepth() {
     ReadPlanner p = planner(ReadPolicy.ADAPTIVE);
-    p.onRead(0, 4 * KIB, false);
+    p.onRead(0, 4 * KIB, false, false);
     for (long block = 0; block < 6; block++) {
       p.enterBlock(block);
     }
     assertThat(p.enterBlock(6)).isEqualTo(MAX_DEPTH);
 
     long pos = 40L * BLOCK;
-    p.onRead(pos, 4 * KIB, false); // a jump
-    p.onRead(pos + 4 * KIB, 4 * KIB, false); // in order again
+    p.onRead(pos, 4 * KIB, false, false); // a jump
+    p.onRead(pos + 4 * KIB, 4 * KIB, false, false); // in order again
     assertThat(p.enterBlock(40)).isEqualTo(2);
     assertThat(p.enterBlock(41)).isEqualTo(4);
   }
@@ -195,16 +195,16 @@ class ReadPlannerTest {
   @Test
   void sequentialStartsAtFullDepthAndAJumpResetsItToFullDepth() {
     ReadPlanner p = planner(ReadPolicy.SEQUENTIAL);
-    assertThat(p.onRead(0, 4 * KIB, false).kind()).isEqualTo(Kind.IN_ORDER);
+    assertThat(p.onRead(0, 4 * KIB, false, false).kind()).isEqualTo(Kind.IN_ORDER);
     assertThat(p.enterBlock(0)).isEqualTo(MAX_DEPTH);
-    assertThat(p.onRead(40L * BLOCK, 4 * KIB, false).kind()).isEqualTo(Kind.SMALL_JUMP);
+    assertThat(p.onRead(40L * BLOCK, 4 * KIB, false, false).kind()).isEqualTo(Kind.SMALL_JUMP);
     assertThat(p.enterBlock(40)).isEqualTo(MAX_DEPTH);
   }
 
   @Test
   void aMaximumDepthBelowTwoCapsTheStartingDepth() {
     ReadPlanner p = new ReadPlanner(BLOCK, 1, ReadPolicy.ADAPTIVE, LENGTH, new PrefetchDepth.Learned());
-    p.onRead(0, 4 * KIB, false);
+    p.onRead(0, 4 * KIB, false, false);
     assertThat(p.enterBlock(0)).isEqualTo(1);
     assertThat(p.enterBlock(1)).isEqualTo(1);
   }
@@ -215,7 +215,7 @@ class ReadPlannerTest {
   void randomReadsRangesFromTheFirstRead() {
     ReadPlanner p = planner(ReadPolicy.RANDOM);
     assertThat(p.readsRanges()).isTrue();
-    Decision d = p.onRead(0, 4 * KIB, false);
+    Decision d = p.onRead(0, 4 * KIB, false, false);
     assertThat(d.kind()).isEqualTo(Kind.EXACT);
     assertThat(d.ahead()).isZero();
     assertThat(d.switched()).isFalse();
@@ -224,9 +224,9 @@ class ReadPlannerTest {
   @Test
   void rangesModeFetchesExactlyTheBytesOfAJumpEvenIfItsBlockIsInMemory() {
     ReadPlanner p = planner(ReadPolicy.RANDOM);
-    p.onRead(LENGTH - 8, 8, false);
+    p.onRead(LENGTH - 8, 8, false, false);
     for (long pos : new long[] {5L * BLOCK, 100, 30L * BLOCK + 3, 2L * BLOCK}) {
-      Decision d = p.onRead(pos, 64 * KIB, true);
+      Decision d = p.onRead(pos, 64 * KIB, true, false);
       assertThat(d.kind()).as("read at %d", pos).isEqualTo(Kind.EXACT);
       assertThat(d.ahead()).as("read at %d", pos).isZero();
     }
@@ -236,47 +236,47 @@ class ReadPlannerTest {
   void anAdaptiveStreamWhoseFirstReadIsInTheLastMibReadsRanges() {
     for (long pos : new long[] {LENGTH - 8, LENGTH - 64 * KIB, LENGTH - ReadPlanner.TAIL_ZONE}) {
       ReadPlanner p = planner(ReadPolicy.ADAPTIVE);
-      Decision d = p.onRead(pos, 8, false);
+      Decision d = p.onRead(pos, 8, false, false);
       assertThat(p.readsRanges()).as("first read at %d", pos).isTrue();
       assertThat(d.kind()).isEqualTo(Kind.EXACT);
       // and the column chunks after it are ranges too
-      assertThat(p.onRead(3L * BLOCK, 200 * KIB, false).kind()).isEqualTo(Kind.EXACT);
+      assertThat(p.onRead(3L * BLOCK, 200 * KIB, false, false).kind()).isEqualTo(Kind.EXACT);
     }
   }
 
   @Test
   void anAdaptiveStreamWhoseFirstReadIsBeforeTheLastMibDoesNotReadRanges() {
     ReadPlanner p = planner(ReadPolicy.ADAPTIVE);
-    p.onRead(LENGTH - ReadPlanner.TAIL_ZONE - 1, 8, false);
+    p.onRead(LENGTH - ReadPlanner.TAIL_ZONE - 1, 8, false, false);
     assertThat(p.readsRanges()).isFalse();
   }
 
   @Test
   void onlyTheFirstReadDecidesTheMode() {
     ReadPlanner p = planner(ReadPolicy.ADAPTIVE);
-    p.onRead(0, 4 * KIB, false);
-    assertThat(p.onRead(LENGTH - 8, 8, false).kind()).isNotEqualTo(Kind.EXACT);
+    p.onRead(0, 4 * KIB, false, false);
+    assertThat(p.onRead(LENGTH - 8, 8, false, false).kind()).isNotEqualTo(Kind.EXACT);
     assertThat(p.readsRanges()).isFalse();
   }
 
   @Test
   void aFirstReadAtTheStartOfASmallObjectIsNotAFooter() {
     ReadPlanner p = new ReadPlanner(BLOCK, MAX_DEPTH, ReadPolicy.ADAPTIVE, 100 * KIB, new PrefetchDepth.Learned());
-    assertThat(p.onRead(0, 4 * KIB, false).kind()).isEqualTo(Kind.IN_ORDER);
+    assertThat(p.onRead(0, 4 * KIB, false, false).kind()).isEqualTo(Kind.IN_ORDER);
     assertThat(p.readsRanges()).isFalse();
   }
 
   @Test
   void aFirstReadPastTheStartOfASmallObjectIsInItsTailAndReadsRanges() {
     ReadPlanner p = new ReadPlanner(BLOCK, MAX_DEPTH, ReadPolicy.ADAPTIVE, 100 * KIB, new PrefetchDepth.Learned());
-    assertThat(p.onRead(100 * KIB - 8, 8, false).kind()).isEqualTo(Kind.EXACT);
+    assertThat(p.onRead(100 * KIB - 8, 8, false, false).kind()).isEqualTo(Kind.EXACT);
     assertThat(p.readsRanges()).isTrue();
   }
 
   @Test
   void aSequentialStreamWhoseFirstReadIsInTheTailDoesNotReadRanges() {
     ReadPlanner p = planner(ReadPolicy.SEQUENTIAL);
-    assertThat(p.onRead(LENGTH - 8, 8, false).kind()).isNotEqualTo(Kind.EXACT);
+    assertThat(p.onRead(LENGTH - 8, 8, false, false).kind()).isNotEqualTo(Kind.EXACT);
     assertThat(p.readsRanges()).isFalse();
   }
 
@@ -285,14 +285,14 @@ class ReadPlannerTest {
   @Test
   void aRunSwitchesToInOrderOnTheReadAfterItCoveredAnEighthOfABlock() {
     ReadPlanner p = planner(ReadPolicy.RANDOM);
-    p.onRead(LENGTH - 8, 8, false); // the footer
+    p.onRead(LENGTH - 8, 8, false, false); // the footer
     long start = 7L * BLOCK;
     int len = 16 * KIB;
     long covered = 0;
     int reads = 0;
     int switches = 0;
     for (int i = 0; i < 20; i++) {
-      Decision d = p.onRead(start + covered, len, false);
+      Decision d = p.onRead(start + covered, len, false, false);
       boolean earned = reads >= ReadPlanner.PROOF_READS && covered >= PROOF;
       if (earned) {
         assertThat(d.kind()).as("read %d, after %d bytes", i, covered).isEqualTo(Kind.IN_ORDER);
@@ -315,13 +315,13 @@ class ReadPlannerTest {
     ReadPlanner p = planner(ReadPolicy.RANDOM);
     long start = 7L * BLOCK;
     int big = (int) (2 * PROOF);
-    assertThat(p.onRead(start, big, false).kind()).isEqualTo(Kind.EXACT);
+    assertThat(p.onRead(start, big, false, false).kind()).isEqualTo(Kind.EXACT);
     // a second read continuing it: one read before it, fewer than PROOF_READS
-    Decision second = p.onRead(start + big, 4 * KIB, false);
+    Decision second = p.onRead(start + big, 4 * KIB, false, false);
     assertThat(second.kind()).isEqualTo(Kind.EXACT);
     assertThat(second.switched()).isFalse();
     // the third: two reads in a row behind it, covering more than the proof
-    Decision third = p.onRead(start + big + 4 * KIB, 4 * KIB, false);
+    Decision third = p.onRead(start + big + 4 * KIB, 4 * KIB, false, false);
     assertThat(third.kind()).isEqualTo(Kind.IN_ORDER);
     assertThat(third.switched()).isTrue();
   }
@@ -332,7 +332,7 @@ class ReadPlannerTest {
     long pos = 2L * BLOCK;
     Decision d;
     do {
-      d = p.onRead(pos, 64 * KIB, false);
+      d = p.onRead(pos, 64 * KIB, false, false);
       pos += 64 * KIB;
     } while (!d.switched());
     assertThat(p.enterBlock(2)).isEqualTo(2);
@@ -347,11 +347,11 @@ class ReadPlannerTest {
     int switches = 0;
     Decision d;
     do {
-      d = p.onRead(pos, 64 * KIB, false);
+      d = p.onRead(pos, 64 * KIB, false, false);
       pos += 64 * KIB;
     } while (!d.switched());
     switches++;
-    assertThat(p.onRead(pos, 64 * KIB, false).kind()).isEqualTo(Kind.IN_ORDER);
+    assertThat(p.onRead(pos, 64 * KIB, false, false).kind()).isEqualTo(Kind.IN_ORDER);
     for (long block = 2; block < 6; block++) {
       p.enterBlock(block);
     }
@@ -359,16 +359,16 @@ class ReadPlannerTest {
 
     // a jump: exactly its bytes again, the depth back at its start, and a new run must prove itself
     pos = 20L * BLOCK;
-    d = p.onRead(pos, 64 * KIB, false);
+    d = p.onRead(pos, 64 * KIB, false, false);
     assertThat(d.kind()).isEqualTo(Kind.EXACT);
     assertThat(d.ahead()).isZero();
     assertThat(p.readsRanges()).isTrue();
     pos += 64 * KIB;
-    d = p.onRead(pos, 64 * KIB, false);
+    d = p.onRead(pos, 64 * KIB, false, false);
     assertThat(d.kind()).isEqualTo(Kind.EXACT);
     do {
       pos += 64 * KIB;
-      d = p.onRead(pos, 64 * KIB, false);
+      d = p.onRead(pos, 64 * KIB, false, false);
       if (d.switched()) {
         switches++;
       }
@@ -380,7 +380,7 @@ class ReadPlannerTest {
   @Test
   void readsThatContinueARangeFetchDoublingSpansUntilTheSwitch() {
     ReadPlanner p = planner(ReadPolicy.RANDOM);
-    p.onRead(LENGTH - 8, 8, false);
+    p.onRead(LENGTH - 8, 8, false, false);
     // What the stream does: a read inside a span fetched ahead is served from it (and still told to the
     // planner); any other read fetches its bytes plus the planner's 'ahead'.
     long start = 9L * BLOCK;
@@ -391,7 +391,7 @@ class ReadPlannerTest {
     long pos = start;
     boolean switched = false;
     while (!switched) {
-      Decision d = p.onRead(pos, len, pos + len <= fetchedEnd);
+      Decision d = p.onRead(pos, len, pos + len <= fetchedEnd, false);
       if (d.switched()) {
         switched = true;
         assertThat(pos - start).as("bytes read by the run when it switched").isEqualTo(PROOF);
@@ -425,7 +425,7 @@ class ReadPlannerTest {
     int[] lens = {1, 100, 4 * KIB, 3 * MIB, 10, 7 * MIB, 1 * KIB, 64 * KIB};
     for (int i = 0; i < 40; i++) {
       int len = lens[i % lens.length];
-      Decision d = p.onRead(pos, len, false);
+      Decision d = p.onRead(pos, len, false, false);
       assertThat(d.ahead()).isBetween(0, (int) proof);
       pos += len;
     }
@@ -435,9 +435,9 @@ class ReadPlannerTest {
   void aSmallGapKeepsARangesRunGoing() {
     ReadPlanner p = planner(ReadPolicy.RANDOM);
     long pos = 3L * BLOCK;
-    p.onRead(pos, 32 * KIB, false);
+    p.onRead(pos, 32 * KIB, false, false);
     pos += 32 * KIB + 100; // a little ahead: still the same run
-    Decision d = p.onRead(pos, 8 * KIB, false);
+    Decision d = p.onRead(pos, 8 * KIB, false, false);
     assertThat(d.kind()).isEqualTo(Kind.EXACT);
     assertThat(d.ahead()).as("a continuing read fetches ahead").isPositive();
   }

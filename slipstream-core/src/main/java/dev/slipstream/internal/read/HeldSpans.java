@@ -1,0 +1,169 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.read;
+
+import dev.slipstream.internal.block.Span;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * The bytes a stream holds outside its block grid: the object's tail (a footer and the metadata before
+ * it), and the spans its reads fetched beyond what they asked for (a whole column chunk when a read
+ * started in it, the page indexes, a readahead after a small read). The sequential reads, the positional
+ * reads and the vectored reads of the stream all copy from here before they fetch.
+ *
+ * <p>Bounded: the tail, and at most {@link #MAX_SPANS} other spans, the oldest dropped first. Every span
+ * is filled pool memory that the pool may take back while no reader copies from it (then a read finds it
+ * gone and fetches again). Released on close and unbuffer; a buffer returns to the pool once no reader
+ * copies from it. Thread-safe.
+ */
+final class HeldSpans {
+  /**
+   * Spans held besides the tail: a Parquet reader filtering by dictionary holds one column chunk per
+   * filtered column and row group until it reads the row group; a few row groups of a few columns fit.
+   */
+  static final int MAX_SPANS = 8;
+
+  private volatile Span tail;
+  /** Newest last; guarded by {@code this}. */
+  private final List<Span> spans = new ArrayList<>();
+
+  /** The object's tail, if a read fetched it; null otherwise. */
+  Span tail() {
+    return tail;
+  }
+
+  void setTail(Span span) {
+    Span old;
+    synchronized (this) {
+      old = tail;
+      tail = span;
+    }
+    if (old != null) {
+      old.releaseOwner();
+    }
+  }
+
+  /** Holds {@code span} (filled, with its owner's reference), dropping the oldest beyond the bound. */
+  void add(Span span) {
+    Span dropped = null;
+    synchronized (this) {
+      spans.add(span);
+      if (spans.size() > MAX_SPANS) {
+        dropped = spans.remove(0);
+      }
+    }
+    if (dropped != null) {
+      dropped.releaseOwner();
+    }
+  }
+
+  /**
+   * Where the bytes of {@code [p, end)} that no span (nor the tail) holds at its end stop: {@code end} if
+   * none holds its last byte, {@code p} or less if one holds all of it. What a fetch ahead of the reader
+   * may leave out.
+   */
+  long unheldEnd(long p, long end) {
+    long unheld = end;
+    for (Span s : candidates(p, end)) {
+      if (s.end() >= end) {
+        unheld = Math.min(unheld, s.start());
+      }
+    }
+    return unheld;
+  }
+
+  /** Copies {@code [p, p + len)} if one span (or the tail) holds all of it; false otherwise. */
+  boolean copyAll(long p, byte[] dst, int off, int len) {
+    for (Span s : candidates(p, p + len)) {
+      if (s.start() <= p && p + len <= s.end() && copy(s, p, dst, off, p, len)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Copies what the spans hold of {@code [p, p + len)} into {@code dst[off..]} and returns the ranges
+   * they do not hold, in order, as {start, end} pairs (the whole range if they hold none of it).
+   */
+  List<long[]> copyHeld(long p, byte[] dst, int off, int len) {
+    long end = p + len;
+    List<Span> found = candidates(p, end);
+    found.sort(Comparator.comparingLong(Span::start));
+    List<long[]> gaps = new ArrayList<>();
+    long at = p;
+    for (Span s : found) {
+      if (at >= end) {
+        break;
+      }
+      if (s.end() <= at || s.start() >= end) {
+        continue;
+      }
+      long from = Math.max(at, s.start());
+      long to = Math.min(end, s.end());
+      if (copy(s, from, dst, off, p, (int) (to - from))) {
+        if (from > at) {
+          gaps.add(new long[] {at, from});
+        }
+        at = to;
+      }
+    }
+    if (at < end) {
+      gaps.add(new long[] {at, end});
+    }
+    return gaps;
+  }
+
+  /** Spans (the tail among them) that overlap {@code [p, end)}. */
+  private List<Span> candidates(long p, long end) {
+    List<Span> found = new ArrayList<>(2);
+    Span t = tail;
+    if (t != null && t.start() < end && p < t.end()) {
+      found.add(t);
+    }
+    synchronized (this) {
+      for (int i = spans.size() - 1; i >= 0; i--) { // newest first
+        Span s = spans.get(i);
+        if (s.start() < end && p < s.end()) {
+          found.add(s);
+        }
+      }
+    }
+    return found;
+  }
+
+  /** Copies {@code [from, from + n)} of {@code s} to where it goes in a read of {@code dst[off..]} at {@code p}. */
+  private static boolean copy(Span s, long from, byte[] dst, int off, long p, int n) {
+    if (!s.tryPin()) {
+      return false; // taken back by the pool
+    }
+    try {
+      if (!s.isReady()) {
+        return false;
+      }
+      System.arraycopy(s.buffer(), (int) (from - s.start()), dst, off + (int) (from - p), n);
+      return true;
+    } finally {
+      s.unpin();
+    }
+  }
+
+  /** Drops every span and the tail; their buffers return once no reader copies from them. */
+  void releaseAll() {
+    List<Span> all;
+    synchronized (this) {
+      all = new ArrayList<>(spans);
+      spans.clear();
+      if (tail != null) {
+        all.add(tail);
+      }
+      tail = null;
+    }
+    for (Span s : all) {
+      s.releaseOwner();
+    }
+  }
+}

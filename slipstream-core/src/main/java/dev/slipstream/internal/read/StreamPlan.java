@@ -1,0 +1,79 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.read;
+
+import dev.slipstream.Counter;
+import dev.slipstream.internal.fetch.ObjectHandle;
+
+/**
+ * One stream's Parquet plan ({@link ParquetFooter}): the client's for the version the stream reads, from
+ * the first read on; else the one parsed from the tail or the footer this stream read, given to the
+ * client for its later streams. Null while none is known (not Parquet, or not yet read). Thread-safe.
+ */
+final class StreamPlan {
+  private final ObjectHandle h;
+  private final ParquetPlans plans;
+  private volatile ParquetFooter footer;
+  /** The client's plans were asked for this stream's version (once its ETag is known). */
+  private volatile boolean asked;
+
+  StreamPlan(ObjectHandle h, ParquetPlans plans) {
+    this.h = h;
+    this.plans = plans;
+  }
+
+  /** The plan, or null. */
+  ParquetFooter footer() {
+    ParquetFooter f = footer;
+    if (f != null || asked) {
+      return f;
+    }
+    String etag = h.etag();
+    if (etag == null) {
+      return null; // no version to name yet: asked again once a response pins it
+    }
+    asked = true;
+    f = plans.get(h.location(), h.length(), etag);
+    if (f != null) {
+      footer = f;
+      h.stats().increment(Counter.PARQUET_PLANS_REUSED);
+    }
+    return f;
+  }
+
+  /** The object's tail, {@code b[0..len)}, was fetched: its footer, if it holds one, is the plan. */
+  void offerTail(byte[] b, int len) {
+    if (footer == null) {
+      keep(ParquetFooter.parse(b, len, h.length()));
+    }
+  }
+
+  /**
+   * A read of {@code b[off..off + len)} at {@code position} ended where the footer's length field starts
+   * ({@code length - 8}), and {@code lengthAndMagic} are the object's last 8 bytes: if they say the
+   * footer is exactly this long and the file is Parquet, these bytes are the footer (a footer larger than
+   * the tail fetched first, as a file of many columns and row groups has).
+   */
+  void offerFooter(long position, byte[] b, int off, int len, byte[] lengthAndMagic) {
+    if (footer != null || position + len != h.length() - 8 || lengthAndMagic[4] != 'P' || lengthAndMagic[5] != 'A'
+        || lengthAndMagic[6] != 'R' || lengthAndMagic[7] != '1' || ParquetFooter.footerLength(lengthAndMagic, 0) != len) {
+      return;
+    }
+    keep(ParquetFooter.parseFooter(b, off, len, h.length()));
+  }
+
+  /** Whether the plan is still to be found: only then is a footer worth offering. */
+  boolean missing() {
+    return footer == null;
+  }
+
+  private void keep(ParquetFooter f) {
+    if (f == null) {
+      return;
+    }
+    footer = f;
+    h.stats().increment(Counter.PARQUET_FOOTERS_PARSED);
+    plans.put(h.location(), h.length(), h.etag(), f);
+  }
+}

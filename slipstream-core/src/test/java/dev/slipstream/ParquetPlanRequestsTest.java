@@ -1,0 +1,337 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.slipstream.internal.read.ThriftWriter;
+import dev.slipstream.testkit.LinkProfile;
+import dev.slipstream.testkit.LinkShaper;
+import dev.slipstream.testkit.RequestInfo;
+import dev.slipstream.testkit.S3ServerExtension;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The footer is the plan: the exact requests, read off the wire, for what Parquet readers do on a file
+ * whose columns have dictionary pages and whose footer names page indexes, as pyarrow and parquet-java
+ * write them. The footer is written here field by field (ThriftWriter), the chunks are random bytes.
+ *
+ * <ul>
+ *   <li>Parquet 1.17 (Spark 4.2 and later): one stream with the {@code parquet} read policy reads the
+ *       footer, then each row group's dictionary page header through Thrift, a field at a time (1, 1, 2,
+ *       4, 8 bytes...), then the page, then the row groups' column chunks as vectored reads.</li>
+ *   <li>Parquet 1.15 (Spark 4.0): the footer is read by one stream; a second {@code open(path)} with no
+ *       read policy then reads the column chunks with plain reads, the first one near the file's start.</li>
+ * </ul>
+ */
+@Timeout(120)
+class ParquetPlanRequestsTest {
+  @RegisterExtension static final S3ServerExtension S3 = new S3ServerExtension();
+  static final String BUCKET = "parquet-plans";
+  static final int GROUPS = 2;
+  static final int COLUMNS = 4;
+  static final int CHUNK = 200_000;
+  /** Where the dictionary page of an even column ends and its data pages start. */
+  static final int DICTIONARY = 5_000;
+  static final int INDEXES = 30_000;
+  static LinkShaper shaper;
+  static Slipstream client;
+  static byte[] data;
+  static byte[] wide;
+
+  @BeforeAll
+  static void setUp() throws IOException {
+    S3.server().createBucket(BUCKET);
+    data = file(GROUPS, COLUMNS, CHUNK, INDEXES);
+    S3.server().putObject(BUCKET, "t.parquet", data);
+    // 3 row groups of 300 columns of 1,000 bytes: a footer of about 40 KB, larger than the 8 KiB tail
+    wide = file(3, 300, 1_000, 0);
+    S3.server().putObject(BUCKET, "wide.parquet", wide);
+    S3.server().putObject(BUCKET, "plain", Arrays.copyOf(data, data.length - 1)); // not Parquet
+    shaper = LinkShaper.start(S3.server().endpoint(), LinkProfile.LOOPBACK, 3);
+    client = newClient();
+  }
+
+  static Slipstream newClient() {
+    return Slipstream.builder().isolatedResources()
+        .config(TestClients.config(shaper.endpoint()).set("block.size", "1M").set("memory.max", "32M").build())
+        .build();
+  }
+
+  @AfterAll
+  static void tearDown() {
+    client.close();
+    shaper.close();
+  }
+
+  @BeforeEach
+  void forget() {
+    shaper.clearRequestLog();
+  }
+
+  @Test
+  void aDictionaryPageReadFieldByFieldCostsOneGetOfItsChunkAndTheVectoredReadTakesItFromMemory() throws Exception {
+    try (Slipstream c = newClient(); SlipstreamInputStream in = open(c, "t.parquet", data.length, ReadPolicy.RANDOM)) {
+      readFooter(in, data);
+      for (int g = 0; g < GROUPS; g++) {
+        readDictionaryPage(in, chunkStart(g, 2)); // the dictionary filter, row group by row group
+      }
+      for (int g = 0; g < GROUPS; g++) {
+        readVectored(in, chunkStart(g, 1), 2 * CHUNK); // columns 1 and 2, as one range
+      }
+      assertThat(gets("t.parquet")).containsExactlyInAnyOrder(
+          range(data.length - tail(data.length), data.length - 1),
+          chunk(0, 2), chunk(1, 2), // whole, at the first byte of their dictionary page header
+          chunk(0, 1), chunk(1, 1)); // what the held chunks lack: column 1 (row group 1's ahead of its read)
+      ReadStatistics s = in.statistics();
+      assertThat(s.get(Counter.PARQUET_FOOTERS_PARSED)).isEqualTo(1);
+      assertThat(s.get(Counter.BYTES_FETCHED)).isEqualTo(tail(data.length) + 4L * CHUNK);
+    }
+  }
+
+  @Test
+  void aSecondOpenWithNoPolicyReadsItsChunksAsRangesByThePlanOfTheFirst() throws Exception {
+    try (Slipstream c = newClient()) {
+      try (SlipstreamInputStream footer = c.open(location("t.parquet"))) { // open(path): a HEAD
+        readFooter(footer, data);
+      }
+      shaper.clearRequestLog();
+      try (SlipstreamInputStream in = c.open(location("t.parquet"))) {
+        for (int g = 0; g < GROUPS; g++) {
+          readAt(in, data, chunkStart(g, 0), 2 * CHUNK); // plain reads of columns 0 and 1, the first at byte 4
+        }
+        // Not a sequential read from the start: no block, no prefetch, the chunks and nothing else.
+        assertThat(gets("t.parquet")).containsExactly(
+            range(chunkStart(0, 0), chunkStart(0, 2) - 1), range(chunkStart(1, 0), chunkStart(1, 2) - 1));
+        assertThat(in.statistics().get(Counter.PARQUET_PLANS_REUSED)).isEqualTo(1);
+        assertThat(in.statistics().get(Counter.PREFETCH_USED) + in.statistics().get(Counter.PREFETCH_WASTED)).isZero();
+      }
+    }
+  }
+
+  @Test
+  void withoutAPlanTheSameSecondOpenReadsBlocks() throws Exception {
+    // What the plan changes: a new client knows no footer, and takes a first read near the start as the
+    // start of a sequential read (the behaviour for files that are not Parquet).
+    try (Slipstream c = newClient(); SlipstreamInputStream in = c.open(location("t.parquet"))) {
+      readAt(in, data, chunkStart(0, 0), 2 * CHUNK);
+      assertThat(gets("t.parquet")).contains(range(0, (1 << 20) - 1));
+    }
+  }
+
+  @Test
+  void theFirstReadOfAnIndexFetchesEveryIndexInOneGet() throws Exception {
+    long indexStart = (long) GROUPS * COLUMNS * CHUNK + 4;
+    try (Slipstream c = newClient(); SlipstreamInputStream in = open(c, "t.parquet", data.length, ReadPolicy.RANDOM)) {
+      readFooter(in, data);
+      shaper.clearRequestLog();
+      // A column index read through Thrift in the middle of the region, then an offset index before it.
+      readAt(in, data, indexStart + 12_000, 1);
+      readAt(in, data, indexStart + 12_001, 2);
+      readAt(in, data, indexStart + 12_003, 300);
+      readAt(in, data, indexStart + 100, 500);
+      // The indexes are 30,000 bytes: the GET is 64 KiB from their start, or to the end of the file.
+      assertThat(gets("t.parquet")).containsExactly(range(indexStart, Math.min(data.length, indexStart + 65_536) - 1));
+    }
+  }
+
+  @Test
+  void aFooterLargerThanTheTailIsParsedFromTheReadOfItAndPlansTheChunks() throws Exception {
+    try (Slipstream c = newClient(); SlipstreamInputStream in = open(c, "wide.parquet", wide.length, ReadPolicy.RANDOM)) {
+      int footerLength = readFooter(in, wide);
+      assertThat(footerLength).isGreaterThan((int) tail(wide.length));
+      assertThat(in.statistics().get(Counter.PARQUET_FOOTERS_PARSED)).isEqualTo(1);
+      shaper.clearRequestLog();
+      long at = 4 + 1_000L * 10; // column 10 of row group 0, with a dictionary page
+      readDictionaryPage(in, at, 200);
+      // Chunks of 1,000 bytes: the 64 KiB floor, not the chunk, bounds this GET.
+      assertThat(gets("wide.parquet")).containsExactly(range(at, at + 64 * 1024 - 1));
+    }
+  }
+
+  @Test
+  void smallRangeReadsInNoKnownChunkFetchAtLeast64KiB() throws Exception {
+    int length = data.length - 1;
+    try (Slipstream c = newClient(); SlipstreamInputStream in = open(c, "plain", length, ReadPolicy.RANDOM)) {
+      long at = 300_000;
+      readAt(in, data, at, 1);
+      readAt(in, data, at + 1, 1);
+      readAt(in, data, at + 2, 2);
+      readAt(in, data, at + 4, 4_000);
+      assertThat(gets("plain")).containsExactly(range(at, at + 64 * 1024 - 1));
+      assertThat(in.statistics().get(Counter.PARQUET_FOOTERS_PARSED)).isZero();
+    }
+  }
+
+  @Test
+  void plansAreKeptPerVersionAndANewVersionGetsNone() throws Exception {
+    try (Slipstream c = newClient()) {
+      try (SlipstreamInputStream in = open(c, "t.parquet", data.length, ReadPolicy.RANDOM)) {
+        readFooter(in, data);
+      }
+      // The same key, another ETag (as after an overwrite): the plan is not that version's.
+      try (SlipstreamInputStream in = c.open(location("t.parquet"),
+          OpenOptions.known(data.length, "\"0123456789abcdef0123456789abcdef\""))) {
+        assertThat(in.statistics().get(Counter.PARQUET_PLANS_REUSED)).isZero();
+      }
+    }
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------------
+
+  /** As Parquet reads a footer: its length and magic in the last 8 bytes, then the footer; its length. */
+  static int readFooter(SlipstreamInputStream in, byte[] file) throws IOException {
+    byte[] last = readAt(in, file, file.length - 8, 8);
+    int footerLength = (last[0] & 0xff) | (last[1] & 0xff) << 8 | (last[2] & 0xff) << 16 | (last[3] & 0xff) << 24;
+    readAt(in, file, file.length - 8 - footerLength, footerLength);
+    return footerLength;
+  }
+
+  /** A dictionary page's header read through Thrift a field at a time, then the page: stream reads. */
+  static void readDictionaryPage(SlipstreamInputStream in, long at) throws IOException {
+    readDictionaryPage(in, at, DICTIONARY - 31);
+  }
+
+  static void readDictionaryPage(SlipstreamInputStream in, long at, int page) throws IOException {
+    long p = at;
+    for (int n : new int[] {1, 1, 2, 4, 8, 15}) {
+      readAt(in, data(in), p, n);
+      p += n;
+    }
+    readAt(in, data(in), p, page);
+  }
+
+  private static byte[] data(SlipstreamInputStream in) {
+    return in.length() == wide.length ? wide : data;
+  }
+
+  static byte[] readAt(SlipstreamInputStream in, byte[] file, long at, int len) throws IOException {
+    in.seek(at);
+    byte[] b = new byte[len];
+    assertThat(in.readNBytes(b, 0, len)).isEqualTo(len);
+    assertThat(b).as("bytes %d-%d", at, at + len - 1).isEqualTo(Arrays.copyOfRange(file, (int) at, (int) at + len));
+    return b;
+  }
+
+  static void readVectored(SlipstreamInputStream in, long at, int len) throws Exception {
+    byte[] b = new byte[len];
+    in.readFullyAsync(at, b, 0, len).get();
+    assertThat(b).as("bytes %d-%d", at, at + len - 1).isEqualTo(Arrays.copyOfRange(data, (int) at, (int) at + len));
+  }
+
+  static SlipstreamInputStream open(Slipstream c, String key, long length, ReadPolicy policy) throws IOException {
+    return c.open(location(key), OpenOptions.length(length).withPolicy(policy));
+  }
+
+  static S3Location location(String key) {
+    return S3Location.parse("s3://" + BUCKET + "/" + key);
+  }
+
+  static long chunkStart(int group, int column) {
+    return 4 + ((long) group * COLUMNS + column) * CHUNK;
+  }
+
+  static String chunk(int group, int column) {
+    return range(chunkStart(group, column), chunkStart(group, column) + CHUNK - 1);
+  }
+
+  static long tail(long size) {
+    return Math.min(size, Math.max(8 * 1024, Math.min(size / 512, (1 << 20) / 4)));
+  }
+
+  static List<String> gets(String key) {
+    return shaper.requestLog().stream().filter(r -> r.isGet() && r.path().endsWith("/" + key))
+        .map(RequestInfo::range).toList();
+  }
+
+  static String range(long first, long last) {
+    return "bytes=" + first + "-" + last;
+  }
+
+  /**
+   * "PAR1", row groups of column chunks (random bytes), the page indexes ({@code indexes} bytes, named
+   * by the footer: each chunk's column index and offset index), the footer, its length and "PAR1".
+   * Even columns have a dictionary page, {@link #DICTIONARY} bytes before their data pages.
+   */
+  static byte[] file(int groups, int columns, int chunk, int indexes) throws IOException {
+    long indexStart = 4 + (long) groups * columns * chunk;
+    int perIndex = indexes / Math.max(1, groups * columns * 2);
+    byte[] body = new byte[(int) indexStart + indexes];
+    new Random(groups * 31L + columns).nextBytes(body);
+    System.arraycopy("PAR1".getBytes(StandardCharsets.US_ASCII), 0, body, 0, 4);
+    ThriftWriter t = new ThriftWriter();
+    t.field(1, ThriftWriter.I32).varint(zigzag(2)); // version
+    t.field(2, ThriftWriter.LIST).listHeader(1, ThriftWriter.STRUCT); // schema: one element to skip
+    t.fieldStart();
+    t.field(4, ThriftWriter.BINARY).binary("schema");
+    t.stop();
+    t.fieldEnd();
+    t.field(3, ThriftWriter.I64).varint(zigzag(1000)); // num_rows
+    t.field(4, ThriftWriter.LIST).listHeader(groups, ThriftWriter.STRUCT); // row_groups
+    for (int g = 0; g < groups; g++) {
+      t.fieldStart();
+      t.field(1, ThriftWriter.LIST).listHeader(columns, ThriftWriter.STRUCT); // columns
+      for (int c = 0; c < columns; c++) {
+        long start = 4 + ((long) g * columns + c) * chunk;
+        boolean dictionary = c % 2 == 0;
+        t.fieldStart();
+        t.field(2, ThriftWriter.I64).varint(zigzag(start)); // file_offset
+        t.field(3, ThriftWriter.STRUCT); // meta_data
+        t.fieldStart();
+        t.field(1, ThriftWriter.I32).varint(zigzag(2)); // type
+        t.field(2, ThriftWriter.LIST).listHeader(1, ThriftWriter.I32).varint(zigzag(0)); // encodings
+        t.field(3, ThriftWriter.LIST).listHeader(1, ThriftWriter.BINARY).binary("c" + c); // path_in_schema
+        t.field(4, ThriftWriter.I32).varint(zigzag(1)); // codec
+        t.field(5, ThriftWriter.I64).varint(zigzag(1000)); // num_values
+        t.field(6, ThriftWriter.I64).varint(zigzag(chunk)); // total_uncompressed_size
+        t.field(7, ThriftWriter.I64).varint(zigzag(chunk)); // total_compressed_size
+        t.field(9, ThriftWriter.I64).varint(zigzag(start + (dictionary ? Math.min(DICTIONARY, chunk / 2) : 0)));
+        if (dictionary) {
+          t.field(11, ThriftWriter.I64).varint(zigzag(start)); // dictionary_page_offset
+        }
+        t.stop();
+        t.fieldEnd();
+        if (indexes > 0) {
+          int i = (g * columns + c) * 2;
+          t.field(4, ThriftWriter.I64).varint(zigzag(indexStart + (long) i * perIndex)); // offset_index_offset
+          t.field(5, ThriftWriter.I32).varint(zigzag(perIndex));
+          t.field(6, ThriftWriter.I64).varint(zigzag(indexStart + (long) (i + 1) * perIndex)); // column_index_offset
+          t.field(7, ThriftWriter.I32).varint(zigzag(
+              i + 2 == groups * columns * 2 ? indexes - (i + 1) * perIndex : perIndex)); // the last runs to the end
+        }
+        t.stop();
+        t.fieldEnd();
+      }
+      t.field(2, ThriftWriter.I64).varint(zigzag((long) columns * chunk)); // total_byte_size
+      t.field(3, ThriftWriter.I64).varint(zigzag(100)); // num_rows
+      t.stop();
+      t.fieldEnd();
+    }
+    t.field(6, ThriftWriter.BINARY).binary("slipstream test"); // created_by
+    t.stop();
+    byte[] footer = t.bytes();
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    out.write(body);
+    out.write(footer);
+    int n = footer.length;
+    out.write(new byte[] {(byte) n, (byte) (n >>> 8), (byte) (n >>> 16), (byte) (n >>> 24)});
+    out.write("PAR1".getBytes(StandardCharsets.US_ASCII));
+    return out.toByteArray();
+  }
+
+  static long zigzag(long n) {
+    return (n << 1) ^ (n >> 63);
+  }
+}
