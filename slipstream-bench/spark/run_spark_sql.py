@@ -8,7 +8,9 @@ Slipstream, against s3proxy behind the shaped link. Run from the repository root
 
 Each job starts cold, in a new local[2] session and JVM: partition discovery and q1 (2 of 8 columns of
 every partition), then q2 (2 columns of half the partitions). Reported per job: seconds, the bytes the
-shaped link delivered, GETs and HEADs; the answers must be identical across readers.
+shaped link delivered, GETs and HEADs; the answers must be identical across readers. The table is written
+in two layouts (--layouts): as Spark writes it, and as pyarrow does (two row groups a file, every column
+dictionary-encoded, so that Parquet's dictionary filter reads each row group's dictionary page).
 """
 import argparse
 import glob
@@ -48,6 +50,8 @@ def pyspark(version):
     if not python.exists():
         run([sys.executable, "-m", "venv", str(venv)])
         run([str(python), "-m", "pip", "install", "-q", "pyspark==" + version])
+    if subprocess.run([str(python), "-c", "import pyarrow, numpy"], capture_output=True).returncode != 0:
+        run([str(python), "-m", "pip", "install", "-q", "pyarrow", "numpy"])  # the pyarrow layout's writer
     jars = glob.glob(str(venv / "lib" / "python3*" / "site-packages" / "pyspark" / "jars" / "hadoop-client-api-*.jar"))
     hadoop = pathlib.Path(jars[0]).name[len("hadoop-client-api-"):-len(".jar")]
     return python, hadoop
@@ -99,6 +103,7 @@ def main():
     p.add_argument("--profile", default="s3-like")
     p.add_argument("--partitions", type=int, default=200)
     p.add_argument("--rows", type=int, default=150_000, help="rows per partition (8 columns: 150,000 make ~8 MB)")
+    p.add_argument("--layouts", default="spark,pyarrow", help="table layouts: spark, pyarrow")
     p.add_argument("--out", help="write the results as JSON lines here")
     p.add_argument("--slipstream-jar", help="the Slipstream jar to test (default: build this checkout's)")
     args = p.parse_args()
@@ -119,37 +124,45 @@ def main():
         newest = versions[-1]
         python, hadoop = installs[newest]
         jars = ",".join(s3a_jars(hadoop) + [slipstream_jar])
-        t0 = time.monotonic()
-        run([str(python), job, "--mode", "write", "--direct", direct, "--jars", jars,
-             "--partitions", str(args.partitions), "--rows", str(args.rows)] + keys)
-        print("table written in %.0f s" % (time.monotonic() - t0), file=sys.stderr)
-        for v in versions:
-            python, hadoop = installs[v]
-            jars = ",".join(s3a_jars(hadoop) + [slipstream_jar])
-            for reader in [r.strip() for r in args.readers.split(",")]:
-                if reader == "analytics" and not HADOOP_LINES[hadoop][1]:
-                    continue
-                out = run([str(python), job, "--mode", "query", "--reader", reader, "--endpoint", endpoint,
-                           "--stats", str(stats), "--jars", jars] + keys, stdout=subprocess.PIPE, text=True).stdout
-                r = json.loads(next(l for l in out.splitlines() if l.startswith("RESULT "))[len("RESULT "):])
-                r["hadoop"] = hadoop
-                results.append(r)
-                print(json.dumps(r), file=sys.stderr, flush=True)
+        layouts = [l.strip() for l in args.layouts.split(",") if l.strip()]
+        tables = {l: "s3a://spark-sql/warehouse/" + ("t" if l == "spark" else "t_" + l) for l in layouts}
+        for layout in layouts:
+            t0 = time.monotonic()
+            run([str(python), job, "--mode", "write", "--layout", layout, "--table", tables[layout],
+                 "--direct", direct, "--jars", jars, "--partitions", str(args.partitions), "--rows",
+                 str(args.rows)] + keys)
+            print("%s table written in %.0f s" % (layout, time.monotonic() - t0), file=sys.stderr)
+        for layout in layouts:
+            for v in versions:
+                python, hadoop = installs[v]
+                jars = ",".join(s3a_jars(hadoop) + [slipstream_jar])
+                for reader in [r.strip() for r in args.readers.split(",")]:
+                    if reader == "analytics" and not HADOOP_LINES[hadoop][1]:
+                        continue
+                    out = run([str(python), job, "--mode", "query", "--reader", reader, "--endpoint", endpoint,
+                               "--table", tables[layout], "--stats", str(stats), "--jars", jars] + keys,
+                              stdout=subprocess.PIPE, text=True).stdout
+                    r = json.loads(next(l for l in out.splitlines() if l.startswith("RESULT "))[len("RESULT "):])
+                    r["hadoop"] = hadoop
+                    r["layout"] = layout
+                    results.append(r)
+                    print(json.dumps(r), file=sys.stderr, flush=True)
     finally:
         proc.stdin.close()
         proc.wait(timeout=60)
-    print("| Spark | Hadoop | reader | q1 s | q2 s | q1 MB | q2 MB | GETs | HEADs | answers |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---|")
+    print("| layout | Spark | Hadoop | reader | q1 s | q2 s | q1 MB | q2 MB | GETs | HEADs | answers |")
+    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---|")
     for r in results:
-        print("| %s | %s | %s | %.1f | %.1f | %.0f | %.0f | %d | %d | %s |" % (
-            r["spark"], r["hadoop"], r["reader"], r["q1_s"], r["q2_s"], r["q1_bytes"] / 1e6, r["q2_bytes"] / 1e6,
-            r["q1_gets"] + r["q2_gets"], r["q1_heads"] + r["q2_heads"], r["answers"]))
+        print("| %s | %s | %s | %s | %.1f | %.1f | %.0f | %.0f | %d | %d | %s |" % (
+            r["layout"], r["spark"], r["hadoop"], r["reader"], r["q1_s"], r["q2_s"], r["q1_bytes"] / 1e6,
+            r["q2_bytes"] / 1e6, r["q1_gets"] + r["q2_gets"], r["q1_heads"] + r["q2_heads"], r["answers"]))
     if args.out:
         with open(args.out, "w") as f:
             for r in results:
                 f.write(json.dumps(r) + "\n")
-    if len({r["answers"] for r in results}) > 1:
-        sys.exit("the readers' answers differ")
+    for layout in {r["layout"] for r in results}:
+        if len({r["answers"] for r in results if r["layout"] == layout}) > 1:
+            sys.exit("the readers' answers differ on the %s table" % layout)
 
 
 if __name__ == "__main__":

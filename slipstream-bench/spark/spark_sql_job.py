@@ -1,7 +1,9 @@
 # Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
 """One Spark SQL job of the spark-sql benchmark, run by a pyspark installation's own Python.
 
-mode 'write' writes the partitioned table with S3A classic straight to the server (no shaping);
+mode 'write' writes the partitioned table with S3A classic straight to the server (no shaping), as Spark
+writes it (--layout spark) or as pyarrow does (--layout pyarrow: two row groups a file, every column
+dictionary-encoded, written locally by pyarrow and copied up through S3A);
 mode 'query' runs q1 and q2 cold in a new local[2] session with one reader, reading the shaped link's
 counters (a file kept by dev.slipstream.testkit.ShapedS3Main) before and after each query, and prints
 one JSON line: times, bytes the link delivered, requests, and a digest of the answers.
@@ -66,9 +68,40 @@ def write(args):
     spark.stop()
 
 
+def write_pyarrow(args):
+    """The same columns, as pyarrow writes them by default: dictionary pages for every column."""
+    import shutil
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    local = tempfile.mkdtemp(prefix="spark-sql-pyarrow-")
+    try:
+        rng = np.random.default_rng(23)
+        for p in range(args.partitions):
+            cols = {}
+            for i in range(1, 9):
+                cols["c%02d" % i] = rng.integers(-2**63, 2**63 - 1, size=args.rows, dtype=np.int64)
+            cols["c06"] = np.arange(args.rows, dtype=np.int64) % 10
+            d = os.path.join(local, "dt=%03d" % p)
+            os.makedirs(d)
+            pq.write_table(pa.table(cols), os.path.join(d, "part-0.parquet"),
+                           row_group_size=args.rows // 2, compression="snappy")
+        spark = session(args, "classic", args.direct)
+        jvm = spark._jvm
+        dst = jvm.org.apache.hadoop.fs.Path(args.table)
+        fs = dst.getFileSystem(spark._jsc.hadoopConfiguration())
+        fs.delete(dst, True)
+        for p in sorted(os.listdir(local)):
+            fs.copyFromLocalFile(False, True, jvm.org.apache.hadoop.fs.Path("file://" + os.path.join(local, p)),
+                                 jvm.org.apache.hadoop.fs.Path(args.table + "/" + p))
+        spark.stop()
+    finally:
+        shutil.rmtree(local, ignore_errors=True)
+
+
 def query(args):
     spark = session(args, args.reader, args.endpoint)
-    out = {"reader": args.reader, "spark": spark.version}
+    out = {"reader": args.reader, "spark": spark.version, "table": args.table.rsplit("/", 1)[-1]}
     digest = hashlib.sha256()
     before = link_counters(args.stats)
     t0 = time.monotonic()
@@ -104,9 +137,15 @@ def main():
     p.add_argument("--partitions", type=int, default=200)
     p.add_argument("--rows", type=int, default=150_000)
     p.add_argument("--row-group-bytes", type=int, default=4_400_000)
+    p.add_argument("--layout", choices=["spark", "pyarrow"], default="spark", help="how 'write' writes the table")
     args = p.parse_args()
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    write(args) if args.mode == "write" else query(args)
+    if args.mode == "query":
+        query(args)
+    elif args.layout == "pyarrow":
+        write_pyarrow(args)
+    else:
+        write(args)
 
 
 if __name__ == "__main__":

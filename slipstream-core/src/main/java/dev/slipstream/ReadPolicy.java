@@ -11,7 +11,8 @@ public enum ReadPolicy {
   /**
    * The default: the first read at the start of the object counts as sequential, with a prefetch
    * depth of 2 that grows; a jump resets it, and a small read after a jump fetches only its bytes. A
-   * stream whose first read is in the object's last MiB (a Parquet or ORC footer) reads as {@link #RANDOM}.
+   * stream whose first read is in the object's last MiB (a Parquet or ORC footer), or in a column chunk
+   * of a Parquet file whose footer the client has read, reads as {@link #RANDOM}.
    */
   ADAPTIVE,
   /** Read start to end (a whole file, a CSV or JSON split): prefetch at full depth from the first read. */
@@ -19,10 +20,13 @@ public enum ReadPolicy {
   /**
    * Ranges: a footer, then column chunks or index entries here and there (Parquet, ORC, an index,
    * vectored reads; Hadoop's {@code parquet}, {@code orc}, {@code columnar}, {@code random} and
-   * {@code vector} read policies). The first read in the object's tail fetches that tail (about 1/128
-   * of the object, 64 KiB to 1 MiB) in one request; every other read fetches exactly its bytes, never a
-   * whole block, with no readahead. A run of reads in order that has covered an eighth of a block
-   * switches the stream to prefetching until the next jump (counted as {@code sequential_switches}).
+   * {@code vector} read policies). The first read in the object's tail fetches that tail (1/512 of the
+   * object, 8 KiB to 1 MiB) in one request; every other read fetches about its bytes, never a whole
+   * block, and never less than 64 KiB unless the object ends sooner; where the client knows the file's
+   * Parquet footer, a read of a few bytes at a column chunk's dictionary page (its header read through
+   * Thrift) fetches the whole chunk, and one among the page
+   * indexes all of them. A run of reads in order that has covered an eighth of a block switches the
+   * stream to prefetching until the next jump (counted as {@code sequential_switches}).
    */
   RANDOM
 }

@@ -191,7 +191,7 @@ public final class Slipstream implements AutoCloseable {
     java.time.Instant lastModified = null;
     if (length < 0) {
       ObjectStore.ObjectMetadata m = fetcher.head(location, streamStats,
-          new CancelToken(() -> new IOException("cancelled: HEAD " + location)));
+          new CancelToken(() -> new IOException("cancelled: HEAD " + location), dev.slipstream.internal.fetch.Purpose.OPEN));
       length = m.length();
       etag = m.etag();
       lastModified = m.lastModified();

@@ -48,14 +48,19 @@ class ParquetPlanRequestsTest {
   static final int INDEXES = 30_000;
   static LinkShaper shaper;
   static Slipstream client;
+  /** Dictionary pages, no page indexes: as pyarrow writes by default. */
   static byte[] data;
+  /** The same, with a column index and an offset index for every chunk: as parquet-java writes. */
+  static byte[] indexed;
   static byte[] wide;
 
   @BeforeAll
   static void setUp() throws IOException {
     S3.server().createBucket(BUCKET);
-    data = file(GROUPS, COLUMNS, CHUNK, INDEXES);
+    data = file(GROUPS, COLUMNS, CHUNK, 0);
     S3.server().putObject(BUCKET, "t.parquet", data);
+    indexed = file(GROUPS, COLUMNS, CHUNK, INDEXES);
+    S3.server().putObject(BUCKET, "indexed.parquet", indexed);
     // 3 row groups of 300 columns of 1,000 bytes: a footer of about 40 KB, larger than the 8 KiB tail
     wide = file(3, 300, 1_000, 0);
     S3.server().putObject(BUCKET, "wide.parquet", wide);
@@ -134,16 +139,35 @@ class ParquetPlanRequestsTest {
   @Test
   void theFirstReadOfAnIndexFetchesEveryIndexInOneGet() throws Exception {
     long indexStart = (long) GROUPS * COLUMNS * CHUNK + 4;
-    try (Slipstream c = newClient(); SlipstreamInputStream in = open(c, "t.parquet", data.length, ReadPolicy.RANDOM)) {
-      readFooter(in, data);
+    try (Slipstream c = newClient();
+        SlipstreamInputStream in = open(c, "indexed.parquet", indexed.length, ReadPolicy.RANDOM)) {
+      readFooter(in, indexed);
       shaper.clearRequestLog();
       // A column index read through Thrift in the middle of the region, then an offset index before it.
-      readAt(in, data, indexStart + 12_000, 1);
-      readAt(in, data, indexStart + 12_001, 2);
-      readAt(in, data, indexStart + 12_003, 300);
-      readAt(in, data, indexStart + 100, 500);
-      // The indexes are 30,000 bytes: the GET is 64 KiB from their start, or to the end of the file.
-      assertThat(gets("t.parquet")).containsExactly(range(indexStart, Math.min(data.length, indexStart + 65_536) - 1));
+      readAt(in, indexed, indexStart + 12_000, 1);
+      readAt(in, indexed, indexStart + 12_001, 2);
+      readAt(in, indexed, indexStart + 12_003, 300);
+      readAt(in, indexed, indexStart + 100, 500);
+      // The indexes are 30,000 bytes, and the stream holds the tail after them: the GET is the indexes.
+      assertThat(gets("indexed.parquet")).containsExactly(range(indexStart, indexStart + INDEXES - 1));
+    }
+  }
+
+  @Test
+  void aDictionaryPageReadInAChunkWithAnOffsetIndexFetchesTheDictionaryPageNotTheChunk() throws Exception {
+    // A reader that filters pages by the column index reads the dictionary, then only the pages it
+    // selected: the chunk is not fetched whole, only its dictionary page, at least 64 KiB.
+    try (Slipstream c = newClient();
+        SlipstreamInputStream in = open(c, "indexed.parquet", indexed.length, ReadPolicy.RANDOM)) {
+      readFooter(in, indexed);
+      shaper.clearRequestLog();
+      long p = chunkStart(0, 2);
+      for (int n : new int[] {1, 1, 2, 4, 8, 15}) {
+        readAt(in, indexed, p, n);
+        p += n;
+      }
+      readAt(in, indexed, p, DICTIONARY - 31);
+      assertThat(gets("indexed.parquet")).containsExactly(range(chunkStart(0, 2), chunkStart(0, 2) + 65_536 - 1));
     }
   }
 

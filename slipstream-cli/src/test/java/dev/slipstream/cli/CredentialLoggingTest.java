@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * docs/architecture.md, rule 8: secrets reach no log at any level. {@code slipstream cat} runs in a child JVM, as a
  * user runs it, with every logger at DEBUG (the AWS SDK's and Apache HttpClient's included, which print
  * request headers and the signer's canonical request) and temporary credentials; its stderr must not
- * contain the session token or the secret key.
+ * contain the session token or the secret key. The request log is on at DEBUG too: it shows every GET, and no
+ * secret either.
  */
 @Timeout(120)
 class CredentialLoggingTest {
@@ -61,6 +62,11 @@ class CredentialLoggingTest {
       assertThat(p.exitValue()).as(stderr).isZero();
       assertThat(Files.readAllBytes(out.toPath())).isEqualTo(data);
       assertThat(stderr).as("DEBUG logging was on").contains("DEBUG");
+      // The request log: one line per GET, with the object, range, bytes, times, stream and why.
+      assertThat(linesWith(stderr, "GET s3://logs/object.bin bytes=0-262143 262144 B first byte "))
+          .as("the request log's line for the first block").hasSize(1)
+          .allSatisfy(line -> assertThat(line).contains(" total ").contains(" stream ").endsWith(" for block"));
+      assertThat(linesWith(stderr, " for prefetch")).as("the request log's lines for blocks fetched ahead").isNotEmpty();
       assertThat(linesWith(stderr, TOKEN)).as("lines that show the session token").isEmpty();
       assertThat(linesWith(stderr, SECRET)).as("lines that show the secret key").isEmpty();
       assertThat(linesWith(stderr, "x-amz-security-token:")).as("lines that show the token header").isEmpty();

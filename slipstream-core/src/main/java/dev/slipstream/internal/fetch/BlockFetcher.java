@@ -102,7 +102,7 @@ public final class BlockFetcher {
   /** The conditional 1-byte GET of an access check: {@code If-Match} the open's ETag, through the retry layer. */
   private void probe(ObjectHandle h) throws IOException {
     ranges.read(h, 0, 1, new byte[1], 0, new CancelToken(() -> new IOException("cancelled: access check of "
-        + h.location())));
+        + h.location()), Purpose.ACCESS_CHECK));
   }
 
   private void submitProbe(AccessCheck.Probe p) {
@@ -129,9 +129,19 @@ public final class BlockFetcher {
     return ranges.retrier().run(() -> "on HEAD " + location, stats, token, () -> {
       stats.increment(Counter.HEAD_REQUESTS);
       long t0 = System.nanoTime();
-      ObjectStore.ObjectMetadata m = store.head(location);
-      stats.record(dev.slipstream.Latency.HEAD, System.nanoTime() - t0);
-      return m;
+      Throwable failure = null;
+      try {
+        ObjectStore.ObjectMetadata m = store.head(location);
+        stats.record(dev.slipstream.Latency.HEAD, System.nanoTime() - t0);
+        return m;
+      } catch (IOException | RuntimeException e) {
+        failure = e;
+        throw e;
+      } finally {
+        if (RequestLog.on()) {
+          RequestLog.head(location, System.nanoTime() - t0, token.purpose(), failure);
+        }
+      }
     });
   }
 

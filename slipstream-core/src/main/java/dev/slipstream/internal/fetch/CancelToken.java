@@ -17,14 +17,29 @@ import java.util.function.Supplier;
  */
 public final class CancelToken implements Retrier.Stop {
   private final Supplier<IOException> closedError;
+  private final Purpose purpose;
   private volatile boolean cancelled;
   private ObjectStore.Body body;
   /** Tokens of the parts of this token's read that run on other threads: cancelled with it. */
   private java.util.List<CancelToken> children;
 
-  /** @param closedError the exception a cancelled request ends with, e.g. "stream closed: s3://b/k" */
+  /** A token for a {@link Purpose#RANGE} read. */
   public CancelToken(Supplier<IOException> closedError) {
+    this(closedError, Purpose.RANGE);
+  }
+
+  /**
+   * @param closedError the exception a cancelled request ends with, e.g. "stream closed: s3://b/k"
+   * @param purpose why the request is made, for the request log
+   */
+  public CancelToken(Supplier<IOException> closedError, Purpose purpose) {
     this.closedError = closedError;
+    this.purpose = purpose;
+  }
+
+  /** Why the request is made. */
+  public Purpose purpose() {
+    return purpose;
   }
 
   public boolean isCancelled() {
@@ -55,7 +70,7 @@ public final class CancelToken implements Retrier.Stop {
    * time): cancelled when this one is, at once if it already is. {@link #forget} it when the part ends.
    */
   public CancelToken child() {
-    CancelToken c = new CancelToken(closedError);
+    CancelToken c = new CancelToken(closedError, purpose);
     synchronized (this) {
       if (!cancelled) {
         if (children == null) {

@@ -23,6 +23,9 @@ public final class ObjectHandle {
   private final AtomicReference<Instant> lastModified;
   private final ReadStatistics stats;
   private final AccessCheck access = new AccessCheck();
+  /** Which stream (or open-ahead fetch) this is, in the request log. */
+  private final long id = IDS.incrementAndGet();
+  private static final java.util.concurrent.atomic.AtomicLong IDS = new java.util.concurrent.atomic.AtomicLong();
 
   /**
    * @param lengthGiven the length came from the caller, not from S3
@@ -49,6 +52,11 @@ public final class ObjectHandle {
 
   public S3Location location() {
     return location;
+  }
+
+  /** A number for this stream, unique in the JVM: how the request log tells streams apart. */
+  public long id() {
+    return id;
   }
 
   public long length() {

@@ -68,10 +68,11 @@ public final class RangeReader {
       throws IOException {
     final long total = end - start;
     final long[] received = {0}; // how far the attempts got: a retry asks only for the rest
+    final int[] attempts = {0};
     retrier.run(() -> "on " + h.location() + " bytes " + (start + received[0]) + "-" + (end - 1), h.stats(),
         stop(h, token), () -> {
           try {
-            received[0] += attempt(h, start + received[0], end, dst, off + (int) received[0], token);
+            received[0] += attempt(h, start + received[0], end, dst, off + (int) received[0], token, ++attempts[0]);
           } catch (PartialProgress e) {
             received[0] += e.bytes;
             throw e;
@@ -128,12 +129,32 @@ public final class RangeReader {
     return retrier;
   }
 
-  /** One GET; returns bytes received. On a transient failure mid-body, the progress rides the exception. */
-  private long attempt(ObjectHandle h, long start, long end, byte[] dst, int off, CancelToken token)
+  /**
+   * One GET; returns bytes received. On a transient failure mid-body, the progress rides the exception.
+   * Written to the request log when it ends, well or not.
+   */
+  private long attempt(ObjectHandle h, long start, long end, byte[] dst, int off, CancelToken token, int attempt)
       throws IOException {
+    long t0 = System.nanoTime();
+    long[] firstByte = {-1};
+    long[] got = {0};
+    Throwable failure = null;
+    try {
+      return attempt(h, start, end, dst, off, token, t0, firstByte, got);
+    } catch (IOException | RuntimeException | Error e) {
+      failure = e;
+      throw e;
+    } finally {
+      if (RequestLog.on()) {
+        RequestLog.get(h, start, end, got[0], firstByte[0], System.nanoTime() - t0, token.purpose(), attempt, failure);
+      }
+    }
+  }
+
+  private long attempt(ObjectHandle h, long start, long end, byte[] dst, int off, CancelToken token, long t0,
+      long[] firstByte, long[] received) throws IOException {
     h.stats().increment(Counter.GET_REQUESTS);
     ObjectStore.Body body;
-    long t0 = System.nanoTime();
     try {
       body = hedging.get(() -> store.get(h.location(), start, end, h.pinnedEtag(), h.unmodifiedSince()), token,
           h.stats());
@@ -142,7 +163,8 @@ public final class RangeReader {
       // length is wrong, which is no end of data the caller should ever mistake for a clean EOF.
       throw h.shorterThanLength(start, e);
     }
-    h.stats().record(Latency.GET_FIRST_BYTE, System.nanoTime() - t0);
+    firstByte[0] = System.nanoTime() - t0;
+    h.stats().record(Latency.GET_FIRST_BYTE, firstByte[0]);
     h.access().grant(); // a response with this process's credentials: cached bytes of this open may be served
     token.attach(body);
     long got = 0;
@@ -177,6 +199,7 @@ public final class RangeReader {
               + (end - 1) + " ended after " + got + " of " + want + " bytes", null);
         }
         got += n;
+        received[0] = got;
         h.stats().add(Counter.BYTES_FETCHED, n);
       }
       if (skip > 0) {

@@ -10,6 +10,7 @@ import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.PooledBytes;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
+import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.source.Piece;
 import dev.slipstream.internal.source.SourceChain;
@@ -225,7 +226,7 @@ final class BlockWindow implements Tier {
   }
 
   private void start(Block b, boolean urgent, boolean parts) {
-    CancelToken token = requests.start(BlockCancelledException::new);
+    CancelToken token = requests.start(BlockCancelledException::new, urgent ? Purpose.BLOCK : Purpose.PREFETCH);
     lastUse.put(b, clock.incrementAndGet());
     fetcher.submit(h, b, (blk, t) -> chain.readBlock(blk, t, parts), urgent, token, () -> requests.end(token));
     if (requests.isClosed()) {

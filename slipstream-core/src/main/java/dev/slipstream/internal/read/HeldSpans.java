@@ -75,6 +75,23 @@ final class HeldSpans {
     return unheld;
   }
 
+  /** The least start of a span (or the tail) at or after {@code p}; {@code Long.MAX_VALUE} if none. */
+  long nextStart(long p) {
+    long next = Long.MAX_VALUE;
+    Span t = tail;
+    if (t != null && t.start() >= p) {
+      next = t.start();
+    }
+    synchronized (this) {
+      for (Span s : spans) {
+        if (s.start() >= p && s.start() < next) {
+          next = s.start();
+        }
+      }
+    }
+    return next;
+  }
+
   /** Copies {@code [p, p + len)} if one span (or the tail) holds all of it; false otherwise. */
   boolean copyAll(long p, byte[] dst, int off, int len) {
     for (Span s : candidates(p, p + len)) {

@@ -8,8 +8,10 @@ import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.source.SourceChain;
 import java.io.IOException;
+import java.util.List;
 
 /**
  * Reads that fetch about what is asked for instead of whole blocks: small reads after a jump, and the
@@ -17,9 +19,9 @@ import java.io.IOException;
  * parallel parts); on the stream path that GET also fetches bytes the next reads are likely to want,
  * held as spans outside the block grid ({@link HeldSpans}): the object's tail on the first read into it
  * (a Parquet or ORC footer and the metadata before it, {@link #tailSize}), or for a range, its extent
- * ({@link #extentEnd}): the rest of the Parquet column chunk it ends in, or the page indexes, and never
- * less than {@link #MIN_GET}, so that a page header read field by field through Thrift costs one round
- * trip, not one a field.
+ * ({@link #extentEnd}): after the first read of a dictionary page's header at a Parquet column
+ * chunk's start, the whole chunk; after a read among the page indexes, all of them; and never less than {@link #MIN_GET},
+ * so that a page header read field by field through Thrift costs one round trip, not one a field.
  *
  * <p>Rules kept: a span takes free memory only (when memory is short the read goes straight into the
  * caller's array); every GET is one of the stream's requests; spans are released on close and unbuffer,
@@ -37,6 +39,11 @@ final class JumpReads {
    * connection's speed.
    */
   static final int MIN_GET = 64 * 1024;
+  /**
+   * The most a read at a column chunk's start may ask for and still be a page header's first field read
+   * through Thrift (a byte, in practice), not data: a page is larger than this.
+   */
+  static final int HEADER_READ = 256;
   /** Most of the object's end fetched at once when a stream read first jumps into it (see {@link #tailSize}). */
   static final int TAIL = 1024 * 1024;
   /** Least of the object's end fetched at once by a footer read (unless the object is smaller). */
@@ -82,14 +89,14 @@ final class JumpReads {
       span = fetchTail(position);
       if (span == null) {
         int readahead = Math.min(READAHEAD, blockSize / 8);
-        span = fetchSpan(position, (int) Math.min(length - position, (long) len + readahead), false);
+        span = fetchSpan(position, (int) Math.min(length - position, (long) len + readahead), false, Purpose.READAHEAD);
         if (span != null) {
           hold(span);
         }
       }
     }
     if (span == null) {
-      readDirect(position, dst, off, len);
+      readDirect(position, dst, off, len, Purpose.READAHEAD);
       return;
     }
     copyAndUnpin(span, position, dst, off, len);
@@ -106,6 +113,20 @@ final class JumpReads {
   void readRange(long position, byte[] dst, int off, int len, int ahead, boolean streamPath) throws IOException {
     Span span = streamPath ? fetchTail(position) : null;
     if (span == null) {
+      // What the stream holds at one end of the read (a chunk its dictionary read fetched) is copied, and
+      // only the rest is read; held bytes in the middle would cut it in two: then it is read whole.
+      List<long[]> gaps = spans.copyHeld(position, dst, off, len);
+      if (gaps.isEmpty()) {
+        return;
+      }
+      if (gaps.size() == 1) {
+        long[] g = gaps.get(0);
+        off += (int) (g[0] - position);
+        len = (int) (g[1] - g[0]);
+        position = g[0];
+      }
+    }
+    if (span == null) {
       long start = extentStart(position, len);
       long end = extentEnd(position, len, ahead);
       if (start < position || end > position + len) {
@@ -113,7 +134,7 @@ final class JumpReads {
           return;
         }
         stats.increment(Counter.EXTENDED_READS);
-        span = fetchSpan(start, (int) (end - start), true);
+        span = fetchSpan(start, (int) (end - start), true, purposeOf(position, len));
         if (span == null) {
           readExact(position, dst, off, len); // memory is short
           return;
@@ -131,13 +152,13 @@ final class JumpReads {
   /** Exactly {@code [position, position + len)}: from a kept range, else from S3 (a large one in parts) and kept. */
   private void readExact(long position, byte[] dst, int off, int len) throws IOException {
     if (len > VectoredReads.PART) {
-      vectored.await(vectored.range(position, dst, off, len, true));
+      vectored.await(vectored.range(position, dst, off, len, Purpose.RANGE));
       return;
     }
     if (chain.readKeptRange(position, dst, off, len)) {
       return;
     }
-    vectored.readWaiting(position, len, token -> chain.readAnywhere(position, dst, off, len, token));
+    vectored.readWaiting(position, len, Purpose.RANGE, token -> chain.readAnywhere(position, dst, off, len, token));
     chain.keepRange(position, dst, off, len);
   }
 
@@ -157,27 +178,51 @@ final class JumpReads {
   }
 
   /**
-   * Where a columnar read of {@code [position, position + len)} should stop fetching: at the end of the
-   * Parquet column chunk its last byte is in (a reader that starts a chunk reads it through: the
-   * dictionary page's header field by field, the page, then the data pages), or of the page indexes and
-   * bloom filters if it starts among them (a reader that reads one reads the others); at least {@code
-   * ahead} beyond it (the planner's guess for a run in order) and at least {@link #MIN_GET} from where the
-   * fetch starts; never past the object's end, nor more than a block (the most one span holds).
+   * Where a columnar read of {@code [position, position + len)} should stop fetching. A read of a few
+   * bytes ({@link #HEADER_READ} at most) at the dictionary page that starts a Parquet column chunk is
+   * that page's header read field by field through Thrift (the dictionary filter reads each row group's
+   * dictionary page so, and so does a reader about to read pages a column index selected): it fetches
+   * the whole chunk, whose data pages follow, unless the footer names an offset index for the chunk:
+   * then the reader may read only some of its pages, and the dictionary page alone is fetched. Any other
+   * read is a range the reader chose (a chunk, or the pages a column index selected) and gets what it
+   * asked for. A read among the page indexes and bloom filters fetches to their end (a reader that reads
+   * one reads the others). Every fetch is at least {@code ahead} beyond the read (the planner's guess for
+   * a run in order) and at least {@link #MIN_GET} from where it starts, but never into bytes the stream
+   * holds already (that saves no round trip); never past the object's end, nor more than a block (the
+   * most one span holds).
    */
   long extentEnd(long position, int len, int ahead) {
     long end = position + len;
-    ParquetFooter footer = plan.footer();
-    if (footer != null) {
-      ParquetFooter.Chunk c = footer.chunkAt(end - 1);
-      if (c != null) {
-        end = Math.max(end, c.end());
-      } else if (footer.inIndexes(position)) {
-        end = Math.max(end, footer.indexEnd());
+    switch (purposeOf(position, len)) {
+      case CHUNK -> {
+        ParquetFooter.Chunk c = plan.footer().chunkAt(position);
+        // A chunk with an offset index may be read page by page: its dictionary page alone, then.
+        end = Math.max(end, c.pageIndexed() ? c.dataPages() : c.end());
       }
+      case INDEX -> end = Math.max(end, plan.footer().indexEnd());
+      default -> { }
     }
     long start = extentStart(position, len);
-    end = Math.max(end, Math.max(start + MIN_GET, position + len + (long) ahead));
+    // Not into bytes the stream holds already: the extension saves no round trip there.
+    long more = Math.min(Math.max(start + MIN_GET, position + len + (long) ahead), spans.nextStart(position + len));
+    end = Math.max(end, more);
     return Math.min(Math.min(end, length), start + Math.max(len, blockSize));
+  }
+
+  /**
+   * What a columnar read's extent is ({@link #extentEnd}): a column chunk (the first read of its
+   * dictionary page's header), the page indexes (a read among them), or the read's own range.
+   */
+  private Purpose purposeOf(long position, int len) {
+    ParquetFooter footer = plan.footer();
+    if (footer == null) {
+      return Purpose.RANGE;
+    }
+    ParquetFooter.Chunk c = footer.chunkAt(position);
+    if (c != null && c.dictionary() && c.start() == position && len <= HEADER_READ) {
+      return Purpose.CHUNK;
+    }
+    return c == null && footer.inIndexes(position) ? Purpose.INDEX : Purpose.RANGE;
   }
 
   /**
@@ -190,7 +235,7 @@ final class JumpReads {
     if (spans.tail() != null || position < tailStart) {
       return null;
     }
-    Span span = fetchSpan(tailStart, (int) (length - tailStart), true);
+    Span span = fetchSpan(tailStart, (int) (length - tailStart), true, Purpose.FOOTER);
     if (span != null) {
       plan.offerTail(span.buffer(), span.length());
       spans.setTail(span);
@@ -219,7 +264,7 @@ final class JumpReads {
    * footer's tail, a columnar extent) it is looked up in the tiers first and offered to them after. More
    * than a part is fetched in parallel parts.
    */
-  private Span fetchSpan(long start, int len, boolean keep) throws IOException {
+  private Span fetchSpan(long start, int len, boolean keep, Purpose why) throws IOException {
     byte[] buffer = pool.tryAcquire(BufferPool.sizeFor(len));
     if (buffer == null) {
       return null;
@@ -227,12 +272,12 @@ final class JumpReads {
     Span b = new Span(start, buffer, len, pool, stats);
     try {
       if (keep && len > VectoredReads.PART) {
-        vectored.await(vectored.range(start, buffer, 0, len, true)); // looked up and kept as a range there
+        vectored.await(vectored.range(start, buffer, 0, len, why)); // looked up and kept as a range there
         b.filled();
       } else {
         boolean kept = keep && chain.readKeptRange(start, buffer, 0, len);
         if (!kept) {
-          readDirect(start, buffer, 0, len);
+          readDirect(start, buffer, 0, len, why);
         }
         b.filled();
         if (keep && !kept) {
@@ -264,7 +309,7 @@ final class JumpReads {
   }
 
   /** Reads straight into the caller's array from S3 (on a fetch thread: see {@link VectoredReads#readWaiting}). */
-  private void readDirect(long position, byte[] dst, int off, int len) throws IOException {
-    vectored.readWaiting(position, len, token -> chain.readFromStore(position, dst, off, len, token));
+  private void readDirect(long position, byte[] dst, int off, int len, Purpose why) throws IOException {
+    vectored.readWaiting(position, len, why, token -> chain.readFromStore(position, dst, off, len, token));
   }
 }

@@ -12,6 +12,7 @@ import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
+import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.source.S3Source;
 import dev.slipstream.internal.store.ETag;
@@ -165,7 +166,7 @@ public final class OpenAhead implements AutoCloseable {
         // Owner (this class, then the stream that adopts it) + the fetch's pin.
         Block block = new Block(0, 0, buffer, len, false, pool, stats, 1);
         ObjectHandle handle = new ObjectHandle(ref.location(), ref.length(), true, ref.etag(), stats);
-        p = new Prepared(ref, block, handle, new CancelToken(BlockCancelledException::new), System.nanoTime());
+        p = new Prepared(ref, block, handle, new CancelToken(BlockCancelledException::new, Purpose.OPEN_AHEAD), System.nanoTime());
         prepared.put(ref.location(), p);
         heldBytes += size;
         started.add(p);

@@ -27,8 +27,18 @@ import java.util.List;
  * and the footer.
  */
 final class ParquetFooter {
-  /** One column chunk: bytes {@code [start, start + length)} of the file. */
-  record Chunk(long start, long length) {
+  /**
+   * One column chunk: bytes {@code [start, start + length)} of the file, its data pages from {@code
+   * dataPages} on (a dictionary page before them, if they do not start the chunk); {@code pageIndexed}:
+   * the footer names an offset index for it, so a reader may read some of its pages only (those a
+   * column-index filter selects).
+   */
+  record Chunk(long start, long length, long dataPages, boolean pageIndexed) {
+    /** Whether the chunk starts with a dictionary page. */
+    boolean dictionary() {
+      return dataPages > start;
+    }
+
     long end() {
       return start + length;
     }
@@ -257,7 +267,7 @@ final class ParquetFooter {
           }
           index(offsetIndex, offsetIndexLength);
           index(columnIndex, columnIndexLength);
-          return c;
+          return offsetIndex >= 0 && offsetIndexLength > 0 ? new Chunk(c.start(), c.length(), c.dataPages(), true) : c;
         }
         id = fieldId(h, id);
         if (id == 3 && type == STRUCT) {
@@ -321,8 +331,8 @@ final class ParquetFooter {
       }
       // A bloom filter without its length (written before format 2.10) is left out: where it ends is unknown.
       index(bloomFilter, bloomFilterLength);
-      long start = dictionaryPage > 0 && dictionaryPage < dataPage ? dictionaryPage : dataPage;
-      return new Chunk(start, compressed);
+      boolean dictionary = dictionaryPage > 0 && dictionaryPage < dataPage;
+      return new Chunk(dictionary ? dictionaryPage : dataPage, compressed, dataPage, false);
     }
 
     private short fieldId(int header, short last) {

@@ -5,6 +5,7 @@ package dev.slipstream.internal.read;
 
 import dev.slipstream.S3Location;
 import dev.slipstream.internal.fetch.CancelToken;
+import dev.slipstream.internal.fetch.Purpose;
 import java.io.IOException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,13 +31,13 @@ final class StreamRequests {
   }
 
   /** A new request's token, failing with the stream's closed error; cancelled at once if the stream is closed. */
-  CancelToken start() {
-    return start(this::closedError);
+  CancelToken start(Purpose why) {
+    return start(this::closedError, why);
   }
 
   /** A new request's token, failing with {@code error} once cancelled; cancelled at once if the stream is closed. */
-  CancelToken start(Supplier<IOException> error) {
-    CancelToken token = new CancelToken(error);
+  CancelToken start(Supplier<IOException> error, Purpose why) {
+    CancelToken token = new CancelToken(error, why);
     inFlight.add(token);
     if (closed.get()) {
       token.cancel(); // close() may have swept the set before this token was in it

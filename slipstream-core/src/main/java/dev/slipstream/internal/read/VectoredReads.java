@@ -8,6 +8,7 @@ import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
+import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.source.SourceChain;
 import java.io.IOException;
@@ -75,40 +76,42 @@ final class VectoredReads {
     return done.thenRun(() -> stats.add(Counter.BYTES_READ, len));
   }
 
-  /** Copies what the stream's spans hold of a range now; reads the rest as ranges. */
+  /**
+   * Copies what the stream's spans hold of a range now, and reads the rest: one range, or the whole if
+   * what is held lies inside it and would cut it in two.
+   */
   private CompletableFuture<Void> heldOrRange(long position, byte[] dst, int off, int len) {
     List<long[]> gaps = spans.copyHeld(position, dst, off, len);
     if (gaps.isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
-    if (gaps.size() == 1 && gaps.get(0)[0] == position && gaps.get(0)[1] == position + len) {
-      return range(position, dst, off, len, true);
+    if (gaps.size() > 1 || gaps.get(0)[0] == position && gaps.get(0)[1] == position + len) {
+      // Held bytes in the middle of a range would split one GET into two: fetch it whole.
+      return range(position, dst, off, len, Purpose.RANGE);
     }
-    List<CompletableFuture<Void>> all = new ArrayList<>(gaps.size());
-    for (long[] g : gaps) {
-      all.add(range(g[0], dst, off + (int) (g[0] - position), (int) (g[1] - g[0]), true));
-    }
-    return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+    long[] g = gaps.get(0);
+    return range(g[0], dst, off + (int) (g[0] - position), (int) (g[1] - g[0]), Purpose.RANGE);
   }
 
   /**
    * A range, asynchronously: from a tier if exactly this range is kept there (looked up on the fetch
    * executor), else from wherever its blocks are in parallel parts, then offered to the tiers.
    */
-  CompletableFuture<Void> range(long position, byte[] dst, int off, int len, boolean urgent) {
+  CompletableFuture<Void> range(long position, byte[] dst, int off, int len, Purpose why) {
+    boolean urgent = why != Purpose.ROW_GROUP_AHEAD; // a prefetch queues behind every read a caller waits for
     if (!chain.keepsRange(position, len)) {
-      return parts(position, dst, off, len, urgent);
+      return parts(position, dst, off, len, urgent, why);
     }
     AtomicBoolean hit = new AtomicBoolean();
-    CancelToken token = requests.start();
+    CancelToken token = requests.start(why);
     return fetcher.submitRead(urgent, token, () -> hit.set(chain.readKeptRange(position, dst, off, len)),
             () -> requests.end(token))
         .thenCompose(v -> hit.get() ? CompletableFuture.<Void>completedFuture(null)
-            : parts(position, dst, off, len, urgent).thenRun(() -> chain.keepRange(position, dst, off, len)));
+            : parts(position, dst, off, len, urgent, why).thenRun(() -> chain.keepRange(position, dst, off, len)));
   }
 
   /** Reads {@code [position, position + len)} into {@code dst} in parallel parts on the fetch executor. */
-  private CompletableFuture<Void> parts(long position, byte[] dst, int off, int len, boolean urgent) {
+  private CompletableFuture<Void> parts(long position, byte[] dst, int off, int len, boolean urgent, Purpose why) {
     int parts = (len + PART - 1) / PART;
     int partSize = (len + parts - 1) / parts;
     List<CompletableFuture<Void>> all = new ArrayList<>(parts);
@@ -116,7 +119,7 @@ final class VectoredReads {
       long p = position + done;
       int o = off + done;
       int n = Math.min(partSize, len - done);
-      CancelToken token = requests.start();
+      CancelToken token = requests.start(why);
       all.add(fetcher.submitRead(urgent, token, () -> chain.readAnywhere(p, dst, o, n, token),
           () -> requests.end(token)));
     }
@@ -137,9 +140,9 @@ final class VectoredReads {
    * interrupt status kept; the caller's array is handed back only once the request stopped writing into
    * it (bounded by the stream's close wait).
    */
-  void readWaiting(long position, int len, ReadWork read) throws IOException {
+  void readWaiting(long position, int len, Purpose why, ReadWork read) throws IOException {
     requests.checkOpen();
-    CancelToken token = requests.start();
+    CancelToken token = requests.start(why);
     await(fetcher.submitRead(true, token, () -> read.run(token), () -> requests.end(token)), token::cancel,
         " bytes " + position + "-" + (position + len - 1));
   }
@@ -191,7 +194,7 @@ final class VectoredReads {
       ParquetFooter footer = plan.footer();
       if (footer != null && !requests.isClosed()) {
         // Through the chain: a row group fetched ahead by an earlier query is read from disk.
-        rowGroups = new RowGroupAhead(footer, pool, (p, d, o, n) -> range(p, d, o, n, false), spans::unheldEnd,
+        rowGroups = new RowGroupAhead(footer, pool, (p, d, o, n) -> range(p, d, o, n, Purpose.ROW_GROUP_AHEAD), spans::unheldEnd,
             stats, blockSize, maxAhead);
       }
       return rowGroups;

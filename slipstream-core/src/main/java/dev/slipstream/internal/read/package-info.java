@@ -11,9 +11,14 @@
  * {@link dev.slipstream.internal.read.PrefetchDepth} how far a run fetches ahead. The parts:
  * {@link dev.slipstream.internal.read.BlockWindow} holds the stream's blocks (pin, fetch, prefetch depth,
  * drop, the per-stream cap); {@link dev.slipstream.internal.read.JumpReads} serves small reads after a
- * jump and columnar ranges, with the tail and readahead spans; {@link
- * dev.slipstream.internal.read.VectoredReads} serves asynchronous ranges in parallel parts, and
- * {@link dev.slipstream.internal.read.RowGroupAhead} reads Parquet row groups ahead;
+ * jump and columnar ranges, each fetched to its extent; {@link dev.slipstream.internal.read.HeldSpans}
+ * holds what the stream fetched outside its blocks (the tail, a column chunk, a readahead) for every
+ * kind of read; {@link dev.slipstream.internal.read.VectoredReads} serves asynchronous ranges in
+ * parallel parts, and {@link dev.slipstream.internal.read.RowGroupAhead} reads Parquet row groups ahead.
+ * A Parquet footer is a plan ({@link dev.slipstream.internal.read.ParquetFooter}): the stream's {@link
+ * dev.slipstream.internal.read.StreamPlan} takes it from the client's {@link
+ * dev.slipstream.internal.read.ParquetPlans} for the version it reads, or parses it from the tail or the
+ * footer it read and gives it to the client, so that every later stream of that version reads by it;
  * {@link dev.slipstream.internal.read.StreamRequests} tracks every request of the stream so that
  * {@code close()} can cancel them and wait. Bytes not in the stream's memory come through its
  * {@link dev.slipstream.internal.source.SourceChain}.

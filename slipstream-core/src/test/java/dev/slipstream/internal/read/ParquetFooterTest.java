@@ -42,7 +42,8 @@ class ParquetFooterTest {
       assertThat(chunks).hasSize(COLUMNS);
       for (int c = 0; c < COLUMNS; c++) {
         // a chunk starts at its dictionary page if it has one (even columns here), else at its data page
-        assertThat(chunks.get(c)).as("group %d column %d", g, c).isEqualTo(new Chunk(chunkStart(g, c), CHUNK));
+        assertThat(chunks.get(c)).as("group %d column %d", g, c).isEqualTo(new Chunk(chunkStart(g, c), CHUNK,
+            chunkStart(g, c) + (c % 2 == 0 ? 100 : 0), false));
         assertThat(chunks.get(c).end()).isEqualTo(chunkStart(g, c) + CHUNK);
       }
     }
@@ -60,7 +61,8 @@ class ParquetFooterTest {
     ParquetFooter f = ParquetFooter.parse(tail, tailLength, file.length);
     assertThat(f).isNotNull();
     assertThat(f.rowGroupCount()).isEqualTo(GROUPS);
-    assertThat(f.rowGroup(GROUPS - 1).get(COLUMNS - 1)).isEqualTo(new Chunk(chunkStart(GROUPS - 1, COLUMNS - 1), CHUNK));
+    assertThat(f.rowGroup(GROUPS - 1).get(COLUMNS - 1)).isEqualTo(new Chunk(chunkStart(GROUPS - 1, COLUMNS - 1), CHUNK,
+        chunkStart(GROUPS - 1, COLUMNS - 1) + ((COLUMNS - 1) % 2 == 0 ? 100 : 0), false));
   }
 
   @Test
