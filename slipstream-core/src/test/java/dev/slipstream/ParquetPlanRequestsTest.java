@@ -5,17 +5,14 @@ package dev.slipstream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.slipstream.internal.read.ThriftWriter;
+import dev.slipstream.internal.read.ParquetTestFiles;
 import dev.slipstream.testkit.LinkProfile;
 import dev.slipstream.testkit.LinkShaper;
 import dev.slipstream.testkit.RequestInfo;
 import dev.slipstream.testkit.S3ServerExtension;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -26,7 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * The footer is the plan: the exact requests, read off the wire, for what Parquet readers do on a file
  * whose columns have dictionary pages and whose footer names page indexes, as pyarrow and parquet-java
- * write them. The footer is written here field by field (ThriftWriter), the chunks are random bytes.
+ * write them ({@link ParquetTestFiles}).
  *
  * <ul>
  *   <li>Parquet 1.17 (Spark 4.2 and later): one stream with the {@code parquet} read policy reads the
@@ -57,12 +54,12 @@ class ParquetPlanRequestsTest {
   @BeforeAll
   static void setUp() throws IOException {
     S3.server().createBucket(BUCKET);
-    data = file(GROUPS, COLUMNS, CHUNK, 0);
+    data = ParquetTestFiles.file(GROUPS, COLUMNS, CHUNK, DICTIONARY, 0, 1);
     S3.server().putObject(BUCKET, "t.parquet", data);
-    indexed = file(GROUPS, COLUMNS, CHUNK, INDEXES);
+    indexed = ParquetTestFiles.file(GROUPS, COLUMNS, CHUNK, DICTIONARY, INDEXES, 2);
     S3.server().putObject(BUCKET, "indexed.parquet", indexed);
     // 3 row groups of 300 columns of 1,000 bytes: a footer of about 40 KB, larger than the 8 KiB tail
-    wide = file(3, 300, 1_000, 0);
+    wide = ParquetTestFiles.file(3, 300, 1_000, DICTIONARY, 0, 3);
     S3.server().putObject(BUCKET, "wide.parquet", wide);
     S3.server().putObject(BUCKET, "plain", Arrays.copyOf(data, data.length - 1)); // not Parquet
     shaper = LinkShaper.start(S3.server().endpoint(), LinkProfile.LOOPBACK, 3);
@@ -282,80 +279,5 @@ class ParquetPlanRequestsTest {
 
   static String range(long first, long last) {
     return "bytes=" + first + "-" + last;
-  }
-
-  /**
-   * "PAR1", row groups of column chunks (random bytes), the page indexes ({@code indexes} bytes, named
-   * by the footer: each chunk's column index and offset index), the footer, its length and "PAR1".
-   * Even columns have a dictionary page, {@link #DICTIONARY} bytes before their data pages.
-   */
-  static byte[] file(int groups, int columns, int chunk, int indexes) throws IOException {
-    long indexStart = 4 + (long) groups * columns * chunk;
-    int perIndex = indexes / Math.max(1, groups * columns * 2);
-    byte[] body = new byte[(int) indexStart + indexes];
-    new Random(groups * 31L + columns).nextBytes(body);
-    System.arraycopy("PAR1".getBytes(StandardCharsets.US_ASCII), 0, body, 0, 4);
-    ThriftWriter t = new ThriftWriter();
-    t.field(1, ThriftWriter.I32).varint(zigzag(2)); // version
-    t.field(2, ThriftWriter.LIST).listHeader(1, ThriftWriter.STRUCT); // schema: one element to skip
-    t.fieldStart();
-    t.field(4, ThriftWriter.BINARY).binary("schema");
-    t.stop();
-    t.fieldEnd();
-    t.field(3, ThriftWriter.I64).varint(zigzag(1000)); // num_rows
-    t.field(4, ThriftWriter.LIST).listHeader(groups, ThriftWriter.STRUCT); // row_groups
-    for (int g = 0; g < groups; g++) {
-      t.fieldStart();
-      t.field(1, ThriftWriter.LIST).listHeader(columns, ThriftWriter.STRUCT); // columns
-      for (int c = 0; c < columns; c++) {
-        long start = 4 + ((long) g * columns + c) * chunk;
-        boolean dictionary = c % 2 == 0;
-        t.fieldStart();
-        t.field(2, ThriftWriter.I64).varint(zigzag(start)); // file_offset
-        t.field(3, ThriftWriter.STRUCT); // meta_data
-        t.fieldStart();
-        t.field(1, ThriftWriter.I32).varint(zigzag(2)); // type
-        t.field(2, ThriftWriter.LIST).listHeader(1, ThriftWriter.I32).varint(zigzag(0)); // encodings
-        t.field(3, ThriftWriter.LIST).listHeader(1, ThriftWriter.BINARY).binary("c" + c); // path_in_schema
-        t.field(4, ThriftWriter.I32).varint(zigzag(1)); // codec
-        t.field(5, ThriftWriter.I64).varint(zigzag(1000)); // num_values
-        t.field(6, ThriftWriter.I64).varint(zigzag(chunk)); // total_uncompressed_size
-        t.field(7, ThriftWriter.I64).varint(zigzag(chunk)); // total_compressed_size
-        t.field(9, ThriftWriter.I64).varint(zigzag(start + (dictionary ? Math.min(DICTIONARY, chunk / 2) : 0)));
-        if (dictionary) {
-          t.field(11, ThriftWriter.I64).varint(zigzag(start)); // dictionary_page_offset
-        }
-        t.stop();
-        t.fieldEnd();
-        if (indexes > 0) {
-          int i = (g * columns + c) * 2;
-          t.field(4, ThriftWriter.I64).varint(zigzag(indexStart + (long) i * perIndex)); // offset_index_offset
-          t.field(5, ThriftWriter.I32).varint(zigzag(perIndex));
-          t.field(6, ThriftWriter.I64).varint(zigzag(indexStart + (long) (i + 1) * perIndex)); // column_index_offset
-          t.field(7, ThriftWriter.I32).varint(zigzag(
-              i + 2 == groups * columns * 2 ? indexes - (i + 1) * perIndex : perIndex)); // the last runs to the end
-        }
-        t.stop();
-        t.fieldEnd();
-      }
-      t.field(2, ThriftWriter.I64).varint(zigzag((long) columns * chunk)); // total_byte_size
-      t.field(3, ThriftWriter.I64).varint(zigzag(100)); // num_rows
-      t.stop();
-      t.fieldEnd();
-    }
-    t.field(6, ThriftWriter.BINARY).binary("slipstream test"); // created_by
-    t.stop();
-    byte[] footer = t.bytes();
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    out.write(body);
-    out.write(footer);
-    int n = footer.length;
-    out.write(new byte[] {(byte) n, (byte) (n >>> 8), (byte) (n >>> 16), (byte) (n >>> 24)});
-    out.write("PAR1".getBytes(StandardCharsets.US_ASCII));
-    return out.toByteArray();
-  }
-
-  static long zigzag(long n) {
-    return (n << 1) ^ (n >> 63);
   }
 }

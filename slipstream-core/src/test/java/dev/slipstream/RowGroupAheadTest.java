@@ -3,16 +3,13 @@
  */
 package dev.slipstream;
 
-import dev.slipstream.internal.read.ThriftWriter;
+import dev.slipstream.internal.read.ParquetTestFiles;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.testkit.S3ServerExtension;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -20,9 +17,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Parquet row groups read ahead, on an object laid out as a Parquet file (row groups of column chunks,
- * then a footer in ThriftWriter's compact protocol, its length and {@code PAR1}); the footer is written here
- * field by field, with fields the reader must skip.
+ * Parquet row groups read ahead, on an object laid out as a Parquet file ({@link ParquetTestFiles}: row
+ * groups of column chunks, then a footer written field by field, its length and {@code PAR1}).
  */
 @Timeout(120)
 class RowGroupAheadTest {
@@ -37,18 +33,7 @@ class RowGroupAheadTest {
   @BeforeAll
   static void setUp() throws IOException {
     S3.server().createBucket(BUCKET);
-    int body = 4 + GROUPS * COLUMNS * CHUNK; // "PAR1", then the chunks
-    byte[] footer = footer(4, GROUPS, COLUMNS, CHUNK);
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    byte[] chunks = new byte[body];
-    new Random(9).nextBytes(chunks);
-    System.arraycopy("PAR1".getBytes(StandardCharsets.US_ASCII), 0, chunks, 0, 4);
-    out.write(chunks);
-    out.write(footer);
-    int n = footer.length;
-    out.write(new byte[] {(byte) n, (byte) (n >>> 8), (byte) (n >>> 16), (byte) (n >>> 24)});
-    out.write("PAR1".getBytes(StandardCharsets.US_ASCII));
-    data = out.toByteArray();
+    data = ParquetTestFiles.file(GROUPS, COLUMNS, CHUNK, 100, 0, 9);
     S3.server().putObject(BUCKET, "t.parquet", data);
     S3.server().putObject(BUCKET, "not-parquet", Arrays.copyOf(data, data.length - 1));
     client = Slipstream.builder().isolatedResources().config(TestClients.config(S3.server())
@@ -216,63 +201,4 @@ class RowGroupAheadTest {
       assertThat(in.statistics().get(Counter.ROW_GROUP_AHEAD_STARTED)).isZero();
     }
   }
-
-  // ---- a ThriftWriter compact-protocol writer, just enough for a footer ----------------------------
-
-  static byte[] footer(long firstChunk, int groups, int columns, int chunk) {
-    ThriftWriter t = new ThriftWriter();
-    t.field(1, 5).varint(zigzag(2)); // version
-    t.field(2, 9).listHeader(1, 12); // schema: one SchemaElement to skip
-    t.fieldStart();
-    t.field(4, 8).binary("root"); // name
-    t.field(5, 5).varint(zigzag(columns)); // num_children
-    t.stop();
-    t.fieldEnd();
-    t.field(3, 6).varint(zigzag(1000)); // num_rows
-    t.field(4, 9).listHeader(groups, 12); // row_groups
-    for (int g = 0; g < groups; g++) {
-      t.fieldStart();
-      t.field(1, 9).listHeader(columns, 12); // columns
-      for (int c = 0; c < columns; c++) {
-        long start = firstChunk + ((long) g * columns + c) * chunk;
-        t.fieldStart();
-        t.field(2, 6).varint(zigzag(start + chunk)); // file_offset (as old writers set it)
-        t.field(3, 12); // meta_data
-        t.fieldStart();
-        t.field(1, 5).varint(zigzag(2)); // type
-        t.field(2, 9).listHeader(2, 5).varint(zigzag(0)).varint(zigzag(3)); // encodings
-        t.field(3, 9).listHeader(1, 8).binary("col" + c); // path_in_schema
-        t.field(4, 5).varint(zigzag(1)); // codec
-        t.field(5, 6).varint(zigzag(1000)); // num_values
-        t.field(6, 6).varint(zigzag(chunk * 2L)); // total_uncompressed_size
-        t.field(7, 6).varint(zigzag(chunk)); // total_compressed_size
-        t.field(9, 6).varint(zigzag(start + (c % 2 == 0 ? 100 : 0))); // data_page_offset
-        if (c % 2 == 0) {
-          t.field(11, 6).varint(zigzag(start)); // dictionary_page_offset: the chunk starts there
-        }
-        t.field(13, 12); // statistics: a struct to skip, with a boolean
-        t.fieldStart();
-        t.field(1, 8).binary("max");
-        t.field(7, 1); // a true boolean
-        t.stop();
-        t.fieldEnd();
-        t.stop();
-        t.fieldEnd();
-        t.stop();
-        t.fieldEnd();
-      }
-      t.field(2, 6).varint(zigzag((long) columns * chunk)); // total_byte_size
-      t.field(3, 6).varint(zigzag(100)); // num_rows
-      t.stop();
-      t.fieldEnd();
-    }
-    t.field(6, 8).binary("slipstream test"); // created_by
-    t.stop();
-    return t.bytes();
-  }
-
-  static long zigzag(long n) {
-    return (n << 1) ^ (n >> 63);
-  }
-
 }

@@ -223,8 +223,9 @@ final class BenchCommand implements Callable<Integer> {
 
   /**
    * Runs the spark-sql workload: S3A classic, S3A analytics and Slipstream querying a partitioned Parquet
-   * table through Spark {@value #NEWEST_SPARK} (pyspark from PyPI, with the Hadoop it ships), cold, one job
-   * each; its table goes to standard output, its JSON lines to {@code --out DIR/spark-sql.jsonl}.
+   * table, as Spark writes it and as pyarrow does, through Spark {@value #NEWEST_SPARK} (pyspark from PyPI,
+   * with the Hadoop it ships), cold, one job each; its table goes to standard output, its JSON lines to
+   * {@code --out DIR/spark-sql.jsonl}.
    */
   private int runSparkSql(Path harness, LinkProfile link) throws Exception {
     Path root = harness.getParent().getParent().getParent();

@@ -4,7 +4,9 @@
 package dev.slipstream.sparkit;
 
 import dev.slipstream.testkit.EmbeddedS3Server;
+import java.io.IOException;
 import java.net.URI;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.spark.sql.SparkSession;
 
 /** A local[2] Spark session on loopback whose {@code s3a://} talks to a test S3 server, as the tests share it. */
@@ -35,5 +37,30 @@ final class LocalSpark {
         .config("spark.hadoop.fs.s3a.bucket.probe", "0")
         .config("spark.hadoop.mapreduce.fileoutputcommitter.algorithm.version", "2")
         .config("spark.hadoop.mapreduce.fileoutputcommitter.cleanup.skipped", "true");
+  }
+
+  /**
+   * A session of {@code appName} reading through S3A classic (also on Hadoop 3.5, whose default stream is
+   * the analytics one), or through Slipstream, switched on by {@code fs.s3a.impl} with 1 MiB blocks (the
+   * tests' files are scaled down by 8) and a disk cache of its own under {@code target/}.
+   */
+  static SparkSession classicOrSlipstream(String appName, boolean slipstream, URI endpoint) {
+    SparkSession.Builder b = builder(appName, endpoint)
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.hadoop.fs.s3a.input.stream.type", "classic");
+    if (slipstream) {
+      b.config("spark.hadoop.fs.s3a.impl", "dev.slipstream.hadoop.SlipstreamS3AFileSystem")
+          .config("spark.hadoop.fs.slipstream.block.size", "1M")
+          .config("spark.hadoop.fs.slipstream.cache.disk.dir", "target/" + appName + "-cache-" + System.nanoTime());
+    }
+    return b.getOrCreate();
+  }
+
+  /** Stops a session and forgets it, and closes the cached FileSystems: the next session starts cold. */
+  static void stop(SparkSession spark) throws IOException {
+    spark.stop();
+    SparkSession.clearActiveSession();
+    SparkSession.clearDefaultSession();
+    FileSystem.closeAll();
   }
 }

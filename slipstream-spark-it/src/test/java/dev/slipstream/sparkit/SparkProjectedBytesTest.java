@@ -7,18 +7,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
-import dev.slipstream.hadoop.SlipstreamS3AFileSystem;
 import dev.slipstream.testkit.ForkedS3Server;
 import dev.slipstream.testkit.LinkProfile;
 import dev.slipstream.testkit.LinkShaper;
 import java.io.IOException;
-import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
@@ -60,7 +57,7 @@ class SparkProjectedBytesTest {
     server = ForkedS3Server.start();
     server.createBucket(BUCKET);
     link = LinkShaper.start(server.endpoint(), LinkProfile.LOOPBACK, 5);
-    SparkSession writer = session(false, server.endpoint());
+    SparkSession writer = LocalSpark.classicOrSlipstream("classic-bytes", false, server.endpoint());
     try {
       writer.range(0, PARTITIONS * ROWS_PER_PARTITION, 1, 4).selectExpr(
               "format_string('%03d', CAST(id % " + PARTITIONS + " AS INT)) AS dt",
@@ -72,7 +69,7 @@ class SparkProjectedBytesTest {
           .option("parquet.block.size", Integer.toString(512 * 1024)) // two row groups a file
           .partitionBy("dt").parquet(TABLE);
     } finally {
-      stop(writer);
+      LocalSpark.stop(writer);
     }
     runs.put("classic", query(false));
     runs.put("slipstream", query(true));
@@ -95,7 +92,8 @@ class SparkProjectedBytesTest {
   }
 
   private Run query(boolean slipstream) throws IOException {
-    SparkSession spark = session(slipstream, link.endpoint());
+    SparkSession spark = LocalSpark.classicOrSlipstream(slipstream ? "slipstream-bytes" : "classic-bytes", slipstream,
+        link.endpoint());
     java.util.concurrent.atomic.AtomicLong input = new java.util.concurrent.atomic.AtomicLong();
     spark.sparkContext().addSparkListener(new org.apache.spark.scheduler.SparkListener() {
       @Override
@@ -131,7 +129,7 @@ class SparkProjectedBytesTest {
       dev.slipstream.Slipstream.awaitDiskCacheWrites(java.time.Duration.ofSeconds(30));
       again = rows(spark, Q1);
     } finally {
-      stop(spark); // drains the listener bus: every task's metrics are in
+      LocalSpark.stop(spark); // drains the listener bus: every task's metrics are in
     }
     Map<Counter, Long> delta = new LinkedHashMap<>();
     counters().forEach((c, v) -> delta.put(c, v - before.get(c)));
@@ -236,25 +234,5 @@ class SparkProjectedBytesTest {
       values.put(c, ReadStatistics.global().get(c));
     }
     return values;
-  }
-
-  private SparkSession session(boolean slipstream, URI endpoint) {
-    SparkSession.Builder b = LocalSpark.builder(slipstream ? "slipstream-bytes" : "classic-bytes", endpoint)
-        .config("spark.sql.shuffle.partitions", "2")
-        // S3A classic: Hadoop 3.5's default stream is the analytics one
-        .config("spark.hadoop.fs.s3a.input.stream.type", "classic");
-    if (slipstream) {
-      b.config("spark.hadoop.fs.s3a.impl", SlipstreamS3AFileSystem.class.getName())
-          .config("spark.hadoop.fs.slipstream.block.size", "1M")
-          .config("spark.hadoop.fs.slipstream.cache.disk.dir", "target/spark-bytes-cache-" + System.nanoTime());
-    }
-    return b.getOrCreate();
-  }
-
-  private static void stop(SparkSession spark) throws IOException {
-    spark.stop();
-    SparkSession.clearActiveSession();
-    SparkSession.clearDefaultSession();
-    FileSystem.closeAll();
   }
 }

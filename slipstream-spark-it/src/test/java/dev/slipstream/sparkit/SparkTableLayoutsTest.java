@@ -6,13 +6,11 @@ package dev.slipstream.sparkit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.ReadStatistics;
-import dev.slipstream.hadoop.SlipstreamS3AFileSystem;
 import dev.slipstream.testkit.ForkedS3Server;
 import dev.slipstream.testkit.LinkProfile;
 import dev.slipstream.testkit.LinkShaper;
 import dev.slipstream.testkit.RequestInfo;
 import java.io.IOException;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -105,22 +103,23 @@ class SparkTableLayoutsTest {
     server = ForkedS3Server.start();
     server.createBucket(BUCKET);
     link = LinkShaper.start(server.endpoint(), LinkProfile.LOOPBACK, 5);
-    SparkSession writer = session(false, server.endpoint());
+    SparkSession writer = LocalSpark.classicOrSlipstream("classic-layouts", false, server.endpoint());
     try {
       for (Layout layout : Layout.values()) {
         write(writer, layout);
       }
     } finally {
-      stop(writer);
+      LocalSpark.stop(writer);
     }
     for (boolean withSlipstream : new boolean[] {false, true}) {
-      SparkSession spark = session(withSlipstream, link.endpoint());
+      SparkSession spark = LocalSpark.classicOrSlipstream(withSlipstream ? "slipstream-layouts" : "classic-layouts",
+          withSlipstream, link.endpoint());
       try {
         for (Layout layout : Layout.values()) {
           (withSlipstream ? slipstream : classic).put(layout, query(spark, layout));
         }
       } finally {
-        stop(spark);
+        LocalSpark.stop(spark);
       }
     }
     for (Layout layout : Layout.values()) {
@@ -270,25 +269,5 @@ class SparkTableLayoutsTest {
       byFile.computeIfAbsent(r.path().substring(r.path().indexOf("dt=")), k -> new ArrayList<>()).add(r.range());
     }
     return byFile.entrySet().stream().limit(1).map(e -> e.getKey() + " " + e.getValue()).toList().toString();
-  }
-
-  private static SparkSession session(boolean slipstream, URI endpoint) {
-    SparkSession.Builder b = LocalSpark.builder(slipstream ? "slipstream-layouts" : "classic-layouts", endpoint)
-        .config("spark.sql.shuffle.partitions", "2")
-        // S3A classic: Hadoop 3.5's default stream is the analytics one
-        .config("spark.hadoop.fs.s3a.input.stream.type", "classic");
-    if (slipstream) {
-      b.config("spark.hadoop.fs.s3a.impl", SlipstreamS3AFileSystem.class.getName())
-          .config("spark.hadoop.fs.slipstream.block.size", "1M")
-          .config("spark.hadoop.fs.slipstream.cache.disk.dir", "target/spark-layouts-cache-" + System.nanoTime());
-    }
-    return b.getOrCreate();
-  }
-
-  private static void stop(SparkSession spark) throws IOException {
-    spark.stop();
-    SparkSession.clearActiveSession();
-    SparkSession.clearDefaultSession();
-    FileSystem.closeAll();
   }
 }
