@@ -183,6 +183,20 @@ class ParquetPlanRequestsTest {
   }
 
   @Test
+  void aRangeInAKnownChunkIsFetchedExactlyAsThePagesAColumnIndexSelected() throws Exception {
+    // A reader filtering pages reads the ranges the offset index names: no floor, nothing around them.
+    try (Slipstream c = newClient();
+        SlipstreamInputStream in = open(c, "indexed.parquet", indexed.length, ReadPolicy.RANDOM)) {
+      readFooter(in, indexed);
+      shaper.clearRequestLog();
+      readAt(in, indexed, chunkStart(0, 1), 15_000); // a page at the start of a chunk of plain pages
+      readAt(in, indexed, chunkStart(1, 3) + 120_000, 9_000); // a page in the middle of another
+      assertThat(gets("indexed.parquet")).containsExactly(range(chunkStart(0, 1), chunkStart(0, 1) + 15_000 - 1),
+          range(chunkStart(1, 3) + 120_000, chunkStart(1, 3) + 129_000 - 1));
+    }
+  }
+
+  @Test
   void smallRangeReadsInNoKnownChunkFetchAtLeast64KiB() throws Exception {
     int length = data.length - 1;
     try (Slipstream c = newClient(); SlipstreamInputStream in = open(c, "plain", length, ReadPolicy.RANDOM)) {

@@ -187,13 +187,14 @@ final class JumpReads {
    * read is a range the reader chose (a chunk, or the pages a column index selected) and gets what it
    * asked for. A read among the page indexes and bloom filters fetches to their end (a reader that reads
    * one reads the others). Every fetch is at least {@code ahead} beyond the read (the planner's guess for
-   * a run in order) and at least {@link #MIN_GET} from where it starts, but never into bytes the stream
-   * holds already (that saves no round trip); never past the object's end, nor more than a block (the
-   * most one span holds).
+   * a run in order), and, unless it is a range in a known chunk, at least {@link #MIN_GET} from where it
+   * starts; never into bytes the stream holds already (that saves no round trip), past the object's end,
+   * or more than a block (the most one span holds).
    */
   long extentEnd(long position, int len, int ahead) {
     long end = position + len;
-    switch (purposeOf(position, len)) {
+    Purpose why = purposeOf(position, len);
+    switch (why) {
       case CHUNK -> {
         ParquetFooter.Chunk c = plan.footer().chunkAt(position);
         // A chunk with an offset index may be read page by page: its dictionary page alone, then.
@@ -203,10 +204,18 @@ final class JumpReads {
       default -> { }
     }
     long start = extentStart(position, len);
-    // Not into bytes the stream holds already: the extension saves no round trip there.
-    long more = Math.min(Math.max(start + MIN_GET, position + len + (long) ahead), spans.nextStart(position + len));
+    // A range of a known chunk is one the reader planned from the footer (pages a column index
+    // selected): no floor. Nor does an extension reach into bytes the stream holds: it saves no round trip.
+    long floor = why == Purpose.RANGE && inChunk(position) ? 0 : start + MIN_GET;
+    long more = Math.min(Math.max(floor, position + len + (long) ahead), spans.nextStart(position + len));
     end = Math.max(end, more);
     return Math.min(Math.min(end, length), start + Math.max(len, blockSize));
+  }
+
+  /** Whether the stream's Parquet plan has a column chunk at {@code position}. */
+  private boolean inChunk(long position) {
+    ParquetFooter footer = plan.footer();
+    return footer != null && footer.chunkAt(position) != null;
   }
 
   /**
