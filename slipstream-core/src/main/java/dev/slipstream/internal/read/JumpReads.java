@@ -109,8 +109,10 @@ final class JumpReads {
    * follow when that is more than it asked for.
    *
    * @param ahead bytes a run of reads in order wants beyond this one (the planner's guess)
+   * @param inRun the read continues a run of reads in order
    */
-  void readRange(long position, byte[] dst, int off, int len, int ahead, boolean streamPath) throws IOException {
+  void readRange(long position, byte[] dst, int off, int len, int ahead, boolean inRun, boolean streamPath)
+      throws IOException {
     Span span = streamPath ? fetchTail(position) : null;
     if (span == null) {
       // What the stream holds at one end of the read (a chunk its dictionary read fetched) is copied, and
@@ -128,7 +130,7 @@ final class JumpReads {
     }
     if (span == null) {
       long start = extentStart(position, len);
-      long end = extentEnd(position, len, ahead);
+      long end = extentEnd(position, len, ahead, inRun);
       if (start < position || end > position + len) {
         if (chain.readFromTiers(position, dst, off, len)) {
           return;
@@ -187,11 +189,11 @@ final class JumpReads {
    * read is a range the reader chose (a chunk, or the pages a column index selected) and gets what it
    * asked for. A read among the page indexes and bloom filters fetches to their end (a reader that reads
    * one reads the others). Every fetch is at least {@code ahead} beyond the read (the planner's guess for
-   * a run in order), and, unless it is a range in a known chunk, at least {@link #MIN_GET} from where it
-   * starts; never into bytes the stream holds already (that saves no round trip), past the object's end,
+   * a run in order), and, unless it is a range in a known chunk after a jump, at least {@link #MIN_GET}
+   * from where it starts; never into bytes the stream holds already (that saves no round trip), past the object's end,
    * or more than a block (the most one span holds).
    */
-  long extentEnd(long position, int len, int ahead) {
+  long extentEnd(long position, int len, int ahead, boolean inRun) {
     long end = position + len;
     Purpose why = purposeOf(position, len);
     switch (why) {
@@ -204,9 +206,10 @@ final class JumpReads {
       default -> { }
     }
     long start = extentStart(position, len);
-    // A range of a known chunk is one the reader planned from the footer (pages a column index
-    // selected): no floor. Nor does an extension reach into bytes the stream holds: it saves no round trip.
-    long floor = why == Purpose.RANGE && inChunk(position) ? 0 : start + MIN_GET;
+    // A range of a known chunk after a jump is one the reader planned from the footer (pages a column
+    // index selected): no floor. Nor does an extension reach into bytes the stream holds: it saves no
+    // round trip.
+    long floor = why == Purpose.RANGE && !inRun && inChunk(position) ? 0 : start + MIN_GET;
     long more = Math.min(Math.max(floor, position + len + (long) ahead), spans.nextStart(position + len));
     end = Math.max(end, more);
     return Math.min(Math.min(end, length), start + Math.max(len, blockSize));

@@ -290,7 +290,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       window.dropOutside(first, first + Math.max(maxDepth, (len - 1) / blockSize + 1));
     }
     switch (d.kind()) {
-      case EXACT -> jumps.readRange(position, dst, off, len, d.ahead(), streamPath);
+      case EXACT -> jumps.readRange(position, dst, off, len, d.ahead(), d.inRun(), streamPath);
       // An object of one block is fetched whole, once: a reader that jumps in it reads most of it.
       case SMALL_JUMP -> {
         if (length > blockSize) {

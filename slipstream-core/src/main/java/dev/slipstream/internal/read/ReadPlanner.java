@@ -56,8 +56,13 @@ final class ReadPlanner {
    *
    * @param ahead for {@link Kind#EXACT}: bytes to fetch beyond the read, for the reads that continue it
    * @param switched this read made a ranges-mode stream start prefetching (counted by the caller)
+   * @param inRun for {@link Kind#EXACT}: the read continues a run of reads in order (not its first)
    */
-  record Decision(Kind kind, int ahead, boolean switched) {
+  record Decision(Kind kind, int ahead, boolean switched, boolean inRun) {
+    Decision(Kind kind, int ahead, boolean switched) {
+      this(kind, ahead, switched, false);
+    }
+
     boolean inOrder() {
       return kind == Kind.IN_ORDER;
     }
@@ -145,7 +150,7 @@ final class ReadPlanner {
     int ahead = proven || runReads == 0 ? 0 : (int) Math.max(0, Math.min(runBytes, proofBytes) - len);
     runReads++;
     runBytes += len;
-    return new Decision(proven ? Kind.IN_ORDER : Kind.EXACT, ahead, switched);
+    return new Decision(proven ? Kind.IN_ORDER : Kind.EXACT, ahead, switched, runReads > 1);
   }
 
   /** Whether reads are served as ranges (for tests and diagnostics). */
