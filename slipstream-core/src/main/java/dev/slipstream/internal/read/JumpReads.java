@@ -114,40 +114,38 @@ final class JumpReads {
   void readRange(long position, byte[] dst, int off, int len, int ahead, boolean inRun, boolean streamPath)
       throws IOException {
     Span span = streamPath ? fetchTail(position) : null;
-    if (span == null) {
-      // What the stream holds at one end of the read (a chunk its dictionary read fetched) is copied, and
-      // only the rest is read; held bytes in the middle would cut it in two: then it is read whole.
-      List<long[]> gaps = spans.copyHeld(position, dst, off, len);
-      if (gaps.isEmpty()) {
-        return;
-      }
-      if (gaps.size() == 1) {
-        long[] g = gaps.get(0);
-        off += (int) (g[0] - position);
-        len = (int) (g[1] - g[0]);
-        position = g[0];
-      }
+    if (span != null) {
+      copyAndUnpin(span, position, dst, off, len);
+      return;
     }
-    if (span == null) {
-      long start = extentStart(position, len);
-      long end = extentEnd(position, len, ahead, inRun);
-      if (start < position || end > position + len) {
-        if (chain.readFromTiers(position, dst, off, len)) {
-          return;
-        }
-        stats.increment(Counter.EXTENDED_READS);
-        span = fetchSpan(start, (int) (end - start), true, purposeOf(position, len));
-        if (span == null) {
-          readExact(position, dst, off, len); // memory is short
-          return;
-        }
-        hold(span);
-      }
+    // What the stream holds at one end of the read (a chunk its dictionary read fetched) is copied, and
+    // only the rest is read; held bytes in the middle would cut it in two: then it is read whole.
+    List<long[]> gaps = spans.copyHeld(position, dst, off, len);
+    if (gaps.isEmpty()) {
+      return;
     }
-    if (span == null) {
+    if (gaps.size() == 1) {
+      long[] g = gaps.get(0);
+      off += (int) (g[0] - position);
+      len = (int) (g[1] - g[0]);
+      position = g[0];
+    }
+    long start = extentStart(position, len);
+    long end = extentEnd(position, len, ahead, inRun);
+    if (start == position && end == position + len) {
       readExact(position, dst, off, len);
       return;
     }
+    if (chain.readFromTiers(position, dst, off, len)) {
+      return;
+    }
+    stats.increment(Counter.EXTENDED_READS);
+    span = fetchSpan(start, (int) (end - start), true, purposeOf(position, len));
+    if (span == null) {
+      readExact(position, dst, off, len); // memory is short
+      return;
+    }
+    hold(span);
     copyAndUnpin(span, position, dst, off, len);
   }
 
