@@ -88,7 +88,8 @@ class ParquetPlanRequestsTest {
     try (Slipstream c = newClient(); SlipstreamInputStream in = open(c, "t.parquet", data.length, ReadPolicy.RANDOM)) {
       readFooter(in, data);
       for (int g = 0; g < GROUPS; g++) {
-        readDictionaryPage(in, chunkStart(g, 2)); // the dictionary filter, row group by row group
+        // the dictionary filter, row group by row group
+        readDictionaryPage(in, data, chunkStart(g, 2), DICTIONARY - 31);
       }
       for (int g = 0; g < GROUPS; g++) {
         readVectored(in, chunkStart(g, 1), 2 * CHUNK); // columns 1 and 2, as one range
@@ -158,12 +159,7 @@ class ParquetPlanRequestsTest {
         SlipstreamInputStream in = open(c, "indexed.parquet", indexed.length, ReadPolicy.RANDOM)) {
       readFooter(in, indexed);
       shaper.clearRequestLog();
-      long p = chunkStart(0, 2);
-      for (int n : new int[] {1, 1, 2, 4, 8, 15}) {
-        readAt(in, indexed, p, n);
-        p += n;
-      }
-      readAt(in, indexed, p, DICTIONARY - 31);
+      readDictionaryPage(in, indexed, chunkStart(0, 2), DICTIONARY - 31);
       assertThat(gets("indexed.parquet")).containsExactly(range(chunkStart(0, 2), chunkStart(0, 2) + 65_536 - 1));
     }
   }
@@ -176,7 +172,7 @@ class ParquetPlanRequestsTest {
       assertThat(in.statistics().get(Counter.PARQUET_FOOTERS_PARSED)).isEqualTo(1);
       shaper.clearRequestLog();
       long at = 4 + 1_000L * 10; // column 10 of row group 0, with a dictionary page
-      readDictionaryPage(in, at, 200);
+      readDictionaryPage(in, wide, at, 200);
       // Chunks of 1,000 bytes: the 64 KiB floor, not the chunk, bounds this GET.
       assertThat(gets("wide.parquet")).containsExactly(range(at, at + 64 * 1024 - 1));
     }
@@ -234,22 +230,17 @@ class ParquetPlanRequestsTest {
     return footerLength;
   }
 
-  /** A dictionary page's header read through Thrift a field at a time, then the page: stream reads. */
-  static void readDictionaryPage(SlipstreamInputStream in, long at) throws IOException {
-    readDictionaryPage(in, at, DICTIONARY - 31);
-  }
-
-  static void readDictionaryPage(SlipstreamInputStream in, long at, int page) throws IOException {
+  /**
+   * A dictionary page's header read through Thrift a field at a time (31 bytes), then {@code page} bytes
+   * of the page: stream reads of {@code file} at {@code at}.
+   */
+  static void readDictionaryPage(SlipstreamInputStream in, byte[] file, long at, int page) throws IOException {
     long p = at;
     for (int n : new int[] {1, 1, 2, 4, 8, 15}) {
-      readAt(in, data(in), p, n);
+      readAt(in, file, p, n);
       p += n;
     }
-    readAt(in, data(in), p, page);
-  }
-
-  private static byte[] data(SlipstreamInputStream in) {
-    return in.length() == wide.length ? wide : data;
+    readAt(in, file, p, page);
   }
 
   static byte[] readAt(SlipstreamInputStream in, byte[] file, long at, int len) throws IOException {

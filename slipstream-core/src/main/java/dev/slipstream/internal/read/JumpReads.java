@@ -130,8 +130,9 @@ final class JumpReads {
       len = (int) (g[1] - g[0]);
       position = g[0];
     }
+    Purpose why = purposeOf(position, len);
     long start = extentStart(position, len);
-    long end = extentEnd(position, len, ahead, inRun);
+    long end = extentEnd(position, len, ahead, inRun, why);
     if (start == position && end == position + len) {
       readExact(position, dst, off, len);
       return;
@@ -140,7 +141,7 @@ final class JumpReads {
       return;
     }
     stats.increment(Counter.EXTENDED_READS);
-    span = fetchSpan(start, (int) (end - start), true, purposeOf(position, len));
+    span = fetchSpan(start, (int) (end - start), true, why);
     if (span == null) {
       readExact(position, dst, off, len); // memory is short
       return;
@@ -188,15 +189,16 @@ final class JumpReads {
    * asked for. A read among the page indexes and bloom filters fetches to their end (a reader that reads
    * one reads the others). Every fetch is at least {@code ahead} beyond the read (the planner's guess for
    * a run in order), and, unless it is a range in a known chunk after a jump, at least {@link #MIN_GET}
-   * from where it starts; never into bytes the stream holds already (that saves no round trip), past the object's end,
-   * or more than a block (the most one span holds).
+   * from where it starts; never into bytes the stream holds already (that saves no round trip), past the
+   * object's end, or more than a block (the most one span holds).
+   *
+   * @param why what the read is ({@link #purposeOf}): a dictionary header, an index, or a range
    */
-  long extentEnd(long position, int len, int ahead, boolean inRun) {
+  long extentEnd(long position, int len, int ahead, boolean inRun, Purpose why) {
     long end = position + len;
-    Purpose why = purposeOf(position, len);
     switch (why) {
       case CHUNK -> {
-        ParquetFooter.Chunk c = plan.footer().chunkAt(position);
+        ParquetFooter.Chunk c = plan.chunkAt(position);
         // A chunk with an offset index may be read page by page: its dictionary page alone, then.
         end = Math.max(end, c.pageIndexed() ? c.dataPages() : c.end());
       }
@@ -207,16 +209,10 @@ final class JumpReads {
     // A range of a known chunk after a jump is one the reader planned from the footer (pages a column
     // index selected): no floor. Nor does an extension reach into bytes the stream holds: it saves no
     // round trip.
-    long floor = why == Purpose.RANGE && !inRun && inChunk(position) ? 0 : start + MIN_GET;
+    long floor = why == Purpose.RANGE && !inRun && plan.chunkAt(position) != null ? 0 : start + MIN_GET;
     long more = Math.min(Math.max(floor, position + len + (long) ahead), spans.nextStart(position + len));
     end = Math.max(end, more);
     return Math.min(Math.min(end, length), start + Math.max(len, blockSize));
-  }
-
-  /** Whether the stream's Parquet plan has a column chunk at {@code position}. */
-  private boolean inChunk(long position) {
-    ParquetFooter footer = plan.footer();
-    return footer != null && footer.chunkAt(position) != null;
   }
 
   /**

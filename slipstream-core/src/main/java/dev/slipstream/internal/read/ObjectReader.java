@@ -282,7 +282,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       stats.add(Counter.BYTES_FROM_MEMORY, len);
       return len;
     }
-    ReadPlanner.Decision d = planner.onRead(position, len, window.holds(first), onPlannedRange(position));
+    ReadPlanner.Decision d = planner.onRead(position, len, window.holds(first), plan.covers(position));
     if (d.switched()) {
       stats.increment(Counter.SEQUENTIAL_SWITCHES);
     }
@@ -310,12 +310,6 @@ public final class ObjectReader extends SlipstreamInputStream {
       }
     }
     return len;
-  }
-
-  /** Whether the stream's Parquet plan has a column chunk or the page indexes at {@code position}. */
-  private boolean onPlannedRange(long position) {
-    ParquetFooter f = plan.footer();
-    return f != null && (f.chunkAt(position) != null || f.inIndexes(position));
   }
 
   /** A read that ended where the footer's length field starts may have been the footer: the plan, if so. */

@@ -42,6 +42,18 @@ final class StreamPlan {
     return f;
   }
 
+  /** The column chunk holding byte {@code position} by the plan, or null (no plan, or no chunk there). */
+  ParquetFooter.Chunk chunkAt(long position) {
+    ParquetFooter f = footer();
+    return f == null ? null : f.chunkAt(position);
+  }
+
+  /** Whether the plan has a column chunk or the page indexes at {@code position}. */
+  boolean covers(long position) {
+    ParquetFooter f = footer();
+    return f != null && (f.chunkAt(position) != null || f.inIndexes(position));
+  }
+
   /** The object's tail, {@code b[0..len)}, was fetched: its footer, if it holds one, is the plan. */
   void offerTail(byte[] b, int len) {
     if (footer == null) {
