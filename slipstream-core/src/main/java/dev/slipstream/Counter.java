@@ -106,6 +106,13 @@ public enum Counter {
    * of the column chunk (or the page indexes) a read started in, or at least 64 KiB.
    */
   EXTENDED_READS("extended_reads"),
+  /**
+   * Parquet: bytes of column chunks requested at a stream's first column read because the client's
+   * readers read those columns from the last files of the same schema (predicted columns).
+   */
+  PREDICTED_COLUMN_BYTES("predicted_column_bytes"),
+  /** Parquet: of the predicted column bytes, those no read used: let go unread, or their request failed or was cancelled. */
+  PREDICTED_COLUMN_BYTES_UNREAD("predicted_column_bytes_unread"),
   /** LIST (ListObjectsV2) requests sent, retries included. */
   LIST_REQUESTS("list_requests"),
   /** Open-ahead: first blocks of hinted objects whose fetch was started before they were opened. */

@@ -91,7 +91,8 @@ class ColumnarReadTest {
         p += 10;
       }
       ReadStatistics s = in.statistics();
-      assertThat(s.get(Counter.GET_REQUESTS)).isEqualTo(1);
+      // One request (a hedge, sent when the machine is slow, repeats it: not another request)
+      assertThat(s.get(Counter.GET_REQUESTS) - s.get(Counter.HEDGED_REQUESTS)).isEqualTo(1);
       assertThat(s.get(Counter.BYTES_FETCHED)).isEqualTo(10 + READAHEAD);
     }
   }

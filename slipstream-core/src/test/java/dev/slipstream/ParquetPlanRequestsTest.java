@@ -50,6 +50,8 @@ class ParquetPlanRequestsTest {
   /** The same, with a column index and an offset index for every chunk: as parquet-java writes. */
   static byte[] indexed;
   static byte[] wide;
+  static final int TABLE_FILES = 7;
+  static final byte[][] table = new byte[TABLE_FILES][];
 
   @BeforeAll
   static void setUp() throws IOException {
@@ -62,6 +64,10 @@ class ParquetPlanRequestsTest {
     wide = ParquetTestFiles.file(3, 300, 1_000, DICTIONARY, 0, 3);
     S3.server().putObject(BUCKET, "wide.parquet", wide);
     S3.server().putObject(BUCKET, "plain", Arrays.copyOf(data, data.length - 1)); // not Parquet
+    for (int i = 0; i < TABLE_FILES; i++) { // a table: files of one schema
+      table[i] = ParquetTestFiles.file(GROUPS, COLUMNS, CHUNK, DICTIONARY, 0, 10 + i);
+      S3.server().putObject(BUCKET, "table/" + i + ".parquet", table[i]);
+    }
     shaper = LinkShaper.start(S3.server().endpoint(), LinkProfile.LOOPBACK, 3);
     client = newClient();
   }
@@ -223,6 +229,109 @@ class ParquetPlanRequestsTest {
   // ---- helpers -------------------------------------------------------------------------------------
 
   /** As Parquet reads a footer: its length and magic in the last 8 bytes, then the footer; its length. */
+  @Test
+  void afterTwoFilesReadAColumnWholeTheNextFileFetchesItsChunksAtItsFirstTouch() throws Exception {
+    try (Slipstream c = newClient()) {
+      for (int i = 0; i < 2; i++) {
+        ReadStatistics s = readTableFile(c, i, GROUPS);
+        assertThat(s.get(Counter.PREDICTED_COLUMN_BYTES)).as("file %d: nothing predicted yet", i).isZero();
+      }
+      shaper.clearRequestLog();
+      ReadStatistics s = readTableFile(c, 2, GROUPS);
+      // The first dictionary read fetches column 2 in both row groups at once (the second dictionary read
+      // is then in memory), the first vectored read column 1 in both: no read fetches on its own.
+      assertThat(gets("table/2.parquet")).containsExactlyInAnyOrder(
+          range(table[2].length - tail(table[2].length), table[2].length - 1),
+          chunk(0, 2), chunk(1, 2), chunk(0, 1), chunk(1, 1));
+      assertThat(s.get(Counter.PREDICTED_COLUMN_BYTES)).isEqualTo(GROUPS * 2L * CHUNK);
+      assertThat(s.get(Counter.PREDICTED_COLUMN_BYTES_UNREAD)).isZero();
+      assertThat(s.get(Counter.EXTENDED_READS) + s.get(Counter.ROW_GROUP_AHEAD_STARTED)).isZero();
+      assertThat(s.get(Counter.BYTES_FETCHED)).isEqualTo(tail(table[2].length) + GROUPS * 2L * CHUNK);
+    }
+  }
+
+  @Test
+  void aQueryOfOtherColumnsGetsNoPrediction() throws Exception {
+    try (Slipstream c = newClient()) {
+      readTableFile(c, 0, GROUPS);
+      readTableFile(c, 1, GROUPS);
+      shaper.clearRequestLog();
+      byte[] file = table[2];
+      SlipstreamInputStream in = open(c, "table/2.parquet", file.length, ReadPolicy.RANDOM);
+      try (in) {
+        readFooter(in, file);
+        for (int g = 0; g < GROUPS; g++) {
+          readVectored(in, file, chunkStart(g, 3), CHUNK); // column 3 only: never read before
+        }
+      }
+      assertThat(in.statistics().get(Counter.PREDICTED_COLUMN_BYTES)).isZero();
+      long tailStart = file.length - tail(file.length); // the last chunk's end is in the tail
+      assertThat(gets("table/2.parquet")).containsExactlyInAnyOrder(
+          range(tailStart, file.length - 1), chunk(0, 3), range(chunkStart(1, 3), tailStart - 1));
+    }
+  }
+
+  @Test
+  void aSecondOpenWithNoPolicyFetchesThePredictedColumnsAtItsFirstRead() throws Exception {
+    try (Slipstream c = newClient()) {
+      readTableFile(c, 0, GROUPS);
+      readTableFile(c, 1, GROUPS);
+      try (SlipstreamInputStream footer = c.open(location("table/3.parquet"))) { // as Spark 4.0: footer first
+        readFooter(footer, table[3]);
+        assertThat(footer.statistics().get(Counter.PREDICTED_COLUMN_BYTES)).as("no column read: nothing predicted").isZero();
+      }
+      shaper.clearRequestLog();
+      try (SlipstreamInputStream in = c.open(location("table/3.parquet"))) {
+        for (int g = 0; g < GROUPS; g++) {
+          readAt(in, table[3], chunkStart(g, 1), 2 * CHUNK); // plain reads of columns 1 and 2
+        }
+        assertThat(gets("table/3.parquet")).containsExactlyInAnyOrder(
+            range(chunkStart(0, 1), chunkStart(0, 3) - 1), range(chunkStart(1, 1), chunkStart(1, 3) - 1));
+      }
+    }
+  }
+
+  @Test
+  void predictionsOfASchemaStopWhenAQuarterOfTheirBytesGoUnread() throws Exception {
+    try (Slipstream c = newClient()) {
+      readTableFile(c, 0, GROUPS);
+      readTableFile(c, 1, GROUPS);
+      // The same columns, of the first row group only (the second skipped by its statistics, say): half
+      // of what is predicted goes unread, and after four such files, nothing more is predicted.
+      for (int i = 2; i < 2 + 4; i++) {
+        ReadStatistics s = readTableFile(c, i, 1);
+        assertThat(s.get(Counter.PREDICTED_COLUMN_BYTES)).as("file %d", i).isEqualTo(GROUPS * 2L * CHUNK);
+        assertThat(s.get(Counter.PREDICTED_COLUMN_BYTES_UNREAD)).as("file %d", i).isEqualTo(2L * CHUNK);
+      }
+      shaper.clearRequestLog();
+      ReadStatistics s = readTableFile(c, 6, 1);
+      assertThat(s.get(Counter.PREDICTED_COLUMN_BYTES)).isZero();
+      // As with no prediction: the dictionary read fetches its chunk, not the run of columns 1 and 2.
+      assertThat(gets("table/6.parquet")).contains(chunk(0, 2))
+          .doesNotContain(range(chunkStart(0, 1), chunkStart(0, 3) - 1));
+    }
+  }
+
+  /**
+   * A Parquet 1.17 reader's reads of columns 1 and 2 from the first {@code groups} row groups of table
+   * file {@code i}: the footer, column 2's dictionary page in each, then the two chunks of each as one
+   * vectored range. The stream's statistics, once closed.
+   */
+  static ReadStatistics readTableFile(Slipstream c, int i, int groups) throws Exception {
+    byte[] file = table[i];
+    SlipstreamInputStream in = open(c, "table/" + i + ".parquet", file.length, ReadPolicy.RANDOM);
+    try (in) {
+      readFooter(in, file);
+      for (int g = 0; g < groups; g++) {
+        readDictionaryPage(in, file, chunkStart(g, 2), DICTIONARY - 31);
+      }
+      for (int g = 0; g < groups; g++) {
+        readVectored(in, file, chunkStart(g, 1), 2 * CHUNK);
+      }
+    }
+    return in.statistics();
+  }
+
   static int readFooter(SlipstreamInputStream in, byte[] file) throws IOException {
     byte[] last = readAt(in, file, file.length - 8, 8);
     int footerLength = (last[0] & 0xff) | (last[1] & 0xff) << 8 | (last[2] & 0xff) << 16 | (last[3] & 0xff) << 24;
@@ -252,9 +361,13 @@ class ParquetPlanRequestsTest {
   }
 
   static void readVectored(SlipstreamInputStream in, long at, int len) throws Exception {
+    readVectored(in, data, at, len);
+  }
+
+  static void readVectored(SlipstreamInputStream in, byte[] file, long at, int len) throws Exception {
     byte[] b = new byte[len];
     in.readFullyAsync(at, b, 0, len).get();
-    assertThat(b).as("bytes %d-%d", at, at + len - 1).isEqualTo(Arrays.copyOfRange(data, (int) at, (int) at + len));
+    assertThat(b).as("bytes %d-%d", at, at + len - 1).isEqualTo(Arrays.copyOfRange(file, (int) at, (int) at + len));
   }
 
   static SlipstreamInputStream open(Slipstream c, String key, long length, ReadPolicy policy) throws IOException {

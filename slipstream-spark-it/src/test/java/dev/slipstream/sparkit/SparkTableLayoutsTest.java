@@ -175,7 +175,8 @@ class SparkTableLayoutsTest {
     Map<String, Long> countersAfter = ReadStatistics.global().snapshot();
     Map<String, Long> counters = new java.util.TreeMap<>();
     for (String name : List.of("streams_opened", "parquet_footers_parsed", "parquet_plans_reused", "extended_reads",
-        "sequential_switches", "row_group_ahead_started", "prefetch_used", "prefetch_wasted")) {
+        "sequential_switches", "row_group_ahead_started", "prefetch_used", "prefetch_wasted", "predicted_column_bytes",
+        "predicted_column_bytes_unread")) {
       counters.put(name, countersAfter.getOrDefault(name, 0L) - countersBefore.getOrDefault(name, 0L));
     }
     List<RequestInfo> gets = new ArrayList<>();

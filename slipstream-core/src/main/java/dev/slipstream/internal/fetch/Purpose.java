@@ -21,6 +21,8 @@ public enum Purpose {
   PREFETCH("prefetch"),
   /** Column chunks of the next Parquet row group, fetched while the reader decodes one. */
   ROW_GROUP_AHEAD("row group ahead"),
+  /** Column chunks of the columns the last files of the same schema had read, at a stream's first column read. */
+  PREDICTED_COLUMN("predicted column"),
   /** The first block of a file the caller named as coming next. */
   OPEN_AHEAD("open-ahead"),
   /** The conditional 1-byte GET that lets cached bytes be served (rule 8). */

@@ -119,7 +119,12 @@ final class JumpReads {
       return;
     }
     // What the stream holds at one end of the read (a chunk its dictionary read fetched) is copied, and
-    // only the rest is read; held bytes in the middle would cut it in two: then it is read whole.
+    // only the rest is read; held bytes in the middle would cut it in two: then it is read whole. Chunks
+    // still being fetched by prediction are waited for, not fetched twice.
+    java.util.concurrent.CompletableFuture<Void> predicted = spans.pending(position, len);
+    if (!predicted.isDone()) {
+      vectored.await(predicted);
+    }
     List<long[]> gaps = spans.copyHeld(position, dst, off, len);
     if (gaps.isEmpty()) {
       return;

@@ -12,6 +12,7 @@ import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.source.SourceChain;
 import dev.slipstream.internal.source.Sources;
 import java.io.EOFException;
@@ -48,8 +49,9 @@ public final class ObjectReader extends SlipstreamInputStream {
   private final ReadStatistics stats;
   private final StreamRequests requests;
   private final BlockWindow window;
-  private final HeldSpans spans = new HeldSpans();
+  private final HeldSpans spans;
   private final StreamPlan plan;
+  private final ColumnsAhead columns;
   private final JumpReads jumps;
   private final VectoredReads vectored;
   private final ReentrantLock seqLock = new ReentrantLock();
@@ -74,10 +76,14 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.window = new BlockWindow(h, pool, fetcher, requests, blockSize, maxDepth, splitEnd);
     SourceChain chain = sources.chain(h, window, blockSize);
     window.fetchFrom(chain);
+    this.spans = new HeldSpans(stats);
     this.plan = new StreamPlan(h, plans);
     this.vectored = new VectoredReads(h, chain, fetcher, pool, requests, spans, plan, blockSize,
         (long) maxDepth * blockSize);
     this.jumps = new JumpReads(h, chain, pool, requests, spans, plan, vectored, blockSize);
+    this.columns = new ColumnsAhead(plan, spans, pool,
+        (p, dst, off, n) -> vectored.range(p, dst, off, n, Purpose.PREDICTED_COLUMN), requests, stats, blockSize,
+        (long) maxDepth * blockSize, length);
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
     this.posPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
   }
@@ -272,6 +278,7 @@ public final class ObjectReader extends SlipstreamInputStream {
   private int readAt(long position, byte[] dst, int off, int len, ReadPlanner planner, boolean streamPath)
       throws IOException {
     len = (int) Math.min(len, length - position);
+    plan.read(position, len);
     long first = position / blockSize;
     if (streamPath && spans.copyAll(position, dst, off, len)) {
       // Bytes at hand: neither a jump nor a reason to prefetch, but part of a run of reads in order.
@@ -290,7 +297,10 @@ public final class ObjectReader extends SlipstreamInputStream {
       window.dropOutside(first, first + Math.max(maxDepth, (len - 1) / blockSize + 1));
     }
     switch (d.kind()) {
-      case EXACT -> jumps.readRange(position, dst, off, len, d.ahead(), d.inRun(), streamPath);
+      case EXACT -> {
+        columns.onRead(position, len);
+        jumps.readRange(position, dst, off, len, d.ahead(), d.inRun(), streamPath);
+      }
       // An object of one block is fetched whole, once: a reader that jumps in it reads most of it.
       case SMALL_JUMP -> {
         if (length > blockSize) {
@@ -337,6 +347,8 @@ public final class ObjectReader extends SlipstreamInputStream {
     if (len == 0) {
       return CompletableFuture.completedFuture(null);
     }
+    plan.read(position, len);
+    columns.onRead(position, len);
     return vectored.read(position, dst, off, len);
   }
 
@@ -375,6 +387,7 @@ public final class ObjectReader extends SlipstreamInputStream {
           requests.closeWaitMillis());
     }
     spans.releaseAll();
+    plan.closed(spans.predictedBytes(), spans.unreadPredictedBytes());
   }
 
   private void checkOpen() throws IOException {

@@ -31,9 +31,10 @@ final class ParquetFooter {
    * One column chunk: bytes {@code [start, start + length)} of the file, its data pages from {@code
    * dataPages} on (a dictionary page before them, if they do not start the chunk); {@code pageIndexed}:
    * the footer names an offset index for it, so a reader may read some of its pages only (those a
-   * column-index filter selects).
+   * column-index filter selects); {@code group} and {@code column}: its row group, and its place among
+   * that row group's chunks (the column's, in a file whose row groups all have every column).
    */
-  record Chunk(long start, long length, long dataPages, boolean pageIndexed) {
+  record Chunk(long start, long length, long dataPages, boolean pageIndexed, int group, int column) {
     /** Whether the chunk starts with a dictionary page. */
     boolean dictionary() {
       return dataPages > start;
@@ -50,9 +51,12 @@ final class ParquetFooter {
   /** The bytes the page indexes and bloom filters span, {@code [indexStart, indexEnd)}; both -1 if none. */
   private final long indexStart;
   private final long indexEnd;
+  /** A hash of the columns' paths and types: files with the same value have the same columns, in order. */
+  private final long schema;
 
-  private ParquetFooter(List<List<Chunk>> rowGroups, long indexStart, long indexEnd) {
+  private ParquetFooter(List<List<Chunk>> rowGroups, long indexStart, long indexEnd, long schema) {
     this.rowGroups = rowGroups;
+    this.schema = schema;
     this.byStart = rowGroups.stream().flatMap(List::stream).sorted(java.util.Comparator.comparingLong(Chunk::start))
         .toArray(Chunk[]::new);
     this.indexStart = indexStart;
@@ -76,6 +80,32 @@ final class ParquetFooter {
     return found != null && position < found.end() ? found : null;
   }
 
+  /** The chunk holding byte {@code position}, else the first one after it; null if none. */
+  Chunk chunkFrom(long position) {
+    Chunk c = chunkAt(position);
+    return c != null ? c : next(position);
+  }
+
+  /** The chunk that starts next after {@code c}'s start, in the file's order; null after the last. */
+  Chunk chunkAfter(Chunk c) {
+    return next(c.start());
+  }
+
+  /** The first chunk starting after {@code position}, or null. */
+  private Chunk next(long position) {
+    int lo = 0;
+    int hi = byStart.length - 1;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      if (byStart[mid].start() <= position) {
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return lo < byStart.length ? byStart[lo] : null;
+  }
+
   /** Whether byte {@code position} is in the region of the page indexes and bloom filters. */
   boolean inIndexes(long position) {
     return indexStart >= 0 && position >= indexStart && position < indexEnd;
@@ -91,9 +121,17 @@ final class ParquetFooter {
     return indexEnd;
   }
 
+  /**
+   * A hash of the columns' paths and physical types, in order (from the first row group's column
+   * metadata): the files of one table, with one schema, have the same value.
+   */
+  long schema() {
+    return schema;
+  }
+
   /** About what this plan takes of the heap: what {@link ParquetPlans} bounds. */
   long heapBytes() {
-    return 128 + 56L * byStart.length;
+    return 128 + 64L * byStart.length;
   }
 
   int rowGroupCount() {
@@ -151,7 +189,7 @@ final class ParquetFooter {
         indexStart = -1; // none, or not where a file can have it: no index region
         indexEnd = -1;
       }
-      return groups.isEmpty() ? null : new ParquetFooter(groups, indexStart, indexEnd);
+      return groups.isEmpty() ? null : new ParquetFooter(groups, indexStart, indexEnd, r.schema);
     } catch (RuntimeException e) {
       return null; // malformed: no plan
     }
@@ -202,6 +240,11 @@ final class ParquetFooter {
     /** The least start and greatest end of the page indexes and bloom filters named so far; -1 if none. */
     long indexStart = -1;
     long indexEnd = -1;
+    /** The hash of the first row group's column paths and types ({@link ParquetFooter#schema}). */
+    long schema = 17;
+    /** Where the chunk being parsed is: its row group and its place in it. */
+    private int group;
+    private int column;
 
     Reader(byte[] b, int start, int end) {
       this.b = b;
@@ -222,6 +265,7 @@ final class ParquetFooter {
         if (id == 4 && type == LIST) {
           int[] lh = listHeader();
           for (int i = 0; i < lh[0]; i++) {
+            group = i;
             groups.add(rowGroup());
           }
         } else {
@@ -243,6 +287,7 @@ final class ParquetFooter {
         if (id == 1 && type == LIST) {
           int[] lh = listHeader();
           for (int i = 0; i < lh[0]; i++) {
+            column = i;
             chunks.add(columnChunk());
           }
         } else {
@@ -267,7 +312,8 @@ final class ParquetFooter {
           }
           index(offsetIndex, offsetIndexLength);
           index(columnIndex, columnIndexLength);
-          return offsetIndex >= 0 && offsetIndexLength > 0 ? new Chunk(c.start(), c.length(), c.dataPages(), true) : c;
+          boolean pageIndexed = offsetIndex >= 0 && offsetIndexLength > 0;
+          return new Chunk(c.start(), c.length(), c.dataPages(), pageIndexed, group, column);
         }
         id = fieldId(h, id);
         if (id == 3 && type == STRUCT) {
@@ -322,6 +368,12 @@ final class ParquetFooter {
           }
         } else if (type == I32 && id == 15) {
           bloomFilterLength = zigzag(varint());
+        } else if (group == 0 && (id == 1 || id == 3)) {
+          int from = p; // the type, and path_in_schema: the column's identity, hashed as they are written
+          skip(type);
+          for (int i = from; i < p; i++) {
+            schema = schema * 31 + b[i];
+          }
         } else {
           skip(type);
         }
@@ -332,7 +384,7 @@ final class ParquetFooter {
       // A bloom filter without its length (written before format 2.10) is left out: where it ends is unknown.
       index(bloomFilter, bloomFilterLength);
       boolean dictionary = dictionaryPage > 0 && dictionaryPage < dataPage;
-      return new Chunk(dictionary ? dictionaryPage : dataPage, compressed, dataPage, false);
+      return new Chunk(dictionary ? dictionaryPage : dataPage, compressed, dataPage, false, group, column);
     }
 
     private short fieldId(int header, short last) {

@@ -28,6 +28,7 @@ public final class ParquetPlans {
   private record Version(String bucket, String key, long length, String etag) {}
 
   private final long maxBytes;
+  private final PredictedColumns columns = new PredictedColumns();
   private final LinkedHashMap<Version, ParquetFooter> plans = new LinkedHashMap<>(64, 0.75f, true);
   private long bytes;
 
@@ -55,6 +56,11 @@ public final class ParquetPlans {
       bytes -= it.next().getValue().heapBytes();
       it.remove();
     }
+  }
+
+  /** The columns this client's readers read, by schema: what a stream fetches ahead of its reader. */
+  PredictedColumns columns() {
+    return columns;
   }
 
   /** Plans kept (for tests and diagnostics). */

@@ -5,6 +5,9 @@ package dev.slipstream.internal.read;
 
 import dev.slipstream.Counter;
 import dev.slipstream.internal.fetch.ObjectHandle;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * One stream's Parquet plan ({@link ParquetFooter}): the client's for the version the stream reads, from
@@ -17,6 +20,10 @@ final class StreamPlan {
   private volatile ParquetFooter footer;
   /** The client's plans were asked for this stream's version (once its ETag is known). */
   private volatile boolean asked;
+  /** Bytes this stream's reads took of each chunk they touched, by the chunk; guarded by {@code this}. */
+  private final Map<ParquetFooter.Chunk, Long> chunksRead = new HashMap<>();
+  /** A read was among the page indexes: the reader filters pages by a column index. */
+  private volatile boolean indexesRead;
 
   StreamPlan(ObjectHandle h, ParquetPlans plans) {
     this.h = h;
@@ -73,6 +80,75 @@ final class StreamPlan {
       return;
     }
     keep(ParquetFooter.parseFooter(b, off, len, h.length()));
+  }
+
+  /** A read of {@code [position, position + len)}: counted against each column chunk it touches. */
+  void read(long position, int len) {
+    ParquetFooter f = footer();
+    if (f == null) {
+      return;
+    }
+    long end = position + len;
+    if (f.inIndexes(position)) {
+      indexesRead = true;
+    }
+    synchronized (this) {
+      for (ParquetFooter.Chunk c = f.chunkFrom(position); c != null && c.start() < end; c = f.chunkAfter(c)) {
+        long n = Math.min(end, c.end()) - Math.max(position, c.start());
+        long most = c.length();
+        chunksRead.merge(c, n, (had, more) -> Math.min(most, had + more));
+      }
+    }
+  }
+
+  /**
+   * The columns this stream's reads touched ({@code [0]}), and those it read whole ({@code [1]}): at
+   * least three quarters of the bytes of the chunks of it that its reads touched. A column of which a
+   * reader read only some pages (those a column index selected) or only the dictionary page (of a row
+   * group its dictionary filter then dropped) is touched, not read whole.
+   */
+  private synchronized BitSet[] columnsRead() {
+    Map<Integer, long[]> byColumn = new HashMap<>(); // {bytes read, bytes of the chunks touched}
+    for (Map.Entry<ParquetFooter.Chunk, Long> e : chunksRead.entrySet()) {
+      long[] t = byColumn.computeIfAbsent(e.getKey().column(), k -> new long[2]);
+      t[0] += e.getValue();
+      t[1] += e.getKey().length();
+    }
+    BitSet touched = new BitSet();
+    BitSet whole = new BitSet();
+    byColumn.forEach((column, t) -> {
+      touched.set(column);
+      if (t[0] * 4 >= t[1] * 3) {
+        whole.set(column);
+      }
+    });
+    return new BitSet[] {touched, whole};
+  }
+
+  /**
+   * The columns whose chunks the client fetches ahead once this stream touches them (see {@link
+   * PredictedColumns}), or null: no plan, or no prediction for its schema.
+   */
+  BitSet predictedColumns() {
+    ParquetFooter f = footer();
+    return f == null ? null : plans.columns().predict(f.schema());
+  }
+
+  /**
+   * Whether a read was among the page indexes: the reader filters pages by a column index, and may read
+   * only some pages of the chunks that have an offset index.
+   */
+  boolean indexesRead() {
+    return indexesRead;
+  }
+
+  /** The stream closed, having fetched {@code predicted} bytes by prediction, {@code unread} of them unread. */
+  void closed(long predicted, long unread) {
+    ParquetFooter f = footer;
+    if (f != null) {
+      BitSet[] read = columnsRead();
+      plans.columns().closed(f.schema(), read[0], read[1], predicted, unread);
+    }
   }
 
   /** Whether the plan is still to be found: only then is a footer worth offering. */

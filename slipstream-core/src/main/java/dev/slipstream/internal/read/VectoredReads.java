@@ -70,10 +70,15 @@ final class VectoredReads {
 
   /** Reads {@code [position, position + len)} (inside the object, len > 0) into {@code dst} asynchronously. */
   CompletableFuture<Void> read(long position, byte[] dst, int off, int len) {
-    RowGroupAhead ahead = rowGroupAhead();
-    CompletableFuture<Void> done = ahead == null ? heldOrRange(position, dst, off, len)
-        : ahead.read(position, dst, off, len, this::heldOrRange);
+    CompletableFuture<Void> predicted = spans.pending(position, len); // chunks being fetched by prediction
+    CompletableFuture<Void> done = predicted.isDone() ? readNow(position, dst, off, len)
+        : predicted.thenCompose(v -> readNow(position, dst, off, len));
     return done.thenRun(() -> stats.add(Counter.BYTES_READ, len));
+  }
+
+  private CompletableFuture<Void> readNow(long position, byte[] dst, int off, int len) {
+    RowGroupAhead ahead = rowGroupAhead();
+    return ahead == null ? heldOrRange(position, dst, off, len) : ahead.read(position, dst, off, len, this::heldOrRange);
   }
 
   /**

@@ -14,7 +14,10 @@
  * jump and columnar ranges, each fetched to its extent; {@link dev.slipstream.internal.read.HeldSpans}
  * holds what the stream fetched outside its blocks (the tail, a column chunk, a readahead) for every
  * kind of read; {@link dev.slipstream.internal.read.VectoredReads} serves asynchronous ranges in
- * parallel parts, and {@link dev.slipstream.internal.read.RowGroupAhead} reads Parquet row groups ahead.
+ * parallel parts, {@link dev.slipstream.internal.read.RowGroupAhead} reads Parquet row groups ahead, and
+ * {@link dev.slipstream.internal.read.ColumnsAhead} fetches, at a stream's first column read, the chunks
+ * of the columns the client's readers read from the last files of that schema ({@link
+ * dev.slipstream.internal.read.PredictedColumns}, kept with the plans).
  * A Parquet footer is a plan ({@link dev.slipstream.internal.read.ParquetFooter}): the stream's {@link
  * dev.slipstream.internal.read.StreamPlan} takes it from the client's {@link
  * dev.slipstream.internal.read.ParquetPlans} for the version it reads, or parses it from the tail or the

@@ -43,10 +43,25 @@ class ParquetFooterTest {
       for (int c = 0; c < COLUMNS; c++) {
         // a chunk starts at its dictionary page if it has one (even columns here), else at its data page
         assertThat(chunks.get(c)).as("group %d column %d", g, c).isEqualTo(new Chunk(chunkStart(g, c), CHUNK,
-            chunkStart(g, c) + (c % 2 == 0 ? 100 : 0), false));
+            chunkStart(g, c) + (c % 2 == 0 ? 100 : 0), false, g, c));
         assertThat(chunks.get(c).end()).isEqualTo(chunkStart(g, c) + CHUNK);
       }
     }
+  }
+
+  @Test
+  void theSchemaIsTheColumnsPathsAndTypesWhateverTheRowGroupsAndBytes() throws Exception {
+    ParquetFooter a = parsed(ParquetTestFiles.file(2, 4, 1_000, 100, 0, 1));
+    ParquetFooter b = parsed(ParquetTestFiles.file(3, 4, 2_000, 100, 0, 2)); // other row groups, sizes, bytes
+    ParquetFooter c = parsed(ParquetTestFiles.file(2, 5, 1_000, 100, 0, 1)); // a column more
+    ParquetFooter d = parsed(file(footer(2, 4))); // other column names
+    assertThat(a.schema()).isEqualTo(b.schema()).isNotEqualTo(c.schema()).isNotEqualTo(d.schema());
+    assertThat(a.rowGroup(1).get(3).group()).isEqualTo(1);
+    assertThat(a.rowGroup(1).get(3).column()).isEqualTo(3);
+  }
+
+  private static ParquetFooter parsed(byte[] file) {
+    return ParquetFooter.parse(file, file.length, file.length);
   }
 
   @Test
@@ -62,7 +77,7 @@ class ParquetFooterTest {
     assertThat(f).isNotNull();
     assertThat(f.rowGroupCount()).isEqualTo(GROUPS);
     assertThat(f.rowGroup(GROUPS - 1).get(COLUMNS - 1)).isEqualTo(new Chunk(chunkStart(GROUPS - 1, COLUMNS - 1), CHUNK,
-        chunkStart(GROUPS - 1, COLUMNS - 1) + ((COLUMNS - 1) % 2 == 0 ? 100 : 0), false));
+        chunkStart(GROUPS - 1, COLUMNS - 1) + ((COLUMNS - 1) % 2 == 0 ? 100 : 0), false, GROUPS - 1, COLUMNS - 1));
   }
 
   @Test

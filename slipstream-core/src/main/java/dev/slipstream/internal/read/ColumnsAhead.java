@@ -1,0 +1,221 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.read;
+
+import dev.slipstream.ReadStatistics;
+import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.block.Span;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Predicted columns: when a stream first touches a column that the client's readers read whole from the
+ * last files of this schema ({@link PredictedColumns}), that column's chunks from the read's row group to
+ * the file's end are fetched at once, in parallel, and held ({@link HeldSpans}). A reader then finds the
+ * dictionary pages its filter reads, row group after row group, and the chunks it decodes in memory: one
+ * round trip for the column, not one per row group in turn. A column the stream does not touch is never
+ * fetched: a query that reads other columns than the last one wastes nothing on them.
+ *
+ * <p>A stream that read the page indexes before touching a column filters pages by a column index: the
+ * chunks with an offset index, of which it may read only some pages, are left out.
+ *
+ * <p>Bounded by {@code budget} bytes a stream, and by the pool's free memory (never waiting, never
+ * evicting). Bytes the stream holds already are left out. Thread-safe.
+ */
+final class ColumnsAhead {
+  private final StreamPlan plan;
+  private final HeldSpans spans;
+  private final BufferPool pool;
+  private final RowGroupAhead.Fetch fetch;
+  private final StreamRequests requests;
+  private final ReadStatistics stats;
+  private final int pieceSize;
+  /** The columns touched so far, each fetched ahead at most once; guarded by {@code this}. */
+  private final BitSet touched = new BitSet();
+  /** The columns to fetch ahead, asked once the stream has a plan; guarded by {@code this}. */
+  private BitSet predicted;
+  private long left;
+  private final long length;
+
+  /**
+   * @param fetch how a chunk (or a piece of one) is fetched
+   * @param pieceSize the largest span (a block: the pool's largest buffer)
+   * @param budget the most bytes one stream fetches by prediction
+   * @param length the object's length
+   */
+  ColumnsAhead(StreamPlan plan, HeldSpans spans, BufferPool pool, RowGroupAhead.Fetch fetch, StreamRequests requests,
+      ReadStatistics stats, int pieceSize, long budget, long length) {
+    this.plan = plan;
+    this.spans = spans;
+    this.pool = pool;
+    this.fetch = fetch;
+    this.requests = requests;
+    this.stats = stats;
+    this.pieceSize = pieceSize;
+    this.left = budget;
+    this.length = length;
+  }
+
+  /**
+   * A columnar read of {@code [position, position + len)}: the predicted columns it touches for the first
+   * time are fetched from its row group on (the read's own chunk among them: the read then waits for
+   * that fetch instead of making its own).
+   */
+  void onRead(long position, int len) {
+    ParquetFooter footer = plan.footer();
+    if (footer == null) {
+      return;
+    }
+    BitSet fresh = new BitSet();
+    BitSet others;
+    int fromGroup = Integer.MAX_VALUE;
+    synchronized (this) {
+      if (left <= 0) {
+        return;
+      }
+      if (predicted == null) {
+        BitSet p = plan.predictedColumns();
+        predicted = p == null ? new BitSet() : p;
+      }
+      for (ParquetFooter.Chunk c = footer.chunkFrom(position); c != null && c.start() < position + len;
+          c = footer.chunkAfter(c)) {
+        if (!touched.get(c.column())) {
+          touched.set(c.column());
+          if (predicted.get(c.column())) {
+            fresh.set(c.column());
+            fromGroup = Math.min(fromGroup, c.group());
+          }
+        }
+      }
+      others = (BitSet) predicted.clone();
+      others.andNot(touched);
+    }
+    if (!fresh.isEmpty()) {
+      fetchAhead(footer, fresh, others, fromGroup);
+    }
+  }
+
+  /**
+   * Fetches the chunks of {@code columns} in row groups {@code fromGroup} on, adjacent chunks in one
+   * request. A chunk under {@link JumpReads#MIN_GET} takes its neighbours of the {@code others} predicted
+   * columns (not touched yet) along, up to that size: a reader that reads two small adjacent columns
+   * touches one first, and the other would otherwise cost a small request of its own.
+   */
+  private void fetchAhead(ParquetFooter footer, BitSet columns, BitSet others, int fromGroup) {
+    boolean pagesFiltered = plan.indexesRead();
+    List<long[]> runs = new ArrayList<>();
+    for (int g = fromGroup; g < footer.rowGroupCount(); g++) {
+      List<ParquetFooter.Chunk> chunks = footer.rowGroup(g);
+      boolean[] take = new boolean[chunks.size()];
+      for (int i = 0; i < take.length; i++) {
+        ParquetFooter.Chunk c = chunks.get(i);
+        // Not predicted; or a reader that filters pages may read only some of this chunk's.
+        take[i] = columns.get(c.column()) && !(pagesFiltered && c.pageIndexed());
+      }
+      for (int i = 0; i < take.length; i++) {
+        // Small neighbours only: a large one would be a large waste if the reader does not read it.
+        if (!columns.get(chunks.get(i).column()) || !take[i] || chunks.get(i).length() >= JumpReads.MIN_GET) {
+          continue;
+        }
+        long size = chunks.get(i).length();
+        for (int j = i - 1; j >= 0 && size < JumpReads.MIN_GET && takesAlong(chunks.get(j), chunks.get(j + 1), others, pagesFiltered); j--) {
+          take[j] = true;
+          size += chunks.get(j).length();
+        }
+        for (int j = i + 1; j < take.length && size < JumpReads.MIN_GET && takesAlong(chunks.get(j), chunks.get(j - 1), others, pagesFiltered); j++) {
+          take[j] = true;
+          size += chunks.get(j).length();
+        }
+      }
+      for (int i = 0; i < take.length; i++) {
+        ParquetFooter.Chunk c = chunks.get(i);
+        if (!take[i]) {
+          continue;
+        }
+        long[] last = runs.isEmpty() ? null : runs.get(runs.size() - 1);
+        if (last != null && last[1] == c.start()) {
+          last[1] = c.end(); // adjacent columns: one run, one request
+        } else {
+          runs.add(new long[] {c.start(), c.end()});
+        }
+      }
+    }
+    for (int i = 0; i < runs.size(); i++) {
+      long previous = i > 0 ? runs.get(i - 1)[1] : 0;
+      long next = i + 1 < runs.size() ? runs.get(i + 1)[0] : length;
+      if (!fetchRun(runs.get(i)[0], runs.get(i)[1], previous, next)) {
+        return;
+      }
+    }
+  }
+
+  /** Whether {@code c}, next to {@code neighbour} in the file, is of a predicted column not touched yet. */
+  private static boolean takesAlong(ParquetFooter.Chunk c, ParquetFooter.Chunk neighbour, BitSet others,
+      boolean pagesFiltered) {
+    return others.get(c.column()) && !(pagesFiltered && c.pageIndexed()) && c.length() < JumpReads.MIN_GET
+        && (c.end() == neighbour.start() || neighbour.end() == c.start());
+  }
+
+  /**
+   * Fetches {@code [start, end)} but for what the stream holds at its end, in pieces, within the budget;
+   * false once the budget, the free memory or the stream is gone. A run under {@link JumpReads#MIN_GET}
+   * is fetched with bytes around it up to that floor (a round trip costs more): first those before it,
+   * back to {@code from} (the run before), then those after it, up to {@code limit} (the next run); never
+   * bytes the stream holds. Before first: a reader that reads the chunk before this one would otherwise
+   * find this span where its own read's floor would reach, and make a small request. The bytes around
+   * are not counted as predicted.
+   */
+  private boolean fetchRun(long start, long end, long from, long limit) {
+    end = spans.unheldEnd(start, end);
+    if (end <= start) {
+      return true; // held already
+    }
+    long fetchStart = start;
+    long fetchEnd = end;
+    if (end - start < JumpReads.MIN_GET) {
+      fetchStart = Math.max(Math.max(from, spans.previousEnd(start)), end - JumpReads.MIN_GET);
+      fetchEnd = Math.max(end, Math.min(Math.min(fetchStart + JumpReads.MIN_GET, limit), Math.min(spans.nextStart(end), length)));
+    }
+    long chunkStart = start;
+    start = fetchStart;
+    for (long p = start; p < fetchEnd; ) {
+      int n;
+      synchronized (this) {
+        n = (int) Math.min(Math.min(pieceSize, fetchEnd - p), left);
+        left -= n;
+      }
+      byte[] buffer = n <= 0 || requests.isClosed() ? null : pool.tryAcquire(BufferPool.sizeFor(n));
+      if (buffer == null) {
+        synchronized (this) {
+          left += Math.max(0, n);
+        }
+        return false; // over the budget, memory is short, or the stream closed: no more predictions now
+      }
+      Span span = new Span(p, buffer, n, pool, stats);
+      CompletableFuture<Void> ready = new CompletableFuture<>(); // once the span is filled, or dropped
+      // The bytes around a small run are not predicted.
+      spans.addPredicted(span, ready, Math.max(0, Math.min(p + n, end) - Math.max(p, chunkStart)));
+      fetch.start(p, buffer, 0, n).whenComplete((v, t) -> {
+        try {
+          if (t == null) {
+            span.filled();
+            span.unpin();
+          } else {
+            span.unpin();
+            spans.dropPredicted(span);
+          }
+        } finally {
+          ready.complete(null);
+        }
+      });
+      if (requests.isClosed()) {
+        spans.releaseAll(); // close() may have swept the spans before this one was held
+      }
+      p += n;
+    }
+    return true;
+  }
+}
