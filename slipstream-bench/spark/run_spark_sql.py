@@ -17,8 +17,10 @@ import glob
 import json
 import os
 import pathlib
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -76,6 +78,15 @@ def s3a_jars(hadoop):
     return sorted(str(p) for p in out.glob("*.jar"))
 
 
+def slipstream(jar):
+    """The Slipstream jar to test: the one given, or this checkout's, built."""
+    if jar:
+        return jar
+    mvn("-pl", "slipstream-hadoop", "-am", "package", "-DskipTests")
+    return [j for j in glob.glob(str(ROOT / "slipstream-hadoop" / "target" / "slipstream-hadoop-*.jar"))
+            if not j.endswith(("-sources.jar", "-tests.jar")) and "original" not in j][0]
+
+
 def shaper(profile):
     cp_file = WORK / "testkit.classpath"
     s3proxy = WORK / "s3proxy.jar"
@@ -90,10 +101,60 @@ def shaper(profile):
     proc = subprocess.Popen(["java", "-Dslipstream.s3proxy.jar=" + str(s3proxy), "-cp", cp,
                              "dev.slipstream.testkit.ShapedS3Main", "--profile", profile, "--stats", str(stats),
                              "--bucket", "spark-sql"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True)
     line = proc.stdout.readline().split()
+    if not line:
+        stop_shaper(proc)
+        sys.exit("ShapedS3Main did not start")
     urls = dict(kv.split("=", 1) for kv in line)
     return proc, urls, stats
+
+
+def stop_shaper(proc):
+    """Ends ShapedS3Main (its standard input closed: it stops s3proxy and itself), or its process group."""
+    try:
+        proc.stdin.close()
+    except OSError:
+        pass
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+
+
+def kill_group(proc):
+    """Ends a process started with start_new_session=True and everything it started (SIGTERM, then SIGKILL)."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            proc.poll()  # reaps the leader: a zombie still counts in its group
+            try:
+                os.killpg(proc.pid, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.2)
+
+
+def job(cmd, timeout=None):
+    """Runs one pyspark job in a process group of its own, ended with everything it started if we stop
+    or it outlives the timeout (a JVM short of heap can thrash for hours). Its temporary files (Slipstream's
+    disk cache: gigabytes at TPC-H SF10) go to a directory of its own, removed when it ends however it ends."""
+    print("+ " + " ".join(str(c) for c in cmd), file=sys.stderr, flush=True)
+    with tempfile.TemporaryDirectory(prefix="spark-job-") as tmp:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, start_new_session=True,
+                                env=dict(os.environ, TMPDIR=tmp))
+        try:
+            out, _ = proc.communicate(timeout=timeout)
+        finally:
+            if proc.poll() is None:
+                kill_group(proc)
+    if proc.returncode != 0:
+        raise subprocess.CalledProcessError(proc.returncode, cmd)
+    return json.loads(next(l for l in out.splitlines() if l.startswith("RESULT "))[len("RESULT "):])
 
 
 def main():
@@ -108,14 +169,10 @@ def main():
     p.add_argument("--slipstream-jar", help="the Slipstream jar to test (default: build this checkout's)")
     args = p.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
-    slipstream_jar = args.slipstream_jar
-    if not slipstream_jar:
-        mvn("-pl", "slipstream-hadoop", "-am", "package", "-DskipTests")
-        slipstream_jar = [j for j in glob.glob(str(ROOT / "slipstream-hadoop" / "target" / "slipstream-hadoop-*.jar"))
-                          if not j.endswith(("-sources.jar", "-tests.jar")) and "original" not in j][0]
+    slipstream_jar = slipstream(args.slipstream_jar)
     versions = [v.strip() for v in args.spark.split(",") if v.strip()]
     installs = {v: pyspark(v) for v in versions}
-    job = str(ROOT / "slipstream-bench" / "spark" / "spark_sql_job.py")
+    job_py = str(ROOT / "slipstream-bench" / "spark" / "spark_sql_job.py")
     proc, urls, stats = shaper(args.profile)
     endpoint, direct = urls["endpoint"], urls["direct"]
     keys = ["--access-key", urls["access"], "--secret-key", urls["secret"]]
@@ -128,7 +185,7 @@ def main():
         tables = {l: "s3a://spark-sql/warehouse/" + ("t" if l == "spark" else "t_" + l) for l in layouts}
         for layout in layouts:
             t0 = time.monotonic()
-            run([str(python), job, "--mode", "write", "--layout", layout, "--table", tables[layout],
+            run([str(python), job_py, "--mode", "write", "--layout", layout, "--table", tables[layout],
                  "--direct", direct, "--jars", jars, "--partitions", str(args.partitions), "--rows",
                  str(args.rows)] + keys)
             print("%s table written in %.0f s" % (layout, time.monotonic() - t0), file=sys.stderr)
@@ -139,17 +196,14 @@ def main():
                 for reader in [r.strip() for r in args.readers.split(",")]:
                     if reader == "analytics" and not HADOOP_LINES[hadoop][1]:
                         continue
-                    out = run([str(python), job, "--mode", "query", "--reader", reader, "--endpoint", endpoint,
-                               "--table", tables[layout], "--stats", str(stats), "--jars", jars] + keys,
-                              stdout=subprocess.PIPE, text=True).stdout
-                    r = json.loads(next(l for l in out.splitlines() if l.startswith("RESULT "))[len("RESULT "):])
+                    r = job([str(python), job_py, "--mode", "query", "--reader", reader, "--endpoint", endpoint,
+                             "--table", tables[layout], "--stats", str(stats), "--jars", jars] + keys)
                     r["hadoop"] = hadoop
                     r["layout"] = layout
                     results.append(r)
                     print(json.dumps(r), file=sys.stderr, flush=True)
     finally:
-        proc.stdin.close()
-        proc.wait(timeout=60)
+        stop_shaper(proc)
     print("| layout | Spark | Hadoop | reader | q1 s | q2 s | q1 MB | q2 MB | GETs | HEADs | answers |")
     print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---|")
     for r in results:

@@ -29,6 +29,11 @@ def link_counters(path):
 
 
 def session(args, reader, endpoint):
+    return builder(args, reader, endpoint).getOrCreate()
+
+
+def builder(args, reader, endpoint):
+    """The session's builder: local[2], the S3A settings of the server, the reader's file system."""
     b = (SparkSession.builder.master("local[2]").appName("spark-sql-" + reader)
          .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
          .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
@@ -51,7 +56,7 @@ def session(args, reader, endpoint):
              .config("spark.hadoop.fs.slipstream.cache.disk.dir", tempfile.mkdtemp(prefix="spark-sql-cache-")))
     elif reader in ("classic", "analytics"):
         b = b.config("spark.hadoop.fs.s3a.input.stream.type", reader)
-    return b.getOrCreate()
+    return b
 
 
 def write(args):

@@ -1,0 +1,146 @@
+# Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+"""One Spark job of the TPC-H benchmark, run by a pyspark installation's own Python.
+
+mode 'upload' copies the local tables (run_tpch.py's cache, tpch-sf<N>/<table>/*.parquet) with S3A
+classic straight to the server (no shaping), skipping the tables already there with all their files;
+mode 'query' runs cold in a new local[2] session with one reader (the session of spark_sql_job.py, its
+heap set by --driver-memory): the step 'load' registers the 8 tables as temporary views (listing, one
+footer a table for the schema), then q1 to q22 as DuckDB's tpch_queries() prints them, each collected,
+reading the shaped link's counters before and after each step. Prints one JSON line: per step seconds,
+link bytes, GETs, HEADs, the answer's row count and digest, or the error.
+
+The digest hashes the answer's rows sorted (ties of an ORDER BY may come in any order), doubles rounded
+to 6 significant digits and decimals to 2 places (Spark's decimal arithmetic is exact, but a double's
+sum depends on the order of its terms), dates as ISO text.
+"""
+import argparse
+import datetime
+import decimal
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from spark_sql_job import builder, link_counters, session  # noqa: E402
+
+TABLES = ["customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier"]
+# Mechanical rewrites of DuckDB's SQL for Spark SQL, (pattern, replacement, why), applied in order.
+# None are needed: Spark 4.0.1 and 4.3.0 parse and run all 22 queries as DuckDB 1.5.5 prints them
+# (CAST(... AS date), extract(year FROM ...), substring(... FROM 1 FOR 2), a derived table's column
+# list 'AS c_orders (c_custkey, c_count)', the trailing ';').
+ADAPTATIONS = []
+CENTS = decimal.Decimal("0.01")
+WIDE = decimal.Context(prec=80)
+
+
+def adapt(sql):
+    for pattern, replacement, _ in ADAPTATIONS:
+        sql = re.sub(pattern, replacement, sql)
+    return sql
+
+
+def norm(v):
+    if isinstance(v, float):
+        return "%.6g" % v
+    if isinstance(v, decimal.Decimal):
+        return str(v.quantize(CENTS, rounding=decimal.ROUND_HALF_EVEN, context=WIDE))
+    if isinstance(v, (datetime.date, datetime.datetime)):
+        return v.isoformat()
+    return repr(v)
+
+
+def digest(rows):
+    lines = sorted(repr(tuple(norm(v) for v in r)) for r in rows)
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
+
+
+def upload(args):
+    spark = session(args, "classic", args.endpoint)
+    jvm = spark._jvm
+    Path = jvm.org.apache.hadoop.fs.Path
+    fs = Path(args.base).getFileSystem(spark._jsc.hadoopConfiguration())
+    copied = []
+    for t in TABLES:
+        src = os.path.join(args.local, t)
+        names = sorted(n for n in os.listdir(src) if n.endswith(".parquet"))
+        dst = Path(args.base + "/" + t)
+        if fs.exists(dst) and sorted(s.getPath().getName() for s in fs.listStatus(dst)) == names:
+            continue
+        fs.delete(dst, True)
+        for n in names:
+            fs.copyFromLocalFile(False, True, Path("file://" + os.path.join(src, n)), Path(args.base + "/" + t + "/" + n))
+        copied.append(t)
+    spark.stop()
+    print("RESULT " + json.dumps({"copied": copied}), flush=True)
+
+
+def query(args):
+    with open(os.path.join(args.local, "manifest.json")) as f:
+        queries = json.load(f)["queries"]
+    spark = (builder(args, args.reader, args.endpoint).appName("tpch-" + args.reader)
+             .config("spark.driver.memory", args.driver_memory).getOrCreate())
+    steps = run_steps(spark, queries, args)
+    result = {"reader": args.reader, "spark": spark.version, "steps": steps}
+    spark.stop()
+    print("RESULT " + json.dumps(result), flush=True)
+
+
+def run_steps(spark, queries, args):
+    steps = []
+
+    def step(name, run):
+        before = link_counters(args.stats)
+        t0 = time.monotonic()
+        out = {"step": name}
+        try:
+            rows = run()
+            out.update(rows=len(rows), answer=digest(rows))
+        except Exception as e:  # a failed query is reported, and the job goes on with the next one
+            cause = str(getattr(e, "java_exception", None) or e).strip().splitlines()  # a Py4JJavaError's cause
+            out.update(rows=0, answer="error", error=(cause or ["?"])[0][:500])
+        out["seconds"] = round(time.monotonic() - t0, 3)
+        time.sleep(0.2)  # the counters file is rewritten every 50 ms
+        after = link_counters(args.stats)
+        for k in ("bytes", "gets", "heads"):
+            out[k] = after[k] - before[k]
+        steps.append(out)
+        print("%s %s: %.2f s, %.1f MB, %d GETs, %d HEADs%s" % (
+            args.reader, name, out["seconds"], out["bytes"] / 1e6, out["gets"], out["heads"],
+            ", " + out["error"] if "error" in out else ""), file=sys.stderr, flush=True)
+
+    def load():
+        for t in TABLES:
+            spark.read.parquet(args.base + "/" + t).createOrReplaceTempView(t)
+        return []
+
+    step("load", load)
+    for q in queries:
+        step(q["name"], lambda: spark.sql(adapt(q["sql"])).collect())
+    return steps
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--mode", choices=["upload", "query"], required=True)
+    p.add_argument("--reader", choices=["classic", "analytics", "slipstream"], default="classic")
+    p.add_argument("--endpoint", required=True, help="the shaped endpoint ('query') or the direct one ('upload')")
+    p.add_argument("--stats")
+    p.add_argument("--access-key", required=True)
+    p.add_argument("--secret-key", required=True)
+    p.add_argument("--jars", required=True)
+    p.add_argument("--local", required=True, help="the local data directory (tpch-sf<N>)")
+    p.add_argument("--base", required=True, help="where the tables are on the server (s3a://bucket/tpch-sf<N>)")
+    p.add_argument("--driver-memory", default="2g", help="'query': the heap of the local[2] JVM")
+    args = p.parse_args()
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    if args.mode == "query":
+        query(args)
+    else:
+        upload(args)
+
+
+if __name__ == "__main__":
+    main()
