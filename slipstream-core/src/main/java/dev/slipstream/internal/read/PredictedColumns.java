@@ -85,10 +85,4 @@ final class PredictedColumns {
       u.wholeInARow[c] = whole.get(c) ? Math.min(u.wholeInARow[c] + 1, WHOLE_IN_A_ROW) : 0;
     }
   }
-
-  /** Whether predictions for {@code schema} were switched off (for tests and diagnostics). */
-  synchronized boolean off(long schema) {
-    Use u = schemas.get(schema);
-    return u != null && u.off;
-  }
 }
