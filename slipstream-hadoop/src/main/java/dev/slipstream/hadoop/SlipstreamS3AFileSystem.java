@@ -3,7 +3,6 @@
  */
 package dev.slipstream.hadoop;
 
-import dev.slipstream.ConfigKey;
 import dev.slipstream.Counter;
 import dev.slipstream.ObjectRef;
 import dev.slipstream.OpenOptions;
@@ -18,9 +17,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
@@ -77,7 +74,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   @Override
   public void initialize(URI name, Configuration conf) throws IOException {
     // Checked first: a bad fs.slipstream.* value must fail before S3A has started anything.
-    this.slipstreamConfig = slipstreamConfig(conf);
+    this.slipstreamConfig = HadoopConfig.slipstreamConfig(conf);
     // S3A's own input stream is never used here; the classic one is the cheapest to set up (Hadoop
     // 3.5's default, the analytics stream, starts thread pools and caches of its own).
     Configuration s3aConf = new Configuration(conf);
@@ -111,36 +108,6 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     }
   }
 
-  /**
-   * The default {@code fs.slipstream.memory.max} here, as a share of the JVM's max heap: an eighth, where
-   * a plain client takes a quarter.
-   */
-  static final int TASK_HEAP_SHARE = 8;
-
-  /** {@code fs.slipstream.*} of {@code conf}; endpoint and credential keys are S3A's business here. */
-  static SlipstreamConfig slipstreamConfig(Configuration conf) {
-    Map<String, String> props = new HashMap<>();
-    for (Map.Entry<String, String> e : conf.getPropsWithPrefix(SlipstreamConfig.HADOOP_PREFIX).entrySet()) {
-      props.put(SlipstreamConfig.HADOOP_PREFIX + e.getKey(), e.getValue());
-    }
-    for (ConfigKey k : new ConfigKey[] {ConfigKey.ENDPOINT, ConfigKey.REGION, ConfigKey.PATH_STYLE_ACCESS,
-        ConfigKey.ACCESS_KEY, ConfigKey.SECRET_KEY, ConfigKey.SESSION_TOKEN}) {
-      if (props.remove(SlipstreamConfig.HADOOP_PREFIX + k.key()) != null) {
-        LOG.warn("{}{} is ignored by {}: the fs.s3a.* settings apply", SlipstreamConfig.HADOOP_PREFIX, k.key(),
-            SlipstreamS3AFileSystem.class.getSimpleName());
-      }
-    }
-    SlipstreamConfig config = SlipstreamConfig.fromMap(props, SlipstreamConfig.HADOOP_PREFIX);
-    long heap = Runtime.getRuntime().maxMemory();
-    String memoryMax = SlipstreamConfig.HADOOP_PREFIX + ConfigKey.MEMORY_MAX.key();
-    if (!props.containsKey(memoryMax) && heap != Long.MAX_VALUE) {
-      // The heap of a task JVM is the engine's: its joins and aggregations need it (Spark's TPC-H q9 ran
-      // out of a 2 GiB heap beside a quarter of it in buffers), so a smaller share than a plain client's.
-      props.put(memoryMax, Long.toString(Math.max(heap / TASK_HEAP_SHARE, config.blockSize())));
-      config = SlipstreamConfig.fromMap(props, SlipstreamConfig.HADOOP_PREFIX);
-    }
-    return config;
-  }
 
   /** Counters of every stream this FileSystem opened. */
   public ReadStatistics getSlipstreamStatistics() {

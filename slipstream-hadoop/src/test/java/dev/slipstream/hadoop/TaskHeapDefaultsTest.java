@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 class TaskHeapDefaultsTest {
   @Test
   void unsetTheBudgetIsAnEighthOfTheHeap() {
-    SlipstreamConfig c = SlipstreamS3AFileSystem.slipstreamConfig(new Configuration(false));
+    SlipstreamConfig c = HadoopConfig.slipstreamConfig(new Configuration(false));
     long heap = Runtime.getRuntime().maxMemory();
     assertThat(c.memoryMax()).isEqualTo(Math.max(heap / 8, c.blockSize()));
     assertThat(c.memoryMax()).isLessThan(SlipstreamConfig.builder().build().memoryMax());
@@ -23,6 +23,6 @@ class TaskHeapDefaultsTest {
   void aBudgetSetIsKept() {
     Configuration conf = new Configuration(false);
     conf.set("fs.slipstream.memory.max", "64M");
-    assertThat(SlipstreamS3AFileSystem.slipstreamConfig(conf).memoryMax()).isEqualTo(64L << 20);
+    assertThat(HadoopConfig.slipstreamConfig(conf).memoryMax()).isEqualTo(64L << 20);
   }
 }

@@ -1,0 +1,49 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.hadoop;
+
+import dev.slipstream.ConfigKey;
+import dev.slipstream.SlipstreamConfig;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+
+/** Slipstream's settings from a Hadoop Configuration: its {@code fs.slipstream.*} keys, and this module's defaults. */
+final class HadoopConfig {
+  /** The FileSystem's logger: its warnings keep the name they always had. */
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SlipstreamS3AFileSystem.class);
+
+  private HadoopConfig() {}
+
+  /**
+   * The default {@code fs.slipstream.memory.max} here, as a share of the JVM's max heap: an eighth, where
+   * a plain client takes a quarter.
+   */
+  static final int TASK_HEAP_SHARE = 8;
+
+  /** {@code fs.slipstream.*} of {@code conf}; endpoint and credential keys are S3A's business here. */
+  static SlipstreamConfig slipstreamConfig(Configuration conf) {
+    Map<String, String> props = new HashMap<>();
+    for (Map.Entry<String, String> e : conf.getPropsWithPrefix(SlipstreamConfig.HADOOP_PREFIX).entrySet()) {
+      props.put(SlipstreamConfig.HADOOP_PREFIX + e.getKey(), e.getValue());
+    }
+    for (ConfigKey k : new ConfigKey[] {ConfigKey.ENDPOINT, ConfigKey.REGION, ConfigKey.PATH_STYLE_ACCESS,
+        ConfigKey.ACCESS_KEY, ConfigKey.SECRET_KEY, ConfigKey.SESSION_TOKEN}) {
+      if (props.remove(SlipstreamConfig.HADOOP_PREFIX + k.key()) != null) {
+        LOG.warn("{}{} is ignored by {}: the fs.s3a.* settings apply", SlipstreamConfig.HADOOP_PREFIX, k.key(),
+            SlipstreamS3AFileSystem.class.getSimpleName());
+      }
+    }
+    SlipstreamConfig config = SlipstreamConfig.fromMap(props, SlipstreamConfig.HADOOP_PREFIX);
+    long heap = Runtime.getRuntime().maxMemory();
+    String memoryMax = SlipstreamConfig.HADOOP_PREFIX + ConfigKey.MEMORY_MAX.key();
+    if (!props.containsKey(memoryMax) && heap != Long.MAX_VALUE) {
+      // The heap of a task JVM is the engine's: its joins and aggregations need it (Spark's TPC-H q9 ran
+      // out of a 2 GiB heap beside a quarter of it in buffers), so a smaller share than a plain client's.
+      props.put(memoryMax, Long.toString(Math.max(heap / TASK_HEAP_SHARE, config.blockSize())));
+      config = SlipstreamConfig.fromMap(props, SlipstreamConfig.HADOOP_PREFIX);
+    }
+    return config;
+  }
+}
