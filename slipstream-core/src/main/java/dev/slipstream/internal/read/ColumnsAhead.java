@@ -198,7 +198,13 @@ final class ColumnsAhead {
       CompletableFuture<Void> ready = new CompletableFuture<>(); // once the span is filled, or dropped
       // The bytes around a small run are not predicted.
       spans.addPredicted(span, ready, Math.max(0, Math.min(p + n, end) - Math.max(p, chunkStart)));
-      fetch.start(p, buffer, 0, n).whenComplete((v, t) -> {
+      CompletableFuture<Void> fetched;
+      try {
+        fetched = fetch.start(p, buffer, 0, n);
+      } catch (RuntimeException e) { // a fetch that could not start (the client closing): the span is dropped
+        fetched = CompletableFuture.failedFuture(e);
+      }
+      fetched.whenComplete((v, t) -> {
         try {
           if (t == null) {
             span.filled();
