@@ -41,7 +41,8 @@ public enum ConfigKey {
   PREFETCH_BLOCKS("prefetch.blocks", integer(0, 1024), "16",
       "Most blocks fetched ahead of a sequential reader, per stream. The depth starts at 2 and doubles with "
           + "each block the reader enters, up to this value (from the second block on, it starts from the depth "
-          + "this client's readers needed); it halves when the reader finds a whole window already fetched, and "
+          + "this client's readers needed; a read declared sequential or whole-file starts there, and at least at "
+          + "half this value); it halves when the reader finds a whole window already fetched, and "
           + "prefetch takes free memory only. Also the most bytes, in blocks, of Parquet row groups a stream "
           + "fetches ahead (0: none). The default matches fetch.threads: deeper puts no more requests in flight."),
   MEMORY_MAX("memory.max", size(), null,
@@ -142,6 +143,13 @@ public enum ConfigKey {
           + "each) when listStatus/listLocatedStatus asks for them next, as FileInputFormat does; and how long a "
           + "listed file's length and ETag stand in for the HEAD of open(path) (a file changed since is "
           + "opened again after a HEAD). 0 turns all of these off: every call is S3A's."),
+  ACCESS_TTL("access.ttl", duration(), "30s",
+      "How long an answer from S3 (a successful GET or HEAD of an object version, with this client's "
+          + "credentials) stands for that version in this client: within it, cached bytes of the version "
+          + "(memory, disk, shared tier) are served with no request, and an open by path with no status may "
+          + "read the version this client last saw instead of making a HEAD. Never shared across clients or "
+          + "processes; a LIST is no answer; writes through the client forget the answers for their paths. "
+          + "0: every open asks S3 before a cached byte is served."),
   COST_GET("cost.get", dollars(), "0.0004",
       "US dollars per 1,000 GET requests, for Slipstream.cost() and the benchmark's cost column (S3 Standard's list "
           + "price in US East: GET and all other requests)."),

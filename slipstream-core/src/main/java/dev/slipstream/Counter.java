@@ -146,6 +146,11 @@ public enum Counter {
    * and read in their current version, as a HEAD at open would have.
    */
   OPENS_FROM_LISTING_CHANGED("opens_from_listing_changed"),
+  /**
+   * Opens with no length given (Hadoop's {@code open(path)} included) that took the object's length and
+   * version from an answer S3 gave this client within {@code access.ttl}, instead of a HEAD.
+   */
+  OPENS_FROM_ANSWER("opens_from_answer"),
   /** Second GETs sent for a GET whose response was late ({@code hedge.*}); each is in get_requests too. */
   HEDGED_REQUESTS("hedged_requests"),
   /** Of those, the ones that answered before the GET they hedged: that GET was aborted. */

@@ -13,6 +13,7 @@ import dev.slipstream.internal.fetch.ParallelParts;
 import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.FetchExecutor;
 import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.fetch.RecentAnswers;
 import dev.slipstream.internal.fetch.RangeReader;
 import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.read.ObjectReader;
@@ -63,6 +64,8 @@ public final class Slipstream implements AutoCloseable {
   private final Lister lister;
   private final ReadStatistics stats = ReadStatistics.global().childWithLatencies();
   private final OpenAhead openAhead;
+  /** S3's answers to this client's GETs and HEADs, each standing for access.ttl (rule 8). */
+  private final RecentAnswers answers;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private Slipstream(Builder b) {
@@ -84,8 +87,11 @@ public final class Slipstream implements AutoCloseable {
     this.sources = new Sources(diskCache, config.cacheMode(), config.cacheMemory(), shared, s3, fetcher,
         resources.pool, shadows);
     this.lister = new Lister(store, config, stats);
-    this.openAhead = new OpenAhead(resources.pool, fetcher, sources.s3(), config.blockSize(), config.openAheadFiles(),
-        stats.child(), closeWaitMillis());
+    this.answers = new RecentAnswers(config.accessTtl());
+    // A prepared block is served on the answer of its own GET: with no answer standing (access.ttl=0), none is.
+    int openAheadFiles = config.accessTtl().isZero() ? 0 : config.openAheadFiles();
+    this.openAhead = new OpenAhead(resources.pool, fetcher, sources.s3(), config.blockSize(), openAheadFiles,
+        stats.child(), closeWaitMillis(), answers);
   }
 
   public static Slipstream create(SlipstreamConfig config) {
@@ -189,7 +195,18 @@ public final class Slipstream implements AutoCloseable {
     long length = options.length();
     ETag etag = ETag.fromServer(options.etag());
     java.time.Instant lastModified = null;
-    if (length < 0) {
+    boolean answered = options.fromStore();
+    RecentAnswers.Answer known = length < 0 ? answers.fresh(location) : null;
+    if (known != null) {
+      // No HEAD: S3 answered this client about the object within access.ttl (rule 8).
+      streamStats.increment(Counter.OPENS_FROM_ANSWER);
+      length = known.length();
+      etag = known.etag();
+      lastModified = known.lastModified();
+      // Not answered anew: the open passes its access check on that answer while it stands, and does not
+      // renew it, so an object re-read all day is still asked about once per access.ttl.
+    } else if (length < 0) {
+      answered = true;
       ObjectStore.ObjectMetadata m = fetcher.head(location, streamStats,
           new CancelToken(() -> new IOException("cancelled: HEAD " + location), dev.slipstream.internal.fetch.Purpose.OPEN));
       length = m.length();
@@ -198,9 +215,9 @@ public final class Slipstream implements AutoCloseable {
     }
     streamStats.increment(Counter.STREAMS_OPENED);
     ObjectHandle handle = new ObjectHandle(location, length, options.length() >= 0, etag, lastModified,
-        streamStats);
-    if (options.length() < 0 || options.fromStore()) {
-      handle.headAnswered(); // S3 answered this open: cached bytes may be served (rule 8)
+        streamStats, answers);
+    if (answered) {
+      handle.answered(); // S3 answered this open, or this client within access.ttl: cached bytes may be served
     }
     ObjectReader reader = new ObjectReader(handle, resources.pool, fetcher, sources, config.blockSize(),
         config.prefetchBlocks(), learnedDepth, parquetPlans, options.policy(), options.splitEnd(), closeWaitMillis());
@@ -241,6 +258,24 @@ public final class Slipstream implements AutoCloseable {
   public ReadingOrder readingInOrder(List<ObjectRef> files) {
     Objects.requireNonNull(files, "files");
     return openAhead.readingInOrder(files);
+  }
+
+  /**
+   * The version of {@code location} S3 last named to this client in answer to a GET or HEAD, if that
+   * answer still stands ({@code access.ttl}); null otherwise, or where the server sends no ETag. An open
+   * with its length and ETag makes no HEAD and serves cached bytes of that version with no request.
+   */
+  public ObjectRef recentVersion(S3Location location) {
+    RecentAnswers.Answer a = answers.fresh(Objects.requireNonNull(location, "location"));
+    return a == null || a.etag() == null ? null : new ObjectRef(location, a.length(), a.etag().toString());
+  }
+
+  /**
+   * The caller wrote, replaced or deleted the object at {@code prefix}, or objects under it (every key
+   * that starts with its key): what S3 answered this client about them no longer stands.
+   */
+  public void changed(S3Location prefix) {
+    answers.forgetUnder(Objects.requireNonNull(prefix, "prefix"));
   }
 
   /** The open-ahead of this client, for tests. */

@@ -242,6 +242,11 @@ public final class SlipstreamConfig {
     return value(ConfigKey.OPENAHEAD_FILES);
   }
 
+  /** How long an answer from S3 stands for an object version in this client ({@code access.ttl}; 0: never). */
+  public Duration accessTtl() {
+    return value(ConfigKey.ACCESS_TTL);
+  }
+
   /** How long a glob's flat listing answers the listings of its directories ({@code list.reuse.ttl}; 0: off). */
   public Duration listReuseTtl() {
     return value(ConfigKey.LIST_REUSE_TTL);

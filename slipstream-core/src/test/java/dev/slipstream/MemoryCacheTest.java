@@ -75,12 +75,14 @@ class MemoryCacheTest {
       try (SlipstreamInputStream in = client.open(loc("again"))) {
         byte[] all = in.readAllBytes();
         assertThat(TestData.firstMismatch(3, 0, all, 0, all.length)).isEqualTo(-1);
-        assertThat(count(in, Counter.HEAD_REQUESTS)).as("S3's answer to this open").isEqualTo(1);
+        // S3's answer to the first open stands (access.ttl): no HEAD, no GET, a memory copy.
+        assertThat(count(in, Counter.HEAD_REQUESTS)).isZero();
+        assertThat(count(in, Counter.OPENS_FROM_ANSWER)).isEqualTo(1);
         assertThat(count(in, Counter.GET_REQUESTS)).isZero();
         assertThat(count(in, Counter.MEMORY_CACHE_HITS)).as("every block").isEqualTo(7);
         assertThat(count(in, Counter.MEMORY_CACHE_BYTES_READ)).isEqualTo(size);
       }
-      // Opened as a listing opens a file (length and ETag known, no HEAD): one conditional 1-byte GET first.
+      // Opened as a listing opens a file (length and ETag known, no HEAD): the answer stands for it too.
       String etag;
       try (SlipstreamInputStream in = client.open(loc("again"))) {
         etag = in.etag();
@@ -88,11 +90,22 @@ class MemoryCacheTest {
       try (SlipstreamInputStream in = client.open(loc("again"), OpenOptions.known(size, etag))) {
         byte[] all = in.readAllBytes();
         assertThat(TestData.firstMismatch(3, 0, all, 0, all.length)).isEqualTo(-1);
+        assertThat(count(in, Counter.GET_REQUESTS)).isZero();
+        assertThat(count(in, Counter.MEMORY_CACHE_HITS)).isEqualTo(7);
+      }
+      assertThat(client.memoryInUse()).isZero();
+    }
+    // access.ttl=0: every open asks, the one opened as a listing does with one conditional 1-byte GET first.
+    try (Slipstream client = client("16M", "access.ttl", "0")) {
+      readAll(client, "again", OpenOptions.NONE, 3);
+      String etag = S3.server().etag(BUCKET, "again");
+      try (SlipstreamInputStream in = client.open(loc("again"), OpenOptions.known(size, etag))) {
+        byte[] all = in.readAllBytes();
+        assertThat(TestData.firstMismatch(3, 0, all, 0, all.length)).isEqualTo(-1);
         assertThat(count(in, Counter.GET_REQUESTS)).as("the access check").isEqualTo(1);
         assertThat(count(in, Counter.BYTES_FETCHED)).isEqualTo(1);
         assertThat(count(in, Counter.MEMORY_CACHE_HITS)).isEqualTo(7);
       }
-      assertThat(client.memoryInUse()).isZero();
     }
   }
 
@@ -135,11 +148,77 @@ class MemoryCacheTest {
     S3.server().putGenerated(BUCKET, "versions", 5, size);
     try (Slipstream client = client("16M")) {
       readAll(client, "versions", OpenOptions.NONE, 5);
-      S3.server().putGenerated(BUCKET, "versions", 6, size);
-      try (SlipstreamInputStream in = client.open(loc("versions"))) {
+      S3.server().putGenerated(BUCKET, "versions", 6, size); // by another client
+      // Opened as the new version (a listing or a status names it): never the old bytes.
+      OpenOptions v6 = OpenOptions.known(size, S3.server().etag(BUCKET, "versions"));
+      try (SlipstreamInputStream in = client.open(loc("versions"), v6)) {
         byte[] all = in.readAllBytes();
         assertThat(TestData.firstMismatch(6, 0, all, 0, all.length)).as("the new version's bytes").isEqualTo(-1);
         assertThat(count(in, Counter.MEMORY_CACHE_HITS)).isZero();
+      }
+    }
+    try (Slipstream client = client("16M", "access.ttl", "0")) {
+      readAll(client, "versions", OpenOptions.NONE, 6);
+      S3.server().putGenerated(BUCKET, "versions", 7, size);
+      // Opened by path with access.ttl=0: the HEAD names the new version.
+      try (SlipstreamInputStream in = client.open(loc("versions"))) {
+        byte[] all = in.readAllBytes();
+        assertThat(TestData.firstMismatch(7, 0, all, 0, all.length)).as("the new version's bytes").isEqualTo(-1);
+        assertThat(count(in, Counter.MEMORY_CACHE_HITS)).isZero();
+      }
+    }
+  }
+
+  /**
+   * Rule 8, within access.ttl: an open by path, with no status, may read the version this client last
+   * saw though another client replaced it since; whole, never mixed with the new one.
+   */
+  @Test
+  void withinTheTtlAnOpenByPathReadsTheVersionThisClientLastSawWhole() throws IOException {
+    long size = 3L * BLOCK;
+    S3.server().putGenerated(BUCKET, "last-seen", 12, size);
+    try (Slipstream client = client("16M")) {
+      readAll(client, "last-seen", OpenOptions.NONE, 12);
+      S3.server().putGenerated(BUCKET, "last-seen", 13, size);
+      try (SlipstreamInputStream in = client.open(loc("last-seen"))) {
+        byte[] all = in.readAllBytes();
+        assertThat(TestData.firstMismatch(12, 0, all, 0, all.length)).as("the version last seen").isEqualTo(-1);
+        assertThat(count(in, Counter.GET_REQUESTS) + count(in, Counter.HEAD_REQUESTS)).isZero();
+      }
+      client.changed(loc("last-seen")); // what a write through this client says
+      try (SlipstreamInputStream in = client.open(loc("last-seen"))) {
+        byte[] all = in.readAllBytes();
+        assertThat(TestData.firstMismatch(13, 0, all, 0, all.length)).as("after a write: the new version")
+            .isEqualTo(-1);
+      }
+    }
+  }
+
+  @Test
+  void anOpenServedOnAStandingAnswerDoesNotRenewIt() throws Exception {
+    long size = 2L * BLOCK;
+    S3.server().putGenerated(BUCKET, "renew", 14, size);
+    try (Slipstream client = client("16M", "access.ttl", "1s")) {
+      long askedFrom = System.nanoTime();
+      readAll(client, "renew", OpenOptions.NONE, 14); // S3's last answer comes within this read
+      long askedUntil = System.nanoTime();
+      // Re-reads well within the second the answer stands: served from memory on it, with no request.
+      int reReads = 0;
+      while (System.nanoTime() - askedFrom < 500_000_000L || reReads == 0) {
+        try (SlipstreamInputStream in = client.open(loc("renew"))) {
+          in.readAllBytes();
+          assertThat(count(in, Counter.GET_REQUESTS) + count(in, Counter.HEAD_REQUESTS)).isZero();
+          assertThat(count(in, Counter.OPENS_FROM_ANSWER)).isEqualTo(1);
+        }
+        reReads++;
+        Thread.sleep(50);
+      }
+      // Past the ttl of the last answer S3 gave: the re-reads did not renew it, so this open asks S3.
+      Thread.sleep(Math.max(0, (askedUntil + 1_100_000_000L - System.nanoTime()) / 1_000_000));
+      try (SlipstreamInputStream in = client.open(loc("renew"))) {
+        in.readAllBytes();
+        assertThat(count(in, Counter.HEAD_REQUESTS)).as("an open after the answer's ttl asks S3").isEqualTo(1);
+        assertThat(count(in, Counter.OPENS_FROM_ANSWER)).isZero();
       }
     }
   }
@@ -149,7 +228,8 @@ class MemoryCacheTest {
     long size = 4L * BLOCK + 17;
     S3.server().putGenerated(BUCKET, "gone", 7, size);
     S3.server().putGenerated(BUCKET, "changed", 8, size);
-    try (Slipstream client = client("16M")) {
+    // Every open asks S3 (access.ttl=0): the answers of the first reads do not stand for the later opens.
+    try (Slipstream client = client("16M", "access.ttl", "0")) {
       String goneEtag;
       try (SlipstreamInputStream in = client.open(loc("gone"))) {
         in.readAllBytes();

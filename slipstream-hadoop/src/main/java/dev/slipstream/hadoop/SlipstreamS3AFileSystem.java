@@ -242,7 +242,8 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
 
   /**
    * This FileSystem changes {@code paths}: kept glob listings are dropped, and so are the listed versions
-   * that {@code open(path)} would use instead of a HEAD for these paths and everything under them.
+   * that {@code open(path)} would use instead of a HEAD for these paths and everything under them, and
+   * the answers S3 gave about them (access.ttl).
    */
   private void changed(Path... paths) {
     ListingReuse reuse = listingReuse;
@@ -255,6 +256,9 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
         Path q = p == null ? null : qualify(p);
         if (q != null && getBucket().equals(q.toUri().getHost())) {
           memory.forgetUnder(getBucket(), pathToKey(q));
+          if (slipstream != null) {
+            slipstream.changed(new S3Location(getBucket(), pathToKey(q))); // S3's answers for them no longer stand
+          }
         }
       }
     }
@@ -364,11 +368,20 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     SlipstreamInputStream in;
     SlipstreamFSInputStream.Reopen reopen = null;
     ObjectRef listed = length < 0 ? listings.listedRecently(location) : null;
-    if (listed != null) {
-      // No HEAD: a listing of this FileSystem gave the length and version moments ago. If the file
-      // changed since, its first read finds out (S3 refuses the listed version) and it is opened again
-      // after a HEAD, so that it is read in its current version as S3A's open would have.
+    ObjectRef answered = length < 0 && listed == null ? slipstream.recentVersion(location) : null;
+    if (answered != null) {
+      slipstream.statistics().increment(Counter.OPENS_FROM_ANSWER);
+      listed = answered;
+    } else if (listed != null) {
       slipstream.statistics().increment(Counter.OPENS_FROM_LISTING);
+    }
+    if (listed != null) {
+      // No HEAD: a listing of this FileSystem, or S3's answer to a read of it within access.ttl, gave the
+      // length and version moments ago. If the file changed since, its first request finds out (S3
+      // refuses that version) and it is opened again after a HEAD, so that it is read in its current
+      // version as S3A's open would have. Bytes this client cached of that version and served with no
+      // request are the version it last saw (rule 8).
+
       in = slipstream.open(location, openOptions(listed.length(), listed.etag(), false, options));
       reopen = () -> {
         slipstream.statistics().increment(Counter.OPENS_FROM_LISTING_CHANGED);
@@ -492,14 +505,20 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     }
   }
 
+  /** The core client this FileSystem reads with, for tests; null before initialize. */
+  dev.slipstream.Slipstream slipstream() {
+    return slipstream;
+  }
+
   @Override
   public void close() throws IOException {
     try {
-      super.close();
-    } finally {
       if (slipstream != null) {
-        slipstream.close(); // the S3 client is S3A's: closed by super.close(), not here
+        // First: its open-ahead fetches and cache writes end while the S3 client they use, S3A's, is open.
+        slipstream.close();
       }
+    } finally {
+      super.close(); // closes the S3 client
     }
   }
 }

@@ -24,10 +24,19 @@ import java.util.concurrent.atomic.AtomicReference;
  * If-Match} the ETag of the open), shared by every reader of the open, that runs alongside the disk
  * read; the cached bytes are returned only once it has succeeded. A 403, 404 or 412 answer is final for
  * the open and fails every cached read with it; any other failure lets the next hit try again.
+ *
+ * <p>An answer this client got for the same version within {@code access.ttl} before the open (see
+ * {@link RecentAnswers}) passes the gate too, with no request.
  */
 public final class AccessCheck {
   private volatile boolean granted;
+  private final java.util.function.BooleanSupplier answeredRecently;
   private final AtomicReference<Probe> probe = new AtomicReference<>();
+
+  /** @param answeredRecently whether this client has a standing answer for the version the open reads */
+  AccessCheck(java.util.function.BooleanSupplier answeredRecently) {
+    this.answeredRecently = answeredRecently;
+  }
 
   /** S3 answered a request of this open with success. */
   void grant() {
@@ -35,6 +44,9 @@ public final class AccessCheck {
   }
 
   boolean granted() {
+    if (!granted && answeredRecently.getAsBoolean()) {
+      granted = true; // for the rest of the open, as an answer within it would be
+    }
     return granted;
   }
 
@@ -44,7 +56,7 @@ public final class AccessCheck {
    * null if the gate is passed.
    */
   Probe start(BlockFetcher.IoWork send, java.util.function.Consumer<Probe> submit) {
-    while (!granted) {
+    while (!granted()) {
       Probe p = probe.get();
       if (p != null && !p.retryable()) {
         return p;

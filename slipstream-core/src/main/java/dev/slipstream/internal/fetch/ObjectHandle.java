@@ -22,7 +22,9 @@ public final class ObjectHandle {
   private final AtomicReference<ETag> etag;
   private final AtomicReference<Instant> lastModified;
   private final ReadStatistics stats;
-  private final AccessCheck access = new AccessCheck();
+  /** This client's standing answers from S3 (access.ttl), or null where none are kept. */
+  private final RecentAnswers answers;
+  private final AccessCheck access = new AccessCheck(this::answeredRecently);
   /** Which stream (or open-ahead fetch) this is, in the request log. */
   private final long id = IDS.incrementAndGet();
   private static final java.util.concurrent.atomic.AtomicLong IDS = new java.util.concurrent.atomic.AtomicLong();
@@ -42,6 +44,19 @@ public final class ObjectHandle {
    */
   public ObjectHandle(S3Location location, long length, boolean lengthGiven, ETag etag, Instant lastModified,
       ReadStatistics stats) {
+    this(location, length, lengthGiven, etag, lastModified, stats, null);
+  }
+
+  /**
+   * @param lengthGiven the length came from the caller, not from S3
+   * @param etag the ETag, or null if not known yet
+   * @param lastModified the version's Last-Modified, or null if not known yet
+   * @param answers the client's standing answers from S3, which this open's answers join and whose
+   *     answer for this version passes its access check; or null
+   */
+  public ObjectHandle(S3Location location, long length, boolean lengthGiven, ETag etag, Instant lastModified,
+      ReadStatistics stats, RecentAnswers answers) {
+    this.answers = answers;
     this.location = location;
     this.length = length;
     this.lengthGiven = lengthGiven;
@@ -91,9 +106,29 @@ public final class ObjectHandle {
     return access;
   }
 
-  /** The HEAD of this open succeeded: S3 has answered it, cached bytes may be served. */
-  public void headAnswered() {
+  /**
+   * S3 answered a request of this open (its HEAD, or a GET whose response passed its checks) with
+   * success: cached bytes may be served, and the client remembers the answer for {@code access.ttl}.
+   */
+  public void answered() {
     access.grant();
+    if (answers != null) {
+      answers.answered(location, etag.get(), lastModified.get(), length);
+    }
+  }
+
+  /**
+   * S3 refused a request of this open for good: the object changed, is gone, or access is denied. The
+   * client's answer for the object no longer stands: the next open asks again.
+   */
+  void refused() {
+    if (answers != null) {
+      answers.forget(location);
+    }
+  }
+
+  private boolean answeredRecently() {
+    return answers != null && answers.fresh(location, etag.get(), lastModified.get());
   }
 
   /** Fails if the object's length, as a response states it, is not the length this stream reads. */

@@ -143,6 +143,10 @@ public final class RangeReader {
       return attempt(h, start, end, dst, off, token, t0, firstByte, got);
     } catch (IOException | RuntimeException | Error e) {
       failure = e;
+      if (e instanceof dev.slipstream.ObjectChangedException || e instanceof java.io.FileNotFoundException
+          || e instanceof java.nio.file.AccessDeniedException) {
+        h.refused();
+      }
       throw e;
     } finally {
       if (RequestLog.on()) {
@@ -165,7 +169,6 @@ public final class RangeReader {
     }
     firstByte[0] = System.nanoTime() - t0;
     h.stats().record(Latency.GET_FIRST_BYTE, firstByte[0]);
-    h.access().grant(); // a response with this process's credentials: cached bytes of this open may be served
     token.attach(body);
     long got = 0;
     boolean reuse = false;
@@ -173,6 +176,9 @@ public final class RangeReader {
     try {
       // Not a byte is used before the response proved to be the range asked for, of this version.
       long skip = ResponseCheck.check(h, start, end, body, readThroughMax);
+      // A response with this client's credentials, and of this version (checked just now, not trusted
+      // to If-Match, which some servers ignore): cached bytes of this version may be served.
+      h.answered();
       long want = end - start;
       InputStream in = body.stream();
       if (skip > 0) {

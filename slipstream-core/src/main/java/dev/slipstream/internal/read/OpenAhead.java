@@ -14,6 +14,7 @@ import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.fetch.RecentAnswers;
 import dev.slipstream.internal.source.S3Source;
 import dev.slipstream.internal.store.ETag;
 import java.util.ArrayDeque;
@@ -57,6 +58,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code ObjectChangedException}: the listed version or a clear error, never a mix; a stream that learns
  * the new ETag reads the new version from S3.
  *
+ * <p><b>Never a byte without an answer.</b> A prepared block is S3's answer to this client's GET, and it
+ * stands for {@code access.ttl} like any other ({@link RecentAnswers}, rule 8): a block that arrived is
+ * handed over only while the answer of its GET still stands (not expired, not forgotten by a write, not
+ * replaced by an answer naming another version); one still in flight is handed over, its GET being the
+ * open's answer. With {@code access.ttl=0} no answer stands, and the client does no open-ahead.
+ *
  * <p><b>It must pay for itself.</b> Only objects no larger than a block are prepared: a reader that
  * starts at the first byte reads such an object whole, so the prepared block is exactly what it takes
  * first, while for a larger object one request's latency is small against its read (and its own
@@ -86,6 +93,7 @@ public final class OpenAhead implements AutoCloseable {
   private final long memoryCap;
   private final long closeWaitMillis;
   private final ReadStatistics stats;
+  private final RecentAnswers answers;
   private final ReentrantLock lock = new ReentrantLock();
   /** Prepared blocks by object, oldest first. Guarded by {@code lock}. */
   private final LinkedHashMap<S3Location, Prepared> prepared = new LinkedHashMap<>();
@@ -107,9 +115,11 @@ public final class OpenAhead implements AutoCloseable {
    * @param maxFiles most objects prepared at once ({@code openahead.files}); 0 disables open-ahead
    * @param stats where open-ahead counts, and where the GETs of its fetches are counted
    * @param closeWaitMillis how long {@link #close()} waits for cancelled fetches to end
+   * @param answers the client's standing answers: a fetched block is handed over only while its own stands
    */
   public OpenAhead(BufferPool pool, BlockFetcher fetcher, S3Source s3, int blockSize, int maxFiles, ReadStatistics stats,
-      long closeWaitMillis) {
+      long closeWaitMillis, RecentAnswers answers) {
+    this.answers = answers;
     this.pool = pool;
     this.fetcher = fetcher;
     this.s3 = s3;
@@ -165,7 +175,8 @@ public final class OpenAhead implements AutoCloseable {
         }
         // Owner (this class, then the stream that adopts it) + the fetch's pin.
         Block block = new Block(0, 0, buffer, len, false, pool, stats, 1);
-        ObjectHandle handle = new ObjectHandle(ref.location(), ref.length(), true, ref.etag(), stats);
+        ObjectHandle handle = new ObjectHandle(ref.location(), ref.length(), true,
+            ETag.fromServer(ref.etag()), null, stats, answers);
         p = new Prepared(ref, block, handle, new CancelToken(BlockCancelledException::new, Purpose.OPEN_AHEAD), System.nanoTime());
         prepared.put(ref.location(), p);
         heldBytes += size;
@@ -232,12 +243,16 @@ public final class OpenAhead implements AutoCloseable {
     if (b.isDone() && !b.isReady()) {
       return false; // failed: the stream fetches the block itself, with its own retries
     }
+    boolean sameVersion;
     if (p.ref.etag() != null) {
       // The fetch carries If-Match on the hint's ETag: its bytes are that version's or it fails.
-      return sameEtag(p.ref.etag(), etag);
+      sameVersion = sameEtag(p.ref.etag(), etag);
+    } else {
+      // The version is the response's: only known, and only checkable, once the block has arrived.
+      sameVersion = b.isReady() && sameEtag(p.handle.etag(), etag);
     }
-    // The version is the response's: only known, and only checkable, once the block has arrived.
-    return b.isReady() && sameEtag(p.handle.etag(), etag);
+    // Arrived: its GET was S3's answer, which must still stand (rule 8). In flight: its GET answers now.
+    return sameVersion && (!b.isDone() || answers.fresh(p.ref.location(), ETag.fromServer(etag), null));
   }
 
   /**
