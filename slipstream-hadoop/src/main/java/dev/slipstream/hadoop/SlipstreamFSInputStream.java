@@ -125,7 +125,8 @@ final class SlipstreamFSInputStream extends FSInputStream
     if (r == null) {
       throw e; // bytes of the listed version were returned: the change happened during this read
     }
-    reopen = null;
+    // The guard stays up until the swap: meanwhile, a read of another thread must not take the unlocked
+    // path to the old stream (a block it holds would be the old version, and this read the new one).
     SlipstreamInputStream fresh = r.open();
     try {
       long pos = failed.getPos();
@@ -137,6 +138,7 @@ final class SlipstreamFSInputStream extends FSInputStream
       throw seekFailed;
     }
     in = fresh;
+    reopen = null; // after the swap: a read that finds no guard finds the new stream
     ioStatistics = ReadIOStatistics.of(fresh.statistics());
     failed.close();
     return fresh;
@@ -271,10 +273,35 @@ final class SlipstreamFSInputStream extends FSInputStream
     if (firstRead < 0 && !ranges.isEmpty()) {
       firstRead = Math.max(1, ranges.get(0).getOffset()); // vectored: never a read from the start
     }
+    if (reopen != null && !ranges.isEmpty()) {
+      settleVersion(ranges);
+    }
     // Counted here, on the caller's thread: FileSystem.Statistics keeps per-thread totals, and Spark
     // reads its task's input bytes from the task thread's.
     long requested = vectored.read(in, ranges, allocate, release);
     counted((int) Math.min(Integer.MAX_VALUE, requested));
+  }
+
+  /**
+   * Before the first vectored read of a stream opened with a listed version: one byte of the first range,
+   * read through the guard, so that a file changed since is opened again (and read in its current
+   * version, as S3A's open would) before any range is read, and a file read as listed settles the
+   * version, so that a later change fails the stream instead of mixing versions. The byte is read
+   * where the ranges are about to be read: the request it makes, if any, fetches what they need.
+   */
+  private void settleVersion(List<? extends FileRange> ranges) throws IOException {
+    FileRange first = ranges.get(0);
+    for (FileRange r : ranges) {
+      if (r.getOffset() < first.getOffset()) {
+        first = r;
+      }
+    }
+    long at = first.getOffset();
+    if (at < 0 || first.getLength() <= 0 || at >= in.length()) {
+      return; // the vectored read itself rejects it, with the error Hadoop's contract names
+    }
+    byte[] one = new byte[1];
+    read(s -> s.read(at, one, 0, 1));
   }
 
   @Override
