@@ -155,6 +155,38 @@ class RowGroupAheadTest {
     }
   }
 
+  /**
+   * What row groups fetched ahead hold is memory the pool may take back. One thread reads a file's row
+   * groups, under a budget that its pieces ahead and its tail fill to less than a block; then it opens
+   * another object and reads it from the start, which needs a block buffer only the pool can give. Held
+   * for good, the pieces would make it wait for memory that only this thread's later reads would free.
+   */
+  @Test
+  void piecesAheadAreMemoryThePoolTakesBackSoAnotherStreamOnTheSameThreadProceeds() {
+    // The tail (64 KiB), four pieces of a block (the bound: prefetch.blocks=4), and 128 KiB to spare.
+    try (Slipstream tight = Slipstream.builder().isolatedResources().config(TestClients.config(S3.server())
+        .set("block.size", String.valueOf(SMALL_BLOCK)).set("memory.max", String.valueOf((64 + 4 * 256 + 128) << 10))
+        .set("prefetch.blocks", "4").set("cache.memory", "false").build()).build()) {
+      org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(60), () -> {
+        try (SlipstreamInputStream a = openAfterFooter(tight)) {
+          readChecked(a, chunkStart(0, 0), COLUMNS * CHUNK);
+          readChecked(a, chunkStart(1, 0), COLUMNS * CHUNK); // in a row: row group 2 is fetched ahead
+          assertThat(a.statistics().get(Counter.ROW_GROUP_AHEAD_STARTED)).as("pieces fetched ahead")
+              .isEqualTo(2 + 4);
+          try (SlipstreamInputStream c = tight.open(S3Location.parse("s3://" + BUCKET + "/t.parquet"),
+              OpenOptions.length(data.length))) {
+            byte[] first = c.readNBytes(SMALL_BLOCK + 1000);
+            assertThat(first).isEqualTo(Arrays.copyOf(data, first.length));
+          }
+          for (int g = 2; g < GROUPS; g++) { // what the pool took back is fetched again: every byte right
+            readChecked(a, chunkStart(g, 0), COLUMNS * CHUNK);
+          }
+        }
+      });
+      assertThat(tight.memoryInUse()).isZero();
+    }
+  }
+
   @Test
   void noPrefetchMeansNoRowGroupAhead() throws Exception {
     try (Slipstream small = smallBlocks("0")) {

@@ -6,6 +6,7 @@ package dev.slipstream.internal.read;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.block.Span;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -31,8 +32,10 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Bounded: a stream holds at most {@code maxHeld} bytes ahead (as many as a sequential reader may
  * have in flight), and memory comes only from what is free in the pool (never waiting, never evicting a
- * stream's block). Its fetches are prefetches: they queue behind every read a caller waits for.
- * Thread-safe.
+ * stream's block). A fetched piece no read is copying from is the pool's to take back ({@link Span}),
+ * like any idle block: a reader waiting for memory never waits for pieces that only later reads would
+ * free. A read finds a piece taken back gone, and fetches its bytes itself. Its fetches are prefetches:
+ * they queue behind every read a caller waits for. Thread-safe.
  */
 final class RowGroupAhead {
   /**
@@ -76,17 +79,18 @@ final class RowGroupAhead {
     final long start;
     final int length;
     final int group;
-    final byte[] buffer;
+    /** The bytes: pinned by the fetch while it runs and by each copy; evictable by the pool otherwise. */
+    final Span span;
     final CompletableFuture<Void> fetched;
     final List<CompletableFuture<Void>> copies = new ArrayList<>();
     /** Bytes reads have copied out of it so far. */
     long claimed;
 
-    Piece(long start, int length, int group, byte[] buffer, CompletableFuture<Void> fetched) {
+    Piece(long start, int length, int group, Span span, CompletableFuture<Void> fetched) {
       this.start = start;
       this.length = length;
       this.group = group;
-      this.buffer = buffer;
+      this.span = span;
       this.fetched = fetched;
     }
 
@@ -173,8 +177,9 @@ final class RowGroupAhead {
       if (piece.end() <= p) {
         continue;
       }
-      if (piece.fetched.isCompletedExceptionally()) {
-        it.remove(); // cancelled by an interrupted read, say: fetched again below, as a gap
+      if (piece.fetched.isCompletedExceptionally() || !piece.span.tryPin()) {
+        // Cancelled by an interrupted read, say, or taken back by the pool: fetched again below, as a gap.
+        it.remove();
         given.add(piece);
         continue;
       }
@@ -188,7 +193,18 @@ final class RowGroupAhead {
       if (piece.claimed == 0) {
         stats.increment(Counter.ROW_GROUP_AHEAD_USED);
       }
-      CompletableFuture<Void> copy = piece.fetched.thenRun(() -> System.arraycopy(piece.buffer, from, dst, to, n));
+      // The copy's pin, taken above, keeps the bytes until the copy has run (or the fetch failed).
+      CompletableFuture<Void> copy = piece.fetched.handle((v, t) -> {
+        try {
+          if (t != null) {
+            throw t instanceof java.util.concurrent.CompletionException c ? c : new java.util.concurrent.CompletionException(t);
+          }
+          System.arraycopy(piece.span.buffer(), from, dst, to, n);
+          return null;
+        } finally {
+          piece.span.unpin();
+        }
+      });
       piece.copies.add(copy);
       done.add(copy);
       piece.claimed += n;
@@ -265,7 +281,20 @@ final class RowGroupAhead {
       }
       held += n;
       stats.increment(Counter.ROW_GROUP_AHEAD_STARTED);
-      pieces.put(plan.from, new Piece(plan.from, n, plan.group, buffer, ahead.start(plan.from, buffer, 0, n)));
+      Span span = new Span(plan.from, buffer, n, pool, stats); // the owner's reference and the fetch's pin
+      CompletableFuture<Void> fetched;
+      try {
+        fetched = ahead.start(plan.from, buffer, 0, n);
+      } catch (RuntimeException e) { // could not start (the client closing): a gap for the read that wants it
+        fetched = CompletableFuture.failedFuture(e);
+      }
+      fetched.whenComplete((v, t) -> {
+        if (t == null) {
+          span.filled(); // idle: the pool may take it back while no copy pins it
+        }
+        span.unpin();
+      });
+      pieces.put(plan.from, new Piece(plan.from, n, plan.group, span, fetched));
       plan.from += n;
       if (plan.from >= plan.end) {
         plans.poll();
@@ -320,10 +349,10 @@ final class RowGroupAhead {
       if (piece.claimed == 0) {
         stats.increment(Counter.ROW_GROUP_AHEAD_WASTED);
       }
+      piece.span.releaseOwner(); // the buffer goes back once the fetch and the copies let go of it
       List<CompletableFuture<Void>> all = new ArrayList<>(piece.copies);
       all.add(piece.fetched);
       CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).whenComplete((v, t) -> {
-        pool.release(piece.buffer);
         synchronized (this) {
           held -= piece.length;
           fill();
