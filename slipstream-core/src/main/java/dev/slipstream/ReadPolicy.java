@@ -15,7 +15,12 @@ public enum ReadPolicy {
    * of a Parquet file whose footer the client has read, reads as {@link #RANDOM}.
    */
   ADAPTIVE,
-  /** Read start to end (a whole file, a CSV or JSON split): prefetch at full depth from the first read. */
+  /**
+   * Read start to end (a whole file, a CSV or JSON split; Hadoop's {@code whole-file} and {@code
+   * sequential} read policies, which {@code FileUtil.copy} and the shell's {@code -cp} and {@code -get}
+   * declare): prefetch from the first read, starting at the depth this client's readers have needed and
+   * at least half of {@code prefetch.blocks}.
+   */
   SEQUENTIAL,
   /**
    * Ranges: a footer, then column chunks or index entries here and there (Parquet, ORC, an index,

@@ -79,7 +79,7 @@ final class ClusterWorkload implements Workload.TwoHosts {
   public Run prepare(ReadSession session, Fixture fixture) throws IOException {
     emptyPool();
     return SequentialWorkload.copyRun(session, session.stat(KEY), fixture.scratch().resolve(name + "-copy.bin"),
-        length, crc);
+        length, crc, false);
   }
 
   @Override
@@ -91,7 +91,7 @@ final class ClusterWorkload implements Workload.TwoHosts {
       }
       emptyPool();
       Run first = SequentialWorkload.copyRun(hostA, hostA.stat(KEY), fixture.scratch().resolve(name + "-a.bin"),
-          length, crc);
+          length, crc, false);
       first.execute();
       wrong = first.verify();
     }
@@ -102,7 +102,7 @@ final class ClusterWorkload implements Workload.TwoHosts {
       servers.get(1).kill();
     }
     return SequentialWorkload.copyRun(hostB, hostB.stat(KEY), fixture.scratch().resolve(name + "-b.bin"),
-        length, crc);
+        length, crc, false);
   }
 
   /** Every server running and empty. */

@@ -96,7 +96,16 @@ final class CoreSession implements ReadSession {
 
   @Override
   public ObjectStream open(FileRef file) throws IOException {
-    SlipstreamInputStream in = openStream(file);
+    return stream(openStream(file));
+  }
+
+  @Override
+  public ObjectStream openWhole(FileRef file) throws IOException {
+    return stream(slipstream.open(new S3Location(bucket, file.key()),
+        OpenOptions.known(file.length(), file.etag()).withPolicy(dev.slipstream.ReadPolicy.SEQUENTIAL)));
+  }
+
+  private static ObjectStream stream(SlipstreamInputStream in) {
     return new ObjectStream() {
       @Override
       public int read(byte[] b, int off, int len) throws IOException {

@@ -150,6 +150,14 @@ final class HadoopSession implements ReadSession {
   }
 
   @Override
+  public ObjectStream openWhole(FileRef file) throws IOException {
+    FileStatus st = (FileStatus) file.handle();
+    // As FileUtil.copy opens its source (Hadoop 3.4+): the status, and the whole-file read policy.
+    return stream(FutureIO.awaitFuture(fs.openFile(st.getPath()).withFileStatus(st)
+        .opt("fs.option.openfile.read.policy", "whole-file").build()));
+  }
+
+  @Override
   public ObjectStream openPath(String key) throws IOException {
     return stream(fs.open(new Path(root, key)));
   }

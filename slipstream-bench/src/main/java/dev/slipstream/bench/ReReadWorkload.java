@@ -68,6 +68,6 @@ final class ReReadWorkload implements Workload {
       // Slipstream writes its disk cache in the background; a re-read comes later than that in real life.
       Slipstream.awaitDiskCacheWrites(Duration.ofMinutes(2));
     }
-    return SequentialWorkload.copyRun(session, ref, fixture.scratch().resolve(name() + "-copy.bin"), length, crc);
+    return SequentialWorkload.copyRun(session, ref, fixture.scratch().resolve(name() + "-copy.bin"), length, crc, false);
   }
 }

@@ -57,6 +57,12 @@ interface ReadSession extends Closeable {
   ObjectStream open(FileRef file) throws IOException;
 
   /**
+   * Opens an object whose length and ETag are known to read it whole, declaring so as Hadoop's {@code
+   * FileUtil.copy} and the shell's {@code -cp} and {@code -get} do (read policy {@code whole-file}).
+   */
+  ObjectStream openWhole(FileRef file) throws IOException;
+
+  /**
    * Opens an object by its key alone, as plain record readers call {@code FileSystem.open(path)}: no
    * status passed. Null where the reader has no FileSystem.
    */

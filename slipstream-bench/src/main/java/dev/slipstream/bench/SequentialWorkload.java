@@ -13,24 +13,33 @@ import java.util.zip.CRC32C;
 /**
  * Workload 1, the reference benchmark: read one large object start to end and write it to a local temp
  * file (the write stands in for a mapper's work), in 1 MiB reads. The copy is checked against the source
- * by CRC32C after the timer stops.
+ * by CRC32C after the timer stops. {@code sequential} opens the object as Hadoop's {@code FileUtil.copy}
+ * does, declaring the whole-file read policy; {@code sequential-plain-open} opens it with no policy, as
+ * a record reader does, and shows how fast the reader's prefetch ramps up on its own.
  */
 final class SequentialWorkload implements Workload {
   static final String NAME = "sequential";
+  static final String PLAIN_OPEN = "sequential-plain-open";
   static final String KEY = "sequential/object.bin";
   private static final int BUFFER = 1 << 20;
 
+  private final boolean plainOpen;
   private long length;
   private long crc;
 
+  SequentialWorkload(boolean plainOpen) {
+    this.plainOpen = plainOpen;
+  }
+
   @Override
   public String name() {
-    return NAME;
+    return plainOpen ? PLAIN_OPEN : NAME;
   }
 
   @Override
   public String description() {
-    return "read one " + Report.binary(length) + " object start to end in 1 MiB reads, writing it to a local temp file";
+    return "read one " + Report.binary(length) + " object start to end in 1 MiB reads, writing it to a local temp file"
+        + (plainOpen ? "; opened with no read policy" : "; opened declaring the whole-file read policy, as FileUtil.copy");
   }
 
   /** The object's data seed: shared with {@link RandomWorkload}. */
@@ -46,17 +55,22 @@ final class SequentialWorkload implements Workload {
 
   @Override
   public Run prepare(ReadSession session, Fixture fixture) throws IOException {
-    return copyRun(session, session.stat(KEY), fixture.scratch().resolve("sequential-copy.bin"), length, crc);
+    return copyRun(session, session.stat(KEY), fixture.scratch().resolve("sequential-copy.bin"), length, crc,
+        !plainOpen);
   }
 
-  /** A run that copies {@code ref} to {@code copy} in 1 MiB reads, checked by CRC32C afterwards. */
-  static Run copyRun(ReadSession session, FileRef ref, Path copy, long length, long crc) {
+  /**
+   * A run that copies {@code ref} to {@code copy} in 1 MiB reads, checked by CRC32C afterwards; {@code
+   * whole}: opened declaring the whole-file read policy.
+   */
+  static Run copyRun(ReadSession session, FileRef ref, Path copy, long length, long crc, boolean whole) {
     return new Run() {
       @Override
       public long execute() throws IOException {
         byte[] buf = new byte[BUFFER];
         long total = 0;
-        try (ObjectStream in = session.open(ref); OutputStream out = Files.newOutputStream(copy)) {
+        try (ObjectStream in = whole ? session.openWhole(ref) : session.open(ref);
+            OutputStream out = Files.newOutputStream(copy)) {
           int n;
           while ((n = in.read(buf, 0, buf.length)) > 0) {
             out.write(buf, 0, n);

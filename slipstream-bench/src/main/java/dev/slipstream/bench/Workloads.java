@@ -9,7 +9,8 @@ import java.util.List;
  * The workloads the benchmark knows, by name, in run order (see docs/benchmarks.md).
  */
 final class Workloads {
-  private static final List<String> NAMES = List.of(SequentialWorkload.NAME, ParquetWorkload.FULL,
+  private static final List<String> NAMES = List.of(SequentialWorkload.NAME, SequentialWorkload.PLAIN_OPEN,
+      ParquetWorkload.FULL,
       ParquetWorkload.PROJECTED, RandomWorkload.NAME, SmallFilesWorkload.NAME, SmallFilesWorkload.BY_PATH,
       ListingWorkload.DIRECTORIES, ListingWorkload.PER_DIRECTORY,
       ListingWorkload.GLOB, ListingWorkload.RECURSIVE, ReReadWorkload.FIRST, ReReadWorkload.AGAIN);
@@ -54,7 +55,8 @@ final class Workloads {
       }
     }
     return switch (name) {
-      case SequentialWorkload.NAME -> new SequentialWorkload();
+      case SequentialWorkload.NAME -> new SequentialWorkload(false);
+      case SequentialWorkload.PLAIN_OPEN -> new SequentialWorkload(true);
       case ParquetWorkload.FULL -> new ParquetWorkload(false);
       case ParquetWorkload.PROJECTED -> new ParquetWorkload(true);
       case RandomWorkload.NAME -> new RandomWorkload();

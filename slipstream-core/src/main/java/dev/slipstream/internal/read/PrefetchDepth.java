@@ -10,6 +10,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the depth policy lives.
  *
  * <p>A run starts at 2 blocks, so that a reader that reads a header and jumps away wastes a block or two.
+ * A caller that declared a sequential read (Hadoop's {@code whole-file} and {@code sequential} read
+ * policies, which {@code FileUtil.copy} and the shell's {@code -cp} and {@code -get} declare) starts at
+ * the depth the client has learned, and at least half the cap: it has promised the run.
  * While the depth is growing it doubles with each block the reader enters, up to the cap ({@code
  * prefetch.blocks}); entering the second block proves the run sequential, and the depth then starts from
  * what the client has learned ({@link Learned}) instead of ramping up again. When the reader finds a
@@ -25,7 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * planner guards it.
  */
 public final class PrefetchDepth {
-  /** The depth a run starts at (unless its caller promised to read sequentially). */
+  /** The depth a run starts at (unless its caller promised to read sequentially: see {@link #start()}). */
   static final int START = 2;
 
   /** What a client has learned: the depth a proven run starts from. Thread-safe; one per client. */
@@ -48,7 +51,7 @@ public final class PrefetchDepth {
   }
 
   private final int cap;
-  private final int initial;
+  private final boolean sequential;
   private final Learned learned;
   private int depth;
   private boolean growing = true;
@@ -60,18 +63,29 @@ public final class PrefetchDepth {
 
   /**
    * @param cap most blocks ahead ({@code prefetch.blocks})
-   * @param sequential the caller promised to read in order: start at the cap
+   * @param sequential the caller promised to read in order: start deep
    */
   PrefetchDepth(int cap, boolean sequential, Learned learned) {
     this.cap = cap;
+    this.sequential = sequential;
     this.learned = learned;
-    this.initial = sequential ? cap : Math.min(START, cap);
-    this.depth = initial;
+    this.depth = start();
+  }
+
+  /**
+   * Where a run starts: 2 blocks; for a declared sequential read, the depth the client's readers have
+   * needed, and at least half the cap (a first read of a fresh client has learned nothing yet).
+   */
+  private int start() {
+    if (!sequential) {
+      return Math.min(START, cap);
+    }
+    return Math.min(cap, Math.max((cap + 1) / 2, learned.get()));
   }
 
   /** A jump: the next read in order starts a new run. */
   void reset() {
-    depth = initial;
+    depth = start();
     growing = true;
     lastBlock = -1;
     blocksInRun = 0;

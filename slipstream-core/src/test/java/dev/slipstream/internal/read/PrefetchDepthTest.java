@@ -85,11 +85,16 @@ class PrefetchDepthTest {
   }
 
   @Test
-  void aCallerThatPromisedSequentialReadsStartsAtTheCapAndTheCapHolds() {
-    PrefetchDepth d = new PrefetchDepth(6, true, new PrefetchDepth.Learned());
-    assertThat(d.enter(0)).isEqualTo(6);
+  void aCallerThatPromisedSequentialReadsStartsAtHalfTheCapOrTheLearnedDepthIfDeeper() {
+    PrefetchDepth.Learned learned = new PrefetchDepth.Learned();
+    PrefetchDepth d = new PrefetchDepth(6, true, learned);
+    assertThat(d.enter(0)).as("nothing learned yet: half the cap").isEqualTo(3);
     d.arrived(0, true);
     assertThat(d.enter(1)).isEqualTo(6);
+    d.arrived(1, true); // the client learns that its readers wait at 6
+    assertThat(d.enter(2)).as("the cap holds").isEqualTo(6);
+    assertThat(new PrefetchDepth(6, true, learned).enter(0)).as("the learned depth").isEqualTo(6);
+    assertThat(new PrefetchDepth(6, false, learned).enter(0)).as("a plain open still ramps").isEqualTo(2);
     PrefetchDepth none = new PrefetchDepth(0, false, new PrefetchDepth.Learned());
     assertThat(run(none, 0, 10, true)).isZero(); // prefetch.blocks=0: no prefetch at all
   }

@@ -193,12 +193,12 @@ class ReadPlannerTest {
   }
 
   @Test
-  void sequentialStartsAtFullDepthAndAJumpResetsItToFullDepth() {
+  void sequentialStartsDeepAndAJumpResetsItToDeep() {
     ReadPlanner p = planner(ReadPolicy.SEQUENTIAL);
     assertThat(p.onRead(0, 4 * KIB, false, false).kind()).isEqualTo(Kind.IN_ORDER);
-    assertThat(p.enterBlock(0)).isEqualTo(MAX_DEPTH);
+    assertThat(p.enterBlock(0)).isEqualTo((MAX_DEPTH + 1) / 2);
     assertThat(p.onRead(40L * BLOCK, 4 * KIB, false, false).kind()).isEqualTo(Kind.SMALL_JUMP);
-    assertThat(p.enterBlock(40)).isEqualTo(MAX_DEPTH);
+    assertThat(p.enterBlock(40)).isEqualTo((MAX_DEPTH + 1) / 2);
   }
 
   @Test
