@@ -204,12 +204,23 @@ final class Hedging {
       }
     }
 
+    /**
+     * The waiter leaves: a response that arrives later is aborted by its request thread, and one that
+     * arrived between the last look and now (the future already complete) is aborted here, so that no
+     * response is left open with no one to read or abort it.
+     */
+    private void giveUp() {
+      if (!first.cancel(false) && !first.isCompletedExceptionally()) {
+        first.join().body().abort();
+      }
+    }
+
     /** The winner, or null if none within {@code nanos}; the GET's own failure if every request failed. */
     Winner await(long nanos, CancelToken token) throws IOException {
       long deadline = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + nanos;
       while (true) {
         if (token.isCancelled()) {
-          first.cancel(false);
+          giveUp();
           throw token.closedError();
         }
         long left = deadline == Long.MAX_VALUE ? POLL_NANOS : deadline - System.nanoTime();
@@ -221,7 +232,7 @@ final class Hedging {
         } catch (TimeoutException e) {
           // poll the token again
         } catch (InterruptedException e) {
-          first.cancel(false);
+          giveUp();
           Thread.currentThread().interrupt();
           throw new InterruptedIOException("interrupted while waiting for a GET's response");
         } catch (CancellationException e) {
