@@ -178,7 +178,7 @@ public final class Benchmark {
         closeQuietly(session);
         return Measurement.failed(workload.name(), reader.name(), warmup, "set-up: " + Report.reason(e));
       }
-      ResourceMeter.Window window = meter.start();
+      ResourceMeter.Window window = meter.start(workload.readerThreadCpu());
       RequestCounter.Counts before = counter.snapshot();
       int latencyMark = counter.latencyMark();
       long sentBefore = shaper.bytesSent();

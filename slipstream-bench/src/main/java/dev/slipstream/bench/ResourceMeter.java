@@ -8,7 +8,6 @@ import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.management.ThreadInfo;
-import java.lang.management.ThreadMXBean;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -35,11 +34,13 @@ import java.util.Map;
  */
 final class ResourceMeter {
   private static final String SHAPER_THREADS = "link-shaper-";
+  private static final String SAMPLER = "bench-memory-sampler";
 
   /** What one run used. */
   record Reading(long cpuNanos, long peakHeapBytes, long peakDirectBytes) {}
 
-  private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+  private final com.sun.management.ThreadMXBean threads =
+      (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
   private final com.sun.management.OperatingSystemMXBean os =
       (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
   private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
@@ -50,16 +51,20 @@ final class ResourceMeter {
   final class Window {
     private final long processCpu;
     private final Map<Long, Long> shaperCpu;
+    /** Reader-thread mode: each counted thread's CPU at the start, and at its latest sample; else null. */
+    private final Map<Long, Long> threadCpuAtStart;
+    private final Map<Long, Long> threadCpuLatest = new java.util.concurrent.ConcurrentHashMap<>();
     private final Thread sampler;
     private volatile boolean stop;
     private volatile long peakHeap;
     private volatile long peakDirect;
 
-    private Window() {
+    private Window(boolean readerThreads) {
       this.shaperCpu = shaperCpu();
+      this.threadCpuAtStart = readerThreads ? readerThreadCpu() : null;
       this.processCpu = os.getProcessCpuTime();
       sample();
-      this.sampler = new Thread(this::sampleLoop, "bench-memory-sampler");
+      this.sampler = new Thread(this::sampleLoop, SAMPLER);
       sampler.setDaemon(true);
       sampler.start();
     }
@@ -76,6 +81,9 @@ final class ResourceMeter {
     }
 
     private void sample() {
+      if (threadCpuAtStart != null) {
+        threadCpuLatest.putAll(readerThreadCpu());
+      }
       peakHeap = Math.max(peakHeap, memory.getHeapMemoryUsage().getUsed());
       if (direct != null) {
         peakDirect = Math.max(peakDirect, direct.getMemoryUsed());
@@ -97,6 +105,13 @@ final class ResourceMeter {
         Thread.currentThread().interrupt();
       }
       sample();
+      if (threadCpuAtStart != null) {
+        long readers = 0;
+        for (Map.Entry<Long, Long> e : threadCpuLatest.entrySet()) {
+          readers += Math.max(0, e.getValue() - threadCpuAtStart.getOrDefault(e.getKey(), 0L));
+        }
+        return new Reading(readers, peakHeap, peakDirect);
+      }
       return new Reading(Math.max(0, cpu - shaper), peakHeap, peakDirect);
     }
   }
@@ -128,10 +143,34 @@ final class ResourceMeter {
     }
   }
 
-  /** Collects garbage, then starts measuring. */
+  /** Collects garbage, then starts measuring the process's CPU less the shaper's. */
   Window start() {
+    return start(false);
+  }
+
+  /**
+   * Collects garbage, then starts measuring; {@code readerThreads}: the CPU of the JVM's Java threads
+   * but the shaper's and the sampler's (no GC or JIT threads), instead of the process's less the shaper's.
+   */
+  Window start(boolean readerThreads) {
     System.gc();
-    return new Window();
+    return new Window(readerThreads);
+  }
+
+  /** CPU time of every live Java thread but the shaper's and the sampler's, by thread id. */
+  private Map<Long, Long> readerThreadCpu() {
+    long[] ids = threads.getAllThreadIds();
+    long[] cpu = threads.getThreadCpuTime(ids);
+    Map<Long, Long> out = new HashMap<>();
+    ThreadInfo[] infos = threads.getThreadInfo(ids);
+    for (int i = 0; i < ids.length; i++) {
+      ThreadInfo t = infos[i];
+      if (t != null && cpu[i] > 0 && !t.getThreadName().startsWith(SHAPER_THREADS)
+          && !t.getThreadName().equals(SAMPLER)) {
+        out.put(ids[i], cpu[i]);
+      }
+    }
+    return out;
   }
 
   private Map<Long, Long> shaperCpu() {

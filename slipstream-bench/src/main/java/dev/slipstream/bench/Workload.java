@@ -37,6 +37,14 @@ interface Workload {
     return null;
   }
 
+  /**
+   * Whether this workload's CPU column is the reader's own threads' CPU (see {@link ResourceMeter}) rather
+   * than the process's; false (the default) for all but {@code sequential-warm}.
+   */
+  default boolean readerThreadCpu() {
+    return false;
+  }
+
   /** Untimed set-up of one run on a fresh session. */
   Run prepare(ReadSession session, Fixture fixture) throws IOException;
 

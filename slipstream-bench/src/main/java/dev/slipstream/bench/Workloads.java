@@ -10,8 +10,7 @@ import java.util.List;
  */
 final class Workloads {
   private static final List<String> NAMES = List.of(SequentialWorkload.NAME, SequentialWorkload.PLAIN_OPEN,
-      ParquetWorkload.FULL,
-      ParquetWorkload.PROJECTED, RandomWorkload.NAME, SmallFilesWorkload.NAME, SmallFilesWorkload.BY_PATH,
+      WarmReadWorkload.NAME, ParquetWorkload.FULL, ParquetWorkload.PROJECTED, RandomWorkload.NAME, SmallFilesWorkload.NAME, SmallFilesWorkload.BY_PATH,
       ListingWorkload.DIRECTORIES, ListingWorkload.PER_DIRECTORY,
       ListingWorkload.GLOB, ListingWorkload.RECURSIVE, ReReadWorkload.FIRST, ReReadWorkload.AGAIN);
 
@@ -57,6 +56,7 @@ final class Workloads {
     return switch (name) {
       case SequentialWorkload.NAME -> new SequentialWorkload(false);
       case SequentialWorkload.PLAIN_OPEN -> new SequentialWorkload(true);
+      case WarmReadWorkload.NAME -> new WarmReadWorkload();
       case ParquetWorkload.FULL -> new ParquetWorkload(false);
       case ParquetWorkload.PROJECTED -> new ParquetWorkload(true);
       case RandomWorkload.NAME -> new RandomWorkload();
