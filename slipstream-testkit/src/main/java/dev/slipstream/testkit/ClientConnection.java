@@ -122,6 +122,8 @@ final class ClientConnection implements Runnable {
       lifecycle.sleepUntil(firstByteAt);
       if (fault == FaultKind.STATUS_503) {
         sendLocal(503, "Slow Down", LocalResponses.SLOW_DOWN_BODY, headRequest, close);
+      } else if (fault == FaultKind.STATUS_403) {
+        sendLocal(403, "Forbidden", LocalResponses.ACCESS_DENIED_BODY, headRequest, close);
       } else {
         sendLocal(500, "Internal Server Error", LocalResponses.INTERNAL_ERROR_BODY, headRequest, close);
       }

@@ -11,7 +11,8 @@ package dev.slipstream.testkit;
  * answer, forward the response head, and cut the body at a point derived from the shaper's seed and
  * the request, somewhere in its middle. When the response has no body (HEAD, 204, 304, or an empty
  * body) they degrade to closing the connection before the head. The status faults answer in place of
- * the server: the request is never forwarded upstream.
+ * the server: the request is never forwarded upstream. {@link #STATUS_403} is never drawn at random:
+ * a refusal is a policy, not a fault of the link; tests script it ({@link LinkShaper#injectNext}).
  */
 public enum FaultKind {
   /** Part of the body, then a TCP reset (linger 0): the client sees "connection reset". */
@@ -26,7 +27,13 @@ public enum FaultKind {
    */
   STALL,
   /** The head with the full Content-Length, part of the body, then a clean close (FIN). */
-  TRUNCATE;
+  TRUNCATE,
+  /**
+   * {@code 403 Forbidden} with the S3 {@code AccessDenied} error body: what S3 answers a request the
+   * caller's IAM policy does not allow (e.g. a LIST outside the prefixes an {@code s3:prefix} condition
+   * grants). Scripted only.
+   */
+  STATUS_403;
 
   /** Whether this fault lets the request through and cuts the response body. */
   public boolean cutsBody() {
@@ -35,6 +42,6 @@ public enum FaultKind {
 
   /** Whether this fault answers with an error status instead of forwarding the request. */
   public boolean isStatus() {
-    return this == STATUS_503 || this == STATUS_500;
+    return this == STATUS_503 || this == STATUS_500 || this == STATUS_403;
   }
 }

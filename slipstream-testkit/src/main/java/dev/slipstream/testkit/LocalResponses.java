@@ -20,6 +20,9 @@ final class LocalResponses {
       "<Error><Code>InternalError</Code><Message>We encountered an internal error. Please try again."
           + "</Message></Error>";
 
+  static final String ACCESS_DENIED_BODY =
+      "<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>";
+
   private final AtomicInteger requestIds = new AtomicInteger();
 
   /**

@@ -5,7 +5,7 @@ package dev.slipstream.testkit;
 
 /**
  * The random half of the fault decision (the scripted half is {@link FaultScript}): with the profile's
- * fault probability, any {@link FaultKind} for a GET, {@code 503} or {@code 500} for a HEAD, none for
+ * fault probability, any {@link FaultKind} but a 403 for a GET, {@code 503} or {@code 500} for a HEAD, none for
  * other methods. Also where a body fault cuts the body.
  */
 final class RandomFaults {
@@ -14,7 +14,8 @@ final class RandomFaults {
   private static final long SALT_KIND = 0x2B4D6F8193A5C7E9L;
   private static final long SALT_CUT = 0x3C5E7092B4D6F81AL;
 
-  private static final FaultKind[] ALL_KINDS = FaultKind.values();
+  private static final FaultKind[] ALL_KINDS = {FaultKind.RESET_MID_BODY, FaultKind.STATUS_503,
+      FaultKind.STATUS_500, FaultKind.STALL, FaultKind.TRUNCATE};
   private static final FaultKind[] STATUS_KINDS = {FaultKind.STATUS_503, FaultKind.STATUS_500};
 
   private final double probability;

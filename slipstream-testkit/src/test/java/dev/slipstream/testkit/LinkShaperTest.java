@@ -393,6 +393,19 @@ class LinkShaperTest {
   }
 
   @Test
+  void status403AnswersWithAccessDeniedWithoutAskingTheServer() {
+    LinkShaper s = shaper(LinkProfile.LOOPBACK, 1);
+    s.injectNext(FaultKind.STATUS_403, RequestInfo::isGet);
+
+    HttpResponse<String> r = sendString(s, "/b/obj");
+    assertThat(r.statusCode()).isEqualTo(403);
+    assertThat(r.body()).isEqualTo("<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>");
+    assertThat(upstreamRequests.get()).as("not forwarded").isZero();
+    assertThat(s.faultsInjected(FaultKind.STATUS_403)).isEqualTo(1);
+    assertBytes(get(s, "/b/obj", "bytes=0-99").body(), 0, 100);
+  }
+
+  @Test
   void status500AnswersWithInternalErrorAlsoForHead() {
     LinkShaper s = shaper(LinkProfile.LOOPBACK, 1);
     s.injectNext(FaultKind.STATUS_500, RequestInfo::isGet);
