@@ -101,6 +101,7 @@ final class FlatGlob {
     }
     String dirPrefix = baseKey.isEmpty() ? "" : baseKey + "/";
     Node root;
+    long generation = reuse.generation();
     try {
       root = list(dirPrefix, dirPrefix + plan.head);
     } catch (Unsuitable e) {
@@ -151,7 +152,7 @@ final class FlatGlob {
       if (filter.accept(m.path)) {
         results.add(m.status);
         if (m.node != null) {
-          reuse.keep(m.node.subtree());
+          reuse.keep(m.node.subtree(), generation);
         }
       }
     }
@@ -177,6 +178,7 @@ final class FlatGlob {
     Node root = new Node(parentKey);
     String last = null;
     boolean whole = true;
+    long generation = reuse.generation();
     try (Listing listing = lister.listAfter(bucket, dirPrefix, dirKey, ranges)) {
       try {
         long keys = 0;
@@ -212,7 +214,7 @@ final class FlatGlob {
         asked |= d.getValue().key.equals(dirKey);
       }
     }
-    reuse.keep(seen);
+    reuse.keep(seen, generation);
     return asked;
   }
 

@@ -17,7 +17,8 @@ import java.util.Map;
  * <p>Bounded three ways, so that what is kept never goes stale for long nor grows: an entry answers
  * once ({@link #take} removes it), lives at most {@code list.reuse.ttl}, and the whole holds at most
  * {@code maxEntries} statuses (a glob that would add more keeps only what fits; expired directories
- * are dropped first). Mutations through the FileSystem ({@link #clear}) drop everything. A directory is
+ * are dropped first). Mutations through the FileSystem ({@link #clear}) drop everything, and a listing
+ * that started before one is not kept: it may show the state before it ({@link #generation}). A directory is
  * kept only if S3A would list it in one page (its entries, marker included, within
  * {@code min(1000, fs.s3a.paging.maximum)}), so that the order served is S3A's: files, then
  * subdirectories; and only if it has entries (an empty directory is S3A's to judge).
@@ -30,6 +31,8 @@ final class ListingReuse {
   private final int maxEntries;
   private final Map<String, Held> held = new HashMap<>();
   private int entries;
+  /** Changes so far: each {@link #clear} counts one. */
+  private long generation;
 
   /**
    * @param pageKeys most keys S3A lists in one page
@@ -69,10 +72,21 @@ final class ListingReuse {
     }
   }
 
-  /** Keeps the directories {@code dirs}, in this order, while they fit. */
-  void keep(List<Directory> dirs) {
+  /** To be taken before a listing starts, and handed to {@link #keep} with what it listed. */
+  synchronized long generation() {
+    return generation;
+  }
+
+  /**
+   * Keeps the directories {@code dirs}, in this order, while they fit; nothing if the FileSystem changed
+   * something since the listing began ({@code listedAt}, its {@link #generation()}).
+   */
+  void keep(List<Directory> dirs, long listedAt) {
     long expires = System.nanoTime() + ttlNanos;
     synchronized (this) {
+      if (listedAt != generation) {
+        return;
+      }
       dropExpired();
       for (Directory d : dirs) {
         int size = d.entries();
@@ -103,6 +117,7 @@ final class ListingReuse {
 
   /** Drops everything: the FileSystem changed something. */
   synchronized void clear() {
+    generation++;
     held.clear();
     entries = 0;
   }

@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CreateFlag;
+import org.apache.hadoop.fs.BulkDelete;
 import org.apache.hadoop.fs.EtagSource;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
@@ -36,6 +37,10 @@ import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.fs.statistics.IOStatistics;
 import org.apache.hadoop.fs.s3a.S3AFileSystem;
 import org.apache.hadoop.util.Progressable;
+import org.apache.hadoop.fs.s3a.Statistic;
+import org.apache.hadoop.fs.s3a.impl.S3AMultipartUploaderBuilder;
+import org.apache.hadoop.fs.s3a.impl.StoreContext;
+import org.apache.hadoop.fs.store.audit.AuditSpan;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
@@ -71,6 +76,8 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   private SiblingWalks siblingWalks;
   private volatile IOStatistics ioStatistics;
 
+  /** S3A refuses a multipart uploader then: its own error. */
+  private boolean clientSideEncryption;
   @Override
   public void initialize(URI name, Configuration conf) throws IOException {
     // Checked first: a bad fs.slipstream.* value must fail before S3A has started anything.
@@ -91,6 +98,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     boolean cse = getS3EncryptionAlgorithm() != null && getS3EncryptionAlgorithm().name().startsWith("CSE");
     boolean requesterPays = conf.getBoolean("fs.s3a.requester.pays.enabled", false);
     this.flatListing = cse || requesterPays ? null : new FlatListing(this, slipstream.lister(), getBucket());
+    this.clientSideEncryption = cse;
     long reuseTtl = slipstreamConfig.listReuseTtl().toNanos();
     // Listed versions stand in for HEADs only where listed sizes are the objects' (no client-side encryption).
     this.listings = new ListingMemory(this::objectRef, slipstreamConfig.openAheadFiles(),
@@ -241,7 +249,9 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   }
 
   /**
-   * This FileSystem changes {@code paths}: kept glob listings are dropped, and so are the listed versions
+   * This FileSystem changes {@code paths}: every write comes here, when it starts and again when its
+   * effect may be seen (a stream's close, an upload's completion; see {@link ChangesAfterWrites}). Kept
+   * listings are dropped, and one under way when this is called is not kept; so are the listed versions
    * that {@code open(path)} would use instead of a HEAD for these paths and everything under them, and
    * the answers S3 gave about them (access.ttl).
    */
@@ -268,20 +278,53 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   public FSDataOutputStream create(Path f, FsPermission permission, boolean overwrite, int bufferSize,
       short replication, long blockSize, Progressable progress) throws IOException {
     changed(f);
-    return super.create(f, permission, overwrite, bufferSize, replication, blockSize, progress);
+    return ChangesAfterWrites.closing(super.create(f, permission, overwrite, bufferSize, replication, blockSize,
+        progress), f, this::changed);
   }
 
   @Override
   public FSDataOutputStream createNonRecursive(Path p, FsPermission permission, EnumSet<CreateFlag> flags,
       int bufferSize, short replication, long blockSize, Progressable progress) throws IOException {
     changed(p);
-    return super.createNonRecursive(p, permission, flags, bufferSize, replication, blockSize, progress);
+    return ChangesAfterWrites.closing(super.createNonRecursive(p, permission, flags, bufferSize, replication,
+        blockSize, progress), p, this::changed);
   }
 
   @Override
   public FSDataOutputStreamBuilder createFile(Path path) {
     changed(path);
-    return super.createFile(path);
+    return ChangesAfterWrites.closing(super.createFile(path), this, path, this::changed);
+  }
+
+  /** Also {@code moveFromLocalFile(src, dst)}, which copies with this and then deletes the local file. */
+  @Override
+  public void copyFromLocalFile(boolean delSrc, boolean overwrite, Path src, Path dst) throws IOException {
+    changed(dst);
+    try {
+      super.copyFromLocalFile(delSrc, overwrite, src, dst);
+    } finally {
+      changed(dst);
+    }
+  }
+
+  @Override
+  public BulkDelete createBulkDelete(Path path) throws IOException {
+    return ChangesAfterWrites.deleting(super.createBulkDelete(path), this::changed);
+  }
+
+  /** S3A's, with its write operations telling {@link #changed} of each upload it completes. */
+  @Override
+  public S3AMultipartUploaderBuilder createMultipartUploader(Path basePath) throws IOException {
+    if (clientSideEncryption) {
+      return super.createMultipartUploader(basePath); // refused
+    }
+    Path path = makeQualified(basePath);
+    try (AuditSpan span = entryPoint(Statistic.MULTIPART_UPLOAD_INSTANTIATED, path)) {
+      StoreContext context = createStoreContext();
+      return new S3AMultipartUploaderBuilder(this,
+          ChangesAfterWrites.completing(createWriteOperationHelper(span), this::keyToQualifiedPath, this::changed),
+          context, path, context.getInstrumentation().createMultipartUploaderStatistics());
+    }
   }
 
   @Override
