@@ -167,13 +167,13 @@ final class FlatGlob {
    * {@code dirKey} flat from {@code dirKey} on, at most {@code budget} keys in {@code ranges} key ranges,
    * and hands every directory it saw whole ({@code dirKey}'s siblings after it, and everything under
    * them) to {@link ListingReuse}, where the walk's next calls find them. The directory holding the last
-   * key listed may go on past the budget and is not kept. False if nothing could be kept for
-   * {@code dirKey} (then S3A lists it).
+   * key listed may go on past the budget and is not kept. {@link Siblings#kept()} false if nothing could
+   * be kept for {@code dirKey} (then S3A lists it).
    *
    * @param parentKey the parent's key without trailing slash ({@code ""}: the bucket's root)
    * @param dirKey the directory asked for, without trailing slash, under {@code parentKey}
    */
-  boolean keepSiblings(String parentKey, String dirKey, int budget, int ranges) throws IOException {
+  Siblings keepSiblings(String parentKey, String dirKey, int budget, int ranges) throws IOException {
     String dirPrefix = parentKey.isEmpty() ? "" : parentKey + "/";
     Node root = new Node(parentKey);
     String last = null;
@@ -199,7 +199,7 @@ final class FlatGlob {
       }
     } catch (Unsuitable e) {
       LOG.debug("siblings of {} left to S3A: {}", dirKey, e.getMessage());
-      return false;
+      return new Siblings(false, null);
     }
     String unfinished = null;
     if (!whole && last != null) {
@@ -215,8 +215,14 @@ final class FlatGlob {
       }
     }
     reuse.keep(seen, generation);
-    return asked;
+    return new Siblings(asked, whole ? null : last);
   }
+
+  /**
+   * What {@link #keepSiblings} did: whether the directory asked for was kept, and the last key listed
+   * when the budget ended the listing (null: it reached the parent's end, or S3A must judge the layout).
+   */
+  record Siblings(boolean kept, String lastKey) {}
 
   /** The child's path as Globber makes it, checked to name the key S3A listed. */
   private Path childPath(Path parent, String name, String key) {

@@ -16,6 +16,12 @@ import java.util.Map;
  * keys / 1,000 requests plus a handful, and a batch of a few siblings (a discovery task's) wastes at
  * most about as many keys as it used.
  *
+ * <p>Bounded per walk, not per call: one flat listing at a time, each starting past the last key the
+ * walk listed, so a walk lists each key of the parent flat at most once. A directory it listed but could
+ * not keep (larger than a page, or cut by the budget) is S3A's, as is every call after the walk's
+ * listing reached the parent's end or was refused (403: a policy may grant listing the children's
+ * prefixes and not the parent's, as {@code s3:prefix} conditions do).
+ *
  * <p>Bounded: the last {@link #PARENTS} parents walked are remembered. Thread-safe.
  */
 final class SiblingWalks {
@@ -55,17 +61,38 @@ final class SiblingWalks {
       return 0; // the same directory again: no walk
     }
     w.lastChild = childKey;
-    if (held) {
+    if (held || w.listing || w.ended || w.listedTo != null && (childKey + "/").compareTo(w.listedTo) <= 0) {
       return 0;
     }
+    w.listing = true;
     w.budget = w.budget == 0 ? FIRST_BUDGET : (int) Math.min(maxBudget, 2L * w.budget);
     return w.budget;
+  }
+
+  /**
+   * The flat listing {@link #asked} granted for {@code parentKey} is over: it listed up to
+   * {@code lastKey}, or, null, to the parent's end or not at all (refused, or a layout S3A must judge):
+   * the rest of the walk is then S3A's.
+   */
+  synchronized void listed(String parentKey, String lastKey) {
+    Walk w = byParent.get(parentKey);
+    if (w != null) {
+      w.listing = false;
+      w.listedTo = lastKey;
+      w.ended = lastKey == null;
+    }
   }
 
   private static final class Walk {
     private String lastChild;
     private long at;
     private int budget;
+    /** A flat listing granted and not over. */
+    private boolean listing;
+    /** The last key the walk's flat listings reached; null: none yet. */
+    private String listedTo;
+    /** No more flat listings in this walk. */
+    private boolean ended;
 
     Walk(String lastChild, long at) {
       this.lastChild = lastChild;

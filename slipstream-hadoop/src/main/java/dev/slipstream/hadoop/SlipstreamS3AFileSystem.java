@@ -15,14 +15,15 @@ import dev.slipstream.SlipstreamInputStream;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
+import java.nio.file.AccessDeniedException;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.CreateFlag;
 import org.apache.hadoop.fs.BulkDelete;
+import org.apache.hadoop.fs.CreateFlag;
 import org.apache.hadoop.fs.EtagSource;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
@@ -36,11 +37,11 @@ import org.apache.hadoop.fs.impl.OpenFileParameters;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.fs.statistics.IOStatistics;
 import org.apache.hadoop.fs.s3a.S3AFileSystem;
-import org.apache.hadoop.util.Progressable;
 import org.apache.hadoop.fs.s3a.Statistic;
 import org.apache.hadoop.fs.s3a.impl.S3AMultipartUploaderBuilder;
 import org.apache.hadoop.fs.s3a.impl.StoreContext;
 import org.apache.hadoop.fs.store.audit.AuditSpan;
+import org.apache.hadoop.util.Progressable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
@@ -75,9 +76,9 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   /** Null when off, as {@link #flatGlob}. */
   private SiblingWalks siblingWalks;
   private volatile IOStatistics ioStatistics;
-
   /** S3A refuses a multipart uploader then: its own error. */
   private boolean clientSideEncryption;
+
   @Override
   public void initialize(URI name, Configuration conf) throws IOException {
     // Checked first: a bad fs.slipstream.* value must fail before S3A has started anything.
@@ -97,8 +98,8 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     // (sizes differ from the objects') or requester-pays buckets, so those stay S3A's.
     boolean cse = getS3EncryptionAlgorithm() != null && getS3EncryptionAlgorithm().name().startsWith("CSE");
     boolean requesterPays = conf.getBoolean("fs.s3a.requester.pays.enabled", false);
-    this.flatListing = cse || requesterPays ? null : new FlatListing(this, slipstream.lister(), getBucket());
     this.clientSideEncryption = cse;
+    this.flatListing = cse || requesterPays ? null : new FlatListing(this, slipstream.lister(), getBucket());
     long reuseTtl = slipstreamConfig.listReuseTtl().toNanos();
     // Listed versions stand in for HEADs only where listed sizes are the objects' (no client-side encryption).
     this.listings = new ListingMemory(this::objectRef, slipstreamConfig.openAheadFiles(),
@@ -245,7 +246,17 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
       return held;
     }
     int ranges = Math.max(1, Math.min(slipstreamConfig.listParallelism(), budget / SiblingWalks.FIRST_BUDGET));
-    return flatGlob.keepSiblings(parent, key, budget, ranges) ? reused(f) : null;
+    FlatGlob.Siblings siblings = null;
+    try {
+      siblings = flatGlob.keepSiblings(parent, key, budget, ranges);
+    } catch (AccessDeniedException e) {
+      // A policy may grant listing the child's prefix and not the parent's (s3:prefix): S3A's listing of
+      // the child, as S3A alone would have made, and the rest of the walk S3A's too.
+      LOG.debug("flat listing of the parent of {} refused, left to S3A: {}", q, e.getMessage());
+    } finally {
+      walks.listed(parent, siblings == null ? null : siblings.lastKey());
+    }
+    return siblings != null && siblings.kept() ? reused(f) : null;
   }
 
   /**
