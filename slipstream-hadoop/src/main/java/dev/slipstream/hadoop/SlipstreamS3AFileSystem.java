@@ -154,7 +154,16 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   @Override
   public FileStatus[] listStatus(Path[] files, PathFilter filter) throws IOException {
     FlatListing flat = flatListing;
-    FileStatus[] result = flat != null ? flat.listStatus(files, filter) : null;
+    FileStatus[] result = null;
+    if (flat != null) {
+      try {
+        result = flat.listStatus(files, filter);
+      } catch (AccessDeniedException e) {
+        // A policy may grant listing each directory's prefix and not their parent's (s3:prefix): S3A's
+        // listing of one directory after another, as S3A alone would have made.
+        LOG.debug("flat listing of the parent of {} paths refused, left to S3A: {}", files.length, e.getMessage());
+      }
+    }
     return remember(result != null ? result : super.listStatus(files, filter));
   }
 
@@ -176,9 +185,14 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   public FileStatus[] globStatus(Path pathPattern, PathFilter filter) throws IOException {
     FlatGlob glob = flatGlob;
     if (glob != null) {
-      FileStatus[] result = glob.glob(pathPattern, filter);
-      if (result != null) {
-        return result;
+      try {
+        FileStatus[] result = glob.glob(pathPattern, filter);
+        if (result != null) {
+          return result;
+        }
+      } catch (AccessDeniedException e) {
+        // As above: S3A's Globber lists level by level, prefixes a policy may grant where this one is not.
+        LOG.debug("flat listing for glob {} refused, left to S3A: {}", pathPattern, e.getMessage());
       }
     }
     return super.globStatus(pathPattern, filter);

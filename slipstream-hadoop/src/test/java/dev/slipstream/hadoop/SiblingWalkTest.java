@@ -154,6 +154,45 @@ class SiblingWalkTest {
     }
   }
 
+  /** A LIST under {@code w/} with no delimiter: a flat listing, of the parent or of a glob's prefix. */
+  static boolean flatListUnderW(RequestInfo r) {
+    Map<String, String> p = params(r);
+    String prefix = p.get("prefix");
+    return r.isGet() && "2".equals(p.get("list-type")) && prefix != null && prefix.startsWith("w/")
+        && !p.containsKey("delimiter");
+  }
+
+  @Test
+  void aRefusedFlatListingLeavesListStatusOfManyPathsToS3A() throws Exception {
+    Path[] dirs = new Path[9];
+    for (int d = 0; d < dirs.length; d++) {
+      dirs[d] = dir(d + 1);
+    }
+    try (LinkShaper shaper = LinkShaper.start(server.endpoint(), LinkProfile.LOOPBACK, 13);
+        SlipstreamS3AFileSystem fs = slipstreamThrough(shaper)) {
+      for (int i = 0; i < 10; i++) {
+        shaper.injectNext(FaultKind.STATUS_403, SiblingWalkTest::flatListUnderW);
+      }
+      assertThat(GlobListingTest.describe(fs.listStatus(dirs)))
+          .isEqualTo(GlobListingTest.describe(stock.listStatus(dirs)));
+      assertThat(shaper.faultsInjected(FaultKind.STATUS_403)).as("the flat listing was refused").isPositive();
+    }
+  }
+
+  @Test
+  void aRefusedFlatListingLeavesTheGlobToS3A() throws Exception {
+    Path pattern = new Path("s3a://" + BUCKET + "/w/d=0*");
+    try (LinkShaper shaper = LinkShaper.start(server.endpoint(), LinkProfile.LOOPBACK, 14);
+        SlipstreamS3AFileSystem fs = slipstreamThrough(shaper)) {
+      for (int i = 0; i < 10; i++) {
+        shaper.injectNext(FaultKind.STATUS_403, SiblingWalkTest::flatListUnderW);
+      }
+      assertThat(GlobListingTest.describe(fs.globStatus(pattern)))
+          .isEqualTo(GlobListingTest.describe(stock.globStatus(pattern)));
+      assertThat(shaper.faultsInjected(FaultKind.STATUS_403)).as("the flat listing was refused").isPositive();
+    }
+  }
+
   @Test
   void aWalkListsEachKeyFlatAtMostOnce() throws Exception {
     try (LinkShaper shaper = LinkShaper.start(server.endpoint(), LinkProfile.LOOPBACK, 12);
