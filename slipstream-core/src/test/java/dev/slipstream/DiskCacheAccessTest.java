@@ -51,6 +51,7 @@ class DiskCacheAccessTest {
   /** Client 1, with good keys, reads {@code key} whole; returns its ETag once every block is on disk. */
   private String fillCache(Path dir, String key, long seed) throws IOException {
     S3.server().putGenerated(BUCKET, key, seed, SIZE);
+    long before = Files.isDirectory(dir) ? blockFiles(dir) : 0;
     String etag;
     try (Slipstream good = client(dir, dev.slipstream.testkit.EmbeddedS3Server.SECRET_KEY)) {
       try (SlipstreamInputStream in = good.open(S3Location.parse("s3://" + BUCKET + "/" + key))) {
@@ -60,7 +61,7 @@ class DiskCacheAccessTest {
       } // the last block is offered to the cache when the stream closes
       assertThat(Slipstream.awaitDiskCacheWrites(Duration.ofSeconds(30))).isTrue();
     }
-    assertThat(blockFiles(dir)).as("every block cached").isEqualTo(7);
+    assertThat(blockFiles(dir) - before).as("every block cached").isEqualTo(7);
     return etag;
   }
 
@@ -107,6 +108,43 @@ class DiskCacheAccessTest {
         assertThat(b).containsOnly(0);
       }
       assertThat(bad.statistics().get(Counter.DISK_CACHE_HITS)).as("no cached byte served").isZero();
+    }
+  }
+
+  /**
+   * Reads aligned to the cache's 64 KiB chunks, which the disk cache once read straight into the caller's
+   * array before S3's answer: of an object deleted, then of one replaced, by another client. Every open
+   * asks S3 (access.ttl=0); each read throws S3's answer and leaves the caller's array as it was.
+   */
+  @Test
+  void alignedReadsOfAnObjectGoneFromS3LeaveTheCallersArrayUntouched() throws Exception {
+    Path dir = tmp.resolve("aligned");
+    String gone = fillCache(dir, "aligned-gone", 12);
+    String old = fillCache(dir, "aligned-replaced", 13);
+    S3.server().deleteObject(BUCKET, "aligned-gone");
+    S3.server().putGenerated(BUCKET, "aligned-replaced", 14, SIZE);
+    try (Slipstream c = Slipstream.builder().isolatedResources().config(TestClients.config(S3.server())
+        .set("block.size", String.valueOf(BLOCK)).set("memory.max", "16M").set("access.ttl", "0")
+        .set("cache.disk.mode", "all").set("cache.disk.dir", dir.toString()).build()).build()) {
+      String[][] objects = {{"aligned-gone", gone}, {"aligned-replaced", old}};
+      for (String[] o : objects) {
+        Class<? extends IOException> refusal = o[0].equals("aligned-gone") ? FileNotFoundException.class
+            : ObjectChangedException.class;
+        OpenOptions known = OpenOptions.known(SIZE, o[1]).withPolicy(ReadPolicy.RANDOM);
+        try (SlipstreamInputStream in = c.open(loc(o[0]), known)) {
+          byte[] b = new byte[64 * 1024];
+          assertThatThrownBy(() -> in.read(BLOCK, b, 0, b.length)).as("positional read of one chunk")
+              .isInstanceOf(refusal);
+          assertThat(b).as("%s: nothing copied to the caller", o[0]).containsOnly(0);
+        }
+        try (SlipstreamInputStream in = c.open(loc(o[0]), known)) {
+          byte[] b = new byte[2 * BLOCK];
+          assertThatThrownBy(() -> in.readFullyAsync(BLOCK, b, 0, b.length).get()).as("vectored read of two blocks")
+              .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(refusal);
+          assertThat(b).as("%s: nothing copied to the caller", o[0]).containsOnly(0);
+        }
+      }
+      assertThat(c.statistics().get(Counter.DISK_CACHE_BYTES_READ)).as("no cached byte served").isZero();
     }
   }
 

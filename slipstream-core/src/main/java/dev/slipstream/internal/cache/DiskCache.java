@@ -7,6 +7,7 @@ import dev.slipstream.Counter;
 import dev.slipstream.Latency;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.SlipstreamConfig;
+import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.PooledBytes;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -182,19 +183,24 @@ public final class DiskCache {
 
   /** Reads the whole block {@code key}, {@code length} bytes, into {@code dst[0, length)}; false on a miss. */
   public boolean read(BlockKey key, int length, byte[] dst, ReadStatistics stats, Gate gate) throws IOException {
-    return read(key, length, 0, dst, 0, length, stats, gate);
+    return read(key, length, 0, dst, 0, length, stats, gate, null);
   }
 
   /**
    * Reads {@code [from, from + len)} of block {@code key} (whose length is {@code blockLength}) into
    * {@code dst[off, off + len)}, checking the CRC of every chunk it touches, once {@code gate} lets the
-   * bytes through. False on a miss: nothing cached, corrupt, or an I/O error, each counted; {@code dst}
-   * may then hold garbage.
+   * bytes through. False on a miss: nothing cached, corrupt, or an I/O error, each counted.
+   *
+   * <p>With {@code scratch}, {@code dst} is a caller's array: the file's bytes are read into a buffer of
+   * that pool (of the heap if it has none to spare) and copied to {@code dst} only once the gate let them
+   * through, so a refusal or a miss leaves {@code dst} as it was. Without, {@code dst} is a buffer no
+   * caller sees before the read returns (a block's own): a read aligned to the file's chunks goes straight
+   * into it, and a miss may leave garbage there.
    *
    * @throws IOException only the gate's refusal: the store's answer for this open
    */
   public boolean read(BlockKey key, int blockLength, int from, byte[] dst, int off, int len,
-      ReadStatistics stats, Gate gate) throws IOException {
+      ReadStatistics stats, Gate gate, BufferPool scratch) throws IOException {
     if (!usable || len <= 0 || from < 0 || from + len > blockLength) {
       return false;
     }
@@ -212,6 +218,7 @@ public final class DiskCache {
       return false;
     }
     long t0 = System.nanoTime();
+    byte[] pooled = null;
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
       int chunks = BlockFile.chunks(blockLength);
       int headerLength = BlockFile.headerLength(chunks);
@@ -230,9 +237,14 @@ public final class DiskCache {
       int c1 = (from + len - 1) / BlockFile.CHUNK;
       int dataStart = c0 * BlockFile.CHUNK;
       int dataEnd = Math.min(blockLength, (c1 + 1) * BlockFile.CHUNK);
-      boolean aligned = dataStart == from && dataEnd == from + len;
-      byte[] data = aligned ? dst : new byte[dataEnd - dataStart];
-      int dataOff = aligned ? off : 0;
+      boolean direct = scratch == null && dataStart == from && dataEnd == from + len;
+      byte[] data = dst;
+      int dataOff = off;
+      if (!direct) {
+        pooled = scratch == null ? null : scratch.tryAcquire(BufferPool.sizeFor(dataEnd - dataStart));
+        data = pooled != null ? pooled : new byte[dataEnd - dataStart];
+        dataOff = 0;
+      }
       BlockFile.readFully(ch, ByteBuffer.wrap(data, dataOff, dataEnd - dataStart), headerLength + (long) dataStart);
       CRC32C crc = new CRC32C();
       for (int c = c0; c <= c1; c++) {
@@ -246,7 +258,7 @@ public final class DiskCache {
       }
       stats.record(Latency.DISK_CACHE_READ, System.nanoTime() - t0); // the gate is S3's time, not the disk's
       awaitGate(gate);
-      if (!aligned) {
+      if (!direct) {
         System.arraycopy(data, from - dataStart, dst, off, len);
       }
       space.touch(file, name, (long) headerLength + blockLength);
@@ -263,6 +275,10 @@ public final class DiskCache {
       error(stats, "read " + file, e);
       stats.increment(Counter.DISK_CACHE_MISSES);
       return false;
+    } finally {
+      if (pooled != null) {
+        scratch.release(pooled);
+      }
     }
   }
 

@@ -4,6 +4,7 @@
 package dev.slipstream.internal.source;
 
 import dev.slipstream.ReadStatistics;
+import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.PooledBytes;
 import dev.slipstream.internal.cache.DiskCache;
 import dev.slipstream.internal.fetch.ObjectHandle;
@@ -24,14 +25,19 @@ public final class DiskTier implements Tier {
   public static final int MIN_RANGE = 4 * 1024;
 
   private final DiskCache cache;
+  private final BufferPool pool;
   private final ObjectHandle h;
   private final int blockSize;
   private final ReadStatistics stats;
   private final Supplier<DiskCache.Gate> gate;
 
-  /** A tier over {@code cache} for {@code h}; {@code gate} gives the access check a cached byte passes. */
-  public DiskTier(DiskCache cache, ObjectHandle h, int blockSize, Supplier<DiskCache.Gate> gate) {
+  /**
+   * A tier over {@code cache} for {@code h}; {@code gate} gives the access check a cached byte passes;
+   * {@code pool} lends the buffers a read for a caller goes through.
+   */
+  public DiskTier(DiskCache cache, ObjectHandle h, int blockSize, BufferPool pool, Supplier<DiskCache.Gate> gate) {
     this.cache = cache;
+    this.pool = pool;
     this.h = h;
     this.blockSize = blockSize;
     this.stats = h.stats();
@@ -59,10 +65,18 @@ public final class DiskTier implements Tier {
         : DiskCache.BlockKey.range(h.location().bucket(), h.location().key(), etag, piece.start(), piece.length());
   }
 
+  /** Through a buffer of the pool: the caller's array sees no byte before S3's answer (rule 8). */
   @Override
   public boolean read(Piece piece, int from, byte[] dst, int off, int n) throws IOException {
     DiskCache.BlockKey k = key(piece);
-    return k != null && cache.read(k, piece.length(), from, dst, off, n, stats, gate.get());
+    return k != null && cache.read(k, piece.length(), from, dst, off, n, stats, gate.get(), pool);
+  }
+
+  /** Straight into the block's own buffer. */
+  @Override
+  public boolean readBlock(Piece piece, byte[] buffer) throws IOException {
+    DiskCache.BlockKey k = key(piece);
+    return k != null && cache.read(k, piece.length(), 0, buffer, 0, piece.length(), stats, gate.get(), null);
   }
 
   @Override

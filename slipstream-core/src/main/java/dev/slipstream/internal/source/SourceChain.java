@@ -80,7 +80,7 @@ public final class SourceChain {
       if (token.isCancelled()) {
         break;
       }
-      if (t.read(piece, 0, b.buffer(), 0, b.length())) {
+      if (t.readBlock(piece, b.buffer())) {
         return t instanceof DiskTier;
       }
     }
@@ -90,7 +90,7 @@ public final class SourceChain {
 
   /**
    * Reads {@code [position, position + len)} from the blocks the tiers hold, each block's share from the
-   * first tier that has it; false (dst then undefined) if any share is missing from all.
+   * first tier that has it; false if any share is missing from all (the shares found are then in dst).
    */
   public boolean readFromTiers(long position, byte[] dst, int off, int len) throws IOException {
     int done = 0;

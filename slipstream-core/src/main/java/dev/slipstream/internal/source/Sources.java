@@ -88,7 +88,7 @@ public final class Sources {
       tiers.add(new MemoryTier(pool, this, h, blockSize, () -> fetcher.accessGate(h)));
     }
     if (disk != null) {
-      tiers.add(new DiskTier(disk, h, blockSize, () -> fetcher.accessGate(h)));
+      tiers.add(new DiskTier(disk, h, blockSize, pool, () -> fetcher.accessGate(h)));
     }
     if (shared != null) {
       tiers.add(new SharedTier(shared.store(), sharedWrites, shared.mode() == SharedMode.SHADOW, shared.namespace(),

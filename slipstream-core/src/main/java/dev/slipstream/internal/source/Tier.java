@@ -14,12 +14,24 @@ import java.io.IOException;
  */
 public interface Tier {
   /**
-   * Copies {@code [from, from + n)} of {@code piece} into {@code dst[off, off + n)}; false on a miss
-   * ({@code dst} may then hold garbage). Never waits for a fetch.
+   * Copies {@code [from, from + n)} of {@code piece} into {@code dst[off, off + n)}, a caller's array: no
+   * byte is written there before S3's access check let the bytes through, so a miss or a refusal leaves
+   * it as it was. False on a miss. Never waits for a fetch.
    *
    * @throws IOException only S3's refusal of this open
    */
   boolean read(Piece piece, int from, byte[] dst, int off, int n) throws IOException;
+
+  /**
+   * Fills {@code buffer[0, piece.length())} with block {@code piece}: a block's own buffer, which no caller
+   * sees before the block is ready, so a tier may write there before the access check answers; false on a
+   * miss ({@code buffer} may then hold garbage). Never waits for a fetch.
+   *
+   * @throws IOException only S3's refusal of this open
+   */
+  default boolean readBlock(Piece piece, byte[] buffer) throws IOException {
+    return read(piece, 0, buffer, 0, piece.length());
+  }
 
   /**
    * Offers {@code data} (ready, holding {@code piece}'s bytes) to keep; pins it for as long as it needs

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
+import dev.slipstream.internal.block.BufferPool;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.FileSystems;
@@ -61,7 +62,8 @@ class DiskCacheTest {
       int from = r.nextInt(BLOCK);
       int len = 1 + r.nextInt(BLOCK - from);
       byte[] part = new byte[len + 3];
-      assertThat(c.read(key(3), BLOCK, from, part, 3, len, s, OPEN)).isTrue();
+      BufferPool scratch = i % 2 == 0 ? null : new BufferPool(4L * BLOCK); // straight in, or through a pool's buffer
+      assertThat(c.read(key(3), BLOCK, from, part, 3, len, s, OPEN, scratch)).isTrue();
       for (int j = 0; j < len; j++) {
         assertThat(part[3 + j]).isEqualTo(d[from + j]);
       }
@@ -98,7 +100,7 @@ class DiskCacheTest {
     byte[] bad = pristine.clone();
     bad[header + 70_000] ^= 1;
     Files.write(file, bad);
-    assertThat(c.read(key(0), BLOCK, 69_000, new byte[2000], 0, 2000, s, OPEN)).isFalse();
+    assertThat(c.read(key(0), BLOCK, 69_000, new byte[2000], 0, 2000, s, OPEN, null)).isFalse();
     // A truncated file is a miss too.
     Files.write(file, java.util.Arrays.copyOf(pristine, pristine.length - 1));
     assertThat(c.read(key(0), BLOCK, new byte[BLOCK], s, OPEN)).isFalse();
