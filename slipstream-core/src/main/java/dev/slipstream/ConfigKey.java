@@ -112,8 +112,11 @@ public enum ConfigKey {
           + "by a ketama ring, so that adding or losing one moves only its share. A single address (an mcrouter "
           + "in front of a pool, say) is a ring of one."),
   SHARED_SECRET("shared.secret", secret(), null,
-      "Secret every chunk in the shared tier is signed with (HMAC-SHA256): a chunk written without it is "
-          + "rejected, as a miss. Never logged. Without it, chunks carry only a CRC32C."),
+      "Secret of the shared tier, the same on every host: block names are keyed with it and every chunk is "
+          + "signed with it (HMAC-SHA256), so the servers show no object's name and a chunk written without it "
+          + "is a miss. Needed by every shared.mode but 'off'; 'none' runs without one, with a warning at start: "
+          + "whoever reaches memcached can then read blocks, tell which objects are cached and plant blocks. "
+          + "Never logged."),
   SHARED_NAMESPACE("shared.namespace", text(), "slipstream",
       "Name hashed into every shared-tier key: clients with different namespaces never see each other's "
           + "blocks. No bucket or key name reaches the servers."),

@@ -7,6 +7,7 @@ import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.cache.DiskCache;
 import dev.slipstream.internal.read.PrefetchDepth;
 import dev.slipstream.internal.source.S3Source;
+import dev.slipstream.internal.source.SharedNames;
 import dev.slipstream.internal.source.Sources;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.ParallelParts;
@@ -294,7 +295,14 @@ public final class Slipstream implements AutoCloseable {
     }
     for (dev.slipstream.spi.SharedBlockStore.Provider p
         : java.util.ServiceLoader.load(dev.slipstream.spi.SharedBlockStore.Provider.class, Slipstream.class.getClassLoader())) {
-      return new Sources.Shared(p.open(config, stats), config.sharedMode(), config.sharedNamespace());
+      if (config.sharedSecret().isEmpty()) {
+        LOG.warn("Slipstream shared tier runs without a secret (shared.secret=none): whoever reaches its memcached "
+            + "servers can read the cached blocks, tell which objects are cached{}. Set shared.secret on every host",
+            config.sharedMode() == SlipstreamConfig.SharedMode.SHADOW ? ""
+                : " and plant blocks this client serves once S3 has answered its open");
+      }
+      return new Sources.Shared(p.open(config, stats), config.sharedMode(),
+          new SharedNames(config.sharedNamespace(), config.sharedSecret().orElse(null)));
     }
     throw new IllegalArgumentException("shared.mode=" + config.sharedMode().name().toLowerCase(java.util.Locale.ROOT)
         .replace('_', '-') + " needs a shared tier store on the class path: add the slipstream-memcached jar");

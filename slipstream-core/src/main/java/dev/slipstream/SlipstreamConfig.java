@@ -34,6 +34,9 @@ public final class SlipstreamConfig {
   private final Path cacheDir;
 
   /** What the local disk cache keeps ({@code cache.disk.mode}). */
+  /** The {@code shared.secret} that runs the shared tier without a secret, deliberately. */
+  public static final String NO_SHARED_SECRET = "none";
+
   /** What the shared block tier does ({@code shared.mode}). */
   public enum SharedMode {
     /** No shared tier. */
@@ -95,6 +98,7 @@ public final class SlipstreamConfig {
       throw invalid(ConfigKey.SHARED_SERVERS, "names no server, and " + prefix + ConfigKey.SHARED_MODE.key() + " is "
           + text(ConfigKey.SHARED_MODE).trim() + ": list the memcached servers as host:port,...");
     }
+    checkSharedSecret();
     if (sharedTtl().compareTo(java.time.Duration.ofDays(30)) > 0) {
       throw invalid(ConfigKey.SHARED_TTL, "more than 30 days (720h), which memcached would read as a date");
     }
@@ -202,9 +206,33 @@ public final class SlipstreamConfig {
     return this.<java.util.List<java.net.InetSocketAddress>>optional(ConfigKey.SHARED_SERVERS).orElse(java.util.List.of());
   }
 
-  /** The shared tier's signing secret, if set. Never logged. */
+  /** The shared tier's secret; empty if not set or {@code none}. Never logged. */
   public Optional<String> sharedSecret() {
-    return optional(ConfigKey.SHARED_SECRET);
+    return this.<String>optional(ConfigKey.SHARED_SECRET).filter(s -> !s.equals(NO_SHARED_SECRET));
+  }
+
+  /**
+   * A shared tier without a secret lets whoever reaches memcached read its blocks, tell which objects are
+   * cached and plant blocks: it runs so only when told ({@code none}). A secret with white space around
+   * it is a copy gone wrong (hosts that trim and hosts that do not would not agree): an error, as is an
+   * empty one. The messages never show the value.
+   */
+  private void checkSharedSecret() {
+    Optional<String> secret = optional(ConfigKey.SHARED_SECRET);
+    String key = prefix + ConfigKey.SHARED_SECRET.key();
+    if (secret.isPresent() && secret.get().isBlank()) {
+      throw new IllegalArgumentException(key + " is empty: set the cluster's secret, or '" + NO_SHARED_SECRET
+          + "' to run the shared tier without one");
+    }
+    if (secret.isPresent() && !secret.get().equals(secret.get().strip())) {
+      throw new IllegalArgumentException(key + " begins or ends with white space: set the secret without it");
+    }
+    if (secret.isEmpty() && sharedMode() != SharedMode.OFF) {
+      throw new IllegalArgumentException(key + " is not set, and " + prefix + ConfigKey.SHARED_MODE.key() + " is "
+          + text(ConfigKey.SHARED_MODE).trim() + ": without a secret, whoever reaches the memcached servers can read"
+          + " the blocks, tell which objects are cached and plant blocks. Set the same secret on every host, or '"
+          + NO_SHARED_SECRET + "' to run without one");
+    }
   }
 
   public String sharedNamespace() {

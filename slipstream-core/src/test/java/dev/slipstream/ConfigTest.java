@@ -109,6 +109,35 @@ class ConfigTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("slipstream-memcached");
   }
 
+  /**
+   * Without a secret, anyone who reaches memcached can read the blocks, tell which objects are cached and
+   * plant blocks: running so takes shared.secret=none. A secret that is empty or padded with white space
+   * (a copy and paste gone wrong) is an error that names the key and never shows the value.
+   */
+  @Test
+  void theSharedTierNeedsASecretOrNoneSaidDeliberately() {
+    for (String mode : new String[] {"read-write", "read-only", "shadow"}) {
+      assertThatThrownBy(() -> SlipstreamConfig.builder().set("shared.mode", mode).set("shared.servers", "cache1").build())
+          .as(mode).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("shared.secret")
+          .hasMessageContaining(mode).hasMessageContaining("none");
+    }
+    String[] bad = {"", "   ", " padded-secret", "padded-secret\n", "\tpadded-secret "};
+    for (String secret : bad) {
+      assertThatThrownBy(() -> SlipstreamConfig.builder().set("shared.mode", "read-write").set("shared.servers", "cache1")
+          .set("shared.secret", secret).build())
+          .as("'%s'", secret).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("shared.secret")
+          .hasMessageNotContaining("padded");
+    }
+    assertThatThrownBy(() -> SlipstreamConfig.fromMap(Map.of("fs.slipstream.shared.secret", " padded-secret"),
+        "fs.slipstream.")).hasMessageContaining("fs.slipstream.shared.secret").hasMessageNotContaining("padded");
+    SlipstreamConfig none = SlipstreamConfig.builder().set("shared.mode", "read-only").set("shared.servers", "cache1")
+        .set("shared.secret", "none").build();
+    assertThat(none.sharedSecret()).as("none is no secret").isEmpty();
+    assertThat(SlipstreamConfig.builder().set("shared.mode", "read-write").set("shared.servers", "cache1")
+        .set("shared.secret", "s3cr3t value").build().sharedSecret()).contains("s3cr3t value");
+    assertThat(SlipstreamConfig.defaults().sharedSecret()).as("off needs none").isEmpty();
+  }
+
   @Test
   void unknownKeysAreRejectedNotIgnored() {
     assertThatThrownBy(() -> SlipstreamConfig.fromMap(Map.of("fs.slipstream.blocksize", "8M"), "fs.slipstream."))

@@ -66,7 +66,7 @@ class SharedTierTest {
     servers.forEach(MemcachedServer::close);
   }
 
-  private Slipstream host(String mode, String secret) {
+  private Slipstream host(String mode, String secret, String... more) {
     SlipstreamConfig.Builder b = SlipstreamConfig.builder()
         .set("endpoint", S3.server().endpoint().toString()).set("region", EmbeddedS3Server.REGION)
         .set("path.style.access", "true").set("access.key", EmbeddedS3Server.ACCESS_KEY)
@@ -77,6 +77,9 @@ class SharedTierTest {
         .set("shared.servers", servers.stream().map(MemcachedServer::hostPort).collect(Collectors.joining(",")));
     if (secret != null) {
       b.set("shared.secret", secret);
+    }
+    for (int i = 0; i < more.length; i += 2) {
+      b.set(more[i], more[i + 1]);
     }
     return Slipstream.builder().isolatedResources().config(b.build()).build();
   }
@@ -223,11 +226,11 @@ class SharedTierTest {
   void garbageUnderABlocksKeysAndChunksWithoutTheSecretAreMissesNeverBytes() throws IOException {
     S3.server().putGenerated(BUCKET, "poisoned", 4, SIZE);
     hostAReads("poisoned", 4);
-    // A reader with another secret rejects every chunk host A signed.
+    // A reader with another secret names the blocks otherwise: it finds none of host A's chunks.
     try (Slipstream other = host("read-only", "not-the-cluster-secret")) {
       SlipstreamInputStream in = readAndCheck(other, "poisoned", 4);
       assertThat(in.statistics().get(Counter.SHARED_HITS)).isZero();
-      assertThat(other.statistics().get(Counter.SHARED_CORRUPT)).isPositive();
+      assertThat(other.statistics().get(Counter.SHARED_MISSES)).isEqualTo(7);
     }
     // Garbage written under every key on every server.
     int overwritten = 0;
@@ -272,11 +275,128 @@ class SharedTierTest {
     }
   }
 
+  /**
+   * Someone who reaches memcached and knows a bucket, key and ETag computes the name a block had before
+   * names were keyed with the secret, and plants well-formed chunks there: they find none of the cluster's
+   * chunks, displace none, and are never served.
+   */
+  @Test
+  void chunksPlantedUnderUnkeyedNamesNeitherFindNorDisplaceTheClustersBlocks() throws IOException {
+    S3.server().putGenerated(BUCKET, "planted", 12, SIZE);
+    String etag;
+    try (Slipstream a = host("read-write", SECRET)) {
+      etag = readAndCheck(a, "planted", 12).etag();
+    }
+    List<String> clusters = new ArrayList<>();
+    for (MemcachedServer server : servers) {
+      clusters.addAll(keys(server));
+    }
+    assertThat(clusters).as("two chunks per full block, one for the last").hasSize(13);
+    byte[] other = new byte[BLOCK];
+    java.util.Arrays.fill(other, (byte) 42);
+    for (int i = 0; i < 7; i++) {
+      byte[] name = unkeyedName("planted", etag, i);
+      int length = (int) Math.min(BLOCK, SIZE - (long) i * BLOCK);
+      for (int c = 0; c < Chunks.count(length); c++) {
+        assertThat(clusters).as("the pool shows which objects are cached").doesNotContain(Chunks.key(name, c));
+        for (MemcachedServer server : servers) {
+          set(server, Chunks.key(name, c), new Chunks(null).encode(name, c, other, 0, length));
+        }
+      }
+    }
+    try (Slipstream b = host("read-only", SECRET)) {
+      SlipstreamInputStream in = readAndCheck(b, "planted", 12);
+      assertThat(in.statistics().get(Counter.SHARED_HITS)).as("every block from the cluster's chunks").isEqualTo(7);
+      assertThat(b.statistics().get(Counter.SHARED_CORRUPT)).as("no planted chunk met").isZero();
+    }
+  }
+
+  /** The name block {@code index} of {@code key} had in the tier with no secret: SHA-256 of what anyone knows. */
+  private static byte[] unkeyedName(String key, String etag, long index) {
+    try {
+      java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+      for (String s : new String[] {"slipstream-shared-v1", "slipstream", BUCKET, key, etag}) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        md.update(java.nio.ByteBuffer.allocate(4).putInt(b.length).array());
+        md.update(b);
+      }
+      md.update(java.nio.ByteBuffer.allocate(12).putInt(BLOCK).putLong(index).array());
+      return md.digest();
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** shared.secret=none runs the tier without a secret, deliberately, and each client says so once. */
+  @Test
+  void noneRunsWithoutASecretAndEachClientWarnsOnce() throws IOException {
+    S3.server().putGenerated(BUCKET, "no-secret", 13, SIZE);
+    java.io.PrintStream oldErr = System.err;
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(err, true, StandardCharsets.UTF_8));
+    try {
+      try (Slipstream a = host("read-write", "none")) {
+        readAndCheck(a, "no-secret", 13);
+        readAndCheck(a, "no-secret", 13);
+      }
+      try (Slipstream b = host("read-only", "none")) {
+        SlipstreamInputStream in = readAndCheck(b, "no-secret", 13);
+        assertThat(in.statistics().get(Counter.SHARED_HITS)).isEqualTo(7);
+      }
+    } finally {
+      System.setErr(oldErr);
+    }
+    String log = err.toString(StandardCharsets.UTF_8);
+    List<String> warnings = log.lines().filter(l -> l.contains("WARN") && l.contains("shared.secret")).toList();
+    assertThat(warnings).as("%s", log).hasSize(2);
+    assertThat(warnings.get(0)).contains("plant").contains("memcached");
+  }
+
+  /**
+   * A read whose chunks are partly in the tier (one evicted), of an object deleted at S3 since it was
+   * cached: the chunks found must not reach the caller's array before S3 answers, nor after it refuses.
+   */
+  @Test
+  void aPartialHitOfAnObjectGoneFromS3LeavesTheCallersArrayUntouched() throws Exception {
+    S3.server().putGenerated(BUCKET, "partial", 14, SIZE);
+    String etag;
+    try (Slipstream a = host("read-write", SECRET)) {
+      etag = readAndCheck(a, "partial", 14).etag();
+    }
+    int deleted = 0;
+    for (MemcachedServer server : servers) {
+      for (String key : keys(server)) {
+        if (key.endsWith(":1")) {
+          delete(server, key); // the second chunk of each full block: its first chunk is still a hit
+          deleted++;
+        }
+      }
+    }
+    assertThat(deleted).isEqualTo(6);
+    S3.server().deleteObject(BUCKET, "partial");
+    OpenOptions known = OpenOptions.known(SIZE, etag).withPolicy(dev.slipstream.ReadPolicy.RANDOM);
+    try (Slipstream b = host("read-only", SECRET, "access.ttl", "0")) {
+      try (SlipstreamInputStream in = b.open(loc("partial"), known)) {
+        byte[] buf = new byte[200];
+        assertThatThrownBy(() -> in.read(Chunks.CHUNK - 100, buf, 0, buf.length)).as("positional read")
+            .isInstanceOf(FileNotFoundException.class);
+        assertThat(buf).as("no byte of the tier reached the caller").containsOnly(0);
+      }
+      try (SlipstreamInputStream in = b.open(loc("partial"), known)) {
+        byte[] buf = new byte[BLOCK];
+        assertThatThrownBy(() -> in.readFullyAsync(BLOCK, buf, 0, buf.length).get()).as("vectored read")
+            .isInstanceOf(java.util.concurrent.ExecutionException.class).hasCauseInstanceOf(FileNotFoundException.class);
+        assertThat(buf).as("no byte of the tier reached the caller").containsOnly(0);
+      }
+      assertThat(b.statistics().get(Counter.SHARED_BYTES_READ)).isZero();
+    }
+  }
+
   @Test
   void shadowModeServesEveryByteFromS3AndCountsWhatTheTierWouldHaveDone() throws Exception {
     S3.server().putGenerated(BUCKET, "shadowed", 8, SIZE);
     // First pass: the tier is empty; the shadow host writes what it fetched, as read-write would.
-    Slipstream first = host("shadow", null);
+    Slipstream first = host("shadow", "none");
     try (first) {
       SlipstreamInputStream in = readAndCheck(first, "shadowed", 8);
       assertThat(in.statistics().get(Counter.GET_REQUESTS)).isEqualTo(7);
@@ -285,7 +405,7 @@ class SharedTierTest {
     assertThat(first.statistics().get(Counter.SHARED_SETS)).isEqualTo(7);
     // A well-formed chunk with other bytes (only a host without the secret can be fooled so): a mismatch.
     forgeOneChunk(servers);
-    Slipstream second = host("shadow", null);
+    Slipstream second = host("shadow", "none");
     try (second) {
       SlipstreamInputStream in = readAndCheck(second, "shadowed", 8);
       assertThat(in.statistics().get(Counter.GET_REQUESTS)).as("shadow never serves").isEqualTo(7);
@@ -407,6 +527,16 @@ class SharedTierTest {
       out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
       out.flush();
       assertThat(in.readLine()).isEqualTo("STORED");
+    }
+  }
+
+  private static void delete(MemcachedServer server, String key) throws IOException {
+    try (Socket s = new Socket("127.0.0.1", server.address().getPort())) {
+      OutputStream out = s.getOutputStream();
+      BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII));
+      out.write(("delete " + key + "\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      assertThat(in.readLine()).isEqualTo("DELETED");
     }
   }
 

@@ -13,10 +13,6 @@ import dev.slipstream.internal.cache.DiskCache;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.spi.SharedBlockStore;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -24,19 +20,21 @@ import java.util.function.Supplier;
 
 /**
  * The shared block tier as a tier of one open object: blocks of its version in a {@link SharedBlockStore}
- * (memcached, shared by a cluster), under names that hash the namespace and the block's identity, so that
- * no bucket or key reaches the servers and a new version is a new name. A block found there is served
- * only after S3 has answered this open (docs/architecture.md, rule 8); every block this open fetched
- * from S3 is written there in the background ({@code read-write}), never one it read from the tier. In
- * {@code shadow} mode it serves nothing: every block from S3 is looked up in the background, compared, and
- * written if missing, as read-write would have.
+ * (memcached, shared by a cluster), under names {@link SharedNames} gives: keyed with the cluster's secret,
+ * so that no bucket or key reaches the servers, nor which objects are cached, and a new version is a new
+ * name. A block found there is served only after S3 has answered this open (docs/architecture.md, rule 8):
+ * a read for a caller goes through a buffer of the pool, copied to the caller's array only then, so that
+ * neither a refusal nor a partial hit (some chunks found, one missing) leaves the tier's bytes there. Every
+ * block this open fetched from S3 is written there in the background ({@code read-write}), never one it
+ * read from the tier. In {@code shadow} mode it serves nothing: every block from S3 is looked up in the
+ * background, compared, and written if missing, as read-write would have.
  * Whole blocks only: a columnar reader's exact ranges stay local.
  */
 final class SharedTier implements Tier {
   private final SharedBlockStore store;
   private final SharedWrites writes;
   private final boolean shadow;
-  private final String namespace;
+  private final SharedNames names;
   private final ObjectHandle h;
   private final int blockSize;
   private final BufferPool pool;
@@ -49,12 +47,12 @@ final class SharedTier implements Tier {
    * @param writes where blocks are written, or null to only read ({@code read-only})
    * @param shadow never serve: blocks from S3 are compared with the tier's, in the background, and written
    */
-  SharedTier(SharedBlockStore store, SharedWrites writes, boolean shadow, String namespace, ObjectHandle h,
+  SharedTier(SharedBlockStore store, SharedWrites writes, boolean shadow, SharedNames names, ObjectHandle h,
       int blockSize, BufferPool pool, Supplier<DiskCache.Gate> gate) {
     this.store = store;
     this.writes = writes;
     this.shadow = shadow;
-    this.namespace = namespace;
+    this.names = names;
     this.h = h;
     this.blockSize = blockSize;
     this.pool = pool;
@@ -68,30 +66,60 @@ final class SharedTier implements Tier {
     if (!piece.isBlock() || etag == null) {
       return null;
     }
-    try {
-      MessageDigest md = MessageDigest.getInstance("SHA-256");
-      for (String s : new String[] {"slipstream-shared-v1", namespace, h.location().bucket(), h.location().key(), etag}) {
-        byte[] b = s.getBytes(StandardCharsets.UTF_8);
-        md.update(ByteBuffer.allocate(4).putInt(b.length).array());
-        md.update(b);
-      }
-      md.update(ByteBuffer.allocate(12).putInt(blockSize).putLong(piece.index()).array());
-      return md.digest();
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-    }
+    return names.block(h.location().bucket(), h.location().key(), etag, blockSize, piece.index());
   }
 
+  /** Through a buffer of the pool (of the heap if it has none to spare), copied to {@code dst} after S3's answer. */
   @Override
   public boolean read(Piece piece, int from, byte[] dst, int off, int n) throws IOException {
     byte[] name = shadow ? null : name(piece);
     if (name == null) {
       return false;
     }
+    byte[] pooled = pool.tryAcquire(BufferPool.sizeFor(n));
+    byte[] scratch = pooled != null ? pooled : new byte[n];
+    try {
+      if (!lookUp(name, piece, from, scratch, n)) {
+        return false;
+      }
+      System.arraycopy(scratch, 0, dst, off, n);
+    } finally {
+      if (pooled != null) {
+        pool.release(pooled);
+      }
+    }
+    hit(piece, from, n);
+    return true;
+  }
+
+  /** Straight into the block's own buffer, cleared if S3 refuses this open. */
+  @Override
+  public boolean readBlock(Piece piece, byte[] buffer) throws IOException {
+    byte[] name = shadow ? null : name(piece);
+    if (name == null) {
+      return false;
+    }
+    try {
+      if (!lookUp(name, piece, 0, buffer, piece.length())) {
+        return false;
+      }
+    } catch (IOException refused) {
+      Arrays.fill(buffer, 0, piece.length(), (byte) 0); // none of the tier's bytes stay in the pool's buffer
+      throw refused;
+    }
+    hit(piece, 0, piece.length());
+    return true;
+  }
+
+  /**
+   * Asks the store for {@code [from, from + n)} of the block named {@code name} into {@code dst[0, n)}, and
+   * on a hit waits for S3's answer to this open; false on a miss ({@code dst} may hold some chunks).
+   */
+  private boolean lookUp(byte[] name, Piece piece, int from, byte[] dst, int n) throws IOException {
     long t0 = System.nanoTime();
     boolean hit;
     try {
-      hit = store.get(name, piece.length(), from, dst, off, n);
+      hit = store.get(name, piece.length(), from, dst, 0, n);
     } catch (RuntimeException e) {
       stats.increment(Counter.SHARED_ERRORS); // a store that broke its contract: still only a miss (rule 2)
       hit = false;
@@ -101,18 +129,17 @@ final class SharedTier implements Tier {
       stats.increment(Counter.SHARED_MISSES);
       return false;
     }
-    try {
-      gate.get().await();
-    } catch (IOException refused) {
-      Arrays.fill(dst, off, off + n, (byte) 0); // S3 refused this open: none of the tier's bytes stay
-      throw refused;
-    }
+    gate.get().await();
+    return true;
+  }
+
+  /** Counts a hit; a whole block read is not written back. */
+  private void hit(Piece piece, int from, int n) {
     if (from == 0 && n == piece.length()) {
       served.add(piece.index());
     }
     stats.increment(Counter.SHARED_HITS);
     stats.add(Counter.SHARED_BYTES_READ, n);
-    return true;
   }
 
   @Override

@@ -24,8 +24,8 @@ public final class Sources {
   private final Shared shared;
   private final SharedWrites sharedWrites;
 
-  /** The shared tier of a client: its store, what it does, and the namespace its names hash. */
-  public record Shared(SharedBlockStore store, SharedMode mode, String namespace) {}
+  /** The shared tier of a client: its store, what it does, and the names its blocks have there. */
+  public record Shared(SharedBlockStore store, SharedMode mode, SharedNames names) {}
   private final DiskCache disk;
   private final boolean keepEveryBlock;
   private final S3Source s3;
@@ -43,7 +43,7 @@ public final class Sources {
   }
 
   /**
-   * @param shared the shared tier's store, its mode and namespace, or null for none
+   * @param shared the shared tier's store, its mode and names, or null for none
    */
   public Sources(DiskCache disk, CacheMode mode, boolean memoryCache, Shared shared, S3Source s3,
       BlockFetcher fetcher, BufferPool pool, ShadowCaches shadows) {
@@ -91,7 +91,7 @@ public final class Sources {
       tiers.add(new DiskTier(disk, h, blockSize, pool, () -> fetcher.accessGate(h)));
     }
     if (shared != null) {
-      tiers.add(new SharedTier(shared.store(), sharedWrites, shared.mode() == SharedMode.SHADOW, shared.namespace(),
+      tiers.add(new SharedTier(shared.store(), sharedWrites, shared.mode() == SharedMode.SHADOW, shared.names(),
           h, blockSize, pool, () -> fetcher.accessGate(h)));
     }
     return new SourceChain(h, tiers, s3, pool, blockSize, keepEveryBlock, shadows.isEmpty() ? null : shadows);
