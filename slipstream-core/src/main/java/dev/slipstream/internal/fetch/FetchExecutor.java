@@ -86,6 +86,11 @@ public final class FetchExecutor {
     return blockReads.incrementAndGet();
   }
 
+  /** Tasks waiting for a thread: block reads not started yet, and parts of started ones. */
+  int queued() {
+    return executor.getQueue().size();
+  }
+
   void blockReadEnded() {
     blockReads.decrementAndGet();
   }

@@ -21,10 +21,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * run starts with two blocks in flight, and would wait one connection's time for its first 8 MiB (0.34 s);
  * the last blocks of an object leave connections unused too. The caller says when parts are wanted (the
  * stream's depth policy: {@code read.PrefetchDepth.partsAhead}); such a block is split into {@code
- * ceil(fetch threads / block reads in progress)} parts, this one included, none smaller than {@code
- * fetch.part.min}: the block reads in progress together ask for about as many GETs as there are threads to
- * run them, and when every thread has a block of its own, a block is one GET. Parts cost GETs, not memory:
- * they fill the block's own buffer.
+ * ceil(fetch threads / block reads wanted)} parts, this one included, none smaller than {@code
+ * fetch.part.min}, where the reads wanted are those in progress and the tasks queued behind them: the
+ * blocks wanted together ask for about as many GETs as there are threads to run them, and when every
+ * thread has a block to read, a block is one GET. So a stream that puts many blocks in flight at once (a
+ * declared sequential read starts deep) reads them in few parts, and a run that ramps up from two blocks,
+ * or the last blocks of an object, in many. Parts cost GETs (each about a millisecond of CPU in the AWS
+ * SDK's request pipeline), not memory: they fill the block's own buffer.
  *
  * <p>The block's thread reads the first part itself, then runs each other part that no thread has started
  * yet, and waits only for parts already running: a fetch thread never waits for a task still in the queue,
@@ -44,7 +47,7 @@ public final class ParallelParts {
     this.minPart = minPart;
   }
 
-  /** How many parts a read of {@code len} bytes is split into while {@code blockReads} are in progress. */
+  /** How many parts a read of {@code len} bytes is split into while {@code blockReads} are wanted. */
   int parts(int len, int blockReads) {
     int most = len / minPart;
     return most < 2 ? 1 : Math.min(most, (executor.threads() + blockReads - 1) / blockReads);
@@ -59,7 +62,7 @@ public final class ParallelParts {
       throws IOException {
     int reads = executor.blockReadStarted();
     try {
-      read(h, start, dst, off, len, token, inParts ? parts(len, reads) : 1);
+      read(h, start, dst, off, len, token, inParts ? parts(len, reads + executor.queued()) : 1);
     } finally {
       executor.blockReadEnded();
     }
