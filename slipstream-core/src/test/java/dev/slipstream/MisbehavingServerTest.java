@@ -357,6 +357,40 @@ class MisbehavingServerTest {
   }
 
 
+  // ---- the access check on a server that ignores If-Match -------------------------------------
+
+  /**
+   * The object replaced, its old version cached, and a server that ignores {@code If-Match}: the access
+   * check's GET is answered with the new version. That answer is no answer for the old version (its
+   * ETag is checked), so no read of the open, the first or any later one, gets the cached old bytes.
+   */
+  @Test
+  void anAnswerForAnotherVersionNeverLetsCachedBytesThrough() throws Exception {
+    String key = "cached-then-replaced";
+    server.put(BUCKET, key, big);
+    try (Slipstream client = client("access.ttl", "0")) {
+      String oldEtag;
+      try (SlipstreamInputStream in = client.open("s3://" + BUCKET + "/" + key)) {
+        assertThat(in.readAllBytes()).isEqualTo(big); // now in the memory cache
+        oldEtag = in.etag();
+      }
+      server.put(BUCKET, key, bigV2);
+      server.always(Misbehaviour.IGNORE_CONDITIONS);
+      try (SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/" + key),
+          OpenOptions.known(SIZE, oldEtag))) {
+        for (int attempt = 0; attempt < 3; attempt++) {
+          byte[] b = new byte[BLOCK];
+          try {
+            in.readFully(0, b, 0, b.length);
+            fail("read " + attempt + " of a replaced object returned bytes of the version opened");
+          } catch (ObjectChangedException expected) {
+            assertThat(b).as("read %d: nothing copied to the caller", attempt).containsOnly(0);
+          }
+        }
+      }
+    }
+  }
+
   // ---- open-ahead: the same checks on a block fetched before the open ---------------------------
 
   private static String etagOf(String key) throws IOException {
