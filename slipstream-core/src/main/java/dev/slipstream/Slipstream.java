@@ -197,6 +197,7 @@ public final class Slipstream implements AutoCloseable {
     ETag etag = ETag.fromServer(options.etag());
     java.time.Instant lastModified = null;
     boolean answered = options.fromStore();
+    long sentAt = answers.generation(); // the caller's request (fromStore) or the HEAD below: sent before now
     RecentAnswers.Answer known = length < 0 ? answers.fresh(location) : null;
     if (known != null) {
       // No HEAD: S3 answered this client about the object within access.ttl (rule 8).
@@ -218,7 +219,7 @@ public final class Slipstream implements AutoCloseable {
     ObjectHandle handle = new ObjectHandle(location, length, options.length() >= 0, etag, lastModified,
         streamStats, answers);
     if (answered) {
-      handle.answered(); // S3 answered this open, or this client within access.ttl: cached bytes may be served
+      handle.answered(sentAt); // S3 answered this open: cached bytes may be served
     }
     ObjectReader reader = new ObjectReader(handle, resources.pool, fetcher, sources, config.blockSize(),
         config.prefetchBlocks(), learnedDepth, parquetPlans, options.policy(), options.splitEnd(), closeWaitMillis());

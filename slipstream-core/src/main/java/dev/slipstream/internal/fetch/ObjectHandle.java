@@ -108,13 +108,19 @@ public final class ObjectHandle {
 
   /**
    * S3 answered a request of this open (its HEAD, or a GET whose response passed its checks) with
-   * success: cached bytes may be served, and the client remembers the answer for {@code access.ttl}.
+   * success: cached bytes may be served, and the client remembers the answer for {@code access.ttl},
+   * unless it wrote the object since the request was sent ({@code sentAt}: {@link #beforeRequest}).
    */
-  public void answered() {
+  public void answered(long sentAt) {
     access.grant();
     if (answers != null) {
-      answers.answered(location, etag.get(), lastModified.get(), length);
+      answers.answered(location, etag.get(), lastModified.get(), length, sentAt);
     }
+  }
+
+  /** To be taken before a request of this open is sent, and handed to {@link #answered} with its answer. */
+  public long beforeRequest() {
+    return answers == null ? 0 : answers.generation();
   }
 
   /**

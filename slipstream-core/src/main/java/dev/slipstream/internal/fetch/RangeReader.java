@@ -158,6 +158,7 @@ public final class RangeReader {
   private long attempt(ObjectHandle h, long start, long end, byte[] dst, int off, CancelToken token, long t0,
       long[] firstByte, long[] received) throws IOException {
     h.stats().increment(Counter.GET_REQUESTS);
+    long sentAt = h.beforeRequest();
     ObjectStore.Body body;
     try {
       body = hedging.get(() -> store.get(h.location(), start, end, h.pinnedEtag(), h.unmodifiedSince()), token,
@@ -178,7 +179,7 @@ public final class RangeReader {
       long skip = ResponseCheck.check(h, start, end, body, readThroughMax);
       // A response with this client's credentials, and of this version (checked just now, not trusted
       // to If-Match, which some servers ignore): cached bytes of this version may be served.
-      h.answered();
+      h.answered(sentAt);
       long want = end - start;
       InputStream in = body.stream();
       if (skip > 0) {

@@ -38,15 +38,26 @@ public final class RecentAnswers {
 
   private final long ttlNanos;
   private final ConcurrentHashMap<S3Location, Answer> answers = new ConcurrentHashMap<>();
+  /** Writes so far ({@link #forgetUnder}): an answer to a request sent before the last one is not kept. */
+  private volatile long writes;
 
   /** @param ttl how long an answer stands ({@code access.ttl}); zero: never (every open asks) */
   public RecentAnswers(Duration ttl) {
     this.ttlNanos = ttl.toNanos();
   }
 
-  /** S3 answered a request for this version of {@code location} with success, just now. */
-  void answered(S3Location location, ETag etag, Instant lastModified, long length) {
-    if (ttlNanos <= 0 || (etag == null && lastModified == null)) {
+  /** To be taken before a request is sent, and handed to {@link #answered} with its answer. */
+  public long generation() {
+    return writes;
+  }
+
+  /**
+   * S3 answered a request for this version of {@code location} with success, just now; {@code sentAt}: the
+   * {@link #generation} when the request was sent. An answer to a request sent before a write through
+   * this client ({@link #forgetUnder}) may name the version the write replaced: it is not kept.
+   */
+  void answered(S3Location location, ETag etag, Instant lastModified, long length, long sentAt) {
+    if (ttlNanos <= 0 || (etag == null && lastModified == null) || sentAt != writes) {
       return;
     }
     if (answers.size() >= MAX_ENTRIES) {
@@ -56,7 +67,11 @@ public final class RecentAnswers {
         answers.clear();
       }
     }
-    answers.put(location, new Answer(etag, lastModified, length, System.nanoTime()));
+    Answer a = new Answer(etag, lastModified, length, System.nanoTime());
+    answers.put(location, a);
+    if (sentAt != writes) {
+      answers.remove(location, a); // a write came between the check above and the put
+    }
   }
 
   /** The answer for {@code location} if one stands now, else null. */
@@ -88,6 +103,9 @@ public final class RecentAnswers {
 
   /** A write through this client: forgets the answers for {@code prefix}'s bucket and every key starting with its key. */
   public void forgetUnder(S3Location prefix) {
+    synchronized (this) {
+      writes++; // first: an answer put from now on, or checked against the old count, is dropped
+    }
     answers.keySet().removeIf(l -> l.bucket().equals(prefix.bucket()) && l.key().startsWith(prefix.key()));
   }
 }
