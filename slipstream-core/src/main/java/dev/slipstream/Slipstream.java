@@ -197,7 +197,9 @@ public final class Slipstream implements AutoCloseable {
     ETag etag = ETag.fromServer(options.etag());
     java.time.Instant lastModified = null;
     boolean answered = options.fromStore();
-    long sentAt = answers.generation(); // the caller's request (fromStore) or the HEAD below: sent before now
+    // The HEAD below is sent after now. The caller's own request (fromStore) was sent before it, by how
+    // much is not known: it grants this open's access check but is not kept as the client's answer.
+    long sentAt = options.fromStore() ? -1 : answers.generation();
     RecentAnswers.Answer known = length < 0 ? answers.fresh(location) : null;
     if (known != null) {
       // No HEAD: S3 answered this client about the object within access.ttl (rule 8).
