@@ -177,7 +177,8 @@ public final class OpenAhead implements AutoCloseable {
         Block block = new Block(0, 0, buffer, len, false, pool, stats, 1);
         ObjectHandle handle = new ObjectHandle(ref.location(), ref.length(), true,
             ETag.fromServer(ref.etag()), null, stats, answers);
-        p = new Prepared(ref, block, handle, new CancelToken(BlockCancelledException::new, Purpose.OPEN_AHEAD), System.nanoTime());
+        p = new Prepared(ref, block, handle, new CancelToken(BlockCancelledException::new, Purpose.OPEN_AHEAD),
+            System.nanoTime(), answers.generation());
         prepared.put(ref.location(), p);
         heldBytes += size;
         started.add(p);
@@ -238,6 +239,9 @@ public final class OpenAhead implements AutoCloseable {
   private boolean matches(Prepared p, long length, String etag) {
     if (etag == null || p.ref.length() != length) {
       return false;
+    }
+    if (p.sentAt != answers.generation()) {
+      return false; // a write through this client since the fetch was sent: its bytes may be the version replaced
     }
     Block b = p.block;
     if (b.isDone() && !b.isReady()) {
@@ -458,7 +462,9 @@ public final class OpenAhead implements AutoCloseable {
   }
 
   /** One prepared first block. */
-  private record Prepared(ObjectRef ref, Block block, ObjectHandle handle, CancelToken token, long createdNanos) {}
+  /** @param sentAt the client's {@link RecentAnswers#generation} when the fetch was prepared */
+  private record Prepared(ObjectRef ref, Block block, ObjectHandle handle, CancelToken token, long createdNanos,
+      long sentAt) {}
 
   /** A declared reading order: its objects, and where each stands in it. */
   private final class Order implements ReadingOrder {
