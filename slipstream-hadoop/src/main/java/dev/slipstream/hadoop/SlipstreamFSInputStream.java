@@ -290,18 +290,21 @@ final class SlipstreamFSInputStream extends FSInputStream
    * where the ranges are about to be read: the request it makes, if any, fetches what they need.
    */
   private void settleVersion(List<? extends FileRange> ranges) throws IOException {
-    FileRange first = ranges.get(0);
+    long at = -1; // the lowest offset of a range with bytes to read (an empty range reads none)
     for (FileRange r : ranges) {
-      if (r.getOffset() < first.getOffset()) {
-        first = r;
+      if (r.getOffset() < 0 || r.getLength() < 0) {
+        return; // the vectored read itself rejects it, with the error Hadoop's contract names
+      }
+      if (r.getLength() > 0 && r.getOffset() < in.length() && (at < 0 || r.getOffset() < at)) {
+        at = r.getOffset();
       }
     }
-    long at = first.getOffset();
-    if (at < 0 || first.getLength() <= 0 || at >= in.length()) {
-      return; // the vectored read itself rejects it, with the error Hadoop's contract names
+    if (at < 0) {
+      return; // no byte to read: nothing that could mix versions
     }
+    long from = at;
     byte[] one = new byte[1];
-    read(s -> s.read(at, one, 0, 1));
+    read(s -> s.read(from, one, 0, 1));
   }
 
   @Override

@@ -224,6 +224,27 @@ class StreamVersionTest {
     }
   }
 
+  /** The same with an empty range first: the version is settled on the first range with bytes to read. */
+  @Test
+  void aVectoredReadWithAnEmptyFirstRangeSettlesTheVersionToo() throws Exception {
+    Path p = path("vectored-settled-empty/data.bin");
+    writeElsewhere(p, 5, 8 * MIB);
+    try (SlipstreamS3AFileSystem fs = newFileSystem()) {
+      fs.listStatus(p.getParent());
+      try (FSDataInputStream in = fs.open(p)) {
+        List<FileRange> ranges = new java.util.ArrayList<>();
+        ranges.add(FileRange.createFileRange(0, 0));
+        ranges.addAll(ranges(100));
+        in.readVectored(ranges, ByteBuffer::allocate);
+        assertThat(versionOf(data(ranges.get(1)), 100, 5, 6)).isEqualTo(5);
+        writeElsewhere(p, 6, 8 * MIB);
+        byte[] later = new byte[1000];
+        assertThatThrownBy(() -> in.readFully(7L * MIB + 500, later, 0, later.length))
+            .isInstanceOf(ObjectChangedException.class);
+      }
+    }
+  }
+
   /** Rule 8: within access.ttl, a re-read by path makes no request at all: no HEAD, no GET. */
   @Test
   void aReReadByPathWithinTheTtlIsServedWithNoRequest() throws Exception {
