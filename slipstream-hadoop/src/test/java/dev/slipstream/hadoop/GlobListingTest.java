@@ -5,7 +5,6 @@ package dev.slipstream.hadoop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.slipstream.testkit.EmbeddedS3Server;
 import dev.slipstream.testkit.ForkedS3Server;
 import dev.slipstream.testkit.LinkProfile;
 import dev.slipstream.testkit.LinkShaper;
@@ -45,12 +44,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -75,15 +69,7 @@ class GlobListingTest {
 
   /** Puts the keys of {@link #KEYS} not uploaded yet. */
   static void upload() throws Exception {
-    try (S3Client s3 = S3Client.builder()
-        .endpointOverride(server.endpoint())
-        .region(Region.of(EmbeddedS3Server.REGION))
-        .credentialsProvider(StaticCredentialsProvider.create(
-            AwsBasicCredentials.create(EmbeddedS3Server.ACCESS_KEY, EmbeddedS3Server.SECRET_KEY)))
-        .forcePathStyle(true)
-        .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-        .build()) {
+    try (S3Client s3 = ListingTest.uploadClient(server.endpoint())) {
       ExecutorService pool = Executors.newFixedThreadPool(8);
       try {
         List<Future<?>> done = new ArrayList<>();

@@ -5,7 +5,6 @@ package dev.slipstream.hadoop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.slipstream.testkit.EmbeddedS3Server;
 import dev.slipstream.testkit.ForkedS3Server;
 import dev.slipstream.testkit.LinkProfile;
 import dev.slipstream.testkit.LinkShaper;
@@ -34,12 +33,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -62,15 +56,7 @@ class ListingsAfterWritesTest {
     server = ForkedS3Server.start(ForkedS3Server.Storage.TRANSIENT);
     server.createBucket(BUCKET);
     shaper = LinkShaper.start(server.endpoint(), LinkProfile.LOOPBACK, 7);
-    s3 = S3Client.builder()
-        .endpointOverride(server.endpoint())
-        .region(Region.of(EmbeddedS3Server.REGION))
-        .credentialsProvider(StaticCredentialsProvider.create(
-            AwsBasicCredentials.create(EmbeddedS3Server.ACCESS_KEY, EmbeddedS3Server.SECRET_KEY)))
-        .forcePathStyle(true)
-        .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-        .build();
+    s3 = ListingTest.uploadClient(server.endpoint());
     for (int d = 0; d < DIRS; d++) {
       for (int f = 0; f < 3; f++) {
         put(String.format("g/d=%03d/part-%d.csv", d, f));

@@ -5,7 +5,6 @@ package dev.slipstream.hadoop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.slipstream.testkit.EmbeddedS3Server;
 import dev.slipstream.testkit.FaultKind;
 import dev.slipstream.testkit.ForkedS3Server;
 import dev.slipstream.testkit.LinkProfile;
@@ -29,12 +28,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -64,15 +58,7 @@ class SiblingWalkTest {
         keys.add(String.format("w/d=%02d/f-%04d.csv", d, f));
       }
     }
-    try (S3Client s3 = S3Client.builder()
-        .endpointOverride(server.endpoint())
-        .region(Region.of(EmbeddedS3Server.REGION))
-        .credentialsProvider(StaticCredentialsProvider.create(
-            AwsBasicCredentials.create(EmbeddedS3Server.ACCESS_KEY, EmbeddedS3Server.SECRET_KEY)))
-        .forcePathStyle(true)
-        .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-        .build()) {
+    try (S3Client s3 = ListingTest.uploadClient(server.endpoint())) {
       ExecutorService pool = Executors.newFixedThreadPool(8);
       try {
         List<Future<?>> done = new ArrayList<>();
