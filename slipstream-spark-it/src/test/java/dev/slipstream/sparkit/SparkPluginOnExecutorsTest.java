@@ -99,8 +99,10 @@ class SparkPluginOnExecutorsTest {
     assertThat(getsByExecutor.values().stream().mapToLong(Long::longValue).sum())
         .as("GETs the executors made, by their gauges").isPositive();
     assertThat(latencyCountsByExecutor).as("GET latency samples by executor").containsOnlyKeys("0", "1");
+    // A GET's latency is sampled when its body has been read whole: a hedge that lost, or a GET cut short
+    // (a prefetch its stream no longer wanted), counts as a GET with no sample.
     getsByExecutor.forEach((id, gets) -> assertThat(latencyCountsByExecutor.get(id))
-        .as("GET latency samples of executor %s", id).isEqualTo(gets));
+        .as("GET latency samples of executor %s", id).isPositive().isLessThanOrEqualTo(gets));
   }
 
   /** Reads the last row of each executor's get-requests and GET-latency-count files. */
