@@ -80,6 +80,11 @@ final class ResourceMeter {
       }
     }
 
+    /** Reader-thread mode: the ids of the threads whose CPU this window counts (empty otherwise). */
+    java.util.Set<Long> countedThreads() {
+      return java.util.Set.copyOf(threadCpuLatest.keySet());
+    }
+
     private void sample() {
       if (threadCpuAtStart != null) {
         threadCpuLatest.putAll(readerThreadCpu());

@@ -31,28 +31,29 @@ class ResourceMeterTest {
   void readerThreadCpuCountsTheReadersThreadsAndLeavesTheShapersOut() throws Exception {
     ResourceMeter meter = new ResourceMeter();
     ResourceMeter.Window window = meter.start(true);
-    long reader = spin("slipstream-fetch-test", 200);
-    long shaper = spin("link-shaper-test", 200);
+    long reader = spin("slipstream-fetch-test", 50);
+    long shaper = spin("link-shaper-test", 50);
     ResourceMeter.Reading reading = window.stop();
-    // The reader's thread ended before stop(): it is counted up to its last sample (every 10 ms).
-    assertThat(reading.cpuNanos()).as("reader-thread CPU").isGreaterThanOrEqualTo(reader - 20_000_000L)
-        .isLessThan(reader + shaper - 50_000_000L);
+    // Thread ids are never reused in a JVM: the reader's is counted, the shaper's is not.
+    assertThat(window.countedThreads()).contains(reader).doesNotContain(shaper);
+    assertThat(reading.cpuNanos()).as("reader-thread CPU").isPositive();
   }
 
-  /** Runs a thread named {@code name} until it has used {@code millis} of CPU; returns the CPU it used. */
+  /** Runs a thread named {@code name} until it has used {@code millis} of CPU; returns its id. */
   private static long spin(String name, long millis) throws InterruptedException {
     java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-    long[] used = new long[1];
     Thread t = new Thread(() -> {
       long x = 0;
       while (threads.getCurrentThreadCpuTime() < millis * 1_000_000L) {
         x += System.nanoTime() % 7;
       }
-      used[0] = threads.getCurrentThreadCpuTime() + (x & 0);
+      if (x == 42) {
+        System.out.print(""); // keeps the loop from being optimised away
+      }
     }, name);
     t.start();
     t.join();
-    return used[0];
+    return t.getId();
   }
 
   /** Makes {@code mib} MiB of 4 MiB arrays live at once, then lets them go: the heap grows to hold them. */
