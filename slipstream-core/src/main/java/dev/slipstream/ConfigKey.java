@@ -25,8 +25,8 @@ import java.util.Optional;
 /**
  * Every configuration key Slipstream reads, with its default and meaning. The plain-Java API uses the
  * names as they are ({@code block.size}); Hadoop-style configuration prefixes them with
- * {@link SlipstreamConfig#HADOOP_PREFIX} ({@code fs.slipstream.block.size}). The README's table is
- * checked against this enum by a test (ConfigDocsTest), so the two cannot drift apart.
+ * {@link SlipstreamConfig#HADOOP_PREFIX} ({@code fs.slipstream.block.size}). The table of
+ * docs/configuration.md is checked against this enum by a test (ConfigDocsTest), so the two cannot drift apart.
  *
  * <p>Each key names the type of its values: the syntax it accepts, its range, and the words of a refusal
  * (sizes {@code 8M}, durations {@code 30s}, integers in a range, one of some names, ...).

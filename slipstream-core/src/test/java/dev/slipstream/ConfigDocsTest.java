@@ -19,26 +19,28 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Holds the documentation to {@link ConfigKey}: the README's configuration table lists exactly its keys, in
- * its order, with its defaults and descriptions (the table is {@link ConfigTest#markdownTable()}, rendered;
- * on a failure, paste the table the message prints), and every {@code fs.slipstream.*} key the README and
- * docs/*.md name exists. docs/ has no configuration table of its own: it points to the README's.
+ * Holds the documentation to {@link ConfigKey}: the configuration table of docs/configuration.md lists exactly
+ * its keys, in its order, with its defaults and descriptions (the table is {@link ConfigTest#markdownTable()},
+ * rendered; on a failure, paste the table the message prints), and every {@code fs.slipstream.*} key the README
+ * and docs/*.md name exists. No other file has a configuration table: the README and the other docs point to
+ * that one.
  */
 class ConfigDocsTest {
   private static final Path README = Path.of("..", "README.md");
   private static final Path DOCS = Path.of("..", "docs");
+  static final Path CONFIGURATION = DOCS.resolve("configuration.md");
   private static final String HEADER = "| key (Hadoop: `fs.slipstream.` + key) | default | meaning |";
 
-  /** The README's configuration table: its header, the line under it and its rows, up to the first line that is not a row. */
-  private static List<String> readmeTable() throws IOException {
-    List<String> lines = Files.readAllLines(README);
+  /** The configuration table: its header, the line under it and its rows, up to the first line that is not a row. */
+  private static List<String> configurationTable() throws IOException {
+    List<String> lines = Files.readAllLines(CONFIGURATION);
     List<Integer> headers = new ArrayList<>();
     for (int i = 0; i < lines.size(); i++) {
       if (lines.get(i).equals(HEADER)) {
         headers.add(i);
       }
     }
-    assertThat(headers).as("README.md holds one configuration table, headed %s", HEADER).hasSize(1);
+    assertThat(headers).as("docs/configuration.md holds one configuration table, headed %s", HEADER).hasSize(1);
     List<String> table = new ArrayList<>();
     for (int i = headers.get(0); i < lines.size() && lines.get(i).startsWith("|"); i++) {
       table.add(lines.get(i));
@@ -58,28 +60,28 @@ class ConfigDocsTest {
   }
 
   @Test
-  void readmeTableListsExactlyTheKeysInTheirOrder() throws IOException {
+  void tableListsExactlyTheKeysInTheirOrder() throws IOException {
     List<String> keys = ConfigKey.all().stream().map(ConfigKey::key).collect(Collectors.toList());
-    assertThat(List.copyOf(rows(readmeTable()).keySet()))
-        .as("the keys of README.md's configuration table against ConfigKey's")
+    assertThat(List.copyOf(rows(configurationTable()).keySet()))
+        .as("the keys of docs/configuration.md's table against ConfigKey's")
         .containsExactlyElementsOf(keys);
   }
 
   @Test
-  void readmeTableStatesEachDefaultAsConfigKeyDoes() throws IOException {
-    Map<String, String> rows = rows(readmeTable());
+  void tableStatesEachDefaultAsConfigKeyDoes() throws IOException {
+    Map<String, String> rows = rows(configurationTable());
     for (ConfigKey k : ConfigKey.values()) {
       String expected = k.defaultValue().map(v -> "`" + v + "`")
           .orElse(k == ConfigKey.MEMORY_MAX ? "¼ of max heap" : "—");
-      assertThat(rows.get(k.key())).as("README.md's default of %s", k.key()).isEqualTo(expected);
+      assertThat(rows.get(k.key())).as("docs/configuration.md's default of %s", k.key()).isEqualTo(expected);
     }
   }
 
   @Test
-  void readmeTableIsConfigKeyRendered() throws IOException {
+  void tableIsConfigKeyRendered() throws IOException {
     String table = ConfigTest.markdownTable();
-    assertThat(String.join("\n", readmeTable()) + "\n")
-        .as("README.md's configuration table is out of date; replace it with:%n%s", table)
+    assertThat(String.join("\n", configurationTable()) + "\n")
+        .as("docs/configuration.md's table is out of date; replace it with:%n%s", table)
         .isEqualTo(table);
   }
 

@@ -8,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -155,13 +154,13 @@ class ConfigTest {
         .hasMessageNotContaining("s3cr3t-value");
   }
 
-  /** The README's configuration table is this enum, rendered; regenerate it from the failure message. */
+  /** The configuration table of docs/configuration.md is this enum, rendered; regenerate it from the failure message. */
   @Test
-  void readmeListsEveryKeyWithItsDefault() throws IOException {
-    String readme = Files.readString(Path.of("..", "README.md"));
+  void configurationDocListsEveryKeyWithItsDefault() throws IOException {
+    String doc = Files.readString(ConfigDocsTest.CONFIGURATION);
     String table = markdownTable();
-    assertThat(readme)
-        .as("README.md's configuration table is out of date; replace it with:%n%s", table)
+    assertThat(doc)
+        .as("docs/configuration.md's table is out of date; replace it with:%n%s", table)
         .contains(table);
   }
 

@@ -121,7 +121,7 @@ final class S3Options {
   static String[] keysFooter() {
     List<String> lines = new ArrayList<>();
     lines.add("");
-    lines.add("Configuration keys for -D (see the README for their meaning):");
+    lines.add("Configuration keys for -D (see docs/configuration.md for their meaning):");
     for (ConfigKey k : ConfigKey.values()) {
       String def = k.defaultValue().orElse(k == ConfigKey.MEMORY_MAX ? "1/4 of the heap" : "-");
       // picocli formats footer lines: a '%' in a default (cache.disk.min.free's 10%) must be escaped.
