@@ -20,7 +20,7 @@ import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.read.ObjectReader;
 import dev.slipstream.internal.read.OpenAhead;
 import dev.slipstream.internal.read.ParquetPlans;
-import dev.slipstream.internal.store.ETag;
+import dev.slipstream.internal.util.ETag;
 import dev.slipstream.internal.store.ObjectStore;
 import dev.slipstream.internal.store.S3ObjectStore;
 import java.io.IOException;

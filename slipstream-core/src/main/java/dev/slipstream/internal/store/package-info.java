@@ -8,7 +8,7 @@
  * 412 to ObjectChangedException, transient ones to TransientStoreException with their cause). The S3
  * implementation uses the AWS SDK for Java v2 with its own retries switched off. A GET's response comes
  * back as the server sent it (status, Content-Range, ETag, Last-Modified), for the fetcher to check.
- * {@link dev.slipstream.internal.store.ETag} is the one place ETags are quoted and compared. The store
+ * ETags come back as {@link dev.slipstream.internal.util.ETag}, the one place they are quoted and compared. The store
  * never retries; {@link dev.slipstream.internal.store.Retrier} is the one retry loop its callers (reads,
  * HEADs, listings) run their requests through, with the {@link dev.slipstream.internal.store.Backoff} of
  * the client's settings.

@@ -11,7 +11,7 @@ import dev.slipstream.ReadStatistics;
 import dev.slipstream.RetryCause;
 import dev.slipstream.S3Location;
 import dev.slipstream.SlipstreamConfig;
-import dev.slipstream.internal.store.ETag;
+import dev.slipstream.internal.util.ETag;
 import dev.slipstream.internal.store.ObjectStore;
 import java.io.IOException;
 import java.io.InputStream;
