@@ -176,12 +176,6 @@ public enum ConfigKey {
   SECRET_KEY("secret.key", secret(), null, "Secret access key. Never logged."),
   SESSION_TOKEN("session.token", secret(), null, "Session token for temporary credentials. Never logged.");
 
-  /**
-   * The kind of a key's values, as tools show it. Names of a fixed set, shares, URIs and paths are
-   * {@code STRING}; a {@code SECRET} is never shown.
-   */
-  public enum Type { SIZE, INT, DURATION, BOOLEAN, STRING, SECRET }
-
   private final String key;
   private final ValueType<?> valueType;
   private final String defaultValue;
@@ -199,7 +193,8 @@ public enum ConfigKey {
     return key;
   }
 
-  public Type type() {
+  /** The kind of this key's values, as tools show it ({@link ValueKind#SECRET}: never shown). */
+  public ValueKind type() {
     return valueType.kind();
   }
 

@@ -336,7 +336,7 @@ public final class SlipstreamConfig {
     for (ConfigKey k : ConfigKey.values()) {
       String v = raw.get(k);
       if (v != null) {
-        sb.append(sep).append(k.key()).append('=').append(k.type() == ConfigKey.Type.SECRET ? "****" : v);
+        sb.append(sep).append(k.key()).append('=').append(k.type() == ValueKind.SECRET ? "****" : v);
         sep = ", ";
       }
     }
@@ -362,7 +362,7 @@ public final class SlipstreamConfig {
   }
 
   private IllegalArgumentException invalid(ConfigKey key, String why) {
-    String shown = key.type() == ConfigKey.Type.SECRET ? "****" : text(key);
+    String shown = key.type() == ValueKind.SECRET ? "****" : text(key);
     return new IllegalArgumentException(prefix + key.key() + "='" + shown + "' is invalid: " + why);
   }
 
