@@ -79,7 +79,7 @@ public enum ConfigKey {
       "Memory cache: blocks and ranges a stream has done with stay in the memory pool's free space, named by "
           + "object version, and serve the client's later streams (after S3 has answered the new stream's open); "
           + "they are the first memory given up when a read needs it. 'false' frees every buffer at once."),
-  CACHE_DISK_MODE("cache.disk.mode", choice(SlipstreamConfig.CacheMode.class), "seek",
+  CACHE_DISK_MODE("cache.disk.mode", choice(CacheMode.class), "seek",
       "Local disk cache of blocks: 'seek' keeps blocks a seek leaves behind (fetched, not consumed) and the "
           + "ranges columnar readers fetch (footers, column chunks), and reads them from disk when wanted again; "
           + "'all' also keeps every block read, so that re-reads by other streams and jobs on the host hit the "
@@ -100,7 +100,7 @@ public enum ConfigKey {
   CACHE_DISK_CLEAR_ON_START("cache.disk.clear.on.start", bool(), "false",
       "Delete every cached block (only the cache's own files) when the cache is first opened in the JVM, "
           + "instead of reusing the valid ones (each is checked by its CRC32C anyway)."),
-  SHARED_MODE("shared.mode", choice(SlipstreamConfig.SharedMode.class), "off",
+  SHARED_MODE("shared.mode", choice(SharedMode.class), "off",
       "Shared block tier (docs/shared-tier.md), asked after the disk cache and before S3: 'read-write' reads "
           + "blocks from it and writes there every block fetched from S3 (in the background, dropped when "
           + "behind); 'read-only' only reads; 'shadow' asks and writes the tier as read-write would, in the "
@@ -176,12 +176,6 @@ public enum ConfigKey {
   SECRET_KEY("secret.key", secret(), null, "Secret access key. Never logged."),
   SESSION_TOKEN("session.token", secret(), null, "Session token for temporary credentials. Never logged.");
 
-  /**
-   * The kind of a key's values, as tools show it. Names of a fixed set, shares, URIs and paths are
-   * {@code STRING}; a {@code SECRET} is never shown.
-   */
-  public enum Type { SIZE, INT, DURATION, BOOLEAN, STRING, SECRET }
-
   private final String key;
   private final ValueType<?> valueType;
   private final String defaultValue;
@@ -199,7 +193,8 @@ public enum ConfigKey {
     return key;
   }
 
-  public Type type() {
+  /** The kind of this key's values, as tools show it ({@link ValueKind#SECRET}: never shown). */
+  public ValueKind type() {
     return valueType.kind();
   }
 

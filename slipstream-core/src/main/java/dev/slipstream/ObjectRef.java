@@ -28,7 +28,7 @@ public record ObjectRef(S3Location location, long length, String etag) {
       throw new IllegalArgumentException("etag must not be blank for " + location);
     }
     if (etag != null) {
-      etag = dev.slipstream.internal.store.ETag.parse(etag).toString(); // one spelling: quoted
+      etag = dev.slipstream.internal.util.ETag.parse(etag).toString(); // one spelling: quoted
     }
   }
 

@@ -38,7 +38,7 @@ public record OpenOptions(long length, String etag, ReadPolicy policy, long spli
       throw new IllegalArgumentException("etag must not be blank");
     }
     if (etag != null) {
-      etag = dev.slipstream.internal.store.ETag.parse(etag).toString(); // one spelling: quoted
+      etag = dev.slipstream.internal.util.ETag.parse(etag).toString(); // one spelling: quoted
     }
     Objects.requireNonNull(policy, "policy");
     if (splitEnd < -1) {

@@ -20,7 +20,7 @@ import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.read.ObjectReader;
 import dev.slipstream.internal.read.OpenAhead;
 import dev.slipstream.internal.read.ParquetPlans;
-import dev.slipstream.internal.store.ETag;
+import dev.slipstream.internal.util.ETag;
 import dev.slipstream.internal.store.ObjectStore;
 import dev.slipstream.internal.store.S3ObjectStore;
 import java.io.IOException;
@@ -81,7 +81,7 @@ public final class Slipstream implements AutoCloseable {
     Sources.Shared shared = sharedTier(config, stats); // first: a missing module must not leave an S3 client open
     this.store = b.s3Client != null ? new S3ObjectStore(b.s3Client, false) : S3ObjectStore.create(config);
     this.ranges = new RangeReader(store, config);
-    this.diskCache = config.cacheMode() == SlipstreamConfig.CacheMode.OFF ? null : DiskCache.open(config);
+    this.diskCache = config.cacheMode() == CacheMode.OFF ? null : DiskCache.open(config);
     this.fetcher = new BlockFetcher(store, ranges, resources.executor);
     this.shadows = new dev.slipstream.internal.cache.ShadowCaches(config.shadowCacheSizes());
     S3Source s3 = new S3Source(ranges, new ParallelParts(ranges, resources.executor, config.fetchPartMin()));
@@ -293,7 +293,7 @@ public final class Slipstream implements AutoCloseable {
 
   /** The shared tier of {@code config}, through the store a module provides; null if shared.mode is off. */
   private static Sources.Shared sharedTier(SlipstreamConfig config, ReadStatistics stats) {
-    if (config.sharedMode() == SlipstreamConfig.SharedMode.OFF) {
+    if (config.sharedMode() == SharedMode.OFF) {
       return null;
     }
     for (dev.slipstream.spi.SharedBlockStore.Provider p
@@ -301,7 +301,7 @@ public final class Slipstream implements AutoCloseable {
       if (config.sharedSecret().isEmpty()) {
         LOG.warn("Slipstream shared tier runs without a secret (shared.secret=none): whoever reaches its memcached "
             + "servers can read the cached blocks, tell which objects are cached{}. Set shared.secret on every host",
-            config.sharedMode() == SlipstreamConfig.SharedMode.SHADOW ? ""
+            config.sharedMode() == SharedMode.SHADOW ? ""
                 : " and plant blocks this client serves once S3 has answered its open");
       }
       return new Sources.Shared(p.open(config, stats), config.sharedMode(),

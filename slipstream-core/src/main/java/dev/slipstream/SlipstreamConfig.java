@@ -33,33 +33,8 @@ public final class SlipstreamConfig {
   private final long memoryMax;
   private final Path cacheDir;
 
-  /** What the local disk cache keeps ({@code cache.disk.mode}). */
   /** The {@code shared.secret} that runs the shared tier without a secret, deliberately. */
   public static final String NO_SHARED_SECRET = "none";
-
-  /** What the shared block tier does ({@code shared.mode}). */
-  public enum SharedMode {
-    /** No shared tier. */
-    OFF,
-    /** Blocks are read from the tier, and every block fetched from S3 is written to it. */
-    READ_WRITE,
-    /** Blocks are read from the tier; nothing is written. */
-    READ_ONLY,
-    /**
-     * The tier is asked and written as in read-write, in the background, but never serves a byte: what it
-     * holds is compared with S3's bytes, and its hits, misses, mismatches and latency are counted.
-     */
-    SHADOW
-  }
-
-  public enum CacheMode {
-    /** No disk cache. */
-    OFF,
-    /** Blocks a seek, a close or an unbuffer leaves behind, fetched and not read to their end. */
-    SEEK,
-    /** Every block fetched from S3. */
-    ALL
-  }
 
   private SlipstreamConfig(String prefix, Map<ConfigKey, String> raw) {
     this.prefix = prefix;
@@ -336,7 +311,7 @@ public final class SlipstreamConfig {
     for (ConfigKey k : ConfigKey.values()) {
       String v = raw.get(k);
       if (v != null) {
-        sb.append(sep).append(k.key()).append('=').append(k.type() == ConfigKey.Type.SECRET ? "****" : v);
+        sb.append(sep).append(k.key()).append('=').append(k.type() == ValueKind.SECRET ? "****" : v);
         sep = ", ";
       }
     }
@@ -362,7 +337,7 @@ public final class SlipstreamConfig {
   }
 
   private IllegalArgumentException invalid(ConfigKey key, String why) {
-    String shown = key.type() == ConfigKey.Type.SECRET ? "****" : text(key);
+    String shown = key.type() == ValueKind.SECRET ? "****" : text(key);
     return new IllegalArgumentException(prefix + key.key() + "='" + shown + "' is invalid: " + why);
   }
 

@@ -35,16 +35,16 @@ final class ValueType<T> {
   /** The longest duration any key takes: long enough to mean "for ever", short enough to add to a clock. */
   static final Duration MAX_DURATION = Duration.ofDays(365);
 
-  private final ConfigKey.Type kind;
+  private final ValueKind kind;
   private final Function<String, T> parser;
 
-  private ValueType(ConfigKey.Type kind, Function<String, T> parser) {
+  private ValueType(ValueKind kind, Function<String, T> parser) {
     this.kind = kind;
     this.parser = parser;
   }
 
   /** The kind of value, as {@link ConfigKey#type()} shows it. */
-  ConfigKey.Type kind() {
+  ValueKind kind() {
     return kind;
   }
 
@@ -59,12 +59,12 @@ final class ValueType<T> {
 
   /** A size in bytes, any. */
   static ValueType<Long> size() {
-    return new ValueType<>(ConfigKey.Type.SIZE, ValueType::sizeValue);
+    return new ValueType<>(ValueKind.SIZE, ValueType::sizeValue);
   }
 
   /** A size in bytes in [min, max]. */
   static ValueType<Long> size(long min, long max) {
-    return new ValueType<>(ConfigKey.Type.SIZE, text -> {
+    return new ValueType<>(ValueKind.SIZE, text -> {
       long n = sizeValue(text);
       if (n < min || n > max) {
         throw new Refused("must be between " + sizeText(min) + " and " + sizeText(max));
@@ -75,7 +75,7 @@ final class ValueType<T> {
 
   /** Sizes in bytes, comma-separated ({@code 1G,4G,16G}), each above zero, at most 8. */
   static ValueType<java.util.List<Long>> sizes() {
-    return new ValueType<>(ConfigKey.Type.STRING, text -> {
+    return new ValueType<>(ValueKind.STRING, text -> {
       java.util.List<Long> out = new java.util.ArrayList<>();
       for (String part : text.split(",")) {
         if (part.isBlank()) {
@@ -96,7 +96,7 @@ final class ValueType<T> {
 
   /** An integer in [min, max]. */
   static ValueType<Integer> integer(int min, int max) {
-    return new ValueType<>(ConfigKey.Type.INT, text -> {
+    return new ValueType<>(ValueKind.INT, text -> {
       int n;
       try {
         n = Integer.parseInt(text.trim());
@@ -112,12 +112,12 @@ final class ValueType<T> {
 
   /** A duration from zero to {@link #MAX_DURATION}. */
   static ValueType<Duration> duration() {
-    return new ValueType<>(ConfigKey.Type.DURATION, ValueType::durationValue);
+    return new ValueType<>(ValueKind.DURATION, ValueType::durationValue);
   }
 
   /** A duration above zero, at most {@link #MAX_DURATION}. */
   static ValueType<Duration> positiveDuration() {
-    return new ValueType<>(ConfigKey.Type.DURATION, text -> {
+    return new ValueType<>(ValueKind.DURATION, text -> {
       Duration d = durationValue(text);
       if (d.isZero()) {
         throw new Refused("must be greater than zero");
@@ -128,7 +128,7 @@ final class ValueType<T> {
 
   /** {@code true} or {@code false}, case and surrounding blanks ignored. */
   static ValueType<Boolean> bool() {
-    return new ValueType<>(ConfigKey.Type.BOOLEAN, text -> {
+    return new ValueType<>(ValueKind.BOOLEAN, text -> {
       String v = text.trim().toLowerCase(Locale.ROOT);
       if (v.equals("true")) {
         return true;
@@ -142,7 +142,7 @@ final class ValueType<T> {
 
   /** The name of one of {@code choices}' constants, case ignored. */
   static <E extends Enum<E>> ValueType<E> choice(Class<E> choices) {
-    return new ValueType<>(ConfigKey.Type.STRING, text -> {
+    return new ValueType<>(ValueKind.STRING, text -> {
       String v = text.trim();
       StringBuilder names = new StringBuilder();
       for (E e : choices.getEnumConstants()) {
@@ -158,7 +158,7 @@ final class ValueType<T> {
 
   /** A share such as {@code 10%} or {@code 0.1}, in [0, 1). */
   static ValueType<Double> fraction() {
-    return new ValueType<>(ConfigKey.Type.STRING, text -> {
+    return new ValueType<>(ValueKind.STRING, text -> {
       String v = text.trim();
       double d;
       try {
@@ -176,7 +176,7 @@ final class ValueType<T> {
 
   /** An amount of US dollars such as {@code 0.0004}: a price, at least 0. */
   static ValueType<Double> dollars() {
-    return new ValueType<>(ConfigKey.Type.STRING, text -> {
+    return new ValueType<>(ValueKind.STRING, text -> {
       double d;
       try {
         d = Double.parseDouble(text.trim().startsWith("$") ? text.trim().substring(1) : text.trim());
@@ -192,7 +192,7 @@ final class ValueType<T> {
 
   /** An http or https URI with a host, as written. */
   static ValueType<URI> httpUri() {
-    return new ValueType<>(ConfigKey.Type.STRING, text -> {
+    return new ValueType<>(ValueKind.STRING, text -> {
       URI uri;
       try {
         uri = new URI(text);
@@ -212,7 +212,7 @@ final class ValueType<T> {
 
   /** A local path, surrounding blanks ignored; a blank text is as if unset. */
   static ValueType<Path> path() {
-    return new ValueType<>(ConfigKey.Type.STRING, text -> {
+    return new ValueType<>(ValueKind.STRING, text -> {
       String v = text.trim();
       return v.isEmpty() ? null : Path.of(v);
     });
@@ -223,7 +223,7 @@ final class ValueType<T> {
    * order written; empty for no text. Not resolved here.
    */
   static ValueType<java.util.List<java.net.InetSocketAddress>> hostPorts() {
-    return new ValueType<>(ConfigKey.Type.STRING, text -> {
+    return new ValueType<>(ValueKind.STRING, text -> {
       java.util.List<java.net.InetSocketAddress> servers = new java.util.ArrayList<>();
       for (String part : text.split(",")) {
         String p = part.trim();
@@ -251,12 +251,12 @@ final class ValueType<T> {
 
   /** Any text, as written. */
   static ValueType<String> text() {
-    return new ValueType<>(ConfigKey.Type.STRING, text -> text);
+    return new ValueType<>(ValueKind.STRING, text -> text);
   }
 
   /** Any text, as written, never shown: {@code ****} in text and errors. */
   static ValueType<String> secret() {
-    return new ValueType<>(ConfigKey.Type.SECRET, text -> text);
+    return new ValueType<>(ValueKind.SECRET, text -> text);
   }
 
   private static long sizeValue(String text) {

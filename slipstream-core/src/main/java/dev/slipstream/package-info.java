@@ -8,15 +8,20 @@
  *
  * <h2>What happens underneath</h2>
  * An object is read as fixed-size blocks ({@code block.size}, 8 MiB by default), each one ranged GET.
- * The read path is a chain of layers, each with one job, like the interceptors of an HTTP client:
+ * The read path is a chain of floors, each with one job, like the interceptors of an HTTP client; each
+ * uses only the floors below it:
  * <pre>
  *   ObjectReader   (internal.read)   the open stream: position, its block window, the ReadPlanner
  *   SourceChain    (internal.source) where bytes come from: memory, the disk cache, then S3
- *   Block, BufferPool (internal.block) pooled buffers under one JVM-wide budget, reference-counted
  *   BlockFetcher   (internal.fetch)  the shared executor; RangeReader = the retry layer
- *   ObjectStore    (internal.store)  HEAD and ranged GET over the AWS SDK v2, typed errors
+ *     beside it:   (internal.cache)  the disk cache, which the disk tier reads and writes
+ *   ObjectStore    (internal.store)  HEAD, ranged GET and LIST over the AWS SDK v2, typed errors
+ *   Block, BufferPool (internal.block) pooled buffers under one JVM-wide budget, reference-counted
  * </pre>
- * {@code docs/architecture.md} draws the path of one read through these classes.
+ * This package's entry points ({@link dev.slipstream.Slipstream}, {@link dev.slipstream.Lister}) sit
+ * above them all; its other types (configuration, statistics, locations, options) are values every floor
+ * uses, and sit below them all. {@code docs/architecture.md} draws the path of one read through these
+ * classes, and the floors.
  * The caller only ever copies from a block already in memory; it waits only when the block it needs
  * has not arrived yet. Everything under {@code dev.slipstream.internal} may change between versions;
  * users need only this package.

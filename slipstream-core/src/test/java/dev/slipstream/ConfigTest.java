@@ -99,7 +99,7 @@ class ConfigTest {
         .hasMessageContaining("shared.ttl").hasMessageContaining("30 days");
     SlipstreamConfig c = SlipstreamConfig.builder().set("shared.mode", "read-only")
         .set("shared.servers", "cache1, cache2:11311").set("shared.secret", "s3cr3t-value").build();
-    assertThat(c.sharedMode()).isEqualTo(SlipstreamConfig.SharedMode.READ_ONLY);
+    assertThat(c.sharedMode()).isEqualTo(SharedMode.READ_ONLY);
     assertThat(c.sharedServers()).extracting(a -> a.getHostString() + ":" + a.getPort())
         .containsExactly("cache1:11211", "cache2:11311");
     assertThat(c.toString()).doesNotContain("s3cr3t-value");

@@ -94,7 +94,7 @@ class ConfigTypesTest {
     assertThat(with("list.reuse.ttl", "0").listReuseTtl()).isZero();
     assertThat(with("path.style.access", " TRUE ").pathStyleAccess()).isTrue();
     assertThat(with("cache.disk.clear.on.start", "true").cacheClearOnStart()).isTrue();
-    assertThat(with("cache.disk.mode", " ALL ").cacheMode()).isEqualTo(SlipstreamConfig.CacheMode.ALL);
+    assertThat(with("cache.disk.mode", " ALL ").cacheMode()).isEqualTo(CacheMode.ALL);
     assertThat(with("cache.disk.min.free", "0.25").cacheMinFree()).isEqualTo(0.25);
     assertThat(with("cache.disk.min.free", "5 %").cacheMinFree()).isEqualTo(0.05);
     assertThat(with("cache.disk.dir", " /var/cache/x ").cacheDir()).isEqualTo(Path.of("/var/cache/x"));
@@ -111,7 +111,7 @@ class ConfigTypesTest {
     assertThat(d.connectTimeout()).isEqualTo(Duration.ofSeconds(10));
     assertThat(d.retryInterval()).isEqualTo(Duration.ofMillis(100));
     assertThat(d.retryIntervalMax()).isEqualTo(Duration.ofSeconds(5));
-    assertThat(d.cacheMode()).isEqualTo(SlipstreamConfig.CacheMode.SEEK);
+    assertThat(d.cacheMode()).isEqualTo(CacheMode.SEEK);
     assertThat(d.cacheDir().getFileName().toString()).startsWith("slipstream-cache-");
     assertThat(d.cacheMax()).isEqualTo(4L << 30);
     assertThat(d.cacheMinFree()).isEqualTo(0.1);
@@ -142,7 +142,7 @@ class ConfigTypesTest {
     assertThat(all.retryMax()).isEqualTo(1);
     assertThat(all.retryInterval()).isEqualTo(Duration.ofMillis(10));
     assertThat(all.retryIntervalMax()).isEqualTo(Duration.ofSeconds(1));
-    assertThat(all.cacheMode()).isEqualTo(SlipstreamConfig.CacheMode.ALL);
+    assertThat(all.cacheMode()).isEqualTo(CacheMode.ALL);
     assertThat(all.cacheDir()).isEqualTo(Path.of("/tmp/c"));
     assertThat(all.cacheMax()).isEqualTo(1L << 30);
     assertThat(all.cacheMinFree()).isEqualTo(0.2);

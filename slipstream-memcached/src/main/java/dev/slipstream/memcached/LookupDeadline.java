@@ -3,7 +3,7 @@
  */
 package dev.slipstream.memcached;
 
-import dev.slipstream.metrics.RecentLatencies;
+import dev.slipstream.RecentLatencies;
 import java.util.concurrent.TimeUnit;
 
 /**

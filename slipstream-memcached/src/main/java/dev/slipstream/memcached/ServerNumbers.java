@@ -3,7 +3,7 @@
  */
 package dev.slipstream.memcached;
 
-import dev.slipstream.metrics.RecentLatencies;
+import dev.slipstream.RecentLatencies;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;

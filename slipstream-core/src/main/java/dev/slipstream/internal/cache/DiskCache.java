@@ -9,6 +9,7 @@ import dev.slipstream.ReadStatistics;
 import dev.slipstream.SlipstreamConfig;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.PooledBytes;
+import dev.slipstream.internal.util.AccessGate;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -44,7 +45,7 @@ import java.util.zip.CRC32C;
  *
  * <p>The cache touches only what it created: its files live in a directory of its own under {@code
  * cache.disk.dir}, checked and created by {@link CacheDirectory}; a directory it may not use turns the
- * cache off for the JVM, with one warning. A cached byte is served only once the caller's {@link Gate}
+ * cache off for the JVM, with one warning. A cached byte is served only once the caller's {@link AccessGate}
  * lets it through: S3 must have answered the open for that object (docs/architecture.md, rule 8).
  *
  * <p>A cache problem is a miss, never a failed read (rule 2): a full disk, an I/O error, or the
@@ -58,19 +59,6 @@ public final class DiskCache {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DiskCache.class);
 
   private static final Map<Path, DiskCache> OPEN = new HashMap<>();
-
-  /**
-   * What must let cached bytes through before they are served: on a read path, S3's answer to this open
-   * for the object (rule 8). {@link #start} is called once a cached block is found, before its bytes are
-   * read from disk, so a check can run alongside; {@link #await} before they are returned.
-   */
-  public interface Gate {
-    /** A cached block was found: start the check, if one is needed, without waiting for it. */
-    void start();
-
-    /** Returns once the bytes may be served; throws the store's error (403, 404, 412) if they may not. */
-    void await() throws IOException;
-  }
 
   private final CacheDirectory directory;
   private final CacheSpace space;
@@ -182,7 +170,7 @@ public final class DiskCache {
   // ---- reading -------------------------------------------------------------------------------
 
   /** Reads the whole block {@code key}, {@code length} bytes, into {@code dst[0, length)}; false on a miss. */
-  public boolean read(BlockKey key, int length, byte[] dst, ReadStatistics stats, Gate gate) throws IOException {
+  public boolean read(BlockKey key, int length, byte[] dst, ReadStatistics stats, AccessGate gate) throws IOException {
     return read(key, length, 0, dst, 0, length, stats, gate, null);
   }
 
@@ -200,7 +188,7 @@ public final class DiskCache {
    * @throws IOException only the gate's refusal: the store's answer for this open
    */
   public boolean read(BlockKey key, int blockLength, int from, byte[] dst, int off, int len,
-      ReadStatistics stats, Gate gate, BufferPool scratch) throws IOException {
+      ReadStatistics stats, AccessGate gate, BufferPool scratch) throws IOException {
     if (!usable || len <= 0 || from < 0 || from + len > blockLength) {
       return false;
     }
@@ -294,7 +282,7 @@ public final class DiskCache {
     }
   }
 
-  private static void awaitGate(Gate gate) {
+  private static void awaitGate(AccessGate gate) {
     try {
       gate.await();
     } catch (IOException e) {

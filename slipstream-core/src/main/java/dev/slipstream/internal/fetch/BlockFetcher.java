@@ -5,9 +5,9 @@ package dev.slipstream.internal.fetch;
 
 import dev.slipstream.Counter;
 import dev.slipstream.S3Location;
-import dev.slipstream.internal.cache.DiskCache;
 import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.store.ObjectStore;
+import dev.slipstream.internal.util.AccessGate;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -76,8 +76,8 @@ public final class BlockFetcher {
    * this open (see {@link AccessCheck}); until it has, one conditional 1-byte GET is sent alongside the
    * disk read, on the fetch executor (or by the first reader that waits for it).
    */
-  public DiskCache.Gate accessGate(ObjectHandle h) {
-    return new DiskCache.Gate() {
+  public AccessGate accessGate(ObjectHandle h) {
+    return new AccessGate() {
       private AccessCheck.Probe probe;
       private boolean started;
 

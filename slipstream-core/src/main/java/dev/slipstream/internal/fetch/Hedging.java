@@ -5,9 +5,9 @@ package dev.slipstream.internal.fetch;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
+import dev.slipstream.RecentLatencies;
 import dev.slipstream.internal.store.ObjectStore;
 import dev.slipstream.internal.util.DaemonThreads;
-import dev.slipstream.metrics.RecentLatencies;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;

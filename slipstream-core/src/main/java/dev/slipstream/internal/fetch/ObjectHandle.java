@@ -6,7 +6,7 @@ package dev.slipstream.internal.fetch;
 import dev.slipstream.ObjectChangedException;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.S3Location;
-import dev.slipstream.internal.store.ETag;
+import dev.slipstream.internal.util.ETag;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicReference;
 

@@ -4,7 +4,7 @@
 package dev.slipstream.internal.fetch;
 
 import dev.slipstream.S3Location;
-import dev.slipstream.internal.store.ETag;
+import dev.slipstream.internal.util.ETag;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.ConcurrentHashMap;

@@ -16,7 +16,7 @@ import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.RecentAnswers;
 import dev.slipstream.internal.source.S3Source;
-import dev.slipstream.internal.store.ETag;
+import dev.slipstream.internal.util.ETag;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;

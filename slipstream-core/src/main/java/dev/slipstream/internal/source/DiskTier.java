@@ -8,6 +8,7 @@ import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.PooledBytes;
 import dev.slipstream.internal.cache.DiskCache;
 import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.util.AccessGate;
 import java.io.IOException;
 import java.util.function.Supplier;
 
@@ -29,13 +30,13 @@ public final class DiskTier implements Tier {
   private final ObjectHandle h;
   private final int blockSize;
   private final ReadStatistics stats;
-  private final Supplier<DiskCache.Gate> gate;
+  private final Supplier<AccessGate> gate;
 
   /**
    * A tier over {@code cache} for {@code h}; {@code gate} gives the access check a cached byte passes;
    * {@code pool} lends the buffers a read for a caller goes through.
    */
-  public DiskTier(DiskCache cache, ObjectHandle h, int blockSize, BufferPool pool, Supplier<DiskCache.Gate> gate) {
+  public DiskTier(DiskCache cache, ObjectHandle h, int blockSize, BufferPool pool, Supplier<AccessGate> gate) {
     this.cache = cache;
     this.pool = pool;
     this.h = h;

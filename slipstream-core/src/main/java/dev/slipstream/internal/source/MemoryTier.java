@@ -10,6 +10,7 @@ import dev.slipstream.internal.block.KeptBuffers;
 import dev.slipstream.internal.block.PooledBytes;
 import dev.slipstream.internal.cache.DiskCache;
 import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.util.AccessGate;
 import java.io.IOException;
 import java.util.function.Supplier;
 
@@ -28,9 +29,9 @@ final class MemoryTier implements Tier {
   private final ObjectHandle h;
   private final int blockSize;
   private final ReadStatistics stats;
-  private final Supplier<DiskCache.Gate> gate;
+  private final Supplier<AccessGate> gate;
 
-  MemoryTier(BufferPool pool, Object client, ObjectHandle h, int blockSize, Supplier<DiskCache.Gate> gate) {
+  MemoryTier(BufferPool pool, Object client, ObjectHandle h, int blockSize, Supplier<AccessGate> gate) {
     this.pool = pool;
     this.client = client;
     this.h = h;

@@ -9,8 +9,8 @@ import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.PooledBytes;
-import dev.slipstream.internal.cache.DiskCache;
 import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.util.AccessGate;
 import dev.slipstream.spi.SharedBlockStore;
 import java.io.IOException;
 import java.util.Arrays;
@@ -39,7 +39,7 @@ final class SharedTier implements Tier {
   private final int blockSize;
   private final BufferPool pool;
   private final ReadStatistics stats;
-  private final Supplier<DiskCache.Gate> gate;
+  private final Supplier<AccessGate> gate;
   /** Blocks this open read from the tier: not written back. */
   private final Set<Long> served = ConcurrentHashMap.newKeySet();
 
@@ -48,7 +48,7 @@ final class SharedTier implements Tier {
    * @param shadow never serve: blocks from S3 are compared with the tier's, in the background, and written
    */
   SharedTier(SharedBlockStore store, SharedWrites writes, boolean shadow, SharedNames names, ObjectHandle h,
-      int blockSize, BufferPool pool, Supplier<DiskCache.Gate> gate) {
+      int blockSize, BufferPool pool, Supplier<AccessGate> gate) {
     this.store = store;
     this.writes = writes;
     this.shadow = shadow;

@@ -3,8 +3,8 @@
  */
 package dev.slipstream.internal.source;
 
-import dev.slipstream.SlipstreamConfig.CacheMode;
-import dev.slipstream.SlipstreamConfig.SharedMode;
+import dev.slipstream.CacheMode;
+import dev.slipstream.SharedMode;
 import dev.slipstream.spi.SharedBlockStore;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.cache.DiskCache;

@@ -4,6 +4,7 @@
 package dev.slipstream.internal.store;
 
 import dev.slipstream.S3Location;
+import dev.slipstream.internal.util.ETag;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;

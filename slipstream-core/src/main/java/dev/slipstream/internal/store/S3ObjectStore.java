@@ -7,6 +7,7 @@ import dev.slipstream.ObjectChangedException;
 import dev.slipstream.RetryCause;
 import dev.slipstream.S3Location;
 import dev.slipstream.SlipstreamConfig;
+import dev.slipstream.internal.util.ETag;
 import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;

@@ -3,14 +3,18 @@
  */
 
 /**
- * The object store: HEAD and ranged GET, nothing else, with failures translated to the types the rest
- * of the read path and its callers rely on (404 to FileNotFoundException, 403 to AccessDeniedException,
- * 412 to ObjectChangedException, transient ones to TransientStoreException with their cause). The S3
- * implementation uses the AWS SDK for Java v2 with its own retries switched off. A GET's response comes
- * back as the server sent it (status, Content-Range, ETag, Last-Modified), for the fetcher to check.
- * {@link dev.slipstream.internal.store.ETag} is the one place ETags are quoted and compared. The store
- * never retries; {@link dev.slipstream.internal.store.Retrier} is the one retry loop its callers (reads,
- * HEADs, listings) run their requests through, with the {@link dev.slipstream.internal.store.Backoff} of
- * the client's settings.
+ * The object store: HEAD, ranged GET and one page of LIST, with failures translated to the types the
+ * rest of the read path and its callers rely on (404 to FileNotFoundException, 403 to
+ * AccessDeniedException, 412 to ObjectChangedException, transient ones to TransientStoreException with
+ * their cause). The S3 implementation uses the AWS SDK for Java v2 with its own retries switched off. A
+ * GET's response comes back as the server sent it (status, Content-Range, ETag, Last-Modified), for the
+ * fetcher to check; ETags come as {@link dev.slipstream.internal.util.ETag}, the one place they are
+ * quoted and compared. The store never retries; {@link dev.slipstream.internal.store.Retrier} is the one
+ * retry loop its callers (reads, HEADs, listings) run their requests through, with the
+ * {@link dev.slipstream.internal.store.Backoff} of the client's settings.
+ *
+ * <p>The floor under the read path's fetcher ({@code internal.fetch}) and under the listings
+ * ({@code internal.list}); it knows neither, and uses only blocks, the public values and
+ * {@code internal.util} (docs/architecture.md, "Floors").
  */
 package dev.slipstream.internal.store;

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.util.AccessGate;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.FileSystems;
@@ -32,7 +33,7 @@ class DiskCacheTest {
   }
 
   /** A gate that lets every hit through: the access check has its own tests, against S3. */
-  static final DiskCache.Gate OPEN = new DiskCache.Gate() {
+  static final AccessGate OPEN = new AccessGate() {
     @Override
     public void start() {}
 

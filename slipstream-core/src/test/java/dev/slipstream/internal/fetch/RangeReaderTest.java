@@ -11,17 +11,10 @@ import dev.slipstream.ReadStatistics;
 import dev.slipstream.RetryCause;
 import dev.slipstream.S3Location;
 import dev.slipstream.SlipstreamConfig;
-import dev.slipstream.internal.store.ETag;
-import dev.slipstream.internal.store.ObjectStore;
+import dev.slipstream.internal.fetch.ScriptedStore.Answer;
+import dev.slipstream.internal.fetch.ScriptedStore.Response;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.SocketException;
-import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Deque;
-import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -49,12 +42,6 @@ class RangeReaderTest {
     reader.close();
   }
 
-  /** One response to a GET of {@code [start, end)}. */
-  @FunctionalInterface
-  private interface Answer {
-    Response to(long start, long end);
-  }
-
   /** The response as served: its bytes run out (EOF) or fail (reset) after {@code cut} bytes, if not -1. */
   private static Answer serve(int cut, boolean reset) {
     return (start, end) -> new Response(206, "bytes " + start + "-" + (end - 1) + "/" + DATA.length, end - start,
@@ -63,120 +50,6 @@ class RangeReaderTest {
 
   private static Answer whole() {
     return serve(-1, false);
-  }
-
-  /** A store whose GETs are answered in turn by the answers queued; records each range asked for. */
-  private static final class ScriptedStore implements ObjectStore {
-    final Deque<Answer> answers = new ArrayDeque<>();
-    final List<String> requests = new ArrayList<>();
-    final List<Response> responses = new ArrayList<>();
-
-    ScriptedStore then(Answer a) {
-      answers.add(a);
-      return this;
-    }
-
-    @Override
-    public Body get(S3Location location, long start, long end, ETag ifMatch, Instant ifUnmodifiedSince) {
-      requests.add(start + "-" + end);
-      Response r = answers.remove().to(start, end);
-      responses.add(r);
-      return r;
-    }
-
-    @Override
-    public ObjectMetadata head(S3Location location) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public ListPage list(ListRequest request) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public void close() {}
-  }
-
-  private static final class Response implements ObjectStore.Body {
-    private final int status;
-    private final String contentRange;
-    private final long contentLength;
-    private final byte[] bytes;
-    private final int cut;
-    private final boolean reset;
-    private int pos;
-    boolean aborted;
-    boolean closed;
-
-    Response(int status, String contentRange, long contentLength, byte[] bytes, int cut, boolean reset) {
-      this.status = status;
-      this.contentRange = contentRange;
-      this.contentLength = contentLength;
-      this.bytes = bytes;
-      this.cut = cut < 0 ? bytes.length : cut;
-      this.reset = reset;
-    }
-
-    @Override
-    public InputStream stream() {
-      return new InputStream() {
-        @Override
-        public int read() throws IOException {
-          byte[] one = new byte[1];
-          return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-          if (pos >= cut) {
-            if (reset && cut < bytes.length) {
-              throw new SocketException("Connection reset");
-            }
-            return -1;
-          }
-          int n = Math.min(len, cut - pos);
-          System.arraycopy(bytes, pos, b, off, n);
-          pos += n;
-          return n;
-        }
-      };
-    }
-
-    @Override
-    public int status() {
-      return status;
-    }
-
-    @Override
-    public ETag etag() {
-      return ETag.parse("v1");
-    }
-
-    @Override
-    public Instant lastModified() {
-      return null;
-    }
-
-    @Override
-    public long contentLength() {
-      return contentLength;
-    }
-
-    @Override
-    public String contentRange() {
-      return contentRange;
-    }
-
-    @Override
-    public void abort() {
-      aborted = true;
-    }
-
-    @Override
-    public void close() {
-      closed = true;
-    }
   }
 
   private byte[] read(long start, long end) throws IOException {

@@ -6,7 +6,7 @@ package dev.slipstream.internal.fetch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.S3Location;
-import dev.slipstream.internal.store.ETag;
+import dev.slipstream.internal.util.ETag;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

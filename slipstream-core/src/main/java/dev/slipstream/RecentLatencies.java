@@ -1,7 +1,7 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.metrics;
+package dev.slipstream;
 
 import java.util.Arrays;
 
@@ -9,6 +9,10 @@ import java.util.Arrays;
  * The last few latencies (or any values) of something, and their quantiles: what a deadline or a delay
  * that tunes itself is computed from (hedged requests, the shared tier's lookups), and what an operator
  * reads as a recent p99. Thread-safe; recording is a store into a ring, a quantile sorts a copy.
+ *
+ * <p>A public value of the bottom floor, beside {@link Latency}: the fetch floor's hedging and the
+ * shared tier's modules both learn their delays from it, and neither may depend on the metrics
+ * exporters, which sit above the whole client.
  */
 public final class RecentLatencies {
   private final long[] recent;

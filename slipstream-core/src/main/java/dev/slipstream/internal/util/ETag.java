@@ -1,7 +1,7 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.store;
+package dev.slipstream.internal.util;
 
 /**
  * One ETag, whichever way a server or a caller spelled it. S3 sends ETags quoted ({@code "af31…"});
@@ -13,6 +13,10 @@ package dev.slipstream.internal.store;
  * <p>Equality is on the opaque value between the quotes; weakness is kept for {@link #toString()} but
  * does not make two ETags differ (S3 never sends weak ones, and a version check must not fail on
  * spelling alone).
+ *
+ * <p>It lives at the bottom floor, below the store that reads ETags off responses, because every floor
+ * and the public values ({@code OpenOptions}, {@code ObjectRef}) spell ETags through it: in the store, a
+ * public value normalising an ETag made the public package and the store depend on each other.
  */
 public final class ETag {
   private final String opaque;

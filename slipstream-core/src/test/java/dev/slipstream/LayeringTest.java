@@ -1,0 +1,127 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream;
+
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import java.util.Set;
+
+/**
+ * The floors of slipstream-core, held on the bytecode as built (docs/architecture.md, "Floors"). From the
+ * top:
+ * <pre>
+ *   API         Slipstream, Lister, S3Clients, S3KeyOrder; dev.slipstream.metrics (it binds a client)
+ *   read        the open stream
+ *   source      where bytes come from: the tiers, then S3
+ *   fetch       getting bytes from the store   |  cache   the disk cache      |  list   listings
+ *   store       the object store, the retry loop
+ *   block       buffers under one budget
+ *   values      every other public type of dev.slipstream and dev.slipstream.spi: configuration,
+ *               statistics, locations, options, exceptions, and what the floors implement
+ *               (SlipstreamInputStream, Listing, ReadingOrder, SharedBlockStore)
+ *   util        ETag, AccessGate, daemon threads
+ * </pre>
+ * A floor uses the floors below it, never one above: fetch and cache know nothing of each other, nor
+ * list of the read path. The public package is split: its entry points sit above read (they assemble a
+ * client out of the floors), its values at the bottom (every floor takes a configuration, counts into
+ * statistics, names a location), so a public value may use util and other values only.
+ *
+ * <p>And no cycles: between the floors, and between the public types (a type with its nested types is one;
+ * inside an internal package classes may use each other).
+ */
+@AnalyzeClasses(packages = "dev.slipstream", importOptions = ImportOption.DoNotIncludeTests.class)
+class LayeringTest {
+  /** The public types that assemble a client out of the floors: the top of the house. */
+  private static final Set<String> ENTRY_POINTS = Set.of("Slipstream", "Lister", "S3Clients", "S3KeyOrder");
+
+  private static final String INTERNAL = "dev.slipstream.internal.";
+
+  /** The name of {@code c}'s outermost class: a nested, inner or anonymous class belongs to its file's type. */
+  private static String topLevel(JavaClass c) {
+    String name = c.getName();
+    int dollar = name.indexOf('$');
+    return dollar < 0 ? name : name.substring(0, dollar);
+  }
+
+  /** The floor of {@code c}, or null for a class outside slipstream-core's packages. */
+  static String floorOf(JavaClass c) {
+    String pkg = c.getPackageName();
+    if (pkg.startsWith(INTERNAL)) {
+      String rest = pkg.substring(INTERNAL.length());
+      int dot = rest.indexOf('.');
+      return dot < 0 ? rest : rest.substring(0, dot);
+    }
+    if (pkg.equals("dev.slipstream.metrics") || pkg.startsWith("dev.slipstream.metrics.")) {
+      return "api";
+    }
+    if (pkg.equals("dev.slipstream")) {
+      String simple = topLevel(c).substring("dev.slipstream.".length());
+      return ENTRY_POINTS.contains(simple) ? "api" : "values";
+    }
+    if (pkg.equals("dev.slipstream.spi") || pkg.startsWith("dev.slipstream.spi.")) {
+      return "values";
+    }
+    return null;
+  }
+
+  private static DescribedPredicate<JavaClass> on(String floor) {
+    return DescribedPredicate.describe("the " + floor + " floor", c -> floor.equals(floorOf(c)));
+  }
+
+  @ArchTest
+  static final ArchRule FLOORS = layeredArchitecture()
+      .consideringOnlyDependenciesInLayers()
+      .layer("API").definedBy(on("api"))
+      .layer("read").definedBy(on("read"))
+      .layer("source").definedBy(on("source"))
+      .layer("fetch").definedBy(on("fetch"))
+      .layer("cache").definedBy(on("cache"))
+      .layer("list").definedBy(on("list"))
+      .layer("store").definedBy(on("store"))
+      .layer("block").definedBy(on("block"))
+      .layer("values").definedBy(on("values"))
+      .layer("util").definedBy(on("util"))
+      .whereLayer("API").mayNotBeAccessedByAnyLayer()
+      .whereLayer("read").mayOnlyBeAccessedByLayers("API")
+      .whereLayer("source").mayOnlyBeAccessedByLayers("API", "read")
+      .whereLayer("fetch").mayOnlyBeAccessedByLayers("API", "read", "source")
+      .whereLayer("cache").mayOnlyBeAccessedByLayers("API", "read", "source")
+      .whereLayer("list").mayOnlyBeAccessedByLayers("API")
+      .whereLayer("store").mayOnlyBeAccessedByLayers("API", "read", "source", "fetch", "list")
+      .whereLayer("block").mayOnlyBeAccessedByLayers("API", "read", "source", "fetch", "cache", "list", "store")
+      .whereLayer("values").mayOnlyBeAccessedByLayers("API", "read", "source", "fetch", "cache", "list", "store",
+          "block")
+      .because("a floor of slipstream-core uses the floors below it, never one above (docs/architecture.md)");
+
+  /** The internal packages one slice each, the entry points one, and each public value type its own. */
+  private static final SliceAssignment FLOORS_AND_PUBLIC_TYPES = new SliceAssignment() {
+    @Override
+    public SliceIdentifier getIdentifierOf(JavaClass c) {
+      String floor = floorOf(c);
+      if (floor == null) {
+        return SliceIdentifier.ignore();
+      }
+      return floor.equals("values") ? SliceIdentifier.of(topLevel(c)) : SliceIdentifier.of(floor);
+    }
+
+    @Override
+    public String getDescription() {
+      return "the floors of slipstream-core, each public value type on its own";
+    }
+  };
+
+  @ArchTest
+  static final ArchRule NO_CYCLES = slices().assignedFrom(FLOORS_AND_PUBLIC_TYPES)
+      .should().beFreeOfCycles()
+      .because("a cycle ties floors, or public types, that should stand one on the other");
+}
