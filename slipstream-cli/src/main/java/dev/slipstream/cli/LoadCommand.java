@@ -163,8 +163,8 @@ final class LoadCommand implements Callable<Integer> {
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("--size '" + size + "' is invalid: " + e.getMessage());
       }
-      limit = parseDuration(duration, "--duration");
-      sampleEvery = parseDuration(sampleInterval, "--sample-interval");
+      limit = duration(duration, "--duration");
+      sampleEvery = duration(sampleInterval, "--sample-interval");
       scrapeAt = prometheus == null ? null : address(prometheus);
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
@@ -252,8 +252,8 @@ final class LoadCommand implements Callable<Integer> {
         readers.add(t);
         t.start();
       }
-      ProgressLine progress = new ProgressLine(err, cli.terminal(), t0);
-      progress.start();
+      // Redrawn in place on a terminal every 0.5 s, else a line every 5 s.
+      Progress progress = Progress.start(err, cli.terminal(), 500, now -> progressLine(t0, now));
       Soak soakWatch = soak ? new Soak(client) : null;
       if (soakWatch != null) {
         soakWatch.sample(); // the baseline, with the readers just started
@@ -270,7 +270,7 @@ final class LoadCommand implements Callable<Integer> {
       for (Thread t : readers) {
         t.join();
       }
-      progress.stop();
+      progress.stop(true);
       long nanos = System.nanoTime() - t0;
       report(out, client.statistics(), nanos);
       if (soakWatch != null) {
@@ -397,84 +397,27 @@ final class LoadCommand implements Callable<Integer> {
     return b.length() == 0 ? "none" : b.toString();
   }
 
-  /** A duration such as {@code 500ms}, {@code 30s}, {@code 10m} or {@code 2h}, for option {@code option}. */
-  static Duration parseDuration(String text, String option) {
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})\\s*(ms|s|m|h)").matcher(text.trim());
-    if (!m.matches()) {
-      throw new IllegalArgumentException(option + " '" + text + "' is invalid: expected a duration such as 30s,"
-          + " 10m or 2h");
+  /** The value of duration option {@code option}, as configuration keys take durations; above zero. */
+  private static Duration duration(String text, String option) {
+    try {
+      return Sizes.parseDuration(text);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(option + " '" + text + "' is invalid: " + e.getMessage());
     }
-    long n = Long.parseLong(m.group(1));
-    Duration d = switch (m.group(2)) {
-      case "ms" -> Duration.ofMillis(n);
-      case "s" -> Duration.ofSeconds(n);
-      case "m" -> Duration.ofMinutes(n);
-      default -> Duration.ofHours(n);
-    };
-    if (d.isZero()) {
-      throw new IllegalArgumentException(option + " '" + text + "' must be longer than zero");
-    }
-    return d;
   }
 
-  /** The live line: time, reads, MB/s so far, errors. Redrawn in place on a terminal, else every 5 s. */
-  private final class ProgressLine {
-    private final PrintStream err;
-    private final boolean terminal;
-    private final long t0;
-    private final Thread thread;
-    private volatile boolean stopped;
-
-    ProgressLine(PrintStream err, boolean terminal, long t0) {
-      this.err = err;
-      this.terminal = terminal;
-      this.t0 = t0;
-      this.thread = new Thread(this::loop, "slipstream-load-progress");
-      thread.setDaemon(true);
+  /** The live line: time, reads, MB/s so far, errors. */
+  private String progressLine(long t0, long now) {
+    long done = 0;
+    long bytes = 0;
+    long errors = 0;
+    for (Tally t : tallies.values()) {
+      done += t.reads();
+      bytes += t.bytes.sum();
+      errors += t.errors.sum();
     }
-
-    void start() {
-      thread.start();
-    }
-
-    private void loop() {
-      long interval = terminal ? 500 : 5_000;
-      while (!stopped) {
-        try {
-          Thread.sleep(interval);
-        } catch (InterruptedException e) {
-          return;
-        }
-        if (!stopped) {
-          draw();
-        }
-      }
-    }
-
-    private synchronized void draw() {
-      long done = 0;
-      long bytes = 0;
-      long errors = 0;
-      for (Tally t : tallies.values()) {
-        done += t.reads();
-        bytes += t.bytes.sum();
-        errors += t.errors.sum();
-      }
-      double s = (System.nanoTime() - t0) / 1e9;
-      String line = String.format(Locale.ROOT, "%6.1f s  %d reads  %.1f MB/s  %d errors  %d wrong", s, done,
-          bytes / 1e6 / s, errors, reads.wrongReads());
-      err.print(terminal ? "\r" + line : line + "\n");
-      err.flush();
-    }
-
-    void stop() throws InterruptedException {
-      stopped = true;
-      thread.interrupt();
-      thread.join(1_000);
-      if (terminal) {
-        draw();
-        err.println();
-      }
-    }
+    double s = (now - t0) / 1e9;
+    return String.format(Locale.ROOT, "%6.1f s  %d reads  %.1f MB/s  %d errors  %d wrong", s, done,
+        bytes / 1e6 / s, errors, reads.wrongReads());
   }
 }
