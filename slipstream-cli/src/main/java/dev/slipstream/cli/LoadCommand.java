@@ -60,66 +60,57 @@ final class LoadCommand implements Callable<Integer> {
   @ParentCommand
   SlipstreamCli cli;
 
-  @Option(names = "--profile", paramLabel = "PROFILE", order = 1,
-      description = "Link profile of the embedded server: s3-like, flaky (s3-like with 2%% of requests failing),"
-          + " heavy-tail (1%% of requests wait 1-2 s for their first byte) or loopback. Default: s3-like.")
-  String profile;
+  /** --profile (order 10) and --tmp-dir (40), for the embedded server only; --seed (30). */
+  @Mixin
+  LinkSetupOptions setup;
 
-  @Option(names = "--streams", paramLabel = "N", defaultValue = "8", order = 2,
+  @Option(names = "--streams", paramLabel = "N", defaultValue = "8", order = 11,
       description = "Readers at once, each on its own thread. Default: ${DEFAULT-VALUE}.")
   int streams;
 
-  @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "30s", order = 3,
+  @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "30s", order = 12,
       description = "How long to read, e.g. 30s or 10m. Default: ${DEFAULT-VALUE}.")
   String duration;
 
-  @Option(names = "--count", paramLabel = "N", defaultValue = "0", order = 4,
+  @Option(names = "--count", paramLabel = "N", defaultValue = "0", order = 13,
       description = "Stop after this many reads in all (0: only --duration stops). Default: ${DEFAULT-VALUE}.")
   long count;
 
-  @Option(names = "--rate", paramLabel = "N", defaultValue = "0", order = 5,
+  @Option(names = "--rate", paramLabel = "N", defaultValue = "0", order = 14,
       description = "Start reads at this many per second in all, whether earlier ones have finished or not (as long"
           + " as a reader is free); latency then counts from when a read was due. 0: each reader starts its next"
           + " read when its last one ends. Default: ${DEFAULT-VALUE}.")
   double rate;
 
-  @Option(names = "--mix", paramLabel = "LIST", split = ",", order = 6,
+  @Option(names = "--mix", paramLabel = "LIST", split = ",", order = 15,
       description = "Kinds of read, taken in turn: sequential, random, footer, small. Default: all.")
   List<String> mix;
 
-  @Option(names = "--size", paramLabel = "SIZE", defaultValue = "64M", order = 7,
+  @Option(names = "--size", paramLabel = "SIZE", defaultValue = "64M", order = 16,
       description = "Size of the large object. Default: ${DEFAULT-VALUE}.")
   String size;
 
-  @Option(names = "--seed", paramLabel = "N", defaultValue = "20240917", order = 8,
-      description = "Seed of the data, of the readers' offsets and of the shaper's draws. Default: ${DEFAULT-VALUE}.")
-  long seed;
-
-  @Option(names = "--bucket", paramLabel = "BUCKET", order = 9,
+  @Option(names = "--bucket", paramLabel = "BUCKET", order = 31,
       description = "Run against this bucket of --endpoint (or AWS S3) instead of an embedded server. The load"
           + " writes its objects there (it needs write access) and deletes them at the end.")
   String bucket;
 
-  @Option(names = "--prefix", paramLabel = "PREFIX", order = 10,
+  @Option(names = "--prefix", paramLabel = "PREFIX", order = 32,
       description = "Where in --bucket the load's objects go. Default: slipstream-load/ and a random name.")
   String prefix;
 
-  @Option(names = "--prometheus", paramLabel = "[HOST:]PORT", order = 11,
+  @Option(names = "--prometheus", paramLabel = "[HOST:]PORT", order = 33,
       description = "Serve the client's metrics for Prometheus at http://HOST:PORT/metrics while the load runs"
           + " (HOST: 127.0.0.1 unless given; PORT 0: any free port, printed).")
   String prometheus;
 
-  @Option(names = "--tmp-dir", paramLabel = "DIR", order = 12,
-      description = "Directory for the embedded server's data (default: the system temp directory).")
-  Path tmpDir;
-
-  @Option(names = "--soak", order = 13,
+  @Option(names = "--soak", order = 41,
       description = "Also sample heap (after a GC), threads, open files and the memory pool every"
           + " --sample-interval, and fail if any keeps growing or memory is left in use once every stream is"
           + " closed.")
   boolean soak;
 
-  @Option(names = "--sample-interval", paramLabel = "DURATION", defaultValue = "60s", order = 14,
+  @Option(names = "--sample-interval", paramLabel = "DURATION", defaultValue = "60s", order = 42,
       description = "How often --soak samples. Default: ${DEFAULT-VALUE}.")
   String sampleInterval;
 
@@ -157,7 +148,7 @@ final class LoadCommand implements Callable<Integer> {
     Duration limit;
     InetSocketAddress scrapeAt;
     try {
-      link = LinkProfile.named(profile == null ? "s3-like" : profile);
+      link = setup.link();
       try {
         bytes = Sizes.parse(size);
       } catch (IllegalArgumentException e) {
@@ -193,13 +184,13 @@ final class LoadCommand implements Callable<Integer> {
     }
     kinds.forEach(k -> tallies.put(k, new Tally()));
     if (bucket != null) {
-      if (profile != null || tmpDir != null) {
-        throw new UsageException((profile != null ? "--profile" : "--tmp-dir") + " is for the embedded server;"
+      if (setup.profile != null || setup.tmpDir != null) {
+        throw new UsageException((setup.profile != null ? "--profile" : "--tmp-dir") + " is for the embedded server;"
             + " with --bucket the load runs against the real endpoint");
       }
       SlipstreamConfig config = s3.toConfig();
       String where = prefix != null ? prefix : "slipstream-load/" + UUID.randomUUID().toString().substring(0, 8) + "/";
-      try (LoadData data = LoadData.external(config, bucket, where, bytes, seed)) {
+      try (LoadData data = LoadData.external(config, bucket, where, bytes, setup.seed)) {
         return run(config, data, limit, kinds, scrapeAt,
             "against " + data.where() + config.endpoint().map(e -> " at " + e).orElse(""));
       }
@@ -209,14 +200,10 @@ final class LoadCommand implements Callable<Integer> {
           + " --bucket too");
     }
     SlipstreamConfig.Builder userSettings = S3Options.checkedSettings(s3.settings);
-    Path base = tmpDir != null ? tmpDir : Path.of(System.getProperty("java.io.tmpdir"));
-    if (!Files.isDirectory(base)) {
-      throw new java.nio.file.NoSuchFileException(base.toString(), null, "no such directory");
-    }
-    Path work = Files.createTempDirectory(base, "slipstream-load-");
+    Path work = Files.createTempDirectory(setup.baseDir(), "slipstream-load-");
     try (EmbeddedS3Server server = EmbeddedS3Server.start(work.resolve("s3"));
-         LinkShaper shaper = LinkShaper.start(server.endpoint(), link, seed)) {
-      LoadData data = LoadData.embedded(server, BUCKET, bytes, seed);
+         LinkShaper shaper = LinkShaper.start(server.endpoint(), link, setup.seed)) {
+      LoadData data = LoadData.embedded(server, BUCKET, bytes, setup.seed);
       return run(S3Options.embedded(userSettings, shaper.endpoint()), data, limit, kinds, scrapeAt,
           "on the '" + link.name() + "' link");
     } finally {
@@ -316,7 +303,7 @@ final class LoadCommand implements Callable<Integer> {
    * as fewer reads).
    */
   private void readLoop(int id, List<String> kinds, long t0, long deadline, AtomicLong started) {
-    Random random = new Random(seed * 31 + id);
+    Random random = new Random(setup.seed * 31 + id);
     int turn = id;
     while (System.nanoTime() < deadline) {
       long n = started.incrementAndGet();
