@@ -106,22 +106,7 @@ final class CoreSession implements ReadSession {
   }
 
   private static ObjectStream stream(SlipstreamInputStream in) {
-    return new ObjectStream() {
-      @Override
-      public int read(byte[] b, int off, int len) throws IOException {
-        return in.read(b, off, len);
-      }
-
-      @Override
-      public void readFully(long position, byte[] b, int off, int len) throws IOException {
-        in.readFully(position, b, off, len);
-      }
-
-      @Override
-      public void close() {
-        in.close();
-      }
-    };
+    return ObjectStream.of(in, in::readFully);
   }
 
   @Override

@@ -4,6 +4,7 @@
 package dev.slipstream.bench;
 
 import dev.slipstream.testkit.MemcachedServer;
+import dev.slipstream.testkit.TestData;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,7 +50,7 @@ final class Fixture implements AutoCloseable {
     Long crc = crcs.get(key);
     if (crc == null) {
       uploader.putGenerated(key, dataSeed, length);
-      crc = GeneratedStream.crc32c(dataSeed, 0, length);
+      crc = TestData.crc32c(dataSeed, 0, length);
       crcs.put(key, crc);
     }
     return crc;

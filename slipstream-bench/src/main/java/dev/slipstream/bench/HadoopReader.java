@@ -3,7 +3,7 @@
  */
 package dev.slipstream.bench;
 
-import dev.slipstream.testkit.EmbeddedS3Server;
+import dev.slipstream.testkit.S3ASettings;
 import java.io.IOException;
 import java.net.URI;
 import org.apache.hadoop.conf.Configuration;
@@ -14,10 +14,10 @@ import org.apache.hadoop.fs.FileSystem;
  * by {@code fs.s3a.input.stream.type}, or Slipstream's FileSystem through {@code fs.s3a.impl}.
  *
  * <p>The configuration is Hadoop's defaults plus only what reaching the test server takes (endpoint,
- * region, path-style access, plain http, credentials, no bucket probe); every read setting stays at its
- * default. Each session gets a new FileSystem instance from {@link FileSystem#get}, as a task does, and
- * closing the session closes it, which also drops it from Hadoop's FileSystem cache: the next run starts
- * cold.
+ * region, path-style access, plain http, credentials, no bucket probe: {@link S3ASettings}); every read
+ * setting stays at its default. Each session gets a new FileSystem instance from {@link FileSystem#get},
+ * as a task does, and closing the session closes it, which also drops it from Hadoop's FileSystem cache:
+ * the next run starts cold.
  *
  * @param name the reader's name in reports
  * @param fsImpl the {@code fs.s3a.impl} class, null for S3A's own
@@ -41,14 +41,7 @@ record HadoopReader(String name, String fsImpl, String streamType) implements Re
 
   Configuration configuration(Target target) {
     Configuration conf = new Configuration();
-    conf.set("fs.s3a.endpoint", target.endpoint().toString());
-    conf.set("fs.s3a.endpoint.region", EmbeddedS3Server.REGION);
-    conf.setBoolean("fs.s3a.path.style.access", true);
-    conf.setBoolean("fs.s3a.connection.ssl.enabled", false);
-    conf.set("fs.s3a.aws.credentials.provider", "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider");
-    conf.set("fs.s3a.access.key", EmbeddedS3Server.ACCESS_KEY);
-    conf.set("fs.s3a.secret.key", EmbeddedS3Server.SECRET_KEY);
-    conf.setInt("fs.s3a.bucket.probe", 0);
+    S3ASettings.forEndpoint(target.endpoint()).forEach(conf::set);
     if (fsImpl != null) {
       conf.set("fs.s3a.impl", fsImpl);
     }

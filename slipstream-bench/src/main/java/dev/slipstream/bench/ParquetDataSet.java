@@ -3,6 +3,8 @@
  */
 package dev.slipstream.bench;
 
+import static dev.slipstream.testkit.TestData.mix;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -216,13 +218,5 @@ record ParquetDataSet(long length, long rows, int rowGroups, Map<String, Long> c
       b[i] = LETTERS[(int) ((x >>> ((i & 7) * 8)) & 0xff) % LETTERS.length];
     }
     return b;
-  }
-
-  /** SplitMix64 of (seed, n). */
-  static long mix(long seed, long n) {
-    long z = seed * 0x9E3779B97F4A7C15L + n * 0xBF58476D1CE4E5B9L + 0x94D049BB133111EBL;
-    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-    return z ^ (z >>> 31);
   }
 }

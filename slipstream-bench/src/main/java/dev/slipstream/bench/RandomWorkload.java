@@ -3,6 +3,7 @@
  */
 package dev.slipstream.bench;
 
+import dev.slipstream.testkit.TestData;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.SplittableRandom;
@@ -44,7 +45,7 @@ final class RandomWorkload implements Workload {
     expected = new long[offsets.length];
     for (int i = 0; i < offsets.length; i++) {
       offsets[i] = random.nextLong(length - readBytes + 1);
-      expected[i] = GeneratedStream.crc32c(dataSeed, offsets[i], readBytes);
+      expected[i] = TestData.crc32c(dataSeed, offsets[i], readBytes);
     }
   }
 

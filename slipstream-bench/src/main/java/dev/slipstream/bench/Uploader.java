@@ -4,6 +4,7 @@
 package dev.slipstream.bench;
 
 import dev.slipstream.testkit.EmbeddedS3Server;
+import dev.slipstream.testkit.TestData;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -55,7 +56,7 @@ final class Uploader implements AutoCloseable {
 
   /** Uploads {@code length} bytes of generated data for {@code seed}. */
   void putGenerated(String key, long seed, long length) {
-    put(key, length, (offset, n) -> new GeneratedStream(seed, offset, n));
+    put(key, length, (offset, n) -> TestData.stream(seed, offset, n));
   }
 
   /**

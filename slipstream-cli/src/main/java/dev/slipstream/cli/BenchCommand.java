@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
@@ -49,18 +50,16 @@ final class BenchCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--profile", paramLabel = "PROFILE", defaultValue = "s3-like", order = 1,
-      description = "Link profile: s3-like (20 ms first-byte latency, 25 MB/s per connection, 300 MB/s in all),"
-          + " flaky (s3-like with 2%% of requests failing), heavy-tail (s3-like with 1%% of requests waiting 1-2 s"
-          + " for their first byte) or loopback (no shaping). Default: ${DEFAULT-VALUE}.")
-  String profile;
+  /** --profile (order 10), --seed (30), --tmp-dir (40). */
+  @Mixin
+  LinkSetupOptions setup;
 
-  @Option(names = "--readers", paramLabel = "LIST", split = ",", order = 2,
+  @Option(names = "--readers", paramLabel = "LIST", split = ",", order = 11,
       description = "Readers to compare, comma-separated, in the order they alternate: s3a-classic, s3a-prefetch,"
           + " s3a-analytics, slipstream, slipstream-core. Default: all.")
   List<String> readers;
 
-  @Option(names = "--workloads", paramLabel = "LIST", split = ",", order = 3,
+  @Option(names = "--workloads", paramLabel = "LIST", split = ",", order = 12,
       description = "Workloads to run, comma-separated: sequential, sequential-plain-open, sequential-warm,"
           + " parquet-full, parquet-projected, random, small-files, small-files-open, listing, listing-per-dir, listing-glob, listing-recursive,"
           + " first-read, re-read; sequential-unhedged and parquet-full-unhedged (Slipstream with hedged"
@@ -73,59 +72,51 @@ final class BenchCommand implements Callable<Integer> {
           + " the Slipstream variants and spark-sql.")
   List<String> workloads;
 
-  @Option(names = "--full", order = 4,
+  @Option(names = "--full", order = 13,
       description = "Reference sizes: 3.5 GiB sequential object, 917 MB Parquet file in about 16 row groups, 200"
           + " random reads, 1,000 small files of 256 KiB.")
   boolean full;
 
-  @Option(names = "--out", paramLabel = "DIR", order = 5,
+  @Option(names = "--out", paramLabel = "DIR", order = 14,
       description = "Write results.json, results.csv, the PNG charts, report.md and report.html (one self-contained"
           + " file) into DIR.")
   Path out;
 
-  @Option(names = "--baseline", paramLabel = "DIR", order = 5,
+  @Option(names = "--baseline", paramLabel = "DIR", order = 14,
       description = "A previous run's --out directory (or its results.json): the reports add the change against it"
           + " per workload and reader, called real only outside both runs' min-max spread.")
   Path baseline;
 
-  @Option(names = "--report-from", paramLabel = "DIR", order = 5,
+  @Option(names = "--report-from", paramLabel = "DIR", order = 14,
       description = "Do not run the benchmark: write the reports into --out again from DIR's results.json (a"
           + " previous --out directory), e.g. with --baseline. No figure changes.")
   Path reportFrom;
 
-  @Option(names = "--runs", paramLabel = "N", defaultValue = "3", order = 6,
+  @Option(names = "--runs", paramLabel = "N", defaultValue = "3", order = 15,
       description = "Measured runs per reader and workload. Default: ${DEFAULT-VALUE}.")
   int runs;
 
-  @Option(names = "--warmup", paramLabel = "N", defaultValue = "1", order = 7,
+  @Option(names = "--warmup", paramLabel = "N", defaultValue = "1", order = 16,
       description = "Unmeasured warm-up runs per reader and workload. Default: ${DEFAULT-VALUE}.")
   int warmups;
 
-  @Option(names = "--sequential-size", paramLabel = "SIZE", order = 8,
+  @Option(names = "--sequential-size", paramLabel = "SIZE", order = 17,
       description = "Size of the sequential (and random-read) object, e.g. 1G. Default: 128M, --full 3584M.")
   String sequentialSize;
 
-  @Option(names = "--parquet-size", paramLabel = "SIZE", order = 9,
+  @Option(names = "--parquet-size", paramLabel = "SIZE", order = 18,
       description = "Approximate size of the Parquet file. Default: 48M, --full 917 MB.")
   String parquetSize;
 
-  @Option(names = "--random-reads", paramLabel = "N", order = 10,
+  @Option(names = "--random-reads", paramLabel = "N", order = 19,
       description = "Positional reads per random run. Default: 16, --full 200.")
   Integer randomReads;
 
-  @Option(names = "--small-files", paramLabel = "N", order = 11,
+  @Option(names = "--small-files", paramLabel = "N", order = 20,
       description = "Objects of the small-files workload. Default: 64, --full 1000.")
   Integer smallFiles;
 
-  @Option(names = "--seed", paramLabel = "N", defaultValue = "20240917", order = 12,
-      description = "Seed of the generated data and of the shaper's random draws. Default: ${DEFAULT-VALUE}.")
-  long seed;
-
-  @Option(names = "--tmp-dir", paramLabel = "DIR", order = 13,
-      description = "Directory for the temporary copies and the Parquet file (default: the system temp directory).")
-  Path tmpDir;
-
-  @Option(names = "--debug", order = 14, description = "Print stack traces of errors.")
+  @Option(names = "--debug", order = 41, description = "Print stack traces of errors.")
   boolean debug;
 
   @Override
@@ -134,12 +125,7 @@ final class BenchCommand implements Callable<Integer> {
     if (reportFrom != null) {
       return rerender(previous);
     }
-    LinkProfile link;
-    try {
-      link = LinkProfile.named(profile);
-    } catch (IllegalArgumentException e) {
-      throw new UsageException(e.getMessage());
-    }
+    LinkProfile link = setup.link();
     BenchSizes sizes = full ? BenchSizes.full() : BenchSizes.defaults();
     try {
       if (sequentialSize != null) {
@@ -157,10 +143,7 @@ final class BenchCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
     }
-    Path base = tmpDir != null ? tmpDir : Path.of(System.getProperty("java.io.tmpdir"));
-    if (!Files.isDirectory(base)) {
-      throw new java.nio.file.NoSuchFileException(base.toString(), null, "no such directory");
-    }
+    Path base = setup.baseDir();
     List<String> chosen = workloads == null ? Benchmark.workloadNames() : trimmed(workloads);
     boolean sparkSql = chosen.contains(SPARK_SQL);
     List<String> inJvm = chosen.stream().filter(w -> !w.equals(SPARK_SQL)).toList();
@@ -171,7 +154,7 @@ final class BenchCommand implements Callable<Integer> {
     BenchOptions options;
     try {
       options = new BenchOptions(link, readers == null ? Benchmark.readerNames() : trimmed(readers), inJvm, sizes,
-          warmups, runs, seed, base, commandLine());
+          warmups, runs, setup.seed, base, commandLine());
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
     }

@@ -27,6 +27,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 import software.amazon.awssdk.core.ResponseInputStream;
@@ -59,29 +60,19 @@ final class DemoCommand implements Callable<Integer> {
       description = "Size of the test object, with K, M or G suffixes (powers of 1024). Default: ${DEFAULT-VALUE}.")
   String size;
 
-  @Option(names = "--profile", paramLabel = "PROFILE", defaultValue = "s3-like", order = 2,
-      description = "Link profile: s3-like (20 ms first-byte latency, 25 MB/s per connection, 300 MB/s in all),"
-          + " flaky (s3-like with 2%% of requests failing), heavy-tail (s3-like with 1%% of requests waiting 1-2 s"
-          + " for their first byte) or loopback (no shaping). Default: ${DEFAULT-VALUE}.")
-  String profile;
+  /** --profile (order 10), --seed (30), --tmp-dir (40). */
+  @Mixin
+  LinkSetupOptions setup;
 
-  @Option(names = "--seed", paramLabel = "N", defaultValue = "20240917", order = 3,
-      description = "Seed of the generated object data and of the shaper's random draws. Default: ${DEFAULT-VALUE}.")
-  long seed;
-
-  @Option(names = "--tmp-dir", paramLabel = "DIR", order = 4,
-      description = "Directory for the server's data and the copies (default: the system temp directory).")
-  Path tmpDir;
-
-  @Option(names = {"-q", "--quiet"}, order = 5, description = "No progress bars.")
+  @Option(names = {"-q", "--quiet"}, order = 41, description = "No progress bars.")
   boolean quiet;
 
-  @Option(names = "-D", paramLabel = "key=value", order = 6,
+  @Option(names = "-D", paramLabel = "key=value", order = 42,
       description = "Change a Slipstream setting for the demo, e.g. -D block.size=16M (default: Slipstream's"
           + " defaults). The endpoint and credentials are the demo's own.")
   List<String> settings = new ArrayList<>();
 
-  @Option(names = "--debug", order = 7, description = "Print stack traces of errors and Slipstream's debug log.")
+  @Option(names = "--debug", order = 43, description = "Print stack traces of errors and Slipstream's debug log.")
   boolean debug;
 
   /** One copy: bytes, time, and for Slipstream its request counts; or why a plain stream failed. */
@@ -102,20 +93,11 @@ final class DemoCommand implements Callable<Integer> {
     if (bytes <= 0) {
       throw new UsageException("--size must be at least 1 byte");
     }
-    LinkProfile link;
-    try {
-      link = LinkProfile.named(profile);
-    } catch (IllegalArgumentException e) {
-      throw new UsageException(e.getMessage());
-    }
+    LinkProfile link = setup.link();
     // Check the -D settings before starting anything.
     SlipstreamConfig.Builder userSettings = S3Options.checkedSettings(settings);
 
-    Path base = tmpDir != null ? tmpDir : Path.of(System.getProperty("java.io.tmpdir"));
-    if (!Files.isDirectory(base)) {
-      throw new java.nio.file.NoSuchFileException(base.toString(), null, "no such directory");
-    }
-    Path work = Files.createTempDirectory(base, "slipstream-demo-");
+    Path work = Files.createTempDirectory(setup.baseDir(), "slipstream-demo-");
     Thread cleanup = new Thread(() -> deleteTree(work), "slipstream-demo-cleanup");
     boolean hooked = Transfer.addShutdownHook(cleanup);
     try {
@@ -132,7 +114,7 @@ final class DemoCommand implements Callable<Integer> {
     PrintStream out = cli.stdoutText();
     Path data = work.resolve("s3");
     try (EmbeddedS3Server server = EmbeddedS3Server.start(data);
-         LinkShaper shaper = LinkShaper.start(server.endpoint(), link, seed)) {
+         LinkShaper shaper = LinkShaper.start(server.endpoint(), link, setup.seed)) {
       SlipstreamConfig config = S3Options.embedded(userSettings, shaper.endpoint());
 
       out.println("Slipstream demo: one object read from S3 twice, with Slipstream and with one plain GET stream.");
@@ -153,7 +135,7 @@ final class DemoCommand implements Callable<Integer> {
       out.printf("Writing the test object %s (%s) ... ", location, Sizes.binary(bytes));
       out.flush();
       long t0 = System.nanoTime();
-      server.putGenerated(BUCKET, location.key(), seed, bytes);
+      server.putGenerated(BUCKET, location.key(), setup.seed, bytes);
       out.printf("done in %s.%n", Sizes.seconds(System.nanoTime() - t0));
 
       try (S3Client s3 = S3Clients.create(config)) {
@@ -264,7 +246,7 @@ final class DemoCommand implements Callable<Integer> {
     try (InputStream in = Files.newInputStream(file)) {
       int n;
       while ((n = in.readNBytes(buf, 0, (int) Math.min(buf.length, Math.max(0, expectedSize - offset)))) > 0) {
-        long mismatch = TestData.firstMismatch(seed, offset, buf, 0, n);
+        long mismatch = TestData.firstMismatch(setup.seed, offset, buf, 0, n);
         if (mismatch >= 0) {
           throw new IOException("the " + what + " copy differs from the object at byte " + mismatch);
         }

@@ -60,66 +60,57 @@ final class LoadCommand implements Callable<Integer> {
   @ParentCommand
   SlipstreamCli cli;
 
-  @Option(names = "--profile", paramLabel = "PROFILE", order = 1,
-      description = "Link profile of the embedded server: s3-like, flaky (s3-like with 2%% of requests failing),"
-          + " heavy-tail (1%% of requests wait 1-2 s for their first byte) or loopback. Default: s3-like.")
-  String profile;
+  /** --profile (order 10) and --tmp-dir (40), for the embedded server only; --seed (30). */
+  @Mixin
+  LinkSetupOptions setup;
 
-  @Option(names = "--streams", paramLabel = "N", defaultValue = "8", order = 2,
+  @Option(names = "--streams", paramLabel = "N", defaultValue = "8", order = 11,
       description = "Readers at once, each on its own thread. Default: ${DEFAULT-VALUE}.")
   int streams;
 
-  @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "30s", order = 3,
+  @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "30s", order = 12,
       description = "How long to read, e.g. 30s or 10m. Default: ${DEFAULT-VALUE}.")
   String duration;
 
-  @Option(names = "--count", paramLabel = "N", defaultValue = "0", order = 4,
+  @Option(names = "--count", paramLabel = "N", defaultValue = "0", order = 13,
       description = "Stop after this many reads in all (0: only --duration stops). Default: ${DEFAULT-VALUE}.")
   long count;
 
-  @Option(names = "--rate", paramLabel = "N", defaultValue = "0", order = 5,
+  @Option(names = "--rate", paramLabel = "N", defaultValue = "0", order = 14,
       description = "Start reads at this many per second in all, whether earlier ones have finished or not (as long"
           + " as a reader is free); latency then counts from when a read was due. 0: each reader starts its next"
           + " read when its last one ends. Default: ${DEFAULT-VALUE}.")
   double rate;
 
-  @Option(names = "--mix", paramLabel = "LIST", split = ",", order = 6,
+  @Option(names = "--mix", paramLabel = "LIST", split = ",", order = 15,
       description = "Kinds of read, taken in turn: sequential, random, footer, small. Default: all.")
   List<String> mix;
 
-  @Option(names = "--size", paramLabel = "SIZE", defaultValue = "64M", order = 7,
+  @Option(names = "--size", paramLabel = "SIZE", defaultValue = "64M", order = 16,
       description = "Size of the large object. Default: ${DEFAULT-VALUE}.")
   String size;
 
-  @Option(names = "--seed", paramLabel = "N", defaultValue = "20240917", order = 8,
-      description = "Seed of the data, of the readers' offsets and of the shaper's draws. Default: ${DEFAULT-VALUE}.")
-  long seed;
-
-  @Option(names = "--bucket", paramLabel = "BUCKET", order = 9,
+  @Option(names = "--bucket", paramLabel = "BUCKET", order = 31,
       description = "Run against this bucket of --endpoint (or AWS S3) instead of an embedded server. The load"
           + " writes its objects there (it needs write access) and deletes them at the end.")
   String bucket;
 
-  @Option(names = "--prefix", paramLabel = "PREFIX", order = 10,
+  @Option(names = "--prefix", paramLabel = "PREFIX", order = 32,
       description = "Where in --bucket the load's objects go. Default: slipstream-load/ and a random name.")
   String prefix;
 
-  @Option(names = "--prometheus", paramLabel = "[HOST:]PORT", order = 11,
+  @Option(names = "--prometheus", paramLabel = "[HOST:]PORT", order = 33,
       description = "Serve the client's metrics for Prometheus at http://HOST:PORT/metrics while the load runs"
           + " (HOST: 127.0.0.1 unless given; PORT 0: any free port, printed).")
   String prometheus;
 
-  @Option(names = "--tmp-dir", paramLabel = "DIR", order = 12,
-      description = "Directory for the embedded server's data (default: the system temp directory).")
-  Path tmpDir;
-
-  @Option(names = "--soak", order = 13,
+  @Option(names = "--soak", order = 41,
       description = "Also sample heap (after a GC), threads, open files and the memory pool every"
           + " --sample-interval, and fail if any keeps growing or memory is left in use once every stream is"
           + " closed.")
   boolean soak;
 
-  @Option(names = "--sample-interval", paramLabel = "DURATION", defaultValue = "60s", order = 14,
+  @Option(names = "--sample-interval", paramLabel = "DURATION", defaultValue = "60s", order = 42,
       description = "How often --soak samples. Default: ${DEFAULT-VALUE}.")
   String sampleInterval;
 
@@ -157,14 +148,14 @@ final class LoadCommand implements Callable<Integer> {
     Duration limit;
     InetSocketAddress scrapeAt;
     try {
-      link = LinkProfile.named(profile == null ? "s3-like" : profile);
+      link = setup.link();
       try {
         bytes = Sizes.parse(size);
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("--size '" + size + "' is invalid: " + e.getMessage());
       }
-      limit = parseDuration(duration, "--duration");
-      sampleEvery = parseDuration(sampleInterval, "--sample-interval");
+      limit = duration(duration, "--duration");
+      sampleEvery = duration(sampleInterval, "--sample-interval");
       scrapeAt = prometheus == null ? null : address(prometheus);
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
@@ -193,13 +184,13 @@ final class LoadCommand implements Callable<Integer> {
     }
     kinds.forEach(k -> tallies.put(k, new Tally()));
     if (bucket != null) {
-      if (profile != null || tmpDir != null) {
-        throw new UsageException((profile != null ? "--profile" : "--tmp-dir") + " is for the embedded server;"
+      if (setup.profile != null || setup.tmpDir != null) {
+        throw new UsageException((setup.profile != null ? "--profile" : "--tmp-dir") + " is for the embedded server;"
             + " with --bucket the load runs against the real endpoint");
       }
       SlipstreamConfig config = s3.toConfig();
       String where = prefix != null ? prefix : "slipstream-load/" + UUID.randomUUID().toString().substring(0, 8) + "/";
-      try (LoadData data = LoadData.external(config, bucket, where, bytes, seed)) {
+      try (LoadData data = LoadData.external(config, bucket, where, bytes, setup.seed)) {
         return run(config, data, limit, kinds, scrapeAt,
             "against " + data.where() + config.endpoint().map(e -> " at " + e).orElse(""));
       }
@@ -209,14 +200,10 @@ final class LoadCommand implements Callable<Integer> {
           + " --bucket too");
     }
     SlipstreamConfig.Builder userSettings = S3Options.checkedSettings(s3.settings);
-    Path base = tmpDir != null ? tmpDir : Path.of(System.getProperty("java.io.tmpdir"));
-    if (!Files.isDirectory(base)) {
-      throw new java.nio.file.NoSuchFileException(base.toString(), null, "no such directory");
-    }
-    Path work = Files.createTempDirectory(base, "slipstream-load-");
+    Path work = Files.createTempDirectory(setup.baseDir(), "slipstream-load-");
     try (EmbeddedS3Server server = EmbeddedS3Server.start(work.resolve("s3"));
-         LinkShaper shaper = LinkShaper.start(server.endpoint(), link, seed)) {
-      LoadData data = LoadData.embedded(server, BUCKET, bytes, seed);
+         LinkShaper shaper = LinkShaper.start(server.endpoint(), link, setup.seed)) {
+      LoadData data = LoadData.embedded(server, BUCKET, bytes, setup.seed);
       return run(S3Options.embedded(userSettings, shaper.endpoint()), data, limit, kinds, scrapeAt,
           "on the '" + link.name() + "' link");
     } finally {
@@ -252,8 +239,8 @@ final class LoadCommand implements Callable<Integer> {
         readers.add(t);
         t.start();
       }
-      ProgressLine progress = new ProgressLine(err, cli.terminal(), t0);
-      progress.start();
+      // Redrawn in place on a terminal every 0.5 s, else a line every 5 s.
+      Progress progress = Progress.start(err, cli.terminal(), 500, now -> progressLine(t0, now));
       Soak soakWatch = soak ? new Soak(client) : null;
       if (soakWatch != null) {
         soakWatch.sample(); // the baseline, with the readers just started
@@ -270,7 +257,7 @@ final class LoadCommand implements Callable<Integer> {
       for (Thread t : readers) {
         t.join();
       }
-      progress.stop();
+      progress.stop(true);
       long nanos = System.nanoTime() - t0;
       report(out, client.statistics(), nanos);
       if (soakWatch != null) {
@@ -316,7 +303,7 @@ final class LoadCommand implements Callable<Integer> {
    * as fewer reads).
    */
   private void readLoop(int id, List<String> kinds, long t0, long deadline, AtomicLong started) {
-    Random random = new Random(seed * 31 + id);
+    Random random = new Random(setup.seed * 31 + id);
     int turn = id;
     while (System.nanoTime() < deadline) {
       long n = started.incrementAndGet();
@@ -397,84 +384,27 @@ final class LoadCommand implements Callable<Integer> {
     return b.length() == 0 ? "none" : b.toString();
   }
 
-  /** A duration such as {@code 500ms}, {@code 30s}, {@code 10m} or {@code 2h}, for option {@code option}. */
-  static Duration parseDuration(String text, String option) {
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})\\s*(ms|s|m|h)").matcher(text.trim());
-    if (!m.matches()) {
-      throw new IllegalArgumentException(option + " '" + text + "' is invalid: expected a duration such as 30s,"
-          + " 10m or 2h");
+  /** The value of duration option {@code option}, as configuration keys take durations; above zero. */
+  private static Duration duration(String text, String option) {
+    try {
+      return Sizes.parseDuration(text);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(option + " '" + text + "' is invalid: " + e.getMessage());
     }
-    long n = Long.parseLong(m.group(1));
-    Duration d = switch (m.group(2)) {
-      case "ms" -> Duration.ofMillis(n);
-      case "s" -> Duration.ofSeconds(n);
-      case "m" -> Duration.ofMinutes(n);
-      default -> Duration.ofHours(n);
-    };
-    if (d.isZero()) {
-      throw new IllegalArgumentException(option + " '" + text + "' must be longer than zero");
-    }
-    return d;
   }
 
-  /** The live line: time, reads, MB/s so far, errors. Redrawn in place on a terminal, else every 5 s. */
-  private final class ProgressLine {
-    private final PrintStream err;
-    private final boolean terminal;
-    private final long t0;
-    private final Thread thread;
-    private volatile boolean stopped;
-
-    ProgressLine(PrintStream err, boolean terminal, long t0) {
-      this.err = err;
-      this.terminal = terminal;
-      this.t0 = t0;
-      this.thread = new Thread(this::loop, "slipstream-load-progress");
-      thread.setDaemon(true);
+  /** The live line: time, reads, MB/s so far, errors. */
+  private String progressLine(long t0, long now) {
+    long done = 0;
+    long bytes = 0;
+    long errors = 0;
+    for (Tally t : tallies.values()) {
+      done += t.reads();
+      bytes += t.bytes.sum();
+      errors += t.errors.sum();
     }
-
-    void start() {
-      thread.start();
-    }
-
-    private void loop() {
-      long interval = terminal ? 500 : 5_000;
-      while (!stopped) {
-        try {
-          Thread.sleep(interval);
-        } catch (InterruptedException e) {
-          return;
-        }
-        if (!stopped) {
-          draw();
-        }
-      }
-    }
-
-    private synchronized void draw() {
-      long done = 0;
-      long bytes = 0;
-      long errors = 0;
-      for (Tally t : tallies.values()) {
-        done += t.reads();
-        bytes += t.bytes.sum();
-        errors += t.errors.sum();
-      }
-      double s = (System.nanoTime() - t0) / 1e9;
-      String line = String.format(Locale.ROOT, "%6.1f s  %d reads  %.1f MB/s  %d errors  %d wrong", s, done,
-          bytes / 1e6 / s, errors, reads.wrongReads());
-      err.print(terminal ? "\r" + line : line + "\n");
-      err.flush();
-    }
-
-    void stop() throws InterruptedException {
-      stopped = true;
-      thread.interrupt();
-      thread.join(1_000);
-      if (terminal) {
-        draw();
-        err.println();
-      }
-    }
+    double s = (now - t0) / 1e9;
+    return String.format(Locale.ROOT, "%6.1f s  %d reads  %.1f MB/s  %d errors  %d wrong", s, done,
+        bytes / 1e6 / s, errors, reads.wrongReads());
   }
 }

@@ -10,37 +10,39 @@ import java.util.Locale;
 import java.util.function.LongSupplier;
 
 /**
- * A progress display on stderr for one transfer, drawn by a daemon thread that samples a byte
- * counter: bytes done and total, percent, current MB/s and ETA.
+ * A progress display on stderr, one line drawn by a daemon thread: a transfer's bytes done and total,
+ * percent, current MB/s and ETA ({@link #start(PrintStream, boolean, String, long, LongSupplier)}), or any
+ * other {@link Line} (the load's reads so far).
  *
  * <p>On a terminal the line is redrawn in place ({@code \r}) a few times per second; otherwise (a log
  * file, a pipe, a CI console) a plain line is printed every few seconds, so the output stays readable.
  */
 final class Progress {
-  private static final long TERMINAL_INTERVAL_MILLIS = 200;
+  /** How often a transfer's line is redrawn on a terminal. */
+  private static final long TRANSFER_INTERVAL_MILLIS = 200;
   private static final long PLAIN_INTERVAL_MILLIS = 5_000;
-  /** The MB/s shown is measured over about this much recent time, so it follows changes in speed. */
-  private static final long RATE_WINDOW_NANOS = 3_000_000_000L;
-  private static final int BAR_WIDTH = 20;
+
+  /** What the display shows. */
+  @FunctionalInterface
+  interface Line {
+    /** The line at {@code now} ({@link System#nanoTime()}), without a line terminator. */
+    String render(long now);
+  }
 
   private final PrintStream err;
   private final boolean terminal;
-  private final String label;
-  private final long total;
-  private final LongSupplier done;
-  private final long startNanos = System.nanoTime();
-  private final Deque<long[]> samples = new ArrayDeque<>();
+  private final long terminalIntervalMillis;
+  private final Line line;
   private final Thread thread;
   private final Object lock = new Object();
   private int lastWidth;
   private boolean stopped;
 
-  private Progress(PrintStream err, boolean terminal, String label, long total, LongSupplier done) {
+  private Progress(PrintStream err, boolean terminal, long terminalIntervalMillis, Line line) {
     this.err = err;
     this.terminal = terminal;
-    this.label = label.isEmpty() ? "" : label + " ";
-    this.total = total;
-    this.done = done;
+    this.terminalIntervalMillis = terminalIntervalMillis;
+    this.line = line;
     this.thread = new Thread(this::loop, "slipstream-progress");
     thread.setDaemon(true);
   }
@@ -50,7 +52,15 @@ final class Progress {
    * bytes done so far.
    */
   static Progress start(PrintStream err, boolean terminal, String label, long total, LongSupplier done) {
-    Progress p = new Progress(err, terminal, label, total, done);
+    return start(err, terminal, TRANSFER_INTERVAL_MILLIS, new TransferLine(terminal, label, total, done));
+  }
+
+  /**
+   * Starts drawing {@code line}: every {@code terminalIntervalMillis} on a terminal, else every few
+   * seconds.
+   */
+  static Progress start(PrintStream err, boolean terminal, long terminalIntervalMillis, Line line) {
+    Progress p = new Progress(err, terminal, terminalIntervalMillis, line);
     p.thread.start();
     return p;
   }
@@ -86,7 +96,7 @@ final class Progress {
   }
 
   private void loop() {
-    long interval = terminal ? TERMINAL_INTERVAL_MILLIS : PLAIN_INTERVAL_MILLIS;
+    long interval = terminal ? terminalIntervalMillis : PLAIN_INTERVAL_MILLIS;
     synchronized (lock) {
       while (!stopped) {
         try {
@@ -103,58 +113,83 @@ final class Progress {
 
   /** Draws the current state; called with {@link #lock} held. */
   private void draw(long now) {
-    long bytes = done.getAsLong();
-    String line = render(bytes, now);
+    String text = line.render(now);
     if (terminal) {
-      StringBuilder sb = new StringBuilder(line.length() + 2 * lastWidth + 1).append('\r').append(line);
+      StringBuilder sb = new StringBuilder(text.length() + 2 * lastWidth + 1).append('\r').append(text);
       // Blank out what is left of a longer previous line.
-      for (int i = line.length(); i < lastWidth; i++) {
+      for (int i = text.length(); i < lastWidth; i++) {
         sb.append(' ');
       }
-      lastWidth = line.length();
+      lastWidth = text.length();
       err.print(sb);
     } else {
-      err.println(line);
+      err.println(text);
       lastWidth = 0;
     }
     err.flush();
   }
 
-  /** One progress line, without a line terminator. */
-  String render(long bytes, long now) {
-    samples.addLast(new long[] {now, bytes});
-    while (samples.size() > 2 && now - samples.peekFirst()[0] > RATE_WINDOW_NANOS) {
-      samples.removeFirst();
+  /** A transfer's line: bytes done and total, percent, current MB/s and ETA, and on a terminal a bar. */
+  static final class TransferLine implements Line {
+    /** The MB/s shown is measured over about this much recent time, so it follows changes in speed. */
+    private static final long RATE_WINDOW_NANOS = 3_000_000_000L;
+    private static final int BAR_WIDTH = 20;
+
+    private final boolean terminal;
+    private final String label;
+    private final long total;
+    private final LongSupplier done;
+    private final long startNanos = System.nanoTime();
+    private final Deque<long[]> samples = new ArrayDeque<>();
+
+    TransferLine(boolean terminal, String label, long total, LongSupplier done) {
+      this.terminal = terminal;
+      this.label = label.isEmpty() ? "" : label + " ";
+      this.total = total;
+      this.done = done;
     }
-    long[] first = samples.peekFirst();
-    long windowNanos = now - first[0];
-    double bytesPerSecond;
-    if (bytes >= total && total > 0) {
-      long elapsed = now - startNanos;
-      bytesPerSecond = elapsed > 0 ? bytes / (elapsed / 1e9) : 0; // finished: the average of the whole transfer
-    } else if (windowNanos >= 500_000_000L) {
-      bytesPerSecond = (bytes - first[1]) / (windowNanos / 1e9);
-    } else {
-      long elapsed = now - startNanos;
-      bytesPerSecond = elapsed > 0 ? bytes / (elapsed / 1e9) : 0;
+
+    @Override
+    public String render(long now) {
+      return render(done.getAsLong(), now);
     }
-    int percent = total <= 0 ? 100 : (int) Math.min(100, bytes * 100 / total);
-    int unit = Sizes.unitIndex(Math.max(total, bytes));
-    String amount = Sizes.inUnit(bytes, unit) + " / " + Sizes.inUnit(total, unit) + " " + Sizes.unitName(unit);
-    String eta;
-    if (bytes >= total) {
-      eta = "in " + Sizes.clock(Math.round((now - startNanos) / 1e9));
-    } else if (bytesPerSecond > 0) {
-      eta = "ETA " + Sizes.clock((long) Math.ceil((total - bytes) / bytesPerSecond));
-    } else {
-      eta = "ETA --:--";
+
+    /** The line with {@code bytes} done. */
+    String render(long bytes, long now) {
+      samples.addLast(new long[] {now, bytes});
+      while (samples.size() > 2 && now - samples.peekFirst()[0] > RATE_WINDOW_NANOS) {
+        samples.removeFirst();
+      }
+      long[] first = samples.peekFirst();
+      long windowNanos = now - first[0];
+      double bytesPerSecond;
+      if (bytes >= total && total > 0) {
+        long elapsed = now - startNanos;
+        bytesPerSecond = elapsed > 0 ? bytes / (elapsed / 1e9) : 0; // finished: the average of the whole transfer
+      } else if (windowNanos >= 500_000_000L) {
+        bytesPerSecond = (bytes - first[1]) / (windowNanos / 1e9);
+      } else {
+        long elapsed = now - startNanos;
+        bytesPerSecond = elapsed > 0 ? bytes / (elapsed / 1e9) : 0;
+      }
+      int percent = total <= 0 ? 100 : (int) Math.min(100, bytes * 100 / total);
+      int unit = Sizes.unitIndex(Math.max(total, bytes));
+      String amount = Sizes.inUnit(bytes, unit) + " / " + Sizes.inUnit(total, unit) + " " + Sizes.unitName(unit);
+      String eta;
+      if (bytes >= total) {
+        eta = "in " + Sizes.clock(Math.round((now - startNanos) / 1e9));
+      } else if (bytesPerSecond > 0) {
+        eta = "ETA " + Sizes.clock((long) Math.ceil((total - bytes) / bytesPerSecond));
+      } else {
+        eta = "ETA --:--";
+      }
+      String rate = String.format(Locale.ROOT, "%.1f MB/s", bytesPerSecond / 1e6);
+      if (terminal) {
+        int filled = total <= 0 ? BAR_WIDTH : (int) Math.min(BAR_WIDTH, bytes * BAR_WIDTH / total);
+        String bar = "#".repeat(filled) + ".".repeat(BAR_WIDTH - filled);
+        return String.format(Locale.ROOT, "%s[%s] %3d%%  %s  %s  %s", label, bar, percent, amount, rate, eta);
+      }
+      return String.format(Locale.ROOT, "%s%3d%%  %s  %s  %s", label, percent, amount, rate, eta);
     }
-    String rate = String.format(Locale.ROOT, "%.1f MB/s", bytesPerSecond / 1e6);
-    if (terminal) {
-      int filled = total <= 0 ? BAR_WIDTH : (int) Math.min(BAR_WIDTH, bytes * BAR_WIDTH / total);
-      String bar = "#".repeat(filled) + ".".repeat(BAR_WIDTH - filled);
-      return String.format(Locale.ROOT, "%s[%s] %3d%%  %s  %s  %s", label, bar, percent, amount, rate, eta);
-    }
-    return String.format(Locale.ROOT, "%s%3d%%  %s  %s  %s", label, percent, amount, rate, eta);
   }
 }

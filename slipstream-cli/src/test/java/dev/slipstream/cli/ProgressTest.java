@@ -19,12 +19,10 @@ class ProgressTest {
 
   @Test
   void aTerminalLineShowsBarPercentAmountRateAndEta() {
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
     AtomicLong done = new AtomicLong();
-    Progress p = Progress.start(new PrintStream(err, true, StandardCharsets.UTF_8), true, "", 512 * MIB, done::get);
-    p.stop(false);
+    Progress.TransferLine transfer = new Progress.TransferLine(true, "", 512 * MIB, done::get);
 
-    String line = p.render(128 * MIB, System.nanoTime() + 2_000_000_000L);
+    String line = transfer.render(128 * MIB, System.nanoTime() + 2_000_000_000L);
     assertThat(line).startsWith("[#####...............]  25%  128.0 / 512.0 MiB  ")
         .containsPattern("[0-9.]+ MB/s  ETA \\d+:\\d\\d$");
     assertThat(line.length()).isLessThan(80);
@@ -34,11 +32,11 @@ class ProgressTest {
   void aPlainLineHasNoBarAndAFinishedOneShowsTheTimeTaken() {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     AtomicLong done = new AtomicLong();
-    Progress p = Progress.start(new PrintStream(err, true, StandardCharsets.UTF_8), false, "One GET", 100 * MIB,
-        done::get);
+    Progress.TransferLine transfer = new Progress.TransferLine(false, "One GET", 100 * MIB, done::get);
+    Progress p = Progress.start(new PrintStream(err, true, StandardCharsets.UTF_8), false, 200, transfer);
     p.stop(true);
 
-    assertThat(p.render(100 * MIB, System.nanoTime())).startsWith("One GET 100%  100.0 / 100.0 MiB  ")
+    assertThat(transfer.render(100 * MIB, System.nanoTime())).startsWith("One GET 100%  100.0 / 100.0 MiB  ")
         .containsPattern("MB/s  in \\d+:\\d\\d$");
     // A plain (non-terminal) display prints nothing when stopped: the summary line follows instead.
     assertThat(err.toString(StandardCharsets.UTF_8)).doesNotContain("\r");

@@ -6,6 +6,7 @@ package dev.slipstream.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -23,6 +24,22 @@ class SizesTest {
     assertThatThrownBy(() -> Sizes.parse("lots")).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> Sizes.parse("-1M")).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> Sizes.parse("99999999999999999999")).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  /** As configuration keys take durations (core's parser), above zero: the reason, not the key, in the error. */
+  @Test
+  void parsesDurationsAsConfigurationDoes() {
+    assertThat(Sizes.parseDuration("30s")).isEqualTo(Duration.ofSeconds(30));
+    assertThat(Sizes.parseDuration("500ms")).isEqualTo(Duration.ofMillis(500));
+    assertThat(Sizes.parseDuration(" 10m ")).isEqualTo(Duration.ofMinutes(10));
+    assertThat(Sizes.parseDuration("2h")).isEqualTo(Duration.ofHours(2));
+    assertThat(Sizes.parseDuration("250")).isEqualTo(Duration.ofMillis(250));
+    assertThatThrownBy(() -> Sizes.parseDuration("0s")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("must be greater than zero");
+    assertThatThrownBy(() -> Sizes.parseDuration("soon")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("expected a duration such as").hasMessageNotContaining("read.stall.timeout");
+    assertThatThrownBy(() -> Sizes.parseDuration("99999999999h")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("too large");
   }
 
   @Test

@@ -9,8 +9,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.slipstream.Counter;
 import dev.slipstream.Latency;
 import dev.slipstream.ReadStatistics;
-import dev.slipstream.testkit.EmbeddedS3Server;
 import dev.slipstream.testkit.ForkedS3Server;
+import dev.slipstream.testkit.S3ASettings;
 import dev.slipstream.testkit.TestData;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -52,14 +52,7 @@ class SlipstreamS3AFileSystemTest {
     conf.set("fs.s3a.impl", SlipstreamS3AFileSystem.class.getName());
     conf.set("fs.slipstream.cache.disk.dir", "target/test-disk-cache"); // this build's own, not the user's
     conf.setBoolean("fs.s3a.impl.disable.cache", true);
-    conf.set("fs.s3a.endpoint", endpoint.toString());
-    conf.set("fs.s3a.endpoint.region", EmbeddedS3Server.REGION);
-    conf.setBoolean("fs.s3a.path.style.access", true);
-    conf.setBoolean("fs.s3a.connection.ssl.enabled", false);
-    conf.set("fs.s3a.aws.credentials.provider", "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider");
-    conf.set("fs.s3a.access.key", EmbeddedS3Server.ACCESS_KEY);
-    conf.set("fs.s3a.secret.key", EmbeddedS3Server.SECRET_KEY);
-    conf.setInt("fs.s3a.bucket.probe", 0);
+    S3ASettings.forEndpoint(endpoint).forEach(conf::set);
     conf.set("fs.s3a.fast.upload.buffer", "array");
     conf.set("fs.slipstream.block.size", "1M");
     conf.set("fs.slipstream.memory.max", "64M");

@@ -3,6 +3,7 @@
  */
 package dev.slipstream.testkit;
 
+import com.google.common.io.ByteSource;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -111,7 +112,17 @@ public final class EmbeddedS3Server implements AutoCloseable {
 
   /** Uploads {@code size} bytes of {@link TestData} generated from {@code seed}. */
   public void putGenerated(String bucket, String key, long seed, long size) {
-    var source = TestData.byteSource(seed, size);
+    ByteSource source = new ByteSource() {
+      @Override
+      public InputStream openStream() {
+        return TestData.stream(seed, size);
+      }
+
+      @Override
+      public long size() {
+        return size;
+      }
+    };
     Blob blob = blobStore().blobBuilder(key)
         .payload(new ByteSourcePayload(source))
         .contentLength(size)

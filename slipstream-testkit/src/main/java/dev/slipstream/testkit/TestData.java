@@ -3,12 +3,12 @@
  */
 package dev.slipstream.testkit;
 
-import com.google.common.io.ByteSource;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.zip.CRC32C;
 
 /**
  * Deterministic pseudo-random object contents that can be computed at any offset, so a test can
@@ -16,11 +16,15 @@ import java.nio.file.Path;
  *
  * <p>Byte {@code i} of the object for {@code seed} is byte {@code i % 8} (little-endian) of
  * {@code mix(seed, i / 8)}, where {@code mix} is the SplitMix64 finaliser.
+ *
+ * <p>The one generator of the project's test and benchmark data: the benchmark uses it too, so this
+ * class loads with nothing but the JDK (no s3proxy, no Guava).
  */
 public final class TestData {
   private TestData() {}
 
-  static long mix(long seed, long word) {
+  /** SplitMix64 of {@code (seed, word)}: word {@code word} of the object for {@code seed}. */
+  public static long mix(long seed, long word) {
     long z = seed * 0x9E3779B97F4A7C15L + word * 0xBF58476D1CE4E5B9L + 0x94D049BB133111EBL;
     z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
     z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
@@ -39,6 +43,13 @@ public final class TestData {
       long pos = offset + i;
       long word = mix(seed, pos >>> 3);
       int shift = (int) (pos & 7);
+      if (shift == 0 && len - i >= 8) { // a whole word: the common case for large reads
+        for (int k = 0; k < 8; k++) {
+          dst[off + i + k] = (byte) (word >>> (k * 8));
+        }
+        i += 8;
+        continue;
+      }
       int n = Math.min(8 - shift, len - i);
       for (int k = 0; k < n; k++) {
         dst[off + i + k] = (byte) (word >>> ((shift + k) * 8));
@@ -69,13 +80,33 @@ public final class TestData {
     return -1;
   }
 
+  /** CRC32C of the {@code length} bytes at {@code offset}. */
+  public static long crc32c(long seed, long offset, long length) {
+    CRC32C crc = new CRC32C();
+    byte[] buf = new byte[(int) Math.min(1 << 20, Math.max(1, length))];
+    for (long done = 0; done < length; ) {
+      int n = (int) Math.min(buf.length, length - done);
+      fill(seed, offset + done, buf, 0, n);
+      crc.update(buf, 0, n);
+      done += n;
+    }
+    return crc.getValue();
+  }
+
+  /** The first {@code size} bytes. */
   public static InputStream stream(long seed, long size) {
+    return stream(seed, 0, size);
+  }
+
+  /** The {@code length} bytes at {@code offset}. */
+  public static InputStream stream(long seed, long offset, long length) {
+    long end = offset + length;
     return new InputStream() {
-      private long pos;
+      private long pos = offset;
 
       @Override
       public int read() {
-        return pos < size ? byteAt(seed, pos++) & 0xff : -1;
+        return pos < end ? byteAt(seed, pos++) & 0xff : -1;
       }
 
       @Override
@@ -83,27 +114,20 @@ public final class TestData {
         if (len == 0) {
           return 0;
         }
-        if (pos >= size) {
+        if (pos >= end) {
           return -1;
         }
-        int n = (int) Math.min(len, size - pos);
+        int n = (int) Math.min(len, end - pos);
         fill(seed, pos, b, off, n);
         pos += n;
         return n;
       }
-    };
-  }
-
-  static ByteSource byteSource(long seed, long size) {
-    return new ByteSource() {
-      @Override
-      public InputStream openStream() {
-        return stream(seed, size);
-      }
 
       @Override
-      public long size() {
-        return size;
+      public long skip(long n) {
+        long k = Math.max(0, Math.min(n, end - pos));
+        pos += k;
+        return k;
       }
     };
   }

@@ -4,8 +4,8 @@
 package dev.slipstream.hadoop.contract;
 
 import dev.slipstream.hadoop.SlipstreamS3AFileSystem;
-import dev.slipstream.testkit.EmbeddedS3Server;
 import dev.slipstream.testkit.ForkedS3Server;
+import dev.slipstream.testkit.S3ASettings;
 import java.io.IOException;
 import java.net.URI;
 import org.apache.hadoop.conf.Configuration;
@@ -57,16 +57,9 @@ public class SlipstreamS3AContract extends AbstractFSContract {
     conf.set("fs.s3a.impl", fsImpl);
     // A disk cache of this build's own, not the user's default one under java.io.tmpdir.
     conf.set("fs.slipstream.cache.disk.dir", "target/test-disk-cache");
-    conf.set("fs.s3a.endpoint", server.endpoint().toString());
-    conf.set("fs.s3a.endpoint.region", EmbeddedS3Server.REGION);
-    conf.setBoolean("fs.s3a.path.style.access", true);
-    conf.setBoolean("fs.s3a.connection.ssl.enabled", false);
-    // Only the test keys: never look at the environment, ~/.aws or instance metadata.
-    conf.set("fs.s3a.aws.credentials.provider", "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider");
-    conf.set("fs.s3a.access.key", EmbeddedS3Server.ACCESS_KEY);
-    conf.set("fs.s3a.secret.key", EmbeddedS3Server.SECRET_KEY);
-    // The bucket is a directory made before the first test; skip S3A's existence probe at start-up.
-    conf.setInt("fs.s3a.bucket.probe", 0);
+    // Endpoint, region, path style, plain http, only the test keys, no bucket probe (the bucket is made
+    // before the first test).
+    S3ASettings.forEndpoint(server.endpoint()).forEach(conf::set);
     // s3proxy returns ETags and answers If-Match with 412: S3A's default, server-side ETag checks, apply.
     conf.set("fs.s3a.change.detection.source", "etag");
     conf.set("fs.s3a.change.detection.mode", "server");
