@@ -351,6 +351,20 @@ public final class SlipstreamConfig {
     return ValueType.parseSize(text);
   }
 
+  /**
+   * Parses a duration above zero as configuration writes it: {@code 500ms}, {@code 30s}, {@code 10m},
+   * {@code 2h}, case ignored; a plain number is milliseconds; at most 365 days.
+   *
+   * @throws IllegalArgumentException saying what was expected
+   */
+  public static Duration parseDuration(String text) {
+    try {
+      return ValueType.positiveDuration().parse(text == null ? "" : text);
+    } catch (ValueType.Refused e) {
+      throw new IllegalArgumentException(e.getMessage());
+    }
+  }
+
   /** Collects raw values; {@link #build()} validates them all. */
   public static final class Builder {
     private final String prefix;

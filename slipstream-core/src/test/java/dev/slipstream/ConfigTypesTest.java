@@ -104,6 +104,17 @@ class ConfigTypesTest {
     assertThat(SlipstreamConfig.parseSize("8M")).isEqualTo(8 << 20);
   }
 
+  /** The public duration parser is the keys' own: the same texts, zero refused, the reason without a key. */
+  @Test
+  void publicDurationParserIsTheKeysOwn() {
+    assertThat(SlipstreamConfig.parseDuration("30s")).isEqualTo(Duration.ofSeconds(30));
+    assertThat(SlipstreamConfig.parseDuration("250")).isEqualTo(Duration.ofMillis(250));
+    assertThatThrownBy(() -> SlipstreamConfig.parseDuration("0s")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("must be greater than zero");
+    assertThatThrownBy(() -> SlipstreamConfig.parseDuration(null)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("expected a duration such as");
+  }
+
   /** Every accessor on the defaults and on a configuration that sets every key: each key gives its accessor's type. */
   @Test
   void everyAccessorAnswersOnDefaultsAndOnEveryKeySet() {

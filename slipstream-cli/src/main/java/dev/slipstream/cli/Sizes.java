@@ -3,7 +3,6 @@
  */
 package dev.slipstream.cli;
 
-import dev.slipstream.ConfigKey;
 import dev.slipstream.SlipstreamConfig;
 import java.time.Duration;
 import java.util.Locale;
@@ -25,23 +24,14 @@ final class Sizes {
   }
 
   /**
-   * Parses a duration above zero as configuration keys take them ({@link ConfigKey.Type#DURATION}):
+   * Parses a duration above zero as configuration keys take them ({@link SlipstreamConfig#parseDuration}):
    * {@code 500ms}, {@code 30s}, {@code 10m}, {@code 2h}, case ignored; a plain number is milliseconds; at
    * most a year.
    *
    * @throws IllegalArgumentException saying what was expected
    */
   static Duration parseDuration(String text) {
-    // Core's duration parser through its public API: the value of a key whose values are durations above zero.
-    ConfigKey key = ConfigKey.READ_STALL_TIMEOUT;
-    try {
-      return SlipstreamConfig.builder().set(key, text).build().stallTimeout();
-    } catch (IllegalArgumentException e) {
-      // "read.stall.timeout='TEXT' is invalid: WHY": the caller names its own option, so only WHY is kept.
-      String why = e.getMessage();
-      String head = key.key() + "='" + text + "' is invalid: ";
-      throw new IllegalArgumentException(why.startsWith(head) ? why.substring(head.length()) : why, e);
-    }
+    return SlipstreamConfig.parseDuration(text);
   }
 
   /** {@code 512 MiB}, {@code 1.5 GiB}, {@code 300 bytes}: exact multiples without decimals. */
