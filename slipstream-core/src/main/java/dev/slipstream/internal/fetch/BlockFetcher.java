@@ -27,10 +27,10 @@ public final class BlockFetcher {
     this.executor = executor;
   }
 
-  /** What a block fetch does on a fetch thread: fills the block's buffer; true if a cache tier served it. */
+  /** What a block fetch does on a fetch thread: fills the block's buffer. */
   @FunctionalInterface
   public interface BlockWork {
-    boolean fill(Block block, CancelToken token) throws IOException;
+    void fill(Block block, CancelToken token) throws IOException;
   }
 
   /**
@@ -170,9 +170,7 @@ public final class BlockFetcher {
         return;
       }
       try {
-        if (work.fill(block, token)) {
-          block.markOnDisk();
-        }
+        work.fill(block, token);
         block.complete();
       } catch (Throwable t) {
         block.fail(t);

@@ -7,14 +7,11 @@ import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.block.BufferPool;
-import dev.slipstream.internal.block.PooledBytes;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.fetch.ObjectHandle;
-import dev.slipstream.internal.source.Piece;
 import dev.slipstream.internal.source.SourceChain;
-import dev.slipstream.internal.source.Tier;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,21 +20,23 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The blocks one stream holds, by index: pinning, fetching (through the stream's {@link SourceChain}),
- * prefetching at the depth the {@link ReadPlanner} asks for, and dropping. It is also the first tier of
- * the chain: its fetched blocks serve the ranges that cross them.
+ * The blocks one stream holds ({@link HeldBlocks}), by index: pinning, fetching (through the stream's
+ * {@link SourceChain}, which is given the same blocks, to serve the ranges that cross them, but never
+ * asks them for a block it fetches), prefetching at the depth the {@link ReadPlanner} asks for, and
+ * dropping.
  *
  * <p>Rules kept (docs/architecture.md, rules 4 and 6): a reader pins at most one block at a time and never while it waits
  * for memory (see {@link BufferPool}); prefetch takes free memory only; a stream holds at most its
  * prefetch depth plus four blocks, the least recently used dropped first; a dropped block's fetch is
  * cancelled if nobody waits for it, and a block not read to its end is offered to the tiers.
  */
-final class BlockWindow implements Tier {
+final class BlockWindow {
   /** A wait for a block shorter than this is a block arriving just in time, not a reader starved. */
   static final long NOTICEABLE_WAIT_NANOS = 1_000_000;
   private final ObjectHandle h;
   private final BufferPool pool;
   private final BlockFetcher fetcher;
+  private final SourceChain chain;
   private final StreamRequests requests;
   private final ReadStatistics stats;
   private final int blockSize;
@@ -45,18 +44,24 @@ final class BlockWindow implements Tier {
   private final int maxBlocks;
   /** The last block prefetch may start: the object's last, or the one holding the split's last byte. */
   private final long prefetchLimit;
-  private final Map<Long, Block> blocks = new ConcurrentHashMap<>();
+  private final HeldBlocks blocks;
   private final AtomicLong clock = new AtomicLong();
   private final Map<Block, Long> lastUse = new ConcurrentHashMap<>();
-  private SourceChain chain;
   /** A block fetched before this stream was opened (open-ahead), or null. */
   private volatile Block adopted;
 
-  BlockWindow(ObjectHandle h, BufferPool pool, BlockFetcher fetcher, StreamRequests requests, int blockSize,
-      int maxDepth, long splitEnd) {
+  /**
+   * @param blocks where the window keeps its blocks: empty, and given to {@code chain} too
+   * @param chain where blocks are fetched from, and offered to when dropped
+   * @param splitEnd the end of the caller's split (prefetch stops at its last block), or 0 for none
+   */
+  BlockWindow(ObjectHandle h, BufferPool pool, BlockFetcher fetcher, SourceChain chain, HeldBlocks blocks,
+      StreamRequests requests, int blockSize, int maxDepth, long splitEnd) {
     this.h = h;
     this.pool = pool;
     this.fetcher = fetcher;
+    this.chain = chain;
+    this.blocks = blocks;
     this.requests = requests;
     this.stats = h.stats();
     this.blockSize = blockSize;
@@ -67,11 +72,6 @@ final class BlockWindow implements Tier {
     this.prefetchLimit = splitEnd > 0 ? Math.min(last, (splitEnd - 1) / blockSize) : last;
   }
 
-  /** Where this window's blocks are fetched from, and offered to when dropped; set once, before any read. */
-  void fetchFrom(SourceChain chain) {
-    this.chain = chain;
-  }
-
   /**
    * Takes over a block fetched before this stream was opened (see {@code ObjectReader.adopt}); a block
    * of the wrong shape is released instead.
@@ -80,7 +80,7 @@ final class BlockWindow implements Tier {
     long start = b.index() * (long) blockSize;
     boolean fits = b.start() == start && b.length() == (int) Math.min(blockSize, length - start)
         && b.index() <= prefetchLimit && !requests.isClosed();
-    if (!fits || blocks.putIfAbsent(b.index(), b) != null) {
+    if (!fits || blocks.putIfAbsent(b) != null) {
       b.releaseOwner();
       return;
     }
@@ -89,7 +89,7 @@ final class BlockWindow implements Tier {
   }
 
   boolean holds(long index) {
-    return blocks.containsKey(index);
+    return blocks.holds(index);
   }
 
   /**
@@ -141,14 +141,14 @@ final class BlockWindow implements Tier {
         }
         return n;
       } catch (IOException e) {
-        drop(index, b, false);
+        drop(b, false);
         requests.checkOpen();
         if (e instanceof BlockCancelledException) {
           continue; // dropped and cancelled just before we pinned it; we still want it
         }
         throw e; // the block had its retries; a later read will fetch it afresh
       } catch (RuntimeException e) {
-        drop(index, b, false); // never leave a failed block where the next read would find it
+        drop(b, false); // never leave a failed block where the next read would find it
         throw e;
       } finally {
         b.unpin();
@@ -165,7 +165,7 @@ final class BlockWindow implements Tier {
         if (b.tryPin()) {
           return b;
         }
-        blocks.remove(index, b); // evicted by the pool: fetch it again
+        blocks.remove(b); // evicted by the pool: fetch it again
         lastUse.remove(b);
         continue;
       }
@@ -181,7 +181,7 @@ final class BlockWindow implements Tier {
       if (lent != null) {
         nb.lentBy(lent.by());
       }
-      if (blocks.putIfAbsent(index, nb) != null) {
+      if (blocks.putIfAbsent(nb) != null) {
         nb.discard(2);
         continue;
       }
@@ -197,7 +197,7 @@ final class BlockWindow implements Tier {
   private void prefetch(long from, int depth, boolean parts) {
     long last = Math.min(prefetchLimit, from + depth - 1);
     for (long i = from; i <= last && !requests.isClosed(); i++) {
-      if (blocks.containsKey(i)) {
+      if (blocks.holds(i)) {
         continue;
       }
       if (blocks.size() >= maxBlocks) {
@@ -217,7 +217,7 @@ final class BlockWindow implements Tier {
       if (lent != null) {
         nb.lentBy(lent.by());
       }
-      if (blocks.putIfAbsent(i, nb) != null) {
+      if (blocks.putIfAbsent(nb) != null) {
         nb.discard(1);
         continue;
       }
@@ -232,43 +232,12 @@ final class BlockWindow implements Tier {
     if (requests.isClosed()) {
       // close() may have swept the map before this block was in it, or before it could be cancelled
       b.cancel();
-      drop(b.index(), b, true);
+      drop(b, true);
     }
   }
 
   private int bufferSize(int blockLength) {
     return BufferPool.blockBufferSize(length, blockSize, blockLength);
-  }
-
-  // ---- the memory tier -----------------------------------------------------------------------
-
-  /** Copies from block {@code piece} if this stream holds it fetched; never waits. */
-  @Override
-  public boolean read(Piece piece, int from, byte[] dst, int off, int n) {
-    Block b = piece.isBlock() ? blocks.get(piece.index()) : null;
-    if (b == null || !b.isReady() || !b.tryPin()) {
-      return false;
-    }
-    try {
-      if (!b.isReady()) {
-        return false;
-      }
-      System.arraycopy(b.buffer(), from, dst, off, n);
-      b.noteRead(from + n);
-      stats.add(Counter.BYTES_FROM_MEMORY, n);
-      return true;
-    } finally {
-      b.unpin();
-    }
-  }
-
-  /** The window holds what its own fetches bring: nothing is offered to it. */
-  @Override
-  public void keep(Piece piece, PooledBytes data) {}
-
-  @Override
-  public boolean keeps(Piece piece) {
-    return false;
   }
 
   // ---- dropping ------------------------------------------------------------------------------
@@ -278,9 +247,9 @@ final class BlockWindow implements Tier {
    * is waiting for it, or with {@code force} (close): a waiting reader then gets the closed error. A
    * fetched block leaves through the chain, which offers it to the tiers.
    */
-  private boolean drop(long index, Block b, boolean force) {
+  private boolean drop(Block b, boolean force) {
     lastUse.remove(b);
-    if (!blocks.remove(index, b)) {
+    if (!blocks.remove(b)) {
       return false;
     }
     if (!b.isDone() && (force || !b.isWanted())) {
@@ -293,18 +262,18 @@ final class BlockWindow implements Tier {
 
   /** The sequential reader moved on: blocks behind it are done with. */
   void dropBefore(long index) {
-    for (Map.Entry<Long, Block> e : blocks.entrySet()) {
-      if (e.getKey() < index) {
-        drop(e.getKey(), e.getValue(), false);
+    for (Block b : blocks.all()) {
+      if (b.index() < index) {
+        drop(b, false);
       }
     }
   }
 
   /** After a jump: what was fetched for the old position is dropped. */
   void dropOutside(long from, long to) {
-    for (Map.Entry<Long, Block> e : blocks.entrySet()) {
-      if (e.getKey() < from || e.getKey() > to) {
-        drop(e.getKey(), e.getValue(), false);
+    for (Block b : blocks.all()) {
+      if (b.index() < from || b.index() > to) {
+        drop(b, false);
       }
     }
   }
@@ -315,9 +284,9 @@ final class BlockWindow implements Tier {
    */
   List<Block> dropAll(boolean force) {
     List<Block> dropped = new ArrayList<>();
-    for (Map.Entry<Long, Block> e : blocks.entrySet()) {
-      if (drop(e.getKey(), e.getValue(), force)) {
-        dropped.add(e.getValue());
+    for (Block b : blocks.all()) {
+      if (drop(b, force)) {
+        dropped.add(b);
       }
     }
     return dropped;
@@ -326,7 +295,7 @@ final class BlockWindow implements Tier {
   private void dropLeastRecentlyUsed() {
     Block victim = null;
     long oldest = Long.MAX_VALUE;
-    for (Block b : blocks.values()) {
+    for (Block b : blocks.all()) {
       if (!b.isDone()) {
         continue;
       }
@@ -337,7 +306,7 @@ final class BlockWindow implements Tier {
       }
     }
     if (victim != null) {
-      drop(victim.index(), victim, false);
+      drop(victim, false);
     }
   }
 

@@ -58,11 +58,16 @@ final class JumpReads {
   private final StreamPlan plan;
   private final int blockSize;
   private final long length;
-  /** Runs this class's S3 reads on the fetch executor; fetches a range larger than a part in parts. */
-  private final VectoredReads vectored;
+  /** Fetches a range larger than a part, in parts. */
+  private final RangeFetches ranges;
 
+  /**
+   * @param requests the stream's requests: every S3 read here is one, waited for there
+   * @param spans the bytes the stream holds outside its blocks: the tail and the spans fetched here
+   * @param ranges what fetches a range larger than {@link RangeFetches#PART}
+   */
   JumpReads(ObjectHandle h, SourceChain chain, BufferPool pool, StreamRequests requests, HeldSpans spans,
-      StreamPlan plan, VectoredReads vectored, int blockSize) {
+      StreamPlan plan, RangeFetches ranges, int blockSize) {
     this.h = h;
     this.chain = chain;
     this.pool = pool;
@@ -70,7 +75,7 @@ final class JumpReads {
     this.stats = h.stats();
     this.spans = spans;
     this.plan = plan;
-    this.vectored = vectored;
+    this.ranges = ranges;
     this.blockSize = blockSize;
     this.length = h.length();
   }
@@ -123,7 +128,7 @@ final class JumpReads {
     // still being fetched by prediction are waited for, not fetched twice.
     java.util.concurrent.CompletableFuture<Void> predicted = spans.pending(position, len);
     if (!predicted.isDone()) {
-      vectored.await(predicted);
+      requests.await(predicted);
     }
     List<long[]> gaps = spans.copyHeld(position, dst, off, len);
     if (gaps.isEmpty()) {
@@ -157,14 +162,14 @@ final class JumpReads {
 
   /** Exactly {@code [position, position + len)}: from a kept range, else from S3 (a large one in parts) and kept. */
   private void readExact(long position, byte[] dst, int off, int len) throws IOException {
-    if (len > VectoredReads.PART) {
-      vectored.await(vectored.range(position, dst, off, len, Purpose.RANGE));
+    if (len > RangeFetches.PART) {
+      requests.await(ranges.range(position, dst, off, len, Purpose.RANGE));
       return;
     }
     if (chain.readKeptRange(position, dst, off, len)) {
       return;
     }
-    vectored.readWaiting(position, len, Purpose.RANGE, token -> chain.readAnywhere(position, dst, off, len, token));
+    requests.readWaiting(position, len, Purpose.RANGE, token -> chain.readAnywhere(position, dst, off, len, token));
     chain.keepRange(position, dst, off, len);
   }
 
@@ -282,8 +287,8 @@ final class JumpReads {
     }
     Span b = new Span(start, buffer, len, pool, stats);
     try {
-      if (keep && len > VectoredReads.PART) {
-        vectored.await(vectored.range(start, buffer, 0, len, why)); // looked up and kept as a range there
+      if (keep && len > RangeFetches.PART) {
+        requests.await(ranges.range(start, buffer, 0, len, why)); // looked up and kept as a range there
         b.filled();
       } else {
         boolean kept = keep && chain.readKeptRange(start, buffer, 0, len);
@@ -319,8 +324,8 @@ final class JumpReads {
     }
   }
 
-  /** Reads straight into the caller's array from S3 (on a fetch thread: see {@link VectoredReads#readWaiting}). */
+  /** Reads straight into the caller's array from S3 (on a fetch thread: see {@link StreamRequests#readWaiting}). */
   private void readDirect(long position, byte[] dst, int off, int len, Purpose why) throws IOException {
-    vectored.readWaiting(position, len, why, token -> chain.readFromStore(position, dst, off, len, token));
+    requests.readWaiting(position, len, why, token -> chain.readFromStore(position, dst, off, len, token));
   }
 }

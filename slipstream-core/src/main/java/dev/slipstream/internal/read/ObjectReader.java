@@ -33,7 +33,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *       object no larger than a block is fetched whole, once, instead);</li>
  *   <li>asynchronous (vectored) ranges: {@link VectoredReads}.</li>
  * </ul>
- * Whatever is not in the stream's memory comes through its {@link SourceChain}: the disk cache, then S3.
+ * Whatever is not in the stream's memory comes through its {@link SourceChain}: the memory, disk and
+ * shared tiers where configured, then S3.
  *
  * <p>Rules kept here: blocks left behind by the sequential reader are dropped after each read, and after
  * a jump those far from the new position; {@code close()} cancels every request of the stream and waits,
@@ -72,17 +73,19 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.maxDepth = maxDepth;
     this.length = h.length();
     this.stats = h.stats();
-    this.requests = new StreamRequests(h.location(), closeWaitMillis);
-    this.window = new BlockWindow(h, pool, fetcher, requests, blockSize, maxDepth, splitEnd);
-    SourceChain chain = sources.chain(h, window, blockSize);
-    window.fetchFrom(chain);
+    // Built in the order they depend on one another, each given what it uses: nothing is wired later.
+    this.requests = new StreamRequests(h, fetcher, closeWaitMillis);
+    HeldBlocks blocks = new HeldBlocks(stats);
+    SourceChain chain = sources.chain(h, blocks, blockSize);
+    this.window = new BlockWindow(h, pool, fetcher, chain, blocks, requests, blockSize, maxDepth, splitEnd);
     this.spans = new HeldSpans(stats);
     this.plan = new StreamPlan(h, plans);
-    this.vectored = new VectoredReads(h, chain, fetcher, pool, requests, spans, plan, blockSize,
+    RangeFetches ranges = new RangeFetches(chain, fetcher, requests);
+    this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, plan, blockSize,
         (long) maxDepth * blockSize);
-    this.jumps = new JumpReads(h, chain, pool, requests, spans, plan, vectored, blockSize);
+    this.jumps = new JumpReads(h, chain, pool, requests, spans, plan, ranges, blockSize);
     this.columns = new ColumnsAhead(plan, spans, pool,
-        (p, dst, off, n) -> vectored.range(p, dst, off, n, Purpose.PREDICTED_COLUMN), requests, stats, blockSize,
+        (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.PREDICTED_COLUMN), requests, stats, blockSize,
         (long) maxDepth * blockSize, length);
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
     this.posPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);

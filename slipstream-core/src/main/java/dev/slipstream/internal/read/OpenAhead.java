@@ -12,8 +12,8 @@ import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
-import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.fetch.RecentAnswers;
 import dev.slipstream.internal.source.S3Source;
 import dev.slipstream.internal.util.ETag;
@@ -192,10 +192,8 @@ public final class OpenAhead implements AutoCloseable {
       inFlight.add(p.token);
       stats.increment(Counter.OPEN_AHEAD_STARTED);
       // From S3 alone: the stream that adopts the block offers it to the tiers when it drops it.
-      fetcher.submit(p.handle, p.block, (b, t) -> {
-        s3.read(p.handle, b.start(), b.buffer(), 0, b.length(), t, false); // a guess: one GET
-        return false;
-      }, false, p.token, () -> inFlight.remove(p.token));
+      fetcher.submit(p.handle, p.block, (b, t) -> s3.read(p.handle, b.start(), b.buffer(), 0, b.length(), t, false),
+          false, p.token, () -> inFlight.remove(p.token)); // a guess: one GET
     }
   }
 

@@ -3,19 +3,32 @@
  */
 package dev.slipstream.internal.read;
 
+import dev.slipstream.Counter;
+import dev.slipstream.Latency;
+import dev.slipstream.ReadStatistics;
 import dev.slipstream.S3Location;
+import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
+import dev.slipstream.internal.fetch.Failures;
+import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
  * Whether one stream is closed, and every request of it that has not ended (block fetches, direct and
  * asynchronous reads), each by its cancel token: {@code close()} cancels them all and waits, bounded,
- * until they have ended, so that no request outlives its stream (docs/architecture.md, rule 6).
+ * until they have ended, so that no request outlives its stream (docs/architecture.md, rule 6). A caller
+ * who waits for a read of the stream waits here too ({@link #readWaiting}, {@link #await}): an interrupt
+ * cancels the requests it waits for, and the caller's array is handed back only once they stopped
+ * writing into it.
  */
 final class StreamRequests {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StreamRequests.class);
@@ -23,10 +36,18 @@ final class StreamRequests {
   private final Set<CancelToken> inFlight = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final S3Location location;
+  private final ReadStatistics stats;
+  private final BlockFetcher fetcher;
   private final long closeWaitMillis;
 
-  StreamRequests(S3Location location, long closeWaitMillis) {
-    this.location = location;
+  /**
+   * @param fetcher runs the reads a caller waits for
+   * @param closeWaitMillis how long close (or an interrupted caller) waits for requests to end
+   */
+  StreamRequests(ObjectHandle h, BlockFetcher fetcher, long closeWaitMillis) {
+    this.location = h.location();
+    this.stats = h.stats();
+    this.fetcher = fetcher;
     this.closeWaitMillis = closeWaitMillis;
   }
 
@@ -86,6 +107,65 @@ final class StreamRequests {
         Thread.currentThread().interrupt();
         return;
       }
+    }
+  }
+
+  // ---- waiting for reads ---------------------------------------------------------------------
+
+  /** An S3 read into a caller's array, given the token that can stop it. */
+  interface ReadWork {
+    void run(CancelToken token) throws IOException;
+  }
+
+  /**
+   * Runs {@code read} on the fetch executor, ahead of every prefetch, as a request of the stream, and
+   * waits for it on the caller's thread. A caller's GET never runs on its own thread: interrupted
+   * mid-request, the S3 client drains the response body before it gives up, so a stalled body would hold
+   * a killed task for the whole stall timeout. Here an interrupt cancels the request (an open body is
+   * aborted, a response still to come is dropped unread) and the read ends at once with an {@link
+   * InterruptedIOException}, the interrupt status kept; the caller's array is handed back only once the
+   * request stopped writing into it (bounded by the stream's close wait).
+   */
+  void readWaiting(long position, int len, Purpose why, ReadWork read) throws IOException {
+    checkOpen();
+    CancelToken token = start(why);
+    await(fetcher.submitRead(true, token, () -> read.run(token), () -> end(token)), token::cancel,
+        " bytes " + position + "-" + (position + len - 1));
+  }
+
+  /**
+   * Waits on the caller's thread for {@code requests}, reads of this stream writing into the caller's
+   * array; an interrupt cancels every request of the stream (see {@link #readWaiting}).
+   */
+  void await(CompletableFuture<Void> requests) throws IOException {
+    await(requests, this::cancelAll, "");
+  }
+
+  /**
+   * Waits for {@code done}; if interrupted, runs {@code cancel}, gives the work the stream's close wait to
+   * stop writing into the caller's array, and ends with an {@link InterruptedIOException} naming the
+   * location and {@code what}, the interrupt status kept.
+   */
+  private void await(CompletableFuture<Void> done, Runnable cancel, String what) throws IOException {
+    long t0 = System.nanoTime();
+    try {
+      done.get();
+    } catch (InterruptedException e) {
+      cancel.run();
+      try {
+        done.get(closeWaitMillis, TimeUnit.MILLISECONDS);
+      } catch (Exception ended) {
+        // cancelled, failed or still ending: the interrupt is what the caller hears of
+      }
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while reading " + location + what
+          + ": the request was cancelled");
+    } catch (ExecutionException e) {
+      throw Failures.cause(e, location.toString()); // as the caller would have had it on its own thread
+    } finally {
+      long waited = System.nanoTime() - t0;
+      stats.add(Counter.WAIT_NANOS, waited);
+      stats.record(Latency.READ_WAIT, waited);
     }
   }
 

@@ -8,23 +8,40 @@
  * {@link dev.slipstream.internal.read.ReadPlanner} tells: moving forward (fetch ahead, deeper and
  * deeper), jumping (fetch only about what is asked for), or reading the ranges of a columnar file (the
  * footer's tail, then exactly each range; prefetch only once reads prove sequential), and
- * {@link dev.slipstream.internal.read.PrefetchDepth} how far a run fetches ahead. The parts:
- * {@link dev.slipstream.internal.read.BlockWindow} holds the stream's blocks (pin, fetch, prefetch depth,
- * drop, the per-stream cap); {@link dev.slipstream.internal.read.JumpReads} serves small reads after a
- * jump and columnar ranges, each fetched to its extent; {@link dev.slipstream.internal.read.HeldSpans}
- * holds what the stream fetched outside its blocks (the tail, a column chunk, a readahead) for every
- * kind of read; {@link dev.slipstream.internal.read.VectoredReads} serves asynchronous ranges in
- * parallel parts, {@link dev.slipstream.internal.read.RowGroupAhead} reads Parquet row groups ahead, and
- * {@link dev.slipstream.internal.read.ColumnsAhead} fetches, at a stream's first column read, the chunks
- * of the columns the client's readers read from the last files of that schema ({@link
- * dev.slipstream.internal.read.PredictedColumns}, kept with the plans).
- * A Parquet footer is a plan ({@link dev.slipstream.internal.read.ParquetFooter}): the stream's {@link
- * dev.slipstream.internal.read.StreamPlan} takes it from the client's {@link
- * dev.slipstream.internal.read.ParquetPlans} for the version it reads, or parses it from the tail or the
- * footer it read and gives it to the client, so that every later stream of that version reads by it;
- * {@link dev.slipstream.internal.read.StreamRequests} tracks every request of the stream so that
- * {@code close()} can cancel them and wait. Bytes not in the stream's memory come through its
- * {@link dev.slipstream.internal.source.SourceChain}.
+ * {@link dev.slipstream.internal.read.PrefetchDepth} how far a run fetches ahead.
+ *
+ * <p>The parts, each built once per stream and given what it uses at construction, in this order (none
+ * is wired to another later):
+ * <ul>
+ *   <li>{@link dev.slipstream.internal.read.StreamRequests}: whether the stream is closed, and every
+ *       request of it, by its cancel token, so that {@code close()} can cancel them and wait; a caller
+ *       who waits for a read waits here, and an interrupt cancels what it waits for;</li>
+ *   <li>{@link dev.slipstream.internal.read.HeldBlocks}: the blocks the stream holds, by index; the
+ *       stream's {@link dev.slipstream.internal.source.SourceChain} is built over them (they serve the
+ *       shares of range reads that cross them, never a block the chain fetches);</li>
+ *   <li>{@link dev.slipstream.internal.read.BlockWindow}: fills and drops those blocks (pin, fetch
+ *       through the chain, prefetch depth, the per-stream cap); reads in order and after large jumps;</li>
+ *   <li>{@link dev.slipstream.internal.read.HeldSpans}: what the stream fetched outside its blocks (the
+ *       object's tail, a column chunk, a readahead), copied by every kind of read before it fetches;</li>
+ *   <li>{@link dev.slipstream.internal.read.StreamPlan}: the stream's Parquet plan ({@link
+ *       dev.slipstream.internal.read.ParquetFooter}), taken from the client's {@link
+ *       dev.slipstream.internal.read.ParquetPlans} for the version it reads, or parsed from the tail or
+ *       the footer it read and given to the client, so that every later stream of that version reads by
+ *       it;</li>
+ *   <li>{@link dev.slipstream.internal.read.RangeFetches}: exact ranges, asynchronously, through the
+ *       chain in parallel parts (or as a tier kept them), each part one of the stream's requests;</li>
+ *   <li>{@link dev.slipstream.internal.read.VectoredReads}: asynchronous (vectored) ranges: what the
+ *       spans hold, the rest by {@link dev.slipstream.internal.read.RangeFetches}; with a plan,
+ *       {@link dev.slipstream.internal.read.RowGroupAhead} reads the next Parquet row groups ahead;</li>
+ *   <li>{@link dev.slipstream.internal.read.JumpReads}: small reads after a jump and columnar ranges,
+ *       each fetched to its extent (the tail, a column chunk, the page indexes, a readahead) and held in
+ *       the spans; a large one by {@link dev.slipstream.internal.read.RangeFetches};</li>
+ *   <li>{@link dev.slipstream.internal.read.ColumnsAhead}: at a stream's first column read, the chunks
+ *       of the columns the client's readers read from the last files of that schema ({@link
+ *       dev.slipstream.internal.read.PredictedColumns}, kept with the plans), fetched by {@link
+ *       dev.slipstream.internal.read.RangeFetches} and held in the spans.</li>
+ * </ul>
+ * Bytes not in the stream's memory come through its {@link dev.slipstream.internal.source.SourceChain}.
  *
  * <p>The invariants that keep concurrent use safe: a reader pins one block at a time and never while it
  * waits for memory; a block's buffer is released only when its reference count reaches zero; every

@@ -68,6 +68,11 @@ public final class DiskTier implements Tier {
 
   /** Through a buffer of the pool: the caller's array sees no byte before S3's answer (rule 8). */
   @Override
+  public Piece.Origin origin() {
+    return Piece.Origin.DISK;
+  }
+
+  @Override
   public boolean read(Piece piece, int from, byte[] dst, int off, int n) throws IOException {
     DiskCache.BlockKey k = key(piece);
     return k != null && cache.read(k, piece.length(), from, dst, off, n, stats, gate.get(), pool);

@@ -46,6 +46,11 @@ final class MemoryTier implements Tier {
   }
 
   @Override
+  public Piece.Origin origin() {
+    return Piece.Origin.MEMORY;
+  }
+
+  @Override
   public boolean read(Piece piece, int from, byte[] dst, int off, int n) throws IOException {
     Name name = name(piece);
     KeptBuffers.Kept kept = name == null ? null : pool.pinKept(name);

@@ -10,6 +10,21 @@ package dev.slipstream.internal.source;
  * exactly that range.
  */
 public record Piece(long index, long start, int length) {
+  /**
+   * Where a piece's bytes came from, as the tier that served them tells ({@link Tier#origin}), or S3. A
+   * block the disk cache served is not written there again.
+   */
+  public enum Origin {
+    /** The memory cache: pool memory an earlier stream of the client was done with. */
+    MEMORY,
+    /** The local disk cache. */
+    DISK,
+    /** The shared tier. */
+    SHARED,
+    /** S3, the last source. */
+    S3
+  }
+
   public static Piece block(long index, long start, int length) {
     return new Piece(index, start, length);
   }

@@ -12,9 +12,9 @@ import java.io.IOException;
 
 /**
  * S3, the last source of every read: a byte range of the version pinned at open, through the retry layer
- * ({@link RangeReader}), which checks every response against its request (docs/architecture.md, rule 1).
- * Unlike a {@link Tier}, its failure is the read's failure. Retries (and, later, hedged requests) live
- * here and below, never in the tiers or the stream.
+ * ({@link RangeReader}), which checks every response against its request (docs/architecture.md, rule 1),
+ * retries, and hedges a GET whose response is slow to begin. Unlike a {@link Tier}, its failure is the
+ * read's failure. Retries and hedged requests live below this class, never in the tiers or the stream.
  */
 public final class S3Source {
   private final RangeReader ranges;

@@ -71,6 +71,11 @@ final class SharedTier implements Tier {
 
   /** Through a buffer of the pool (of the heap if it has none to spare), copied to {@code dst} after S3's answer. */
   @Override
+  public Piece.Origin origin() {
+    return Piece.Origin.SHARED;
+  }
+
+  @Override
   public boolean read(Piece piece, int from, byte[] dst, int off, int n) throws IOException {
     byte[] name = shadow ? null : name(piece);
     if (name == null) {

@@ -15,17 +15,35 @@ import java.io.IOException;
 import java.util.List;
 
 /**
- * Where one open object's bytes come from, in one place: its tiers in order (the stream's blocks in
- * memory, the disk cache; a shared tier would be one more line where the chain is built), then S3. Every
- * read of the stream that is not a copy from a block it holds asks the chain, and the chain alone offers
- * what S3 gave back to the tiers (write-behind).
+ * Where one open object's bytes come from, in one place: the blocks the stream holds ({@link OwnBlocks},
+ * for the shares of a range read only), then its tiers in the order {@link Sources} built them (the memory
+ * cache, the disk cache, the shared tier, each where configured), then S3. Every read of the stream that
+ * is not a copy from a block or span it holds asks the chain, and the chain alone offers what S3 gave back
+ * to the tiers (write-behind).
  *
  * <p>Rules kept: a tier's trouble is a miss and the read goes on down the chain (docs/architecture.md,
  * rule 2); only S3's answer fails a read; bytes come from a tier only by the name of this version, and
  * through S3's access check for this open (rule 8, inside each tier).
  */
 public final class SourceChain {
+  /**
+   * The blocks the stream holds, fetched: asked first for each block's share of a range read, never for a
+   * block (a block being fetched is not one the stream holds yet), and never offered anything.
+   */
+  @FunctionalInterface
+  public interface OwnBlocks {
+    /** None: a chain for a stream that holds no blocks. */
+    OwnBlocks NONE = (piece, from, dst, off, n) -> false;
+
+    /**
+     * Copies {@code [from, from + n)} of block {@code piece} into {@code dst[off, off + n)} if the stream
+     * holds it fetched; false otherwise. Never waits.
+     */
+    boolean read(Piece piece, int from, byte[] dst, int off, int n);
+  }
+
   private final ObjectHandle h;
+  private final OwnBlocks own;
   private final List<Tier> tiers;
   private final S3Source s3;
   private final BufferPool pool;
@@ -36,20 +54,17 @@ public final class SourceChain {
   private final dev.slipstream.internal.cache.ShadowCaches shadows;
 
   /**
+   * @param own the blocks the stream holds
    * @param tiers the tiers before S3, in the order they are asked
    * @param keepEveryBlock every block read is offered to the tiers when the stream drops it ({@code
    *     cache.disk.mode=all}), not only those left before their end
+   * @param shadows simulated caches told of every block this chain fills, or null
    */
-  public SourceChain(ObjectHandle h, List<Tier> tiers, S3Source s3, BufferPool pool, int blockSize,
-      boolean keepEveryBlock) {
-    this(h, tiers, s3, pool, blockSize, keepEveryBlock, null);
-  }
-
-  /** @param shadows simulated caches told of every block this chain fills, or null */
-  public SourceChain(ObjectHandle h, List<Tier> tiers, S3Source s3, BufferPool pool, int blockSize,
+  public SourceChain(ObjectHandle h, OwnBlocks own, List<Tier> tiers, S3Source s3, BufferPool pool, int blockSize,
       boolean keepEveryBlock, dev.slipstream.internal.cache.ShadowCaches shadows) {
     this.shadows = shadows;
     this.h = h;
+    this.own = own;
     this.tiers = List.copyOf(tiers);
     this.s3 = s3;
     this.pool = pool;
@@ -61,10 +76,10 @@ public final class SourceChain {
   /**
    * Fills block {@code b} of the grid (on a fetch thread): from the first tier that holds it, else from
    * S3 (in parallel parts if {@code parts} allows); a block whose buffer a tier lent holding its bytes only
-   * waits until that tier may serve it. True if the disk cache served it (it is not to be written there
-   * again).
+   * waits until that tier may serve it. Returns where the bytes came from; a block the disk cache served
+   * is marked so ({@link Block#markOnDisk}): it is not written there again.
    */
-  public boolean readBlock(Block b, CancelToken token, boolean parts) throws IOException {
+  public Piece.Origin readBlock(Block b, CancelToken token, boolean parts) throws IOException {
     Piece piece = Piece.block(b.index(), b.start(), b.length());
     String etag = h.etag();
     if (shadows != null && etag != null) {
@@ -74,23 +89,27 @@ public final class SourceChain {
     }
     if (b.lender() instanceof Tier lender) {
       lender.served(piece); // its buffer holds the bytes already
-      return false;
+      return lender.origin();
     }
     for (Tier t : tiers) {
       if (token.isCancelled()) {
         break;
       }
       if (t.readBlock(piece, b.buffer())) {
-        return t instanceof DiskTier;
+        if (t.origin() == Piece.Origin.DISK) {
+          b.markOnDisk();
+        }
+        return t.origin();
       }
     }
     s3.read(h, b.start(), b.buffer(), 0, b.length(), token, parts);
-    return false;
+    return Piece.Origin.S3;
   }
 
   /**
-   * Reads {@code [position, position + len)} from the blocks the tiers hold, each block's share from the
-   * first tier that has it; false if any share is missing from all (the shares found are then in dst).
+   * Reads {@code [position, position + len)} from the blocks the stream and the tiers hold, each block's
+   * share from the stream's blocks or the first tier that has it; false if any share is missing from all
+   * (the shares found are then in dst).
    */
   public boolean readFromTiers(long position, byte[] dst, int off, int len) throws IOException {
     int done = 0;
@@ -129,8 +148,8 @@ public final class SourceChain {
 
   /**
    * Reads {@code [position, position + len)} from wherever it is, on a fetch thread: each block's share
-   * from the first tier that holds it, the shares missing from all from S3, each run of them in one GET.
-   * Never waits for another fetch.
+   * from the stream's blocks or the first tier that holds it, the shares missing from all from S3, each
+   * run of them in one GET. Never waits for another fetch.
    */
   public void readAnywhere(long position, byte[] dst, int off, int len, CancelToken token) throws IOException {
     long missingFrom = -1;
@@ -236,6 +255,9 @@ public final class SourceChain {
     long index = p / blockSize;
     long start = index * blockSize;
     Piece piece = Piece.block(index, start, (int) Math.min(blockSize, h.length() - start));
+    if (own.read(piece, (int) (p - start), dst, off, n)) {
+      return true;
+    }
     for (Tier t : tiers) {
       if (t.read(piece, (int) (p - start), dst, off, n)) {
         return true;

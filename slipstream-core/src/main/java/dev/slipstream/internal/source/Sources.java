@@ -16,8 +16,10 @@ import java.util.List;
 
 /**
  * A client's sources of bytes, and the one place where an open object's {@link SourceChain} is
- * assembled: the stream's own blocks, the memory cache (what the client's earlier streams left in free
- * pool memory), the disk cache, the shared tier, then S3. A new tier is one class and one line here.
+ * assembled: the stream's own blocks, then the tiers in order: the memory cache ({@link MemoryTier}, what
+ * the client's earlier streams left in free pool memory), the disk cache ({@link DiskTier}), the shared
+ * tier ({@link SharedTier}), each where configured; then S3 ({@link S3Source}). A new tier is one class
+ * and one line here.
  */
 public final class Sources {
   private final boolean memoryCache;
@@ -80,10 +82,9 @@ public final class Sources {
     }
   }
 
-  /** The chain of one open object, whose own blocks in memory are {@code memory}. */
-  public SourceChain chain(ObjectHandle h, Tier memory, int blockSize) {
+  /** The chain of one open object, whose stream holds the blocks {@code own}. */
+  public SourceChain chain(ObjectHandle h, SourceChain.OwnBlocks own, int blockSize) {
     List<Tier> tiers = new ArrayList<>();
-    tiers.add(memory);
     if (memoryCache) {
       tiers.add(new MemoryTier(pool, this, h, blockSize, () -> fetcher.accessGate(h)));
     }
@@ -94,6 +95,6 @@ public final class Sources {
       tiers.add(new SharedTier(shared.store(), sharedWrites, shared.mode() == SharedMode.SHADOW, shared.names(),
           h, blockSize, pool, () -> fetcher.accessGate(h)));
     }
-    return new SourceChain(h, tiers, s3, pool, blockSize, keepEveryBlock, shadows.isEmpty() ? null : shadows);
+    return new SourceChain(h, own, tiers, s3, pool, blockSize, keepEveryBlock, shadows.isEmpty() ? null : shadows);
   }
 }

@@ -7,12 +7,16 @@ import dev.slipstream.internal.block.PooledBytes;
 import java.io.IOException;
 
 /**
- * A source of an object's bytes before S3, the last source: a stream's own blocks in memory, the memory
- * cache, the local disk cache, the shared tier. A tier's trouble is a miss, never a failed read (docs/architecture.md,
- * rule 2); the one exception a tier may throw is S3's refusal of this open, which every tier that keeps
- * bytes across opens asks for before it serves one (rule 8).
+ * A source of an object's bytes before S3, the last source: the memory cache ({@link MemoryTier}), the
+ * local disk cache ({@link DiskTier}), the shared tier ({@link SharedTier}). (The blocks the stream holds
+ * itself are not a tier: see {@link SourceChain.OwnBlocks}.) A tier's trouble is a miss, never a failed
+ * read (docs/architecture.md, rule 2); the one exception a tier may throw is S3's refusal of this open,
+ * which every tier, keeping bytes across opens, asks for before it serves one (rule 8).
  */
 public interface Tier {
+  /** What this tier is, as the pieces it serves tell where they came from. */
+  Piece.Origin origin();
+
   /**
    * Copies {@code [from, from + n)} of {@code piece} into {@code dst[off, off + n)}, a caller's array: no
    * byte is written there before S3's access check let the bytes through, so a miss or a refusal leaves

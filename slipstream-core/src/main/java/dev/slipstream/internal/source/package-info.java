@@ -3,14 +3,21 @@
  */
 
 /**
- * Where an open object's bytes come from, as one chain asked in one place: {@link
- * dev.slipstream.internal.source.Tier}s in order (the stream's own blocks in memory, then {@link
- * dev.slipstream.internal.source.DiskTier}, the disk cache through S3's access check), then {@link
- * dev.slipstream.internal.source.S3Source}, the last source, whose retries live below it. {@link
+ * Where an open object's bytes come from, as one chain asked in one place: the blocks the stream holds
+ * ({@link dev.slipstream.internal.source.SourceChain.OwnBlocks}, for the shares of a range read), then
+ * {@link dev.slipstream.internal.source.Tier}s in order, each where configured: {@link
+ * dev.slipstream.internal.source.MemoryTier}, what the client's earlier streams left in free pool memory
+ * (a whole block taken over with its buffer); {@link dev.slipstream.internal.source.DiskTier}, the local
+ * disk cache; {@link dev.slipstream.internal.source.SharedTier}, blocks in a store a cluster shares
+ * (memcached), under names {@link dev.slipstream.internal.source.SharedNames} gives and written by {@link
+ * dev.slipstream.internal.source.SharedWrites} in the background; then {@link
+ * dev.slipstream.internal.source.S3Source}, the last source, whose retries and hedged requests live
+ * below it. Every tier serves a byte only through S3's access check for the open. {@link
  * dev.slipstream.internal.source.Sources} assembles the chain of each open object; {@link
- * dev.slipstream.internal.source.SourceChain} asks it and offers what S3 gave back to the tiers
- * (write-behind). A tier's trouble is a miss; only S3's answer fails a read. Pieces ({@link
+ * dev.slipstream.internal.source.SourceChain} asks it, says where a block came from ({@link
+ * dev.slipstream.internal.source.Piece.Origin}), and offers what S3 gave back to the tiers (write-behind).
+ * A tier's trouble is a miss; only S3's answer fails a read. Pieces ({@link
  * dev.slipstream.internal.source.Piece}) are named by the object's version: a block of the stream's grid,
- * or exactly a range a columnar reader fetched.
+ * or exactly a range a columnar reader fetched (kept by the memory and disk tiers, not the shared one).
  */
 package dev.slipstream.internal.source;

@@ -11,8 +11,8 @@ import dev.slipstream.ReadStatistics;
 import dev.slipstream.RetryCause;
 import dev.slipstream.S3Location;
 import dev.slipstream.SlipstreamConfig;
-import dev.slipstream.internal.fetch.ScriptedStore.Answer;
-import dev.slipstream.internal.fetch.ScriptedStore.Response;
+import dev.slipstream.internal.store.ScriptedStore;
+import dev.slipstream.internal.util.ETag;
 import java.io.IOException;
 import java.util.Arrays;
 import org.junit.jupiter.api.AfterEach;
@@ -21,15 +21,9 @@ import org.junit.jupiter.api.Test;
 /** The range reader against an in-memory store that answers each GET as its script says: no server. */
 class RangeReaderTest {
   private static final S3Location WHERE = new S3Location("b", "k");
-  private static final byte[] DATA = new byte[1000];
+  private static final byte[] DATA = ScriptedStore.bytes(1000);
 
-  static {
-    for (int i = 0; i < DATA.length; i++) {
-      DATA[i] = (byte) (i * 31 + 7);
-    }
-  }
-
-  private final ScriptedStore store = new ScriptedStore();
+  private final ScriptedStore store = new ScriptedStore(DATA, "v1");
   private final RangeReader reader = new RangeReader(store, SlipstreamConfig.builder()
       .set("retry.max", "2").set("retry.interval", "1ms").set("retry.interval.max", "1ms")
       .set("cache.disk.mode", "off").build());
@@ -43,13 +37,12 @@ class RangeReaderTest {
   }
 
   /** The response as served: its bytes run out (EOF) or fail (reset) after {@code cut} bytes, if not -1. */
-  private static Answer serve(int cut, boolean reset) {
-    return (start, end) -> new Response(206, "bytes " + start + "-" + (end - 1) + "/" + DATA.length, end - start,
-        Arrays.copyOfRange(DATA, (int) start, (int) end), cut, reset);
+  private ScriptedStore.Answer serve(int cut, boolean reset) {
+    return store.serve(cut, reset);
   }
 
-  private static Answer whole() {
-    return serve(-1, false);
+  private ScriptedStore.Answer whole() {
+    return store.whole();
   }
 
   private byte[] read(long start, long end) throws IOException {
@@ -65,7 +58,8 @@ class RangeReaderTest {
     byte[] got = read(100, 600);
 
     assertThat(got).isEqualTo(Arrays.copyOfRange(DATA, 100, 600));
-    assertThat(store.requests).containsExactly("100-600", "300-600");
+    assertThat(store.ranges()).containsExactly("100-600", "300-600");
+    assertThat(store.gets()).allSatisfy(g -> assertThat(g.ifMatch()).isEqualTo(ETag.parse("v1")));
     assertThat(stats.retries(RetryCause.TRUNCATED)).isEqualTo(1);
     assertThat(stats.get(Counter.GET_REQUESTS)).isEqualTo(2);
     assertThat(stats.get(Counter.BYTES_FETCHED)).isEqualTo(500);
@@ -78,24 +72,24 @@ class RangeReaderTest {
     byte[] got = read(0, 1000);
 
     assertThat(got).isEqualTo(DATA);
-    assertThat(store.requests).containsExactly("0-1000", "250-1000");
+    assertThat(store.ranges()).containsExactly("0-1000", "250-1000");
     assertThat(stats.retries(RetryCause.CONNECTION_RESET)).isEqualTo(1);
-    assertThat(store.responses.get(0).aborted).isTrue(); // the broken connection is dropped, not pooled
-    assertThat(store.responses.get(1).closed).isTrue(); // the full one goes back to the pool
+    assertThat(store.responses().get(0).aborted()).isTrue(); // the broken connection is dropped, not pooled
+    assertThat(store.responses().get(1).closed()).isTrue(); // the full one goes back to the pool
   }
 
   @Test
   void contentRangeNotMatchingTheRequestIsRefusedWithoutRetry() {
-    store.then((start, end) -> new Response(206, "bytes 0-499/1000", 500, Arrays.copyOfRange(DATA, 0, 500), -1,
-        false)).then(whole());
+    store.then((start, end) -> new ScriptedStore.Response(206, "bytes 0-499/1000", 500,
+        Arrays.copyOfRange(DATA, 0, 500), -1, false, ETag.parse("v1"))).then(whole());
     byte[] dst = new byte[500];
 
     assertThatThrownBy(() -> reader.read(handle, 100, 600, dst, 0, token))
         .isExactlyInstanceOf(IOException.class)
         .hasMessageContaining("GET s3://b/k bytes 100-599")
         .hasMessageContaining("another range than the one asked for");
-    assertThat(store.requests).containsExactly("100-600");
-    assertThat(store.responses.get(0).aborted).isTrue();
+    assertThat(store.ranges()).containsExactly("100-600");
+    assertThat(store.responses().get(0).aborted()).isTrue();
     assertThat(dst).containsOnly(0); // not a byte of it used
     assertThat(stats.get(Counter.RETRIES)).isZero();
   }
@@ -108,7 +102,7 @@ class RangeReaderTest {
         .isExactlyInstanceOf(IOException.class)
         .hasMessageStartingWith("giving up on s3://b/k bytes 450-599 after 3 attempts: body of s3://b/k bytes"
             + " 400-599 ended after 50 of 200 bytes");
-    assertThat(store.requests).containsExactly("100-600", "300-600", "400-600");
+    assertThat(store.ranges()).containsExactly("100-600", "300-600", "400-600");
     assertThat(stats.retries(RetryCause.TRUNCATED)).isEqualTo(2);
   }
 
@@ -118,7 +112,7 @@ class RangeReaderTest {
     store.then(whole());
 
     assertThatThrownBy(() -> read(0, 10)).hasMessage("closed: s3://b/k");
-    assertThat(store.requests).isEmpty();
+    assertThat(store.ranges()).isEmpty();
   }
 
   @Test
@@ -127,6 +121,6 @@ class RangeReaderTest {
     store.then(whole());
 
     assertThatThrownBy(() -> read(0, 10)).hasMessage("the Slipstream client is closed: cannot read s3://b/k");
-    assertThat(store.requests).isEmpty();
+    assertThat(store.ranges()).isEmpty();
   }
 }

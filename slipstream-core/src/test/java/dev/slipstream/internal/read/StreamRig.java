@@ -1,0 +1,92 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.read;
+
+import dev.slipstream.internal.fetch.FetchRig;
+import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.source.S3Source;
+import dev.slipstream.internal.source.SourceChain;
+import dev.slipstream.internal.source.Tier;
+import java.util.List;
+
+/**
+ * The parts of one open stream over a {@link FetchRig}, built as {@link ObjectReader} builds them, with
+ * the tiers a test gives the chain: for unit tests of each part, without the stream's dispatch.
+ */
+final class StreamRig implements AutoCloseable {
+  static final long CLOSE_WAIT_MILLIS = 200;
+
+  final FetchRig fetch;
+  final ObjectHandle h;
+  final int blockSize;
+  final int maxDepth;
+  final StreamRequests requests;
+  final HeldBlocks blocks;
+  final SourceChain chain;
+  final BlockWindow window;
+  final HeldSpans spans;
+  final StreamPlan plan;
+  final RangeFetches ranges;
+  final VectoredReads vectored;
+  final JumpReads jumps;
+
+  /** A stream of an open S3 has answered, of blocks of {@code fetch}'s block size, prefetching at most {@code maxDepth}. */
+  StreamRig(FetchRig fetch, int maxDepth, Tier... tiers) {
+    this.fetch = fetch;
+    this.h = fetch.answered();
+    this.blockSize = fetch.config.blockSize();
+    this.maxDepth = maxDepth;
+    this.requests = new StreamRequests(h, fetch.fetcher, CLOSE_WAIT_MILLIS);
+    this.blocks = new HeldBlocks(h.stats());
+    this.chain = new SourceChain(h, blocks, List.of(tiers), new S3Source(fetch.ranges, fetch.parts), fetch.pool,
+        blockSize, false, null);
+    this.window = new BlockWindow(h, fetch.pool, fetch.fetcher, chain, blocks, requests, blockSize, maxDepth, 0);
+    this.spans = new HeldSpans(h.stats());
+    this.plan = new StreamPlan(h, new ParquetPlans());
+    this.ranges = new RangeFetches(chain, fetch.fetcher, requests);
+    this.vectored = new VectoredReads(ranges, fetch.pool, requests, h.stats(), spans, plan, blockSize,
+        (long) maxDepth * blockSize);
+    this.jumps = new JumpReads(h, chain, fetch.pool, requests, spans, plan, ranges, blockSize);
+  }
+
+  long length() {
+    return h.length();
+  }
+
+  byte[] data(long start, long end) {
+    return fetch.data(start, end);
+  }
+
+  /** The GET of bytes {@code [start, end)}, as {@code ScriptedStore} names it. */
+  static String get(long start, long end) {
+    return start + "-" + end;
+  }
+
+  /** The GET of block {@code index}. */
+  String block(long index) {
+    return get(index * blockSize, Math.min(length(), (index + 1) * blockSize));
+  }
+
+  /** Waits until no block of the stream is still being fetched (prefetches included). */
+  void awaitBlocks() throws InterruptedException {
+    long deadline = System.nanoTime() + 5_000_000_000L;
+    while (blocks.all().stream().anyMatch(b -> !b.isDone())) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("blocks still being fetched: " + blocks.all());
+      }
+      Thread.sleep(1);
+    }
+  }
+
+  /** Closes the stream as {@link ObjectReader#close} does, then the fetch layer. */
+  @Override
+  public void close() {
+    requests.close();
+    window.dropAll(true);
+    vectored.close();
+    requests.awaitEnd();
+    spans.releaseAll();
+    fetch.close();
+  }
+}

@@ -1,0 +1,206 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.source;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.slipstream.Counter;
+import dev.slipstream.internal.block.Block;
+import dev.slipstream.internal.fetch.FetchRig;
+import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.store.ScriptedStore;
+import dev.slipstream.spi.SharedBlockStore;
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The shared tier, over a store of blocks in memory and a scripted S3: what it serves, what it writes
+ * back, and the one request it makes of S3, the access check of an open S3 has not answered yet.
+ */
+class SharedTierTest {
+  private static final int BLOCK = 8 * 1024;
+  private static final int LENGTH = 4 * BLOCK;
+
+  private final FetchRig rig = new FetchRig(LENGTH, BLOCK, 2);
+  private final Blocks blocks = new Blocks();
+  private final SharedNames names = new SharedNames("test", "secret");
+  private final SharedWrites writes = new SharedWrites(blocks);
+
+  @AfterEach
+  void close() {
+    writes.close();
+    rig.close();
+  }
+
+  /** A shared store in memory: blocks by name, and how often it was asked. */
+  static final class Blocks implements SharedBlockStore {
+    final Map<String, byte[]> byName = new ConcurrentHashMap<>();
+    final AtomicInteger gets = new AtomicInteger();
+    final AtomicInteger puts = new AtomicInteger();
+    volatile boolean broken;
+
+    @Override
+    public boolean get(byte[] name, int blockLength, int from, byte[] dst, int off, int n) {
+      gets.incrementAndGet();
+      if (broken) {
+        throw new IllegalStateException("a store that breaks its contract");
+      }
+      byte[] b = byName.get(HexFormat.of().formatHex(name));
+      if (b == null || b.length != blockLength) {
+        return false;
+      }
+      System.arraycopy(b, from, dst, off, n);
+      return true;
+    }
+
+    @Override
+    public boolean put(byte[] name, byte[] src, int off, int length) {
+      puts.incrementAndGet();
+      byName.put(HexFormat.of().formatHex(name), Arrays.copyOfRange(src, off, off + length));
+      return true;
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  private SharedTier tier(ObjectHandle h, boolean shadow) {
+    return new SharedTier(blocks, writes, shadow, names, h, BLOCK, rig.pool, () -> rig.fetcher.accessGate(h));
+  }
+
+  private static Piece block(long index) {
+    return Piece.block(index, index * BLOCK, BLOCK);
+  }
+
+  /** Another host of the cluster wrote block {@code index} of the version. */
+  private void shared(ObjectHandle h, long index) {
+    blocks.put(tier(h, false).name(block(index)), rig.data(index * BLOCK, (index + 1) * BLOCK), 0, BLOCK);
+    blocks.puts.set(0);
+  }
+
+  @Test
+  void aSharedBlockIsServedWithNoRequestOnceS3AnsweredAndNotWrittenBack() throws IOException {
+    ObjectHandle h = rig.answered();
+    shared(h, 1);
+    SharedTier tier = tier(h, false);
+    Block b = rig.filledBlock(1);
+
+    assertThat(tier.readBlock(block(1), b.buffer())).isTrue();
+    tier.keep(block(1), b);
+    b.releaseOwner();
+    writes.close();
+
+    assertThat(rig.store.ranges()).isEmpty();
+    assertThat(h.stats().get(Counter.SHARED_HITS)).isEqualTo(1);
+    assertThat(h.stats().get(Counter.SHARED_BYTES_READ)).isEqualTo(BLOCK);
+    assertThat(blocks.puts).hasValue(0); // it came from the tier
+    assertThat(tier.origin()).isEqualTo(Piece.Origin.SHARED);
+  }
+
+  @Test
+  void aHitBeforeS3AnsweredWaitsForOneConditionalOneByteGet() throws IOException {
+    ObjectHandle h = rig.open();
+    shared(h, 2);
+    byte[] dst = new byte[100];
+
+    assertThat(tier(h, false).read(block(2), 1000, dst, 0, 100)).isTrue();
+
+    assertThat(dst).isEqualTo(rig.data(2 * BLOCK + 1000, 2 * BLOCK + 1100));
+    assertThat(rig.store.ranges()).containsExactly("0-1");
+  }
+
+  @Test
+  void s3sRefusalOfTheOpenFailsTheReadAndLeavesNoByteOfTheTierBehind() {
+    rig.store.then(ScriptedStore.fail(new AccessDeniedException("s3://b/k")));
+    ObjectHandle h = rig.open();
+    shared(h, 2);
+    byte[] dst = new byte[100];
+    byte[] buffer = new byte[BLOCK];
+
+    assertThatThrownBy(() -> tier(h, false).read(block(2), 0, dst, 0, 100))
+        .isInstanceOf(AccessDeniedException.class);
+    assertThatThrownBy(() -> tier(h, false).readBlock(block(2), buffer))
+        .isInstanceOf(AccessDeniedException.class);
+
+    assertThat(dst).containsOnly(0);
+    assertThat(buffer).containsOnly(0);
+    assertThat(rig.store.ranges()).containsExactly("0-1"); // a refusal is final for the open
+  }
+
+  @Test
+  void aMissOrABrokenStoreIsAMissThatAsksNothingOfS3() throws IOException {
+    ObjectHandle h = rig.open();
+    assertThat(tier(h, false).readBlock(block(0), new byte[BLOCK])).isFalse();
+    blocks.broken = true;
+    assertThat(tier(h, false).readBlock(block(0), new byte[BLOCK])).isFalse();
+
+    assertThat(rig.store.ranges()).isEmpty();
+    assertThat(h.stats().get(Counter.SHARED_MISSES)).isEqualTo(2);
+    assertThat(h.stats().get(Counter.SHARED_ERRORS)).isEqualTo(1);
+  }
+
+  @Test
+  void aBlockFromS3IsWrittenInTheBackgroundAndFoundByTheNextOpen() throws IOException {
+    ObjectHandle h = rig.answered();
+    Block b = rig.filledBlock(3);
+    tier(h, false).keep(block(3), b);
+    b.releaseOwner();
+    writes.close(); // waits for the writes pending
+
+    assertThat(blocks.puts).hasValue(1);
+    assertThat(h.stats().get(Counter.SHARED_SETS)).isEqualTo(1);
+    byte[] buffer = new byte[BLOCK];
+    assertThat(tier(rig.answered(), false).readBlock(block(3), buffer)).isTrue();
+    assertThat(buffer).isEqualTo(rig.data(3 * BLOCK, 4 * BLOCK));
+    assertThat(rig.store.ranges()).isEmpty();
+  }
+
+  @Test
+  void rangesStayLocal() throws IOException {
+    SharedTier tier = tier(rig.answered(), false);
+    assertThat(tier.keeps(Piece.range(0, 2 * BLOCK))).isFalse();
+    assertThat(tier.keeps(block(0))).isTrue();
+    assertThat(tier.keepsEveryBlock()).isTrue();
+    var span = rig.filledSpan(0, 2 * BLOCK);
+
+    tier.keep(Piece.range(0, 2 * BLOCK), span);
+    span.releaseOwner();
+    writes.close();
+
+    assertThat(tier.read(Piece.range(0, 2 * BLOCK), 0, new byte[10], 0, 10)).isFalse();
+    assertThat(blocks.puts).hasValue(0);
+    assertThat(blocks.gets).hasValue(0);
+    assertThat(rig.store.ranges()).isEmpty();
+  }
+
+  @Test
+  void inShadowModeItServesNothingAndComparesWhatS3GaveInTheBackground() throws IOException {
+    ObjectHandle h = rig.answered();
+    shared(h, 0);
+    SharedTier tier = tier(h, true);
+
+    assertThat(tier.readBlock(block(0), new byte[BLOCK])).isFalse();
+    assertThat(blocks.gets).hasValue(0); // not even looked up on the read path
+    Block b0 = rig.filledBlock(0);
+    Block b1 = rig.filledBlock(1);
+    tier.keep(block(0), b0);
+    tier.keep(block(1), b1);
+    b0.releaseOwner();
+    b1.releaseOwner();
+    writes.close();
+
+    assertThat(h.stats().get(Counter.SHARED_SHADOW_HITS)).isEqualTo(1);
+    assertThat(h.stats().get(Counter.SHARED_SHADOW_MISSES)).isEqualTo(1);
+    assertThat(blocks.puts).hasValue(1); // the one missing, as read-write would have
+    assertThat(rig.store.ranges()).isEmpty();
+  }
+}
