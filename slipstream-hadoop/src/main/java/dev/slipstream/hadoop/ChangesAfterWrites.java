@@ -21,12 +21,15 @@ import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.fs.s3a.WriteOperations;
 import org.apache.hadoop.fs.statistics.IOStatistics;
 import org.apache.hadoop.util.Progressable;
+import org.apache.hadoop.util.functional.CallableRaisingIOE;
 
 /**
- * Writes whose effect comes after the call that starts them: a created file appears when its stream is
- * closed, a bulk delete's keys go at each {@code bulkDelete}, a multipart upload's object appears when
- * it is completed. Each wrapper here tells the FileSystem's one {@link Changes#changed} at that moment,
- * so that no listing kept from before the write answers after it.
+ * Writes, and when the FileSystem's one {@link Changes#changed} hears of them: when they start, and
+ * again when their effect may be seen. For a rename, a delete or a copy that is when the call returns
+ * ({@link #around}); other writes take effect after the call that starts them: a created file appears
+ * when its stream is closed, a bulk delete's keys go at each {@code bulkDelete}, a multipart upload's
+ * object appears when it is completed. Each wrapper here tells {@code changed} at that moment, so that
+ * no listing kept from before the write answers after it.
  */
 final class ChangesAfterWrites {
   /** The FileSystem's single place that hears of writes. */
@@ -36,6 +39,26 @@ final class ChangesAfterWrites {
   }
 
   private ChangesAfterWrites() {}
+
+  /**
+   * Runs {@code write} (a rename, a delete, a copy), telling {@code changes} of {@code paths} before it
+   * and again once it ends, however it ends: a listing made meanwhile may have seen them as they were.
+   */
+  static <T> T around(CallableRaisingIOE<T> write, Changes changes, Path... paths) throws IOException {
+    changes.changed(paths);
+    try {
+      return write.apply();
+    } finally {
+      changes.changed(paths);
+    }
+  }
+
+  /** S3A's {@code create} of {@code path}: {@code changes} told now, and again at the stream's close. */
+  static FSDataOutputStream creating(CallableRaisingIOE<FSDataOutputStream> create, Path path, Changes changes)
+      throws IOException {
+    changes.changed(path);
+    return closing(create.apply(), path, changes);
+  }
 
   /** {@code out} (S3A's stream over its block output stream), telling {@code changes} of {@code path} at close. */
   static FSDataOutputStream closing(FSDataOutputStream out, Path path, Changes changes) {

@@ -53,7 +53,7 @@ final class FlatGlob {
   /** Characters that may be glob syntax; the literal head of a component stops at the first. */
   private static final String SPECIAL = "\\*?[]{},!^";
 
-  private final SlipstreamS3AFileSystem fs;
+  private final ListingCallbacks fs;
   private final Lister lister;
   private final String bucket;
   private final ListingReuse reuse;
@@ -61,10 +61,10 @@ final class FlatGlob {
   private final AtomicLong fallbacks = new AtomicLong();
   private volatile int maxKeys = MAX_KEYS;
 
-  FlatGlob(SlipstreamS3AFileSystem fs, Lister lister, String bucket, ListingReuse reuse) {
+  FlatGlob(ListingCallbacks fs, Lister lister, ListingReuse reuse) {
     this.fs = fs;
     this.lister = lister;
-    this.bucket = bucket;
+    this.bucket = fs.bucket();
     this.reuse = reuse;
   }
 
@@ -85,7 +85,7 @@ final class FlatGlob {
 
   /** Globber's answer for {@code pattern}, or null when S3A's own globStatus must answer. */
   FileStatus[] glob(Path pattern, PathFilter filter) throws IOException {
-    Plan plan = Plan.of(pattern, fs.getUri());
+    Plan plan = Plan.of(pattern, fs.uri());
     if (plan == null) {
       return null;
     }

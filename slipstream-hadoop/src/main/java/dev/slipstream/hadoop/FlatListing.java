@@ -34,14 +34,14 @@ import org.apache.hadoop.fs.s3a.S3AFileStatus;
  * or an empty directory. So only the common case, a directory with objects under it, is served here.
  */
 final class FlatListing {
-  private final SlipstreamS3AFileSystem fs;
+  private final ListingCallbacks fs;
   private final Lister lister;
   private final String bucket;
 
-  FlatListing(SlipstreamS3AFileSystem fs, Lister lister, String bucket) {
+  FlatListing(ListingCallbacks fs, Lister lister) {
     this.fs = fs;
     this.lister = lister;
-    this.bucket = bucket;
+    this.bucket = fs.bucket();
   }
 
   /**
@@ -105,7 +105,7 @@ final class FlatListing {
       DirContents c = found.get(dirs[i]);
       if (c == null) {
         // nothing under it: missing, a file, or an empty directory without marker; S3A decides
-        for (FileStatus s : fs.superListStatus(qualified[i])) {
+        for (FileStatus s : fs.s3aListStatus(qualified[i])) {
           if (filter.accept(s.getPath())) {
             out.add(s);
           }

@@ -7,12 +7,14 @@ import dev.slipstream.ConfigKey;
 import dev.slipstream.SlipstreamConfig;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
 
 /** Slipstream's settings from a Hadoop Configuration: its {@code fs.slipstream.*} keys, and this module's defaults. */
 final class HadoopConfig {
-  /** The FileSystem's logger: its warnings keep the name they always had. */
+  /** The FileSystem's logger: its messages keep the name they always had. */
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SlipstreamS3AFileSystem.class);
+  private static final AtomicBoolean ANNOUNCED = new AtomicBoolean();
 
   private HadoopConfig() {}
 
@@ -45,5 +47,14 @@ final class HadoopConfig {
       config = SlipstreamConfig.fromMap(props, SlipstreamConfig.HADOOP_PREFIX);
     }
     return config;
+  }
+
+  /** Says once per JVM, at the first FileSystem's start, that Slipstream reads and with what settings. */
+  static void announce(String bucket, SlipstreamConfig config) {
+    if (ANNOUNCED.compareAndSet(false, true)) {
+      LOG.info("Slipstream read path enabled for s3a:// (first bucket: {}): {} KiB blocks, up to {} prefetched,"
+          + " {} MiB JVM-wide memory budget", bucket, config.blockSize() >> 10,
+          config.prefetchBlocks(), config.memoryMax() >> 20);
+    }
   }
 }

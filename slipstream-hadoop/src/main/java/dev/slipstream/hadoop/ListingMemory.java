@@ -6,18 +6,32 @@ package dev.slipstream.hadoop;
 import dev.slipstream.ObjectRef;
 import dev.slipstream.S3Location;
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
+import java.util.function.Consumer;
+import org.apache.hadoop.fs.EtagSource;
 import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RemoteIterator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What a FileSystem's listings tell its later calls: the order files were listed in, which open-ahead
  * follows once a thread reads them in that order; the length and version each file was listed with,
- * which {@code open(path)} uses instead of a HEAD within {@code list.reuse.ttl}; and the orders callers
- * declared ({@code readingInOrder}). Bounded as {@link ListingOrder} is. Thread-safe.
+ * which {@code open(path)} uses instead of a HEAD within {@code list.reuse.ttl}; the orders callers
+ * declared ({@code readingInOrder}); and the flat listings kept to answer the directory listings that
+ * follow (a glob's, see {@link ListingReuse}; a walk over sibling directories', see {@link SiblingWalks}).
+ * Every write through the FileSystem comes to {@link #changed}, which forgets what it may have made
+ * untrue. Bounded as {@link ListingOrder} and {@link ListingReuse} are. Thread-safe.
  */
 final class ListingMemory {
+  /** The FileSystem's logger: its messages keep the name they always had. */
+  private static final Logger LOG = LoggerFactory.getLogger(SlipstreamS3AFileSystem.class);
+
+  private final ListingCallbacks fs;
+  private final String bucket;
   private final ListingOrder listed;
   /** Orders the caller declared: followed without further evidence. */
   private final ListingOrder declared;
@@ -26,17 +40,35 @@ final class ListingMemory {
   private final int openAheadFiles;
   /** How long a listed version stands in for a HEAD; 0: never. */
   private final long versionTtlNanos;
+  /** Kept flat listings, with the glob that lists for walks; all three null when none are kept. */
+  private final ListingReuse reuse;
+  private final FlatGlob glob;
+  private final SiblingWalks walks;
+  /** Key ranges a walk's flat listing is cut into, at most. */
+  private final int listParallelism;
+  /** Tells the core client that S3's answers about a prefix no longer stand. */
+  private final Consumer<S3Location> answersChanged;
 
   /**
-   * @param toRef a listed status as an object reference, or null for what cannot be opened (directories,
-   *     other buckets)
-   * @param versionTtlNanos how long a listed file's length and version stand in for a HEAD (0: never)
+   * @param versionTtlNanos how long a listed file's length and version stand in for a HEAD (0: never),
+   *     and how long a walk over sibling directories is remembered
+   * @param glob the flat glob, which lists for walks over sibling directories too; null (with
+   *     {@code reuse}) when no flat listing is kept
+   * @param reuse the flat listings kept, which {@code glob} fills
    */
-  ListingMemory(Function<FileStatus, ObjectRef> toRef, int openAheadFiles, long versionTtlNanos) {
-    this.listed = new ListingOrder(ListingOrder.DEFAULT_CAPACITY, toRef);
-    this.declared = new ListingOrder(ListingOrder.DEFAULT_CAPACITY, toRef);
+  ListingMemory(ListingCallbacks fs, int openAheadFiles, long versionTtlNanos, FlatGlob glob, ListingReuse reuse,
+      int listParallelism, Consumer<S3Location> answersChanged) {
+    this.fs = fs;
+    this.bucket = fs.bucket();
+    this.listed = new ListingOrder(ListingOrder.DEFAULT_CAPACITY, this::ref);
+    this.declared = new ListingOrder(ListingOrder.DEFAULT_CAPACITY, this::ref);
     this.openAheadFiles = openAheadFiles;
     this.versionTtlNanos = versionTtlNanos;
+    this.glob = glob;
+    this.reuse = reuse;
+    this.walks = glob == null ? null : new SiblingWalks(versionTtlNanos, FlatGlob.MAX_KEYS);
+    this.listParallelism = listParallelism;
+    this.answersChanged = answersChanged;
   }
 
   private boolean remembering() {
@@ -84,14 +116,90 @@ final class ListingMemory {
     return ref == null || ref.etag() == null ? null : ref;
   }
 
-  /** The FileSystem changed {@code key} of {@code bucket} and what is under it: no listing of before says what they are. */
-  void forgetUnder(String bucket, String key) {
-    listed.forgetUnder(bucket, key);
+  /**
+   * The FileSystem changes {@code paths}: every write comes here, when it starts and again when its
+   * effect may be seen (a stream's close, an upload's completion; see {@link ChangesAfterWrites}). Kept
+   * listings are dropped, and one under way when this is called is not kept; so are the listed versions
+   * that {@code open(path)} would use instead of a HEAD for these paths and everything under them, and
+   * the answers S3 gave about them (access.ttl).
+   */
+  void changed(Path... paths) {
+    if (reuse != null) {
+      reuse.clear();
+    }
+    for (Path p : paths) {
+      Path q = p == null ? null : fs.qualify(p);
+      if (q != null && bucket.equals(q.toUri().getHost())) {
+        listed.forgetUnder(bucket, fs.pathToKey(q));
+        answersChanged.accept(new S3Location(bucket, fs.pathToKey(q))); // S3's answers for them no longer stand
+      }
+    }
   }
 
-  /** The caller will read {@code files} in this order (its reading order for open-ahead). */
-  void declare(FileStatus[] files) {
-    declared.listed(files);
+  private ListingReuse.Held reused(Path f) {
+    return reuse == null || f == null ? null : reuse.take(fs.pathToKey(fs.qualify(f)));
+  }
+
+  /**
+   * The listing of directory {@code f} from a kept flat listing: a glob's, or one of its parent made
+   * now because the calls walk sibling directories ({@link SiblingWalks}); null: S3A lists it.
+   */
+  ListingReuse.Held heldOrSiblings(Path f) throws IOException {
+    ListingReuse.Held held = reused(f);
+    if (walks == null || f == null) {
+      return held;
+    }
+    Path q = fs.qualify(f);
+    String key = fs.pathToKey(q);
+    if (key.isEmpty() || key.endsWith("/") || !bucket.equals(q.toUri().getHost())) {
+      return held;
+    }
+    int slash = key.lastIndexOf('/');
+    String parent = slash < 0 ? "" : key.substring(0, slash);
+    int budget = walks.asked(parent, key, held != null);
+    if (held != null || budget <= 0) {
+      return held;
+    }
+    int ranges = Math.max(1, Math.min(listParallelism, budget / SiblingWalks.FIRST_BUDGET));
+    FlatGlob.Siblings siblings = null;
+    try {
+      siblings = glob.keepSiblings(parent, key, budget, ranges);
+    } catch (AccessDeniedException e) {
+      // A policy may grant listing the child's prefix and not the parent's (s3:prefix): S3A's listing of
+      // the child, as S3A alone would have made, and the rest of the walk S3A's too.
+      LOG.debug("flat listing of the parent of {} refused, left to S3A: {}", q, e.getMessage());
+    } finally {
+      walks.listed(parent, siblings == null ? null : siblings.lastKey());
+    }
+    return siblings != null && siblings.kept() ? reused(f) : null;
+  }
+
+  /**
+   * The caller will read {@code files} in this order (its reading order for open-ahead). Returns the
+   * first of them to fetch ahead now: up to {@code openahead.files}.
+   */
+  List<ObjectRef> declare(List<? extends FileStatus> files) {
+    declared.listed(files.toArray(new FileStatus[0]));
+    List<ObjectRef> first = new ArrayList<>();
+    for (FileStatus f : files) {
+      ObjectRef ref = f.isFile() ? ref(f) : null;
+      if (ref != null && first.size() < openAheadFiles) {
+        first.add(ref);
+      }
+    }
+    return first;
+  }
+
+  /** The files of {@code statuses} that are of this bucket, as the core names them. */
+  List<ObjectRef> refs(List<? extends FileStatus> statuses) {
+    List<ObjectRef> refs = new ArrayList<>();
+    for (FileStatus f : statuses) {
+      ObjectRef ref = f.isFile() ? ref(f) : null;
+      if (ref != null) {
+        refs.add(ref);
+      }
+    }
+    return refs;
   }
 
   /**
@@ -122,9 +230,30 @@ final class ListingMemory {
     return listed.after(location, n);
   }
 
-  /** Tests: a listing, as every listing call of the FileSystem makes one. */
+  /**
+   * Remembers a listing returned whole, as every listing call of the FileSystem does, so that opening
+   * one of its files fetches the next ones ahead. Tests call it to stand for a listing.
+   */
   void listed(FileStatus[] statuses) {
     listed.listed(statuses);
+  }
+
+  /**
+   * A file status of this bucket as the core names it, with its ETag when the status carries one; null
+   * for what cannot be opened (the root, directory markers, other buckets).
+   */
+  private ObjectRef ref(FileStatus status) {
+    Path path = fs.qualify(status.getPath());
+    if (!bucket.equals(path.toUri().getHost())) {
+      return null;
+    }
+    String key = fs.pathToKey(path);
+    if (key.isEmpty() || key.endsWith("/")) {
+      return null;
+    }
+    String etag = status instanceof EtagSource e ? e.getEtag() : null;
+    return new ObjectRef(new S3Location(bucket, key), status.getLen(),
+        etag == null || etag.isBlank() ? null : etag);
   }
 
   /** A file opened, and its stream (which tells where its first read started). */

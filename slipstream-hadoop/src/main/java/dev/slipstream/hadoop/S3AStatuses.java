@@ -29,24 +29,24 @@ final class S3AStatuses {
   /** The suffix of the old S3N directory markers: such a key is no file, and S3A lists nothing for it. */
   static final String S3N_FOLDER_SUFFIX = "_$folder$";
 
-  private final SlipstreamS3AFileSystem fs;
+  private final ListingCallbacks fs;
   private final long blockSize;
   private final String owner;
 
-  private S3AStatuses(SlipstreamS3AFileSystem fs) {
+  private S3AStatuses(ListingCallbacks fs) {
     this.fs = fs;
-    this.blockSize = fs.getDefaultBlockSize();
-    this.owner = fs.getUsername();
+    this.blockSize = fs.blockSize();
+    this.owner = fs.owner();
   }
 
   /** Statuses for one listing call, with the FileSystem's owner and block size as they are now. */
-  static S3AStatuses of(SlipstreamS3AFileSystem fs) {
+  static S3AStatuses of(ListingCallbacks fs) {
     return new S3AStatuses(fs);
   }
 
   /** The listed file {@code e}, at the qualified path of its key. */
   S3AFileStatus file(ListEntry e) {
-    return file(e, fs.keyToQualifiedPath(e.key()));
+    return file(e, fs.keyToPath(e.key()));
   }
 
   /** The listed file {@code e}, at {@code path} (which the caller has checked to name its key). */
@@ -57,7 +57,7 @@ final class S3AStatuses {
 
   /** The directory whose key (without its trailing slash) is {@code key}, at its qualified path. */
   S3AFileStatus directory(String key) {
-    return directory(fs.keyToQualifiedPath(key));
+    return directory(fs.keyToPath(key));
   }
 
   /** A directory at {@code path}: known not to be empty, as S3A says of a directory a listing found. */
@@ -68,7 +68,7 @@ final class S3AStatuses {
   /** {@code status} with S3A's block locations for a file; a directory has none. */
   S3ALocatedFileStatus located(S3AFileStatus status) throws IOException {
     return new S3ALocatedFileStatus(status,
-        status.isFile() ? fs.getFileBlockLocations(status, 0, status.getLen()) : null);
+        status.isFile() ? fs.blockLocations(status) : null);
   }
 
   /**

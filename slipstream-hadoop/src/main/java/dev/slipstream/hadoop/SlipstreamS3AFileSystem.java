@@ -3,28 +3,18 @@
  */
 package dev.slipstream.hadoop;
 
-import dev.slipstream.Counter;
-import dev.slipstream.ObjectRef;
-import dev.slipstream.OpenOptions;
 import dev.slipstream.ReadPolicy;
 import dev.slipstream.ReadStatistics;
-import dev.slipstream.S3Location;
 import dev.slipstream.Slipstream;
 import dev.slipstream.SlipstreamConfig;
-import dev.slipstream.SlipstreamInputStream;
-import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.file.AccessDeniedException;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.BulkDelete;
 import org.apache.hadoop.fs.CreateFlag;
-import org.apache.hadoop.fs.EtagSource;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FSDataOutputStreamBuilder;
@@ -42,9 +32,6 @@ import org.apache.hadoop.fs.s3a.impl.S3AMultipartUploaderBuilder;
 import org.apache.hadoop.fs.s3a.impl.StoreContext;
 import org.apache.hadoop.fs.store.audit.AuditSpan;
 import org.apache.hadoop.util.Progressable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 
 /**
  * Hadoop's S3A FileSystem with Slipstream's read path. Name it in {@code fs.s3a.impl} (Spark:
@@ -57,24 +44,20 @@ import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
  *
  * <p>Slipstream's own settings are read from {@code fs.slipstream.*} (see the README); its
  * endpoint/region/credential keys are not used here, as S3A's apply.
+ *
+ * <p>This class only adapts: each call goes to the part that does it, {@link Listings} (which listing
+ * answers), {@link FileOpener} (opening and open-ahead) or {@link ChangesAfterWrites} (what a write
+ * makes untrue), or to S3A.
  */
 public class SlipstreamS3AFileSystem extends S3AFileSystem {
-  private static final Logger LOG = LoggerFactory.getLogger(SlipstreamS3AFileSystem.class);
-  private static final AtomicBoolean ANNOUNCED = new AtomicBoolean();
   /** S3A's choice of input stream (Hadoop 3.5); unknown to, and ignored by, Hadoop 3.4. */
   static final String INPUT_STREAM_TYPE = "fs.s3a.input.stream.type";
 
   private SlipstreamConfig slipstreamConfig;
   private Slipstream slipstream;
-  private VectoredReads vectoredReads;
   private ReadPolicy defaultPolicy;
-  private FlatListing flatListing;
-  /** What listings tell later calls: open-ahead's order, the versions open(path) uses instead of a HEAD. */
-  private ListingMemory listings;
-  private ListingReuse listingReuse;
-  private FlatGlob flatGlob;
-  /** Null when off, as {@link #flatGlob}. */
-  private SiblingWalks siblingWalks;
+  private Listings listings;
+  private FileOpener opener;
   private volatile IOStatistics ioStatistics;
   /** S3A refuses a multipart uploader then: its own error. */
   private boolean clientSideEncryption;
@@ -89,34 +72,17 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     s3aConf.set(INPUT_STREAM_TYPE, "classic");
     super.initialize(name, s3aConf);
     this.defaultPolicy = OpenFileOptions.policyFromFadvise(conf.getTrimmed("fs.s3a.experimental.input.fadvise", ""));
-    this.slipstream = Slipstream.builder()
-        .config(slipstreamConfig)
-        .s3Client(getS3AInternals().getAmazonS3Client("slipstream read path"))
-        .build();
-    this.vectoredReads = VectoredReads.shared(slipstreamConfig.fetchThreads());
-    // Listings go through S3A's client too; S3A alone knows how to list with client-side encryption
-    // (sizes differ from the objects') or requester-pays buckets, so those stay S3A's.
-    boolean cse = getS3EncryptionAlgorithm() != null && getS3EncryptionAlgorithm().name().startsWith("CSE");
-    boolean requesterPays = conf.getBoolean("fs.s3a.requester.pays.enabled", false);
-    this.clientSideEncryption = cse;
-    this.flatListing = cse || requesterPays ? null : new FlatListing(this, slipstream.lister(), getBucket());
-    long reuseTtl = slipstreamConfig.listReuseTtl().toNanos();
-    // Listed versions stand in for HEADs only where listed sizes are the objects' (no client-side encryption).
-    this.listings = new ListingMemory(this::objectRef, slipstreamConfig.openAheadFiles(),
-        flatListing != null ? reuseTtl : 0);
-    if (flatListing != null && reuseTtl > 0) {
-      int pageKeys = Math.min(1000, Math.max(1, conf.getInt("fs.s3a.paging.maximum", 5000)));
-      this.listingReuse = new ListingReuse(reuseTtl, pageKeys, FlatGlob.MAX_KEYS);
-      this.flatGlob = new FlatGlob(this, slipstream.lister(), getBucket(), listingReuse);
-      this.siblingWalks = new SiblingWalks(reuseTtl, FlatGlob.MAX_KEYS);
-    }
-    if (ANNOUNCED.compareAndSet(false, true)) {
-      LOG.info("Slipstream read path enabled for s3a:// (first bucket: {}): {} KiB blocks, up to {} prefetched,"
-          + " {} MiB JVM-wide memory budget", getBucket(), slipstreamConfig.blockSize() >> 10,
-          slipstreamConfig.prefetchBlocks(), slipstreamConfig.memoryMax() >> 20);
-    }
+    this.slipstream = Slipstream.builder().config(slipstreamConfig)
+        .s3Client(getS3AInternals().getAmazonS3Client("slipstream read path")).build();
+    this.clientSideEncryption = getS3EncryptionAlgorithm() != null
+        && getS3EncryptionAlgorithm().name().startsWith("CSE");
+    this.listings = new Listings(new S3AListingCallbacks(this, statistics, super::listStatus), slipstream,
+        slipstreamConfig, conf, clientSideEncryption);
+    this.opener = new FileOpener(slipstream, getBucket(), this::pathToKey,
+        path -> getS3AInternals().getObjectMetadata(path), listings.memory(),
+        VectoredReads.shared(slipstreamConfig.fetchThreads()), statistics);
+    HadoopConfig.announce(getBucket(), slipstreamConfig);
   }
-
 
   /** Counters of every stream this FileSystem opened. */
   public ReadStatistics getSlipstreamStatistics() {
@@ -153,26 +119,13 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
    */
   @Override
   public FileStatus[] listStatus(Path[] files, PathFilter filter) throws IOException {
-    FlatListing flat = flatListing;
-    FileStatus[] result = null;
-    if (flat != null) {
-      try {
-        result = flat.listStatus(files, filter);
-      } catch (AccessDeniedException e) {
-        // A policy may grant listing each directory's prefix and not their parent's (s3:prefix): S3A's
-        // listing of one directory after another, as S3A alone would have made.
-        LOG.debug("flat listing of the parent of {} paths refused, left to S3A: {}", files.length, e.getMessage());
-      }
-    }
-    return remember(result != null ? result : super.listStatus(files, filter));
+    return listings.listStatus(files, filter, () -> super.listStatus(files, filter));
   }
 
   /** Recursive: one flat listing cut into parallel key ranges. Not recursive: S3A's own. */
   @Override
   public RemoteIterator<LocatedFileStatus> listFiles(Path f, boolean recursive) throws IOException {
-    FlatListing flat = flatListing;
-    RemoteIterator<LocatedFileStatus> it = recursive && flat != null ? flat.listFilesRecursive(qualify(f)) : null;
-    return remember(it != null ? it : super.listFiles(f, recursive));
+    return listings.listFiles(f, recursive, () -> super.listFiles(f, recursive));
   }
 
   /**
@@ -183,19 +136,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
    */
   @Override
   public FileStatus[] globStatus(Path pathPattern, PathFilter filter) throws IOException {
-    FlatGlob glob = flatGlob;
-    if (glob != null) {
-      try {
-        FileStatus[] result = glob.glob(pathPattern, filter);
-        if (result != null) {
-          return result;
-        }
-      } catch (AccessDeniedException e) {
-        // As above: S3A's Globber lists level by level, prefixes a policy may grant where this one is not.
-        LOG.debug("flat listing for glob {} refused, left to S3A: {}", pathPattern, e.getMessage());
-      }
-    }
-    return super.globStatus(pathPattern, filter);
+    return listings.globStatus(pathPattern, filter, () -> super.globStatus(pathPattern, filter));
   }
 
   /**
@@ -204,115 +145,38 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
    */
   @Override
   public FileStatus[] listStatus(Path f) throws IOException {
-    ListingReuse.Held held = heldOrSiblings(f);
-    return remember(held != null ? S3AStatuses.of(this).directoryListing(held.files(), held.dirs())
-        : super.listStatus(f));
+    return listings.listStatus(f, () -> super.listStatus(f));
   }
 
   @Override
   public RemoteIterator<LocatedFileStatus> listLocatedStatus(Path f, PathFilter filter) throws IOException {
-    ListingReuse.Held held = heldOrSiblings(f);
-    return remember(held != null ? S3AStatuses.of(this).locatedListing(held.files(), held.dirs(), filter)
-        : super.listLocatedStatus(f, filter));
+    return listings.listLocatedStatus(f, filter, () -> super.listLocatedStatus(f, filter));
   }
 
   @Override
   public RemoteIterator<FileStatus> listStatusIterator(Path p) throws IOException {
-    ListingReuse.Held held = heldOrSiblings(p);
-    return remember(held != null
-        ? org.apache.hadoop.util.functional.RemoteIterators.remoteIteratorFromArray(
-            S3AStatuses.of(this).directoryListing(held.files(), held.dirs()))
-        : super.listStatusIterator(p));
+    return listings.listStatusIterator(p, () -> super.listStatusIterator(p));
   }
 
-  private FileStatus[] remember(FileStatus[] statuses) {
-    return listings.remember(statuses);
-  }
-
-  private <T extends FileStatus> RemoteIterator<T> remember(RemoteIterator<T> it) {
-    return listings.remember(it);
-  }
-
-  private ListingReuse.Held reused(Path f) {
-    ListingReuse reuse = listingReuse;
-    return reuse == null || f == null ? null : reuse.take(pathToKey(qualify(f)));
-  }
-
-  /**
-   * The listing of directory {@code f} from a kept flat listing: a glob's, or one of its parent made
-   * now because the calls walk sibling directories ({@link SiblingWalks}); null: S3A lists it.
-   */
-  private ListingReuse.Held heldOrSiblings(Path f) throws IOException {
-    ListingReuse.Held held = reused(f);
-    SiblingWalks walks = siblingWalks;
-    if (walks == null || f == null) {
-      return held;
-    }
-    Path q = qualify(f);
-    String key = pathToKey(q);
-    if (key.isEmpty() || key.endsWith("/") || !getBucket().equals(q.toUri().getHost())) {
-      return held;
-    }
-    int slash = key.lastIndexOf('/');
-    String parent = slash < 0 ? "" : key.substring(0, slash);
-    int budget = walks.asked(parent, key, held != null);
-    if (held != null || budget <= 0) {
-      return held;
-    }
-    int ranges = Math.max(1, Math.min(slipstreamConfig.listParallelism(), budget / SiblingWalks.FIRST_BUDGET));
-    FlatGlob.Siblings siblings = null;
-    try {
-      siblings = flatGlob.keepSiblings(parent, key, budget, ranges);
-    } catch (AccessDeniedException e) {
-      // A policy may grant listing the child's prefix and not the parent's (s3:prefix): S3A's listing of
-      // the child, as S3A alone would have made, and the rest of the walk S3A's too.
-      LOG.debug("flat listing of the parent of {} refused, left to S3A: {}", q, e.getMessage());
-    } finally {
-      walks.listed(parent, siblings == null ? null : siblings.lastKey());
-    }
-    return siblings != null && siblings.kept() ? reused(f) : null;
-  }
-
-  /**
-   * This FileSystem changes {@code paths}: every write comes here, when it starts and again when its
-   * effect may be seen (a stream's close, an upload's completion; see {@link ChangesAfterWrites}). Kept
-   * listings are dropped, and one under way when this is called is not kept; so are the listed versions
-   * that {@code open(path)} would use instead of a HEAD for these paths and everything under them, and
-   * the answers S3 gave about them (access.ttl).
-   */
+  /** Every write comes here, when it starts and when its effect may be seen: {@link ListingMemory#changed}. */
   private void changed(Path... paths) {
-    ListingReuse reuse = listingReuse;
-    if (reuse != null) {
-      reuse.clear();
-    }
-    ListingMemory memory = listings;
-    if (memory != null) {
-      for (Path p : paths) {
-        Path q = p == null ? null : qualify(p);
-        if (q != null && getBucket().equals(q.toUri().getHost())) {
-          memory.forgetUnder(getBucket(), pathToKey(q));
-          if (slipstream != null) {
-            slipstream.changed(new S3Location(getBucket(), pathToKey(q))); // S3's answers for them no longer stand
-          }
-        }
-      }
+    if (listings != null) {
+      listings.memory().changed(paths);
     }
   }
 
   @Override
   public FSDataOutputStream create(Path f, FsPermission permission, boolean overwrite, int bufferSize,
       short replication, long blockSize, Progressable progress) throws IOException {
-    changed(f);
-    return ChangesAfterWrites.closing(super.create(f, permission, overwrite, bufferSize, replication, blockSize,
-        progress), f, this::changed);
+    return ChangesAfterWrites.creating(
+        () -> super.create(f, permission, overwrite, bufferSize, replication, blockSize, progress), f, this::changed);
   }
 
   @Override
   public FSDataOutputStream createNonRecursive(Path p, FsPermission permission, EnumSet<CreateFlag> flags,
       int bufferSize, short replication, long blockSize, Progressable progress) throws IOException {
-    changed(p);
-    return ChangesAfterWrites.closing(super.createNonRecursive(p, permission, flags, bufferSize, replication,
-        blockSize, progress), p, this::changed);
+    return ChangesAfterWrites.creating(() -> super.createNonRecursive(p, permission, flags, bufferSize,
+        replication, blockSize, progress), p, this::changed);
   }
 
   @Override
@@ -324,12 +188,10 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   /** Also {@code moveFromLocalFile(src, dst)}, which copies with this and then deletes the local file. */
   @Override
   public void copyFromLocalFile(boolean delSrc, boolean overwrite, Path src, Path dst) throws IOException {
-    changed(dst);
-    try {
+    ChangesAfterWrites.around(() -> {
       super.copyFromLocalFile(delSrc, overwrite, src, dst);
-    } finally {
-      changed(dst);
-    }
+      return null;
+    }, this::changed, dst);
   }
 
   @Override
@@ -354,22 +216,12 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
 
   @Override
   public boolean rename(Path src, Path dst) throws IOException {
-    changed(src, dst);
-    try {
-      return super.rename(src, dst);
-    } finally {
-      changed(src, dst); // a listing made meanwhile may have seen the files before they moved
-    }
+    return ChangesAfterWrites.around(() -> super.rename(src, dst), this::changed, src, dst);
   }
 
   @Override
   public boolean delete(Path f, boolean recursive) throws IOException {
-    changed(f);
-    try {
-      return super.delete(f, recursive);
-    } finally {
-      changed(f); // a listing made meanwhile may have seen the files before they went
-    }
+    return ChangesAfterWrites.around(() -> super.delete(f, recursive), this::changed, f);
   }
 
   @Override
@@ -378,24 +230,10 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     return super.mkdirs(p, permission);
   }
 
-  /** The flat glob, or null when off ({@code list.reuse.ttl=0}, client-side encryption, requester pays). */
-  FlatGlob flatGlob() {
-    return flatGlob;
-  }
-
-  /** S3A's listStatus of one path: for the paths a flat listing found nothing under. */
-  FileStatus[] superListStatus(Path p) throws IOException {
-    return super.listStatus(p);
-  }
-
-  /** Counts a flat listing's requests as read operations, as S3A counts its LIST calls. */
-  void countListing(long listRequests) {
-    statistics.incrementReadOps((int) Math.min(Integer.MAX_VALUE, listRequests));
-  }
-
   @Override
   public FSDataInputStream open(Path f, int bufferSize) throws IOException {
-    return openWith(qualify(f), null, OpenFileOptions.defaults(defaultPolicy));
+    Path path = qualify(f);
+    return opener(path).open(path, null, OpenFileOptions.defaults(defaultPolicy));
   }
 
   @Override
@@ -404,103 +242,15 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     Path path = qualify(rawPath);
     // Invalid options fail here, in build(); a missing file fails in the future, as the contract says.
     OpenFileOptions options = OpenFileOptions.parse(path, parameters, defaultPolicy);
-    CompletableFuture<FSDataInputStream> result = new CompletableFuture<>();
-    try {
-      // Opening is a HEAD at most: done here, on the caller's thread, rather than on another pool.
-      result.complete(openWith(path, parameters.getStatus(), options));
-    } catch (IOException | RuntimeException e) {
-      result.completeExceptionally(e);
-    }
-    return result;
+    return FileOpener.completed(() -> opener(path).open(path, parameters.getStatus(), options));
   }
 
-  private FSDataInputStream openWith(Path path, FileStatus status, OpenFileOptions options) throws IOException {
-    checkOpen(path);
-    String key = pathToKey(path);
-    long length = options.length();
-    String etag = null;
-    if (status != null) {
-      if (status.isDirectory()) {
-        throw new FileNotFoundException("Can't open " + path + " because it is a directory");
-      }
-      length = status.getLen();
-      // S3AFileStatus from getFileStatus/listStatus, S3ALocatedFileStatus from listFiles: both carry it.
-      if (status instanceof EtagSource e && e.getEtag() != null && !e.getEtag().isBlank()) {
-        etag = e.getEtag();
-      }
+  private FileOpener opener(Path path) throws IOException {
+    if (opener == null) {
+      throw new IOException("FileSystem not initialized (or closed): cannot open " + path);
     }
-    if (key.isEmpty()) {
-      throw new FileNotFoundException("Can't open " + path + " because it is a directory");
-    }
-    S3Location location = new S3Location(getBucket(), key);
-    SlipstreamInputStream in;
-    SlipstreamFSInputStream.Reopen reopen = null;
-    ObjectRef listed = length < 0 ? listings.listedRecently(location) : null;
-    ObjectRef answered = length < 0 && listed == null ? slipstream.recentVersion(location) : null;
-    if (answered != null) {
-      slipstream.statistics().increment(Counter.OPENS_FROM_ANSWER);
-      listed = answered;
-    } else if (listed != null) {
-      slipstream.statistics().increment(Counter.OPENS_FROM_LISTING);
-    }
-    if (listed != null) {
-      // No HEAD: a listing of this FileSystem, or S3's answer to a read of it within access.ttl, gave the
-      // length and version moments ago. If the file changed since, its first request finds out (S3
-      // refuses that version) and it is opened again after a HEAD, so that it is read in its current
-      // version as S3A's open would have. Bytes this client cached of that version and served with no
-      // request are the version it last saw (rule 8).
-
-      in = slipstream.open(location, openOptions(listed.length(), listed.etag(), false, options));
-      reopen = () -> {
-        slipstream.statistics().increment(Counter.OPENS_FROM_LISTING_CHANGED);
-        return openAfterHead(path, key, location, options);
-      };
-    } else if (length < 0) {
-      in = openAfterHead(path, key, location, options);
-    } else {
-      in = slipstream.open(location, openOptions(length, etag, false, options));
-    }
-    SlipstreamFSInputStream stream = new SlipstreamFSInputStream(in, reopen, statistics, vectoredReads);
-    // After the open, which took this file's prepared block: the next files, if the evidence says so.
-    hintNext(listings.openAheadAfter(location, stream));
-    statistics.incrementReadOps(1);
-    return new FSDataInputStream(stream);
+    return opener;
   }
-
-  /** Opens {@code location} after S3A's own HEAD of it: the length and version S3 has now. */
-  private SlipstreamInputStream openAfterHead(Path path, String key, S3Location location, OpenFileOptions options)
-      throws IOException {
-    long length = -1;
-    String etag = null;
-    boolean fromStore = false;
-    // S3A's own HEAD: its auditing, retries, statistics and 404/403 translation.
-    HeadObjectResponse head;
-    try {
-      head = getS3AInternals().getObjectMetadata(path);
-    } catch (NullPointerException e) {
-      // S3A's HEAD unboxes Content-Length, which some S3-compatible servers leave out: left to
-      // Slipstream's own open below, which takes the length from a 1-byte ranged GET or fails with an
-      // IOException naming the missing header.
-      LOG.debug("HEAD {} by S3A failed ({}); Slipstream's open makes its own", path, e.toString());
-      head = null;
-    }
-    if (key.endsWith("/")) {
-      throw new FileNotFoundException("Can't open " + path + " because it is a directory");
-    }
-    if (head != null && head.contentLength() != null) {
-      length = head.contentLength();
-      etag = head.eTag();
-      fromStore = true; // S3 answered this open, with the credentials Slipstream reads with
-    }
-    return slipstream.open(location, openOptions(length, etag, fromStore, options));
-  }
-
-  private static OpenOptions openOptions(long length, String etag, boolean fromStore, OpenFileOptions options) {
-    return OpenOptions.NONE.withLength(length).withEtag(etag)
-        .withPolicy(options.policy()).withSplitEnd(options.splitEnd()).withFromStore(fromStore);
-  }
-
-  // ---- open-ahead ----------------------------------------------------------------------------
 
   /**
    * Open-ahead for a caller that knows which files it will read, in this order (a task's split of small
@@ -511,15 +261,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
    * block. Counted in {@link #getSlipstreamStatistics()} as {@code open_ahead_*}.
    */
   public void readingInOrder(List<? extends FileStatus> files) {
-    listings.declare(files.toArray(new FileStatus[0]));
-    List<ObjectRef> first = new ArrayList<>();
-    for (FileStatus f : files) {
-      ObjectRef ref = f.isFile() ? objectRef(f) : null;
-      if (ref != null && first.size() < slipstreamConfig.openAheadFiles()) {
-        first.add(ref);
-      }
-    }
-    hintNext(first);
+    opener.readingInOrder(files);
   }
 
   /**
@@ -527,54 +269,16 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
    * {@code fs.slipstream.openahead.files}) is fetched now; see {@link #readingInOrder}.
    */
   public void hintNextFiles(List<? extends FileStatus> next) {
-    List<ObjectRef> refs = new ArrayList<>();
-    for (FileStatus f : next) {
-      ObjectRef ref = f.isFile() ? objectRef(f) : null;
-      if (ref != null) {
-        refs.add(ref);
-      }
-    }
-    hintNext(refs);
+    opener.hintNextFiles(next);
   }
 
-  /**
-   * Remembers a listing returned whole, as every listing call of this FileSystem does, so that opening
-   * one of its files fetches the next ones ahead (see {@link ListingMemory}). Tests call it to stand for
-   * a listing.
-   */
-  void listed(FileStatus[] statuses) {
-    listings.listed(statuses);
-  }
-
-  private void hintNext(List<ObjectRef> refs) {
-    if (!refs.isEmpty() && slipstream != null) {
-      slipstream.hintNext(refs);
-    }
-  }
-
-  /** A file status of this bucket as the core names it, with its ETag when the status carries one. */
-  private ObjectRef objectRef(FileStatus status) {
-    Path path = qualify(status.getPath());
-    if (!getBucket().equals(path.toUri().getHost())) {
-      return null;
-    }
-    String key = pathToKey(path);
-    if (key.isEmpty() || key.endsWith("/")) {
-      return null;
-    }
-    String etag = status instanceof EtagSource e ? e.getEtag() : null;
-    return new ObjectRef(new S3Location(getBucket(), key), status.getLen(),
-        etag == null || etag.isBlank() ? null : etag);
-  }
-
-  private void checkOpen(Path path) throws IOException {
-    if (slipstream == null) {
-      throw new IOException("FileSystem not initialized (or closed): cannot open " + path);
-    }
+  /** This FileSystem's listings, for tests; null before initialize. */
+  Listings listings() {
+    return listings;
   }
 
   /** The core client this FileSystem reads with, for tests; null before initialize. */
-  dev.slipstream.Slipstream slipstream() {
+  Slipstream slipstream() {
     return slipstream;
   }
 

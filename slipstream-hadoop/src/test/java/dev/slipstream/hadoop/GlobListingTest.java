@@ -223,15 +223,15 @@ class GlobListingTest {
 
   @Test
   void servedGlobsAreOneFlatListing() throws IOException {
-    long served = slip.flatGlob().served();
+    long served = slip.listings().flatGlob().served();
     long before = shaper.requests("GET");
     FileStatus[] got = slip.globStatus(new Path("/t/dt=2024-0[1-3]*/hr=*"));
     assertThat(got).hasSize(3 * 5 * 3 + 1); // and the empty hr=-1 of 2024-03-03
     assertThat(shaper.requests("GET") - before).as("LIST requests").isEqualTo(1);
-    assertThat(slip.flatGlob().served()).isEqualTo(served + 1);
-    long fallbacks = slip.flatGlob().fallbacks();
+    assertThat(slip.listings().flatGlob().served()).isEqualTo(served + 1);
+    long fallbacks = slip.listings().flatGlob().fallbacks();
     slip.globStatus(new Path("/both/*"));
-    assertThat(slip.flatGlob().fallbacks()).as("a name both file and directory").isEqualTo(fallbacks + 1);
+    assertThat(slip.listings().flatGlob().fallbacks()).as("a name both file and directory").isEqualTo(fallbacks + 1);
   }
 
   @Test
@@ -375,13 +375,13 @@ class GlobListingTest {
     Configuration conf = ListingTest.conf(shaper.endpoint(), SlipstreamS3AFileSystem.class.getName());
     try (SlipstreamS3AFileSystem fs = (SlipstreamS3AFileSystem) FileSystem.newInstance(
         URI.create("s3a://" + BUCKET + "/"), conf)) {
-      fs.flatGlob().maxKeys(1500);
+      fs.listings().flatGlob().maxKeys(1500);
       shaper.clearRequestLog();
       long before = shaper.requests("GET");
       FileStatus[] got = fs.globStatus(new Path("/big/*/*"));
       assertThat(describe(got)).isEqualTo(describe(stock.globStatus(new Path("/big/*/*"))));
-      assertThat(fs.flatGlob().fallbacks()).isEqualTo(1);
-      assertThat(fs.flatGlob().served()).isZero();
+      assertThat(fs.listings().flatGlob().fallbacks()).isEqualTo(1);
+      assertThat(fs.listings().flatGlob().served()).isZero();
       // S3A's walk (big, then d=1 in up to two pages, d=2, d=3), plus the abandoned flat listing of 2,500
       // keys: at most ceil(2500 / 1000) + list.parallelism requests; Globber's listStatus of d=1, d=2 and
       // d=3 is a walk over siblings, listed flat from d=2 (one page, then two ranges of a probe and a page)
@@ -398,7 +398,7 @@ class GlobListingTest {
     conf.set("fs.slipstream.list.reuse.ttl", "0");
     try (SlipstreamS3AFileSystem fs = (SlipstreamS3AFileSystem) FileSystem.newInstance(
         URI.create("s3a://" + BUCKET + "/"), conf)) {
-      assertThat(fs.flatGlob()).isNull();
+      assertThat(fs.listings().flatGlob()).isNull();
       long gets = shaper.requests("GET");
       long heads = shaper.requests("HEAD");
       long stockLists = counter(stock, "object_list_request");

@@ -98,7 +98,7 @@ class OpenAheadFileSystemTest {
     try (SlipstreamS3AFileSystem fs = newFileSystem()) {
       FileStatus[] statuses = listSorted(fs);
       assertThat(statuses).hasSize(FILES);
-      fs.listed(statuses); // what the FileSystem's listing does for every listing it returns
+      fs.listings().memory().listed(statuses); // what the FileSystem's listing does for every listing it returns
       long heads = headRequests(fs);
       for (FileStatus st : statuses) {
         readAndVerify(fs, st);

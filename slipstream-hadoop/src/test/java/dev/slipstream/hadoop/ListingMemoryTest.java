@@ -1,0 +1,129 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.hadoop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.slipstream.ObjectRef;
+import dev.slipstream.S3Location;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.fs.BlockLocation;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.s3a.S3AFileStatus;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a FileSystem's listings tell its later calls, with no FileSystem: the memory is given a scripted
+ * {@link ListingCallbacks} (bucket {@code b}, keys mapped as S3A maps them), which is all it asks of one.
+ */
+class ListingMemoryTest {
+  static final long MINUTE = TimeUnit.MINUTES.toNanos(1);
+  static final URI BUCKET = URI.create("s3a://b");
+
+  /** Bucket {@code b} as S3A maps its paths and keys; no listing of its own, no requests counted. */
+  static final class ScriptedBucket implements ListingCallbacks {
+    @Override
+    public String bucket() {
+      return "b";
+    }
+
+    @Override
+    public URI uri() {
+      return BUCKET;
+    }
+
+    @Override
+    public Path qualify(Path path) {
+      return path.makeQualified(BUCKET, new Path("/"));
+    }
+
+    @Override
+    public String pathToKey(Path path) {
+      String p = path.toUri().getPath();
+      return p.isEmpty() ? "" : p.substring(1);
+    }
+
+    @Override
+    public Path keyToPath(String key) {
+      return new Path("s3a://b/" + key);
+    }
+
+    @Override
+    public FileStatus[] s3aListStatus(Path path) {
+      throw new AssertionError("the memory never lists");
+    }
+
+    @Override
+    public void countListing(long listRequests) {
+      throw new AssertionError("the memory never lists");
+    }
+
+    @Override
+    public long blockSize() {
+      return 32 << 20;
+    }
+
+    @Override
+    public String owner() {
+      return "me";
+    }
+
+    @Override
+    public BlockLocation[] blockLocations(FileStatus status) {
+      return new BlockLocation[0];
+    }
+  }
+
+  static FileStatus file(String path) {
+    return new S3AFileStatus(10, 0, new Path(path), 1, "me", "\"e-" + path + "\"", null);
+  }
+
+  static S3Location at(String key) {
+    return new S3Location("b", key);
+  }
+
+  @Test
+  void aWriteForgetsTheListedVersionsUnderItAndTellsTheClient() {
+    List<S3Location> told = new ArrayList<>();
+    ListingMemory memory = new ListingMemory(new ScriptedBucket(), 0, MINUTE, null, null, 1, told::add);
+    memory.remember(new FileStatus[] {file("s3a://b/d/a"), file("s3a://b/d/b"), file("s3a://b/e/c")});
+    assertThat(memory.listedRecently(at("d/a"))).isEqualTo(new ObjectRef(at("d/a"), 10, "\"e-s3a://b/d/a\""));
+
+    memory.changed(new Path("/d"), new Path("s3a://other/d"), null);
+
+    assertThat(memory.listedRecently(at("d/a"))).isNull();
+    assertThat(memory.listedRecently(at("d/b"))).isNull();
+    assertThat(memory.listedRecently(at("e/c"))).as("not under the write").isNotNull();
+    assertThat(told).as("another bucket's path is not this FileSystem's").containsExactly(at("d"));
+  }
+
+  @Test
+  void listedVersionsStandInForAHeadOnlyWithATtl() {
+    ListingMemory memory = new ListingMemory(new ScriptedBucket(), 2, 0, null, null, 1, l -> { });
+    memory.remember(new FileStatus[] {file("s3a://b/d/a")});
+    assertThat(memory.listedRecently(at("d/a"))).isNull();
+  }
+
+  @Test
+  void aDeclaredOrderNamesItsFirstFilesOfThisBucketToFetchNow() {
+    ListingMemory memory = new ListingMemory(new ScriptedBucket(), 2, MINUTE, null, null, 1, l -> { });
+    FileStatus dir = new FileStatus(0, true, 1, 1, 0, new Path("s3a://b/d"));
+    List<FileStatus> files = List.of(dir, file("s3a://b/d/a"), file("s3a://other/d/x"), file("s3a://b/d/b"),
+        file("s3a://b/d/c"));
+
+    assertThat(memory.declare(files)).extracting(r -> r.location().key()).containsExactly("d/a", "d/b");
+    assertThat(memory.refs(files)).extracting(r -> r.location().key()).containsExactly("d/a", "d/b", "d/c");
+  }
+
+  @Test
+  void withoutAGlobNoListingIsKept() throws Exception {
+    ListingMemory memory = new ListingMemory(new ScriptedBucket(), 2, MINUTE, null, null, 1, l -> { });
+    assertThat(memory.heldOrSiblings(new Path("/d"))).isNull();
+    assertThat(memory.heldOrSiblings(new Path("/e"))).isNull();
+  }
+}
