@@ -282,6 +282,14 @@ public final class Slipstream implements AutoCloseable {
     answers.forgetUnder(Objects.requireNonNull(prefix, "prefix"));
   }
 
+  /**
+   * As {@link #changed(S3Location)}, for every key of {@code bucket} that starts with {@code keyPrefix}; an
+   * empty prefix is the whole bucket (a write at its root: a recursive delete, say).
+   */
+  public void changed(String bucket, String keyPrefix) {
+    answers.forgetUnder(Objects.requireNonNull(bucket, "bucket"), Objects.requireNonNull(keyPrefix, "keyPrefix"));
+  }
+
   /** The open-ahead of this client, for tests. */
   OpenAhead openAhead() {
     return openAhead;

@@ -9,7 +9,7 @@ import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import org.apache.hadoop.fs.EtagSource;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
@@ -46,8 +46,8 @@ final class ListingMemory {
   private final SiblingWalks walks;
   /** Key ranges a walk's flat listing is cut into, at most. */
   private final int listParallelism;
-  /** Tells the core client that S3's answers about a prefix no longer stand. */
-  private final Consumer<S3Location> answersChanged;
+  /** Tells the core client that S3's answers about a bucket's key prefix no longer stand. */
+  private final BiConsumer<String, String> answersChanged;
 
   /**
    * @param versionTtlNanos how long a listed file's length and version stand in for a HEAD (0: never),
@@ -57,7 +57,7 @@ final class ListingMemory {
    * @param reuse the flat listings kept, which {@code glob} fills
    */
   ListingMemory(ListingCallbacks fs, int openAheadFiles, long versionTtlNanos, FlatGlob glob, ListingReuse reuse,
-      int listParallelism, Consumer<S3Location> answersChanged) {
+      int listParallelism, BiConsumer<String, String> answersChanged) {
     this.fs = fs;
     this.bucket = fs.bucket();
     this.listed = new ListingOrder(ListingOrder.DEFAULT_CAPACITY, this::ref);
@@ -131,7 +131,8 @@ final class ListingMemory {
       Path q = p == null ? null : fs.qualify(p);
       if (q != null && bucket.equals(q.toUri().getHost())) {
         listed.forgetUnder(bucket, fs.pathToKey(q));
-        answersChanged.accept(new S3Location(bucket, fs.pathToKey(q))); // S3's answers for them no longer stand
+        // S3's answers for them no longer stand; the root's key is "": the whole bucket
+        answersChanged.accept(bucket, fs.pathToKey(q));
       }
     }
   }

@@ -89,8 +89,9 @@ class ListingMemoryTest {
 
   @Test
   void aWriteForgetsTheListedVersionsUnderItAndTellsTheClient() {
-    List<S3Location> told = new ArrayList<>();
-    ListingMemory memory = new ListingMemory(new ScriptedBucket(), 0, MINUTE, null, null, 1, told::add);
+    List<String> told = new ArrayList<>();
+    ListingMemory memory = new ListingMemory(new ScriptedBucket(), 0, MINUTE, null, null, 1,
+        (bucket, prefix) -> told.add(bucket + "/" + prefix));
     memory.remember(new FileStatus[] {file("s3a://b/d/a"), file("s3a://b/d/b"), file("s3a://b/e/c")});
     assertThat(memory.listedRecently(at("d/a"))).isEqualTo(new ObjectRef(at("d/a"), 10, "\"e-s3a://b/d/a\""));
 
@@ -99,19 +100,19 @@ class ListingMemoryTest {
     assertThat(memory.listedRecently(at("d/a"))).isNull();
     assertThat(memory.listedRecently(at("d/b"))).isNull();
     assertThat(memory.listedRecently(at("e/c"))).as("not under the write").isNotNull();
-    assertThat(told).as("another bucket's path is not this FileSystem's").containsExactly(at("d"));
+    assertThat(told).as("another bucket's path is not this FileSystem's").containsExactly("b/d");
   }
 
   @Test
   void listedVersionsStandInForAHeadOnlyWithATtl() {
-    ListingMemory memory = new ListingMemory(new ScriptedBucket(), 2, 0, null, null, 1, l -> { });
+    ListingMemory memory = new ListingMemory(new ScriptedBucket(), 2, 0, null, null, 1, (bucket, prefix) -> { });
     memory.remember(new FileStatus[] {file("s3a://b/d/a")});
     assertThat(memory.listedRecently(at("d/a"))).isNull();
   }
 
   @Test
   void aDeclaredOrderNamesItsFirstFilesOfThisBucketToFetchNow() {
-    ListingMemory memory = new ListingMemory(new ScriptedBucket(), 2, MINUTE, null, null, 1, l -> { });
+    ListingMemory memory = new ListingMemory(new ScriptedBucket(), 2, MINUTE, null, null, 1, (bucket, prefix) -> { });
     FileStatus dir = new FileStatus(0, true, 1, 1, 0, new Path("s3a://b/d"));
     List<FileStatus> files = List.of(dir, file("s3a://b/d/a"), file("s3a://other/d/x"), file("s3a://b/d/b"),
         file("s3a://b/d/c"));
@@ -122,7 +123,7 @@ class ListingMemoryTest {
 
   @Test
   void withoutAGlobNoListingIsKept() throws Exception {
-    ListingMemory memory = new ListingMemory(new ScriptedBucket(), 2, MINUTE, null, null, 1, l -> { });
+    ListingMemory memory = new ListingMemory(new ScriptedBucket(), 2, MINUTE, null, null, 1, (bucket, prefix) -> { });
     assertThat(memory.heldOrSiblings(new Path("/d"))).isNull();
     assertThat(memory.heldOrSiblings(new Path("/e"))).isNull();
   }

@@ -100,6 +100,15 @@ class SlipstreamS3AFileSystemTest {
     assertThat(stats.getBytesRead() - before).isEqualTo(SIZE + 1L);
   }
 
+  /** A write at the bucket's root reaches S3A, which answers as it does for the root (it failed on an empty key before). */
+  @Test
+  void writesAtTheBucketsRootGoToS3A() throws IOException {
+    Path root = new Path("s3a://" + BUCKET + "/");
+    assertThat(fs.mkdirs(root)).isTrue();
+    assertThat(fs.delete(root, false)).as("S3A refuses to delete a non-empty root").isFalse();
+    assertThat(fs.exists(file)).isTrue();
+  }
+
   @Test
   void aSecondOpenOfAFileIsServedFromTheMemoryCacheWithoutAGet() throws IOException {
     Path again = new Path("s3a://" + BUCKET + "/dir/read-twice.bin");

@@ -103,9 +103,14 @@ public final class RecentAnswers {
 
   /** A write through this client: forgets the answers for {@code prefix}'s bucket and every key starting with its key. */
   public void forgetUnder(S3Location prefix) {
+    forgetUnder(prefix.bucket(), prefix.key());
+  }
+
+  /** A write through this client: forgets the answers for every key of {@code bucket} starting with {@code keyPrefix} ("": all). */
+  public void forgetUnder(String bucket, String keyPrefix) {
     synchronized (this) {
       writes++; // first: an answer put from now on, or checked against the old count, is dropped
     }
-    answers.keySet().removeIf(l -> l.bucket().equals(prefix.bucket()) && l.key().startsWith(prefix.key()));
+    answers.keySet().removeIf(l -> l.bucket().equals(bucket) && l.key().startsWith(keyPrefix));
   }
 }

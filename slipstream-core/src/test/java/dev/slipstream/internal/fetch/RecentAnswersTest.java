@@ -25,6 +25,17 @@ class RecentAnswersTest {
   }
 
   @Test
+  void aWriteAtTheBucketsRootForgetsEveryAnswerOfThatBucketOnly() {
+    RecentAnswers answers = new RecentAnswers(Duration.ofSeconds(30));
+    S3Location other = S3Location.parse("s3://c/dir/file");
+    answers.answered(FILE, V1, null, 10, answers.generation());
+    answers.answered(other, V1, null, 10, answers.generation());
+    answers.forgetUnder("b", ""); // a recursive delete of s3a://b/, say
+    assertThat(answers.fresh(FILE)).isNull();
+    assertThat(answers.fresh(other)).as("another bucket's").isNotNull();
+  }
+
+  @Test
   void anAnswerToARequestSentBeforeAWriteIsNotKept() {
     RecentAnswers answers = new RecentAnswers(Duration.ofSeconds(30));
     long sentAt = answers.generation(); // a GET of the old version goes out
