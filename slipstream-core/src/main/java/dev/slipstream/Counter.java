@@ -3,7 +3,7 @@
  */
 package dev.slipstream;
 
-/** The counters every stream keeps (the README's Counters section); retries by cause are kept beside them. */
+/** The counters every stream keeps (docs/operations.md, "Counters, latencies and cost"); retries by cause are kept beside them. */
 public enum Counter {
   /** Bytes returned to the caller. */
   BYTES_READ("bytes_read"),

@@ -42,7 +42,7 @@ import org.apache.hadoop.util.Progressable;
  * directories and {@link #listFiles(Path, boolean) listFiles(path, true)}, is served by Slipstream's
  * flat, parallel listings with S3A's results (see {@link FlatListing}); every other listing call is S3A's.
  *
- * <p>Slipstream's own settings are read from {@code fs.slipstream.*} (see the README); its
+ * <p>Slipstream's own settings are read from {@code fs.slipstream.*} (see docs/configuration.md); its
  * endpoint/region/credential keys are not used here, as S3A's apply.
  *
  * <p>This class only adapts: each call goes to the part that does it, {@link Listings} (which listing
