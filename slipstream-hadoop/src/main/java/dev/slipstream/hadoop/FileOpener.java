@@ -36,7 +36,7 @@ import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
  */
 final class FileOpener {
   /** The FileSystem's logger: its messages keep the name they always had. */
-  private static final Logger LOG = LoggerFactory.getLogger(SlipstreamS3AFileSystem.class);
+  private static final Logger LOG = LoggerFactory.getLogger(HadoopConfig.LOGGER);
 
   /** S3A's own HEAD of a path: its auditing, retries, statistics and 404/403 translation. */
   @FunctionalInterface

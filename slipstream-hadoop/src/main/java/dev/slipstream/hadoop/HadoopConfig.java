@@ -12,8 +12,12 @@ import org.apache.hadoop.conf.Configuration;
 
 /** Slipstream's settings from a Hadoop Configuration: its {@code fs.slipstream.*} keys, and this module's defaults. */
 final class HadoopConfig {
-  /** The FileSystem's logger: its messages keep the name they always had. */
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SlipstreamS3AFileSystem.class);
+  /**
+   * The name of the logger this module's parts log under: the FileSystem's, so that its messages keep the
+   * name they always had, without the parts depending on the class that calls them.
+   */
+  static final String LOGGER = "dev.slipstream.hadoop.SlipstreamS3AFileSystem";
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LOGGER);
   private static final AtomicBoolean ANNOUNCED = new AtomicBoolean();
 
   private HadoopConfig() {}
@@ -33,8 +37,8 @@ final class HadoopConfig {
     for (ConfigKey k : new ConfigKey[] {ConfigKey.ENDPOINT, ConfigKey.REGION, ConfigKey.PATH_STYLE_ACCESS,
         ConfigKey.ACCESS_KEY, ConfigKey.SECRET_KEY, ConfigKey.SESSION_TOKEN}) {
       if (props.remove(SlipstreamConfig.HADOOP_PREFIX + k.key()) != null) {
-        LOG.warn("{}{} is ignored by {}: the fs.s3a.* settings apply", SlipstreamConfig.HADOOP_PREFIX, k.key(),
-            SlipstreamS3AFileSystem.class.getSimpleName());
+        LOG.warn("{}{} is ignored by SlipstreamS3AFileSystem: the fs.s3a.* settings apply",
+            SlipstreamConfig.HADOOP_PREFIX, k.key());
       }
     }
     SlipstreamConfig config = SlipstreamConfig.fromMap(props, SlipstreamConfig.HADOOP_PREFIX);

@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  */
 final class ListingMemory {
   /** The FileSystem's logger: its messages keep the name they always had. */
-  private static final Logger LOG = LoggerFactory.getLogger(SlipstreamS3AFileSystem.class);
+  private static final Logger LOG = LoggerFactory.getLogger(HadoopConfig.LOGGER);
 
   private final ListingCallbacks fs;
   private final String bucket;

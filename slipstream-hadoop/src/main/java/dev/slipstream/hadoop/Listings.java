@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  */
 final class Listings {
   /** The FileSystem's logger: its messages keep the name they always had. */
-  private static final Logger LOG = LoggerFactory.getLogger(SlipstreamS3AFileSystem.class);
+  private static final Logger LOG = LoggerFactory.getLogger(HadoopConfig.LOGGER);
 
   private final ListingCallbacks fs;
   /** Null when off: client-side encryption, requester pays. */

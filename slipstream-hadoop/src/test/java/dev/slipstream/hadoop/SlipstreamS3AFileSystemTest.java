@@ -100,6 +100,12 @@ class SlipstreamS3AFileSystemTest {
     assertThat(stats.getBytesRead() - before).isEqualTo(SIZE + 1L);
   }
 
+  /** The module's parts log under the FileSystem's name, as they did when they were part of it. */
+  @Test
+  void thePartsLogUnderTheFileSystemsName() {
+    assertThat(HadoopConfig.LOGGER).isEqualTo(SlipstreamS3AFileSystem.class.getName());
+  }
+
   /** A write at the bucket's root reaches S3A, which answers as it does for the root (it failed on an empty key before). */
   @Test
   void writesAtTheBucketsRootGoToS3A() throws IOException {
