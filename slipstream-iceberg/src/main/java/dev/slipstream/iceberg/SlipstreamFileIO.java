@@ -5,7 +5,6 @@ package dev.slipstream.iceberg;
 
 import dev.slipstream.S3Location;
 import dev.slipstream.Slipstream;
-import dev.slipstream.SlipstreamConfig;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -44,13 +43,16 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  * {@link IllegalArgumentException} naming it. A bad property fails {@link #initialize} with its name.
  *
  * <p>Serializable, as Iceberg ships a table's FileIO to Spark executors: only the properties travel, and
- * a copy builds its own clients on first use. {@link #close()} closes both clients.
+ * a copy takes the clients its JVM keeps for those properties ({@link FileIOClients}). {@link #close()}
+ * closes both clients of a FileIO that was initialized.
  */
 public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, SupportsBulkOperations {
   private static final long serialVersionUID = 1L;
 
   private Map<String, String> properties = Map.of();
-  private transient volatile Clients clients;
+  private transient volatile FileIOClients clients;
+  /** The clients are this JVM's for these properties (a deserialized copy), not this instance's to close. */
+  private transient volatile boolean shared;
   private transient volatile boolean closed;
 
   /** For {@code io-impl}: Iceberg calls {@link #initialize} next. */
@@ -65,15 +67,18 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
   public void initialize(Map<String, String> catalogProperties) {
     Objects.requireNonNull(catalogProperties, "catalogProperties");
     Map<String, String> copy = Collections.unmodifiableMap(new LinkedHashMap<>(catalogProperties));
-    Clients opened = Clients.open(copy);
-    Clients previous;
+    FileIOClients opened = FileIOClients.open(copy);
+    FileIOClients previous;
+    boolean previousShared;
     synchronized (this) {
       this.properties = copy;
       previous = clients;
+      previousShared = shared;
       clients = opened;
+      shared = false;
       closed = false;
     }
-    if (previous != null) {
+    if (previous != null && !previousShared) {
       previous.close();
     }
   }
@@ -102,7 +107,7 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
   @Override
   public OutputFile newOutputFile(String path) {
     S3Location object = object(path);
-    Clients c = clients();
+    FileIOClients c = clients();
     return new ForgettingOutputFile(c.writer().newOutputFile(path), () -> c.reader().changed(object),
         this::newInputFile);
   }
@@ -110,7 +115,7 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
   @Override
   public void deleteFile(String path) {
     S3Location object = object(path);
-    Clients c = clients();
+    FileIOClients c = clients();
     try {
       c.writer().deleteFile(path);
     } finally {
@@ -122,7 +127,7 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
   @Override
   public void deleteFiles(Iterable<String> paths) throws BulkDeletionFailureException {
     Objects.requireNonNull(paths, "paths");
-    Clients c = clients();
+    FileIOClients c = clients();
     c.writer().deleteFiles(() -> new Iterator<>() {
       private final Iterator<String> it = paths.iterator();
 
@@ -149,7 +154,7 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
   @Override
   public void deletePrefix(String prefix) {
     checkScheme(prefix);
-    Clients c = clients();
+    FileIOClients c = clients();
     try {
       c.writer().deletePrefix(prefix);
     } finally {
@@ -157,13 +162,16 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
     }
   }
 
-  /** Closes the Slipstream client and the S3FileIO. Idempotent. */
+  /**
+   * Closes the Slipstream client and the S3FileIO. Idempotent. A deserialized copy's clients are the
+   * JVM's for its properties, shared with the other copies, and stay open.
+   */
   @Override
   public void close() {
-    Clients c;
+    FileIOClients c;
     synchronized (this) {
       closed = true;
-      c = clients;
+      c = shared ? null : clients;
       clients = null;
     }
     if (c != null) {
@@ -176,8 +184,8 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
     return clients().reader();
   }
 
-  private Clients clients() {
-    Clients c = clients;
+  private FileIOClients clients() {
+    FileIOClients c = clients;
     if (c != null) {
       return c;
     }
@@ -186,7 +194,9 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
         throw new IllegalStateException("SlipstreamFileIO is closed");
       }
       if (clients == null) {
-        clients = Clients.open(properties); // a copy that came over the wire, or one never initialized
+        // A copy that came over the wire (or one never initialized): nobody will close it.
+        clients = FileIOClients.shared(properties);
+        shared = true;
       }
       return clients;
     }
@@ -211,29 +221,6 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
     int slash = rest.indexOf('/');
     if (slash > 0 && slash < rest.length() - 1) {
       reader.changed(new S3Location(rest.substring(0, slash), rest.substring(slash + 1)));
-    }
-  }
-
-  /** The two clients of one set of properties: Slipstream for reads, S3FileIO for the rest. */
-  private record Clients(Slipstream reader, S3FileIO writer, ReadMetrics metrics) {
-    static Clients open(Map<String, String> properties) {
-      SlipstreamConfig config = CatalogProperties.toConfig(properties); // first: a bad value fails before any client
-      S3FileIO writer = new S3FileIO();
-      writer.initialize(properties);
-      try {
-        return new Clients(Slipstream.create(config), writer, ReadMetrics.from(properties));
-      } catch (RuntimeException | Error e) {
-        writer.close();
-        throw e;
-      }
-    }
-
-    void close() {
-      try {
-        reader.close();
-      } finally {
-        writer.close();
-      }
     }
   }
 }

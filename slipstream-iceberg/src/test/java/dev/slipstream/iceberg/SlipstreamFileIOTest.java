@@ -206,25 +206,31 @@ class SlipstreamFileIOTest {
   }
 
   @Test
-  void aSerializedCopyReadsWithClientsOfItsOwn() throws Exception {
+  void serializedCopiesShareTheClientsTheirJvmKeepsForTheirProperties() throws Exception {
     String path = "s3://" + BUCKET + "/serialized/data.parquet";
     byte[] data = bytes(50_000, 5);
     write(io, path, data);
+    SlipstreamFileIO copy = copy(io);
+    SlipstreamFileIO another = copy(io);
+    assertThat(copy.properties()).isEqualTo(io.properties());
+    assertThat(read(copy.newInputFile(path, data.length))).isEqualTo(data);
+    assertThat(copy.slipstream()).as("one client per JVM and properties, not one per task")
+        .isSameAs(another.slipstream()).isNotSameAs(io.slipstream());
+
+    copy.close();
+    assertThatThrownBy(() -> copy.newInputFile(path)).isInstanceOf(IllegalStateException.class);
+    assertThat(read(another.newInputFile(path, data.length))).as("closing a copy leaves the shared clients open")
+        .isEqualTo(data);
+  }
+
+  private static SlipstreamFileIO copy(SlipstreamFileIO io) throws Exception {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
       out.writeObject(io);
     }
-    FileIO copy;
     try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
-      copy = (FileIO) in.readObject();
+      return (SlipstreamFileIO) in.readObject();
     }
-    try {
-      assertThat(copy.properties()).isEqualTo(io.properties());
-      assertThat(read(copy.newInputFile(path, data.length))).isEqualTo(data);
-    } finally {
-      copy.close();
-    }
-    assertThatThrownBy(() -> copy.newInputFile(path)).isInstanceOf(IllegalStateException.class);
   }
 
   /** Requests of {@code method} since the log was last cleared. */
