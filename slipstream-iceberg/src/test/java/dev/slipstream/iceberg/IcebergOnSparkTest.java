@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
+import dev.slipstream.testkit.RequestInfo;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -210,6 +211,41 @@ class IcebergOnSparkTest {
     assertThat(before.size() - after.size()).isEqualTo(deletedDataFiles);
     assertThat(rows("SELECT count(*) FROM ss.db.expiring").get(0).getLong(0)).isEqualTo(12);
     assertThat(rows("SELECT count(*) FROM ss.db.expiring.snapshots").get(0).getLong(0)).isEqualTo(1);
+  }
+
+  /** DESIGN rule 5 through Iceberg: a columnar read fetches the footer and the chunks it needs, no more requests. */
+  @Test
+  void aProjectedQueryMakesNoMoreRequestsPerDataFileThanS3FileIo() throws Exception {
+    spark.sql("CREATE TABLE ss.db.wide (id BIGINT, a DOUBLE, b STRING, c BIGINT, d STRING) USING iceberg");
+    spark.sql("INSERT INTO ss.db.wide SELECT /*+ REPARTITION(4) */ id, rand(1) * id, sha2(CAST(id AS STRING), 256),"
+        + " id * 7, uuid() FROM range(0, 200000)");
+    String s3Name = registered("wide");
+    String query = "SELECT sum(c), count(*) FROM %s WHERE id %% 3 = 0";
+
+    s3.shaper.clearRequestLog();
+    List<Row> slipstream = rows(String.format(query, "ss.db.wide"));
+    List<RequestInfo> slipstreamRequests = dataFileRequests("/wide/data/");
+    s3.shaper.clearRequestLog();
+    List<Row> s3FileIo = rows(String.format(query, s3Name));
+    List<RequestInfo> s3FileIoRequests = dataFileRequests("/wide/data/");
+
+    assertThat(slipstream).isEqualTo(s3FileIo);
+    assertThat(slipstreamRequests).as("no HEAD: Iceberg knows each data file's length")
+        .noneMatch(RequestInfo::isHead);
+    assertThat(slipstreamRequests).as("every GET names its end").allSatisfy(r ->
+        assertThat(r.range()).matches("bytes=\\d+-\\d+"));
+    // Seen: 3 GETs per file (the footer, two column chunks, each its exact range) where S3FileIO makes 4, open-ended.
+    assertThat(slipstreamRequests.size()).isLessThanOrEqualTo(s3FileIoRequests.size());
+  }
+
+  private static List<RequestInfo> dataFileRequests(String pathPart) {
+    List<RequestInfo> found = new ArrayList<>();
+    for (RequestInfo r : s3.shaper.requestLog()) {
+      if (r.path().contains(pathPart) && r.path().endsWith(".parquet")) {
+        found.add(r);
+      }
+    }
+    return found;
   }
 
   private static Set<String> listed(Table table, String prefix) {
