@@ -91,7 +91,8 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
   /** A file whose length is learnt when first needed (one HEAD), not now. */
   @Override
   public InputFile newInputFile(String path) {
-    return new SlipstreamInputFile(path, object(path), -1, clients().reader(), clients().metrics());
+    FileIOClients c = clients();
+    return new SlipstreamInputFile(path, object(path), -1, c.reader(), c.metrics());
   }
 
   /** A file of a known length: read with no HEAD. */
@@ -100,7 +101,8 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
     if (length < 0) {
       throw new IllegalArgumentException("negative length " + length + " for " + path);
     }
-    return new SlipstreamInputFile(path, object(path), length, clients().reader(), clients().metrics());
+    FileIOClients c = clients();
+    return new SlipstreamInputFile(path, object(path), length, c.reader(), c.metrics());
   }
 
   /** S3FileIO's output file; once written, Slipstream forgets what it knew of the object. */

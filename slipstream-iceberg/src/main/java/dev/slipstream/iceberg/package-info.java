@@ -15,8 +15,11 @@
  *
  * <p>How the parts talk:
  * <pre>
- *   SlipstreamFileIO      the catalog's FileIO: one Slipstream client for reads, one S3FileIO for the rest
+ *   SlipstreamFileIO      the catalog's FileIO
+ *     FileIOClients       one Slipstream client for reads, one S3FileIO for the rest; a deserialized
+ *                         copy shares its JVM's pair for the same properties
  *     CatalogProperties   catalog properties (s3.*, client.region, slipstream.*) to a SlipstreamConfig
+ *     ReadMetrics         bytes and reads into Iceberg's metrics (Hadoop's FileSystem.Statistics)
  *     SlipstreamInputFile one file: its length as given (no HEAD) or asked for once; its read policy
  *       FileKind          which policy a file's name calls for: metadata whole, Parquet columnar
  *       IcebergInputStream  Iceberg's SeekableInputStream and RangeReadable over a Slipstream stream

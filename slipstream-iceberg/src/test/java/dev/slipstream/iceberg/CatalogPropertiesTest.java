@@ -76,4 +76,12 @@ class CatalogPropertiesTest {
     assertThat(CatalogProperties.toConfig(Map.of("s3.access-key-id", "AKIDEXAMPLE", "s3.secret-access-key",
         "very-secret")).toString()).doesNotContain("AKIDEXAMPLE").doesNotContain("very-secret");
   }
+
+  @Test
+  void memoryMaxIsAnEighthOfTheHeapUnlessSet() {
+    long heap = Runtime.getRuntime().maxMemory();
+    assertThat(CatalogProperties.toConfig(Map.of()).memoryMax())
+        .isEqualTo(Math.max(heap / 8, SlipstreamConfig.defaults().blockSize()));
+    assertThat(CatalogProperties.toConfig(Map.of("slipstream.memory.max", "64M")).memoryMax()).isEqualTo(64L << 20);
+  }
 }
