@@ -1,0 +1,228 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.iceberg;
+
+import dev.slipstream.S3Location;
+import dev.slipstream.Slipstream;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.iceberg.aws.s3.S3FileIO;
+import org.apache.iceberg.io.BulkDeletionFailureException;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileInfo;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.io.SupportsBulkOperations;
+import org.apache.iceberg.io.SupportsPrefixOperations;
+
+/**
+ * An Iceberg {@link FileIO} that reads through Slipstream, for a catalog's {@code io-impl}:
+ *
+ * <pre>
+ *   spark.sql.catalog.lake.io-impl = dev.slipstream.iceberg.SlipstreamFileIO
+ *   spark.sql.catalog.lake.s3.endpoint = http://127.0.0.1:9000     (as for S3FileIO)
+ *   spark.sql.catalog.lake.slipstream.block.size = 4M              (any Slipstream key, prefixed)
+ * </pre>
+ *
+ * <p>Reads ({@link #newInputFile}) go through one Slipstream client configured from the catalog
+ * properties ({@link CatalogProperties}: S3FileIO's {@code s3.endpoint}, {@code s3.path-style-access},
+ * {@code s3.access-key-id}, {@code s3.secret-access-key}, {@code s3.session-token} and
+ * {@code client.region}, and {@code slipstream.*}). A file opened with its length (data files, delete
+ * files, manifests) costs no HEAD; metadata and manifests are read whole, Parquet and ORC by ranges
+ * planned from the footer ({@link FileKind}).
+ *
+ * <p>Everything else, writes, deletes and listings, is Iceberg's own {@link S3FileIO}, initialized with the
+ * same properties: this class has no S3 write path. A write or delete through it makes the Slipstream
+ * client forget what S3 told it about those objects.
+ *
+ * <p>Locations are {@code s3://}, {@code s3a://} or {@code s3n://}; any other is an
+ * {@link IllegalArgumentException} naming it. A bad property fails {@link #initialize} with its name.
+ *
+ * <p>Serializable, as Iceberg ships a table's FileIO to Spark executors: only the properties travel, and
+ * a copy takes the clients its JVM keeps for those properties ({@link FileIOClients}). {@link #close()}
+ * closes both clients of a FileIO that was initialized.
+ */
+public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, SupportsBulkOperations {
+  private static final long serialVersionUID = 1L;
+
+  private Map<String, String> properties = Map.of();
+  private transient volatile FileIOClients clients;
+  /** The clients are this JVM's for these properties (a deserialized copy), not this instance's to close. */
+  private transient volatile boolean shared;
+  private transient volatile boolean closed;
+
+  /** For {@code io-impl}: Iceberg calls {@link #initialize} next. */
+  public SlipstreamFileIO() {}
+
+  /**
+   * Builds the Slipstream client and the S3FileIO from the catalog properties.
+   *
+   * @throws IllegalArgumentException naming the property whose value is invalid
+   */
+  @Override
+  public void initialize(Map<String, String> catalogProperties) {
+    Objects.requireNonNull(catalogProperties, "catalogProperties");
+    Map<String, String> copy = Collections.unmodifiableMap(new LinkedHashMap<>(catalogProperties));
+    FileIOClients opened = FileIOClients.open(copy);
+    FileIOClients previous;
+    boolean previousShared;
+    synchronized (this) {
+      this.properties = copy;
+      previous = clients;
+      previousShared = shared;
+      clients = opened;
+      shared = false;
+      closed = false;
+    }
+    if (previous != null && !previousShared) {
+      previous.close();
+    }
+  }
+
+  @Override
+  public Map<String, String> properties() {
+    return properties;
+  }
+
+  /** A file whose length is learnt when first needed (one HEAD), not now. */
+  @Override
+  public InputFile newInputFile(String path) {
+    FileIOClients c = clients();
+    return new SlipstreamInputFile(path, object(path), -1, c.reader(), c.metrics());
+  }
+
+  /** A file of a known length: read with no HEAD. */
+  @Override
+  public InputFile newInputFile(String path, long length) {
+    if (length < 0) {
+      throw new IllegalArgumentException("negative length " + length + " for " + path);
+    }
+    FileIOClients c = clients();
+    return new SlipstreamInputFile(path, object(path), length, c.reader(), c.metrics());
+  }
+
+  /** S3FileIO's output file; once written, Slipstream forgets what it knew of the object. */
+  @Override
+  public OutputFile newOutputFile(String path) {
+    S3Location object = object(path);
+    FileIOClients c = clients();
+    return new ForgettingOutputFile(c.writer().newOutputFile(path), () -> c.reader().changed(object),
+        this::newInputFile);
+  }
+
+  @Override
+  public void deleteFile(String path) {
+    S3Location object = object(path);
+    FileIOClients c = clients();
+    try {
+      c.writer().deleteFile(path);
+    } finally {
+      c.reader().changed(object);
+    }
+  }
+
+  /** S3FileIO's bulk delete (batched DeleteObjects); each path is forgotten by Slipstream as it is handed over. */
+  @Override
+  public void deleteFiles(Iterable<String> paths) throws BulkDeletionFailureException {
+    Objects.requireNonNull(paths, "paths");
+    FileIOClients c = clients();
+    c.writer().deleteFiles(() -> new Iterator<>() {
+      private final Iterator<String> it = paths.iterator();
+
+      @Override
+      public boolean hasNext() {
+        return it.hasNext();
+      }
+
+      @Override
+      public String next() {
+        String path = it.next();
+        c.reader().changed(object(path));
+        return path;
+      }
+    });
+  }
+
+  @Override
+  public Iterable<FileInfo> listPrefix(String prefix) {
+    checkScheme(prefix);
+    return clients().writer().listPrefix(prefix);
+  }
+
+  @Override
+  public void deletePrefix(String prefix) {
+    checkScheme(prefix);
+    FileIOClients c = clients();
+    try {
+      c.writer().deletePrefix(prefix);
+    } finally {
+      forgetUnder(c.reader(), prefix);
+    }
+  }
+
+  /**
+   * Closes the Slipstream client and the S3FileIO. Idempotent. A deserialized copy's clients are the
+   * JVM's for its properties, shared with the other copies, and stay open.
+   */
+  @Override
+  public void close() {
+    FileIOClients c;
+    synchronized (this) {
+      closed = true;
+      c = shared ? null : clients;
+      clients = null;
+    }
+    if (c != null) {
+      c.close();
+    }
+  }
+
+  /** The Slipstream client reads go through (built on first use in a deserialized copy). */
+  public Slipstream slipstream() {
+    return clients().reader();
+  }
+
+  private FileIOClients clients() {
+    FileIOClients c = clients;
+    if (c != null) {
+      return c;
+    }
+    synchronized (this) {
+      if (closed) {
+        throw new IllegalStateException("SlipstreamFileIO is closed");
+      }
+      if (clients == null) {
+        // A copy that came over the wire (or one never initialized): nobody will close it.
+        clients = FileIOClients.shared(properties);
+        shared = true;
+      }
+      return clients;
+    }
+  }
+
+  /** The object at {@code path}; an {@link IllegalArgumentException} naming it if it is no S3 location. */
+  static S3Location object(String path) {
+    Objects.requireNonNull(path, "path");
+    return S3Location.parse(path);
+  }
+
+  private static void checkScheme(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    if (!prefix.startsWith("s3://") && !prefix.startsWith("s3a://") && !prefix.startsWith("s3n://")) {
+      throw new IllegalArgumentException("not an S3 location (expected s3://, s3a:// or s3n://): '" + prefix + "'");
+    }
+  }
+
+  /** Forgets the answers under a prefix; a whole bucket ({@code s3://bucket/}) has no key to name, and is left. */
+  private static void forgetUnder(Slipstream reader, String prefix) {
+    String rest = prefix.substring(prefix.indexOf("://") + 3);
+    int slash = rest.indexOf('/');
+    if (slash > 0 && slash < rest.length() - 1) {
+      reader.changed(new S3Location(rest.substring(0, slash), rest.substring(slash + 1)));
+    }
+  }
+}

@@ -1,0 +1,30 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+
+/**
+ * Slipstream for Apache Iceberg: {@link dev.slipstream.iceberg.SlipstreamFileIO}, named in a catalog's
+ * {@code io-impl}, reads a table's files through Slipstream.
+ *
+ * <p>Why a FileIO: Iceberg's catalogs read data files, manifests and metadata through their own
+ * {@code FileIO} (usually Iceberg's {@code S3FileIO}), not through a Hadoop FileSystem, so
+ * {@code fs.s3a.impl} never reaches an Iceberg table. This FileIO gives those reads Slipstream's read path
+ * (blocks, prefetch, the Parquet footer plan, caches, retries) and leaves everything else to
+ * {@code S3FileIO}: writes, deletes and listings are S3FileIO's, configured from the same catalog
+ * properties, so there is no S3 write path here.
+ *
+ * <p>How the parts talk:
+ * <pre>
+ *   SlipstreamFileIO      the catalog's FileIO
+ *     FileIOClients       one Slipstream client for reads, one S3FileIO for the rest; a deserialized
+ *                         copy shares its JVM's pair for the same properties
+ *     CatalogProperties   catalog properties (s3.*, client.region, slipstream.*) to a SlipstreamConfig
+ *     ReadMetrics         bytes and reads into Iceberg's metrics (Hadoop's FileSystem.Statistics)
+ *     SlipstreamInputFile one file: its length as given (no HEAD) or asked for once; its read policy
+ *       FileKind          which policy a file's name calls for: metadata whole, Parquet columnar
+ *       IcebergInputStream  Iceberg's SeekableInputStream and RangeReadable over a Slipstream stream
+ *     ForgettingOutputFile  S3FileIO's output file; a write makes the Slipstream client forget its answers
+ * </pre>
+ * Only Slipstream's public API ({@code dev.slipstream}) is used, as by every module outside the core.
+ */
+package dev.slipstream.iceberg;
