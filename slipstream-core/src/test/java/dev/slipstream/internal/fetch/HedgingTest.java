@@ -62,6 +62,13 @@ class HedgingTest {
     }
   }
 
+  /** Checks that {@code r}, once released, is ended by an abort, not a byte of it read: dropped, never drained. */
+  private static void assertAbortedUnread(Response r) throws InterruptedException {
+    assertThat(r.awaitEnd(PATIENCE_SECONDS, TimeUnit.SECONDS)).as("the response is ended").isTrue();
+    assertThat(r.aborted()).as("aborted, never drained").isTrue();
+    assertThat(r.bytesRead()).isZero();
+  }
+
   /**
    * GETs that answer at once, enough of them for the endpoint's delay to be learnt ({@link
    * Hedging#MIN_SAMPLES}): from then on a GET with no response head is hedged after twice their p95,
@@ -97,10 +104,8 @@ class HedgingTest {
     assertThat(store.responses()).singleElement().satisfies(hedge -> assertThat(hedge.closed()).isTrue());
 
     release.countDown();
-    assertThat(late.awaitEnd(PATIENCE_SECONDS, TimeUnit.SECONDS)).as("the late response is ended").isTrue();
-    assertThat(late.aborted()).as("aborted, never drained").isTrue();
+    assertAbortedUnread(late);
     assertThat(late.closed()).isFalse();
-    assertThat(late.bytesRead()).isZero();
   }
 
   @Test
@@ -126,9 +131,7 @@ class HedgingTest {
     assertThat(stats.get(Counter.HEDGE_WINS)).isZero();
 
     releaseHedge.countDown();
-    assertThat(hedge.awaitEnd(PATIENCE_SECONDS, TimeUnit.SECONDS)).isTrue();
-    assertThat(hedge.aborted()).isTrue();
-    assertThat(hedge.bytesRead()).isZero();
+    assertAbortedUnread(hedge);
   }
 
   @Test
@@ -172,9 +175,7 @@ class HedgingTest {
     assertThat(store.ranges()).first().isEqualTo("0-10");
 
     release.countDown();
-    assertThat(late.awaitEnd(PATIENCE_SECONDS, TimeUnit.SECONDS)).isTrue();
-    assertThat(late.aborted()).isTrue();
-    assertThat(late.bytesRead()).isZero();
+    assertAbortedUnread(late);
     closer.join();
   }
 
