@@ -9,16 +9,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.RetryCause;
-import dev.slipstream.S3Location;
 import dev.slipstream.SlipstreamConfig;
-import dev.slipstream.internal.fetch.ScriptedStore.Answer;
-import dev.slipstream.internal.fetch.ScriptedStore.Response;
+import dev.slipstream.internal.store.ScriptedStore;
+import dev.slipstream.internal.store.ScriptedStore.Answer;
+import dev.slipstream.internal.store.ScriptedStore.Get;
+import dev.slipstream.internal.store.ScriptedStore.Response;
 import dev.slipstream.internal.store.TransientStoreException;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -29,43 +31,23 @@ import org.junit.jupiter.api.Test;
  * of its own, so the first-byte latencies it learns are its own.
  */
 class HedgingTest {
-  private static final S3Location WHERE = new S3Location("b", "k");
-  private static final byte[] DATA = new byte[1000];
+  private static final byte[] DATA = ScriptedStore.bytes(1000);
   /** Long enough never to matter, for a response the test has released: only a hang would reach it. */
   private static final long PATIENCE_SECONDS = 30;
 
-  static {
-    for (int i = 0; i < DATA.length; i++) {
-      DATA[i] = (byte) (i * 31 + 7);
-    }
-  }
-
-  private final ScriptedStore store = new ScriptedStore();
-  private final RangeReader reader = new RangeReader(store, config("50%"));
-  private final ReadStatistics stats = ReadStatistics.global().child();
-  private final ObjectHandle handle = new ObjectHandle(WHERE, DATA.length, false, "\"v1\"", stats);
-  private final CancelToken token = new CancelToken(() -> new IOException("closed: " + WHERE));
+  private final ScriptedStore store = new ScriptedStore(DATA, "v1");
+  private final RangeReaderRig rig = new RangeReaderRig(store, hedging("50%"));
+  private final ReadStatistics stats = rig.stats;
 
   @AfterEach
   void closeReader() {
-    reader.close();
+    rig.close();
   }
 
   /** Hedging that waits at least nothing (twice the p95 learnt decides), on an endpoint of this test's own. */
-  private static SlipstreamConfig config(String budget) {
-    return SlipstreamConfig.builder()
-        .set("endpoint", "http://hedging-" + UUID.randomUUID() + ".test:9000")
-        .set("hedge.delay.min", "0ms").set("hedge.budget", budget)
-        .set("retry.max", "2").set("retry.interval", "1ms").set("retry.interval.max", "1ms")
-        .set("cache.disk.mode", "off").build();
-  }
-
-  private static Response range(long start, long end, byte[] body) {
-    return new Response(206, "bytes " + start + "-" + (end - 1) + "/" + DATA.length, end - start, body, -1, false);
-  }
-
-  private static Answer whole() {
-    return (start, end) -> range(start, end, Arrays.copyOfRange(DATA, (int) start, (int) end));
+  private static UnaryOperator<SlipstreamConfig.Builder> hedging(String budget) {
+    return c -> c.set("endpoint", "http://hedging-" + UUID.randomUUID() + ".test:9000")
+        .set("hedge.delay.min", "0ms").set("hedge.budget", budget);
   }
 
   /** Waits for {@code latch} inside a scripted answer, as a server that has not answered yet. */
@@ -80,50 +62,50 @@ class HedgingTest {
     }
   }
 
+  /** Checks that {@code r}, once released, is ended by an abort, not a byte of it read: dropped, never drained. */
+  private static void assertAbortedUnread(Response r) throws InterruptedException {
+    assertThat(r.awaitEnd(PATIENCE_SECONDS, TimeUnit.SECONDS)).as("the response is ended").isTrue();
+    assertThat(r.aborted()).as("aborted, never drained").isTrue();
+    assertThat(r.bytesRead()).isZero();
+  }
+
   /**
    * GETs that answer at once, enough of them for the endpoint's delay to be learnt ({@link
    * Hedging#MIN_SAMPLES}): from then on a GET with no response head is hedged after twice their p95,
    * not after the initial second. Their requests are then forgotten.
    */
   private void learnFirstBytes() throws IOException {
-    ObjectHandle warm = new ObjectHandle(WHERE, DATA.length, false, "\"v1\"", ReadStatistics.global().child());
+    ObjectHandle warm = new ObjectHandle(RangeReaderRig.WHERE, DATA.length, false, "\"v1\"",
+        ReadStatistics.global().child());
     for (int i = 0; i < Hedging.MIN_SAMPLES; i++) {
-      store.then(whole());
-      reader.read(warm, 0, 10, new byte[10], 0, new CancelToken(() -> new IOException("closed")));
+      store.then(store.whole());
+      rig.reader.read(warm, 0, 10, new byte[10], 0, new CancelToken(() -> new IOException("closed")));
     }
     store.forget();
-  }
-
-  private byte[] read(long start, long end) throws IOException {
-    byte[] dst = new byte[(int) (end - start)];
-    reader.read(handle, start, end, dst, 0, token);
-    return dst;
   }
 
   @Test
   void aGetWithNoResponseGetsASecondOneWhoseBytesAreUsedAndTheFirstIsAbortedWhenItComes() throws Exception {
     learnFirstBytes();
     CountDownLatch release = new CountDownLatch(1);
-    Response late = range(100, 600, new byte[500]); // not the object's bytes: they must never be read
+    Response late = store.response(100, 600, new byte[500]); // not the object's bytes: they must never be read
     store.then((start, end) -> {
       await(release);
       return late;
-    }).then(whole());
+    }).then(store.whole());
 
-    byte[] got = read(100, 600);
+    byte[] got = rig.read(100, 600);
 
     assertThat(got).isEqualTo(Arrays.copyOfRange(DATA, 100, 600));
-    assertThat(store.requests).containsExactly("100-600", "100-600");
+    assertThat(store.ranges()).containsExactly("100-600", "100-600");
     assertThat(stats.get(Counter.GET_REQUESTS)).isEqualTo(2);
     assertThat(stats.get(Counter.HEDGED_REQUESTS)).isEqualTo(1);
     assertThat(stats.get(Counter.HEDGE_WINS)).isEqualTo(1);
-    assertThat(store.responses).singleElement().satisfies(hedge -> assertThat(hedge.closed).isTrue());
+    assertThat(store.responses()).singleElement().satisfies(hedge -> assertThat(hedge.closed()).isTrue());
 
     release.countDown();
-    assertThat(late.ended.await(PATIENCE_SECONDS, TimeUnit.SECONDS)).as("the late response is ended").isTrue();
-    assertThat(late.aborted).as("aborted, never drained").isTrue();
-    assertThat(late.closed).isFalse();
-    assertThat(late.bytesRead()).isZero();
+    assertAbortedUnread(late);
+    assertThat(late.closed()).isFalse();
   }
 
   @Test
@@ -131,27 +113,25 @@ class HedgingTest {
     learnFirstBytes();
     CountDownLatch hedgeSent = new CountDownLatch(1);
     CountDownLatch releaseHedge = new CountDownLatch(1);
-    Response hedge = range(100, 600, new byte[500]);
+    Response hedge = store.response(100, 600, new byte[500]);
     store.then((start, end) -> {
       await(hedgeSent); // the first answers only once the hedge is on its way
-      return whole().to(start, end);
+      return store.whole().to(start, end);
     }).then((start, end) -> {
       hedgeSent.countDown();
       await(releaseHedge);
       return hedge;
     });
 
-    byte[] got = read(100, 600);
+    byte[] got = rig.read(100, 600);
 
     assertThat(got).isEqualTo(Arrays.copyOfRange(DATA, 100, 600));
-    assertThat(store.requests).containsExactly("100-600", "100-600");
+    assertThat(store.ranges()).containsExactly("100-600", "100-600");
     assertThat(stats.get(Counter.HEDGED_REQUESTS)).isEqualTo(1);
     assertThat(stats.get(Counter.HEDGE_WINS)).isZero();
 
     releaseHedge.countDown();
-    assertThat(hedge.ended.await(PATIENCE_SECONDS, TimeUnit.SECONDS)).isTrue();
-    assertThat(hedge.aborted).isTrue();
-    assertThat(hedge.bytesRead()).isZero();
+    assertAbortedUnread(hedge);
   }
 
   @Test
@@ -160,16 +140,16 @@ class HedgingTest {
     CountDownLatch hedgeFailed = new CountDownLatch(1);
     store.then((start, end) -> {
       await(hedgeFailed);
-      return whole().to(start, end);
+      return store.whole().to(start, end);
     }).then((start, end) -> {
       hedgeFailed.countDown();
       throw new TransientStoreException(RetryCause.SERVER_ERROR, "503 from the hedge", null);
     });
 
-    byte[] got = read(100, 600);
+    byte[] got = rig.read(100, 600);
 
     assertThat(got).isEqualTo(Arrays.copyOfRange(DATA, 100, 600));
-    assertThat(store.requests).containsExactly("100-600", "100-600");
+    assertThat(store.ranges()).containsExactly("100-600", "100-600");
     assertThat(stats.get(Counter.RETRIES)).isZero();
     assertThat(stats.get(Counter.HEDGE_WINS)).isZero();
   }
@@ -178,7 +158,7 @@ class HedgingTest {
   void aCancelledWaitEndsWithTheTokensErrorAndTheResponseIsAbortedWhenItComes() throws Exception {
     CountDownLatch asked = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    Response late = range(0, 10, Arrays.copyOfRange(DATA, 0, 10));
+    Response late = store.response(0, 10, store.data(0, 10));
     Answer held = (start, end) -> {
       asked.countDown();
       await(release);
@@ -187,40 +167,29 @@ class HedgingTest {
     store.then(held).then(held); // a second, should a hedge be sent before the cancel
     Thread closer = new Thread(() -> {
       await(asked);
-      token.cancel();
+      rig.token.cancel();
     });
     closer.start();
 
-    assertThatThrownBy(() -> read(0, 10)).isExactlyInstanceOf(IOException.class).hasMessage("closed: s3://b/k");
-    assertThat(store.requests).first().isEqualTo("0-10");
+    assertThatThrownBy(() -> rig.read(0, 10)).isExactlyInstanceOf(IOException.class).hasMessage("closed: s3://b/k");
+    assertThat(store.ranges()).first().isEqualTo("0-10");
 
     release.countDown();
-    assertThat(late.ended.await(PATIENCE_SECONDS, TimeUnit.SECONDS)).isTrue();
-    assertThat(late.aborted).isTrue();
-    assertThat(late.bytesRead()).isZero();
+    assertAbortedUnread(late);
     closer.join();
   }
 
   @Test
   void withNoBudgetTheGetIsMadeOnTheCallingThreadAndNeverHedged() throws IOException {
-    try (Closing plain = new Closing(new RangeReader(store, config("0")))) {
-      store.then(whole());
-      byte[] dst = new byte[500];
+    try (RangeReaderRig plain = new RangeReaderRig(store, hedging("0"))) {
+      store.then(store.whole());
 
-      plain.reader.read(handle, 100, 600, dst, 0, token);
+      byte[] got = plain.read(100, 600);
 
-      assertThat(dst).isEqualTo(Arrays.copyOfRange(DATA, 100, 600));
-      assertThat(store.requests).containsExactly("100-600");
-      assertThat(store.threads).containsExactly(Thread.currentThread());
-      assertThat(stats.get(Counter.HEDGED_REQUESTS)).isZero();
-    }
-  }
-
-  /** A range reader closed at the end of a try. */
-  private record Closing(RangeReader reader) implements AutoCloseable {
-    @Override
-    public void close() {
-      reader.close();
+      assertThat(got).isEqualTo(Arrays.copyOfRange(DATA, 100, 600));
+      assertThat(store.ranges()).containsExactly("100-600");
+      assertThat(store.gets()).extracting(Get::thread).containsExactly(Thread.currentThread());
+      assertThat(plain.stats.get(Counter.HEDGED_REQUESTS)).isZero();
     }
   }
 }

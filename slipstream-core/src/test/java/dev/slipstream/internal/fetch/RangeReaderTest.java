@@ -9,8 +9,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.RetryCause;
-import dev.slipstream.S3Location;
-import dev.slipstream.SlipstreamConfig;
 import dev.slipstream.internal.store.ScriptedStore;
 import dev.slipstream.internal.util.ETag;
 import java.io.IOException;
@@ -20,20 +18,15 @@ import org.junit.jupiter.api.Test;
 
 /** The range reader against an in-memory store that answers each GET as its script says: no server. */
 class RangeReaderTest {
-  private static final S3Location WHERE = new S3Location("b", "k");
   private static final byte[] DATA = ScriptedStore.bytes(1000);
 
-  private final ScriptedStore store = new ScriptedStore(DATA, "v1");
-  private final RangeReader reader = new RangeReader(store, SlipstreamConfig.builder()
-      .set("retry.max", "2").set("retry.interval", "1ms").set("retry.interval.max", "1ms")
-      .set("cache.disk.mode", "off").build());
-  private final ReadStatistics stats = ReadStatistics.global().child();
-  private final ObjectHandle handle = new ObjectHandle(WHERE, DATA.length, false, "\"v1\"", stats);
-  private final CancelToken token = new CancelToken(() -> new IOException("closed: " + WHERE));
+  private final RangeReaderRig rig = new RangeReaderRig(new ScriptedStore(DATA, "v1"));
+  private final ScriptedStore store = rig.store;
+  private final ReadStatistics stats = rig.stats;
 
   @AfterEach
   void closeReader() {
-    reader.close();
+    rig.close();
   }
 
   /** The response as served: its bytes run out (EOF) or fail (reset) after {@code cut} bytes, if not -1. */
@@ -45,17 +38,11 @@ class RangeReaderTest {
     return store.whole();
   }
 
-  private byte[] read(long start, long end) throws IOException {
-    byte[] dst = new byte[(int) (end - start)];
-    reader.read(handle, start, end, dst, 0, token);
-    return dst;
-  }
-
   @Test
   void shortBodyResumesAtTheLastByteReceived() throws IOException {
     store.then(serve(200, false)).then(whole());
 
-    byte[] got = read(100, 600);
+    byte[] got = rig.read(100, 600);
 
     assertThat(got).isEqualTo(Arrays.copyOfRange(DATA, 100, 600));
     assertThat(store.ranges()).containsExactly("100-600", "300-600");
@@ -69,7 +56,7 @@ class RangeReaderTest {
   void connectionResetMidBodyIsRetriedAndResumes() throws IOException {
     store.then(serve(250, true)).then(whole());
 
-    byte[] got = read(0, 1000);
+    byte[] got = rig.read(0, 1000);
 
     assertThat(got).isEqualTo(DATA);
     assertThat(store.ranges()).containsExactly("0-1000", "250-1000");
@@ -84,7 +71,7 @@ class RangeReaderTest {
         Arrays.copyOfRange(DATA, 0, 500), -1, false, ETag.parse("v1"))).then(whole());
     byte[] dst = new byte[500];
 
-    assertThatThrownBy(() -> reader.read(handle, 100, 600, dst, 0, token))
+    assertThatThrownBy(() -> rig.reader.read(rig.handle, 100, 600, dst, 0, rig.token))
         .isExactlyInstanceOf(IOException.class)
         .hasMessageContaining("GET s3://b/k bytes 100-599")
         .hasMessageContaining("another range than the one asked for");
@@ -98,7 +85,7 @@ class RangeReaderTest {
   void givingUpNamesTheBytesStillMissingAndTheAttempts() {
     store.then(serve(200, false)).then(serve(100, false)).then(serve(50, false)).then(whole());
 
-    assertThatThrownBy(() -> read(100, 600))
+    assertThatThrownBy(() -> rig.read(100, 600))
         .isExactlyInstanceOf(IOException.class)
         .hasMessageStartingWith("giving up on s3://b/k bytes 450-599 after 3 attempts: body of s3://b/k bytes"
             + " 400-599 ended after 50 of 200 bytes");
@@ -108,19 +95,19 @@ class RangeReaderTest {
 
   @Test
   void aCancelledTokenEndsTheReadWithItsErrorBeforeAnyRequest() {
-    token.cancel();
+    rig.token.cancel();
     store.then(whole());
 
-    assertThatThrownBy(() -> read(0, 10)).hasMessage("closed: s3://b/k");
+    assertThatThrownBy(() -> rig.read(0, 10)).hasMessage("closed: s3://b/k");
     assertThat(store.ranges()).isEmpty();
   }
 
   @Test
   void aClosedClientEndsTheReadWithTheClosedClientError() {
-    reader.close();
+    rig.reader.close();
     store.then(whole());
 
-    assertThatThrownBy(() -> read(0, 10)).hasMessage("the Slipstream client is closed: cannot read s3://b/k");
+    assertThatThrownBy(() -> rig.read(0, 10)).hasMessage("the Slipstream client is closed: cannot read s3://b/k");
     assertThat(store.ranges()).isEmpty();
   }
 }

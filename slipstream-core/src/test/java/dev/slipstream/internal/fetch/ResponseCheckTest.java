@@ -10,10 +10,9 @@ import dev.slipstream.Counter;
 import dev.slipstream.ObjectChangedException;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.RetryCause;
-import dev.slipstream.S3Location;
-import dev.slipstream.SlipstreamConfig;
-import dev.slipstream.internal.fetch.ScriptedStore.Answer;
-import dev.slipstream.internal.fetch.ScriptedStore.Response;
+import dev.slipstream.internal.store.ScriptedStore;
+import dev.slipstream.internal.store.ScriptedStore.Answer;
+import dev.slipstream.internal.store.ScriptedStore.Response;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.Arrays;
@@ -27,64 +26,49 @@ import org.junit.jupiter.api.Test;
  * caller's buffer as it was.
  */
 class ResponseCheckTest {
-  private static final S3Location WHERE = new S3Location("b", "k");
   /** More than one block (1 KiB here): a 200 of it is only taken for a request of all of it. */
-  private static final byte[] LARGE = bytes(4096);
+  private static final byte[] LARGE = ScriptedStore.bytes(4096);
   /** At most one block: a 200 of it is read through to the range asked for. */
-  private static final byte[] SMALL = bytes(1000);
+  private static final byte[] SMALL = ScriptedStore.bytes(1000);
 
-  private final ScriptedStore store = new ScriptedStore();
-  private final RangeReader reader = new RangeReader(store, SlipstreamConfig.builder()
-      .set("block.size", "1K").set("hedge.budget", "0") // every GET on the calling thread, none hedged
-      .set("retry.max", "2").set("retry.interval", "1ms").set("retry.interval.max", "1ms")
-      .set("cache.disk.mode", "off").build());
-  private final ReadStatistics stats = ReadStatistics.global().child();
-  private final CancelToken token = new CancelToken(() -> new IOException("closed: " + WHERE));
+  /** The object is LARGE: the right 206 for whatever is asked of it is {@code store.whole()}. */
+  private final ScriptedStore store = new ScriptedStore(LARGE, "v1");
+  private final RangeReaderRig rig = new RangeReaderRig(store, c -> c
+      .set("block.size", "1K").set("hedge.budget", "0")); // every GET on the calling thread, none hedged
+  private final RangeReader reader = rig.reader;
+  private final ReadStatistics stats = rig.stats;
+  private final CancelToken token = rig.token;
 
   @AfterEach
   void closeReader() {
-    reader.close();
-  }
-
-  private static byte[] bytes(int n) {
-    byte[] b = new byte[n];
-    for (int i = 0; i < n; i++) {
-      b[i] = (byte) (i * 31 + 7);
-    }
-    return b;
+    rig.close();
   }
 
   /** A stream of {@code data}'s object, its ETag given at open as {@code etag} (null: not known yet). */
   private ObjectHandle open(byte[] data, String etag) {
-    return new ObjectHandle(WHERE, data.length, false, etag, stats);
+    return rig.open(data.length, etag);
   }
 
   /** A 206 with this Content-Range and Content-Length, and this body. */
-  private static Answer partial(String contentRange, long contentLength, byte[] body) {
-    return (start, end) -> new Response(206, contentRange, contentLength, body, -1, false);
-  }
-
-  /** The right 206 for whatever is asked of {@code data}'s object. */
-  private static Answer range(byte[] data) {
-    return (start, end) -> new Response(206, "bytes " + start + "-" + (end - 1) + "/" + data.length, end - start,
-        Arrays.copyOfRange(data, (int) start, (int) end), -1, false);
+  private Answer partial(String contentRange, long contentLength, byte[] body) {
+    return (start, end) -> new Response(206, contentRange, contentLength, body, -1, false, store.etag());
   }
 
   /** A 200 with the whole of {@code data}, whatever was asked. */
-  private static Answer wholeObject(byte[] data) {
-    return (start, end) -> new Response(200, null, data.length, data.clone(), -1, false);
+  private Answer wholeObject(byte[] data) {
+    return (start, end) -> new Response(200, null, data.length, data.clone(), -1, false, store.etag());
   }
 
   @Test
   void a206OfExactlyTheRangeIsUsed() throws IOException {
-    store.then(range(LARGE));
+    store.then(store.whole());
     byte[] dst = new byte[500];
 
     reader.read(open(LARGE, "\"v1\""), 100, 600, dst, 0, token);
 
     assertThat(dst).isEqualTo(Arrays.copyOfRange(LARGE, 100, 600));
-    assertThat(store.requests).containsExactly("100-600");
-    assertThat(store.responses.get(0).closed).as("read to its end: the connection is kept").isTrue();
+    assertThat(store.ranges()).containsExactly("100-600");
+    assertThat(store.responses().get(0).closed()).as("read to its end: the connection is kept").isTrue();
   }
 
   @Test
@@ -100,8 +84,8 @@ class ResponseCheckTest {
     assertThatThrownBy(() -> reader.read(open(LARGE, "\"v1\""), 100, 600, dst, 0, token))
         .isExactlyInstanceOf(IOException.class)
         .hasMessageContaining("with a malformed Content-Range [bytes 100-x/4096]");
-    assertThat(store.requests).containsExactly("100-600", "100-600");
-    assertThat(store.responses).allSatisfy(r -> assertThat(r.aborted).isTrue());
+    assertThat(store.ranges()).containsExactly("100-600", "100-600");
+    assertThat(store.responses()).allSatisfy(r -> assertThat(r.aborted()).isTrue());
     assertThat(dst).containsOnly(0);
     assertThat(stats.get(Counter.RETRIES)).isZero();
   }
@@ -118,7 +102,7 @@ class ResponseCheckTest {
     assertThatThrownBy(() -> reader.read(open(LARGE, "\"v1\""), 100, 600, dst, 0, token))
         .isExactlyInstanceOf(IOException.class)
         .hasMessageContaining("answered bytes 100-599/* without the object's length");
-    assertThat(store.requests).containsExactly("100-600", "100-600");
+    assertThat(store.ranges()).containsExactly("100-600", "100-600");
     assertThat(dst).containsOnly(0);
     assertThat(stats.get(Counter.RETRIES)).isZero();
   }
@@ -131,7 +115,7 @@ class ResponseCheckTest {
     assertThatThrownBy(() -> reader.read(open(LARGE, "\"v1\""), 100, 600, dst, 0, token))
         .isExactlyInstanceOf(ObjectChangedException.class)
         .hasMessageContaining("length 4096 at open, the object now has 5000 bytes");
-    assertThat(store.requests).containsExactly("100-600");
+    assertThat(store.ranges()).containsExactly("100-600");
     assertThat(dst).containsOnly(0);
   }
 
@@ -143,7 +127,7 @@ class ResponseCheckTest {
     assertThatThrownBy(() -> reader.read(open(LARGE, "\"v1\""), 100, 600, dst, 0, token))
         .isExactlyInstanceOf(IOException.class)
         .hasMessageContaining("answered bytes 100-599/4096 with a Content-Length of 400 instead of 500");
-    assertThat(store.requests).containsExactly("100-600");
+    assertThat(store.ranges()).containsExactly("100-600");
     assertThat(dst).containsOnly(0);
   }
 
@@ -151,22 +135,22 @@ class ResponseCheckTest {
   void aShortBodyIsRetriedFromItsLastByteAndALongChunkedOneRefused() throws IOException {
     // chunked (no Content-Length): the body's end is the only length there is
     store.then((start, end) -> new Response(206, "bytes 100-599/4096", -1, Arrays.copyOfRange(LARGE, 100, 600), 300,
-        false)).then(range(LARGE));
+        false, store.etag())).then(store.whole());
     byte[] dst = new byte[500];
 
     reader.read(open(LARGE, "\"v1\""), 100, 600, dst, 0, token);
 
     assertThat(dst).isEqualTo(Arrays.copyOfRange(LARGE, 100, 600));
-    assertThat(store.requests).containsExactly("100-600", "400-600");
+    assertThat(store.ranges()).containsExactly("100-600", "400-600");
     assertThat(stats.retries(RetryCause.TRUNCATED)).isEqualTo(1);
 
     store.forget();
     store.then((start, end) -> new Response(206, "bytes 100-599/4096", -1, Arrays.copyOfRange(LARGE, 100, 700), -1,
-        false));
+        false, store.etag()));
     assertThatThrownBy(() -> reader.read(open(LARGE, "\"v1\""), 100, 600, new byte[500], 0, token))
         .isExactlyInstanceOf(IOException.class)
         .hasMessageContaining("the body goes on past the 500 bytes of the range; its bytes are not used");
-    assertThat(store.requests).containsExactly("100-600");
+    assertThat(store.ranges()).containsExactly("100-600");
   }
 
   @Test
@@ -177,7 +161,7 @@ class ResponseCheckTest {
     reader.read(open(LARGE, "\"v1\""), 0, LARGE.length, dst, 0, token);
 
     assertThat(dst).isEqualTo(LARGE);
-    assertThat(store.requests).containsExactly("0-4096");
+    assertThat(store.ranges()).containsExactly("0-4096");
   }
 
   @Test
@@ -188,10 +172,10 @@ class ResponseCheckTest {
     reader.read(open(SMALL, "\"v1\""), 100, 600, dst, 0, token);
 
     assertThat(dst).isEqualTo(Arrays.copyOfRange(SMALL, 100, 600));
-    assertThat(store.requests).containsExactly("100-600");
-    Response r = store.responses.get(0);
+    assertThat(store.ranges()).containsExactly("100-600");
+    Response r = store.responses().get(0);
     assertThat(r.bytesRead()).as("the bytes before the range skipped, none after it read").isEqualTo(600);
-    assertThat(r.aborted).as("the rest is dropped with the connection").isTrue();
+    assertThat(r.aborted()).as("the rest is dropped with the connection").isTrue();
   }
 
   @Test
@@ -203,30 +187,30 @@ class ResponseCheckTest {
         .isExactlyInstanceOf(IOException.class)
         .hasMessageStartingWith("GET s3://b/k bytes 1024-2047: the server answered 200 with the whole object"
             + " (4096 bytes) instead of 206 with the range: it ignores Range requests");
-    assertThat(store.requests).containsExactly("1024-2048");
-    assertThat(store.responses.get(0).bytesRead()).isZero();
-    assertThat(store.responses.get(0).aborted).isTrue();
+    assertThat(store.ranges()).containsExactly("1024-2048");
+    assertThat(store.responses().get(0).bytesRead()).isZero();
+    assertThat(store.responses().get(0).aborted()).isTrue();
     assertThat(dst).containsOnly(0);
     assertThat(stats.get(Counter.RETRIES)).isZero();
   }
 
   @Test
   void aStatusNeither206Nor200IsRefused() {
-    store.then((start, end) -> new Response(204, null, 0, new byte[0], -1, false));
+    store.then((start, end) -> new Response(204, null, 0, new byte[0], -1, false, store.etag()));
 
     assertThatThrownBy(() -> reader.read(open(LARGE, "\"v1\""), 0, 10, new byte[10], 0, token))
         .isExactlyInstanceOf(IOException.class)
         .hasMessage("GET s3://b/k bytes 0-9: the server answered 204, neither 206 (the range) nor 200 (the whole"
             + " object); its bytes are not used");
-    assertThat(store.requests).containsExactly("0-10");
+    assertThat(store.ranges()).containsExactly("0-10");
   }
 
   @Test
   void anETagQuotedAndTheSameBareAreOneVersion() throws IOException {
     ObjectHandle quotedAtOpen = open(LARGE, "\"af31\"");
     ObjectHandle bareAtOpen = open(LARGE, "af31");
-    store.then((start, end) -> range(LARGE).to(start, end).etag("af31"))
-        .then((start, end) -> range(LARGE).to(start, end).etag("\"af31\""));
+    store.then((start, end) -> store.whole().to(start, end).etag("af31"))
+        .then((start, end) -> store.whole().to(start, end).etag("\"af31\""));
     byte[] a = new byte[10];
     byte[] b = new byte[10];
 
@@ -235,20 +219,20 @@ class ResponseCheckTest {
 
     assertThat(a).isEqualTo(Arrays.copyOfRange(LARGE, 0, 10));
     assertThat(b).isEqualTo(Arrays.copyOfRange(LARGE, 10, 20));
-    assertThat(store.requests).containsExactly("0-10", "10-20");
+    assertThat(store.ranges()).containsExactly("0-10", "10-20");
     assertThat(quotedAtOpen.etag()).isEqualTo(bareAtOpen.etag()).isEqualTo("\"af31\"");
   }
 
   @Test
   void anotherETagIsAnotherVersionAndNotRetried() {
-    store.then((start, end) -> range(LARGE).to(start, end).etag("\"v2\""));
+    store.then((start, end) -> store.whole().to(start, end).etag("\"v2\""));
     byte[] dst = new byte[10];
 
     assertThatThrownBy(() -> reader.read(open(LARGE, "\"v1\""), 0, 10, dst, 0, token))
         .isExactlyInstanceOf(ObjectChangedException.class)
         .hasMessageContaining("ETag \"v1\" at open, now \"v2\"");
-    assertThat(store.requests).containsExactly("0-10");
-    assertThat(store.responses.get(0).bytesRead()).isZero();
+    assertThat(store.ranges()).containsExactly("0-10");
+    assertThat(store.responses().get(0).bytesRead()).isZero();
     assertThat(dst).containsOnly(0);
   }
 
@@ -256,9 +240,9 @@ class ResponseCheckTest {
   void withoutAnETagTheFirstResponsePinsTheVersionAndLastModifiedDecides() throws IOException {
     Instant written = Instant.parse("2026-11-25T10:00:00Z");
     ObjectHandle h = open(LARGE, null);
-    store.then((start, end) -> range(LARGE).to(start, end).etag(null).lastModified(written))
-        .then((start, end) -> range(LARGE).to(start, end).etag(null).lastModified(written.plusMillis(400)))
-        .then((start, end) -> range(LARGE).to(start, end).etag(null).lastModified(written.plusSeconds(3600)));
+    store.then((start, end) -> store.whole().to(start, end).etag(null).lastModified(written))
+        .then((start, end) -> store.whole().to(start, end).etag(null).lastModified(written.plusMillis(400)))
+        .then((start, end) -> store.whole().to(start, end).etag(null).lastModified(written.plusSeconds(3600)));
     byte[] dst = new byte[10];
 
     reader.read(h, 0, 10, dst, 0, token);
@@ -271,6 +255,6 @@ class ResponseCheckTest {
         .isExactlyInstanceOf(ObjectChangedException.class)
         .hasMessageContaining("Last-Modified 2026-11-25T10:00:00Z at open, now 2026-11-25T11:00:00Z"
             + " (the server sends no ETag)");
-    assertThat(store.requests).containsExactly("0-10", "10-20", "20-30");
+    assertThat(store.ranges()).containsExactly("0-10", "10-20", "20-30");
   }
 }

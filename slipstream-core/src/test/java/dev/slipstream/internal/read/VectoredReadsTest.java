@@ -40,11 +40,15 @@ class VectoredReadsTest {
     return dst;
   }
 
+  /** Reads {@code len} bytes at {@code position} as one range, and checks they are the object's. */
+  private void readsTheObjectsBytes(long position, int len) throws Exception {
+    assertThat(read(position, len)).isEqualTo(rig.data(position, position + len));
+  }
+
   @Test
   void aRangeNothingHoldsIsOneGetOfExactlyItsBytesThenOfferedToTheTiers() throws Exception {
-    byte[] got = read(200, 5000);
+    readsTheObjectsBytes(200, 5000);
 
-    assertThat(got).isEqualTo(rig.data(200, 5200));
     assertThat(rig.fetch.store.ranges()).containsExactly(StreamRig.get(200, 5200));
     assertThat(disk.asked()).startsWith("disk read range 200+5000 [0, 5000)"); // a kept range is asked for first
     assertThat(disk.kept()).containsExactly(Piece.range(200, 5000));
@@ -55,9 +59,8 @@ class VectoredReadsTest {
   void aRangeATierKeptComesFromItWithNoRequest() throws Exception {
     disk.holding(Piece.range(100, 5000));
 
-    byte[] got = read(100, 5000);
+    readsTheObjectsBytes(100, 5000);
 
-    assertThat(got).isEqualTo(rig.data(100, 5100));
     assertThat(rig.fetch.store.ranges()).isEmpty();
     assertThat(disk.kept()).isEmpty();
   }
@@ -67,9 +70,8 @@ class VectoredReadsTest {
     int len = 5 * MIB / 2;
     int part = (len + 2) / 3;
 
-    byte[] got = read(0, len);
+    readsTheObjectsBytes(0, len);
 
-    assertThat(got).isEqualTo(rig.data(0, len));
     assertThat(rig.fetch.store.ranges()).containsExactlyInAnyOrder(StreamRig.get(0, part),
         StreamRig.get(part, 2L * part), StreamRig.get(2L * part, len));
   }
@@ -78,9 +80,8 @@ class VectoredReadsTest {
   void whatTheStreamHoldsAtOneEndIsCopiedAndOnlyTheRestFetched() throws Exception {
     rig.spans.add(rig.fetch.filledSpan(0, 2000));
 
-    byte[] got = read(1000, 3000);
+    readsTheObjectsBytes(1000, 3000);
 
-    assertThat(got).isEqualTo(rig.data(1000, 4000));
     assertThat(rig.fetch.store.ranges()).containsExactly(StreamRig.get(2000, 4000));
   }
 
@@ -88,9 +89,8 @@ class VectoredReadsTest {
   void whatTheStreamHoldsInTheMiddleWouldCutTheRangeInTwoItIsFetchedWhole() throws Exception {
     rig.spans.add(rig.fetch.filledSpan(2000, 1000));
 
-    byte[] got = read(1000, 4000);
+    readsTheObjectsBytes(1000, 4000);
 
-    assertThat(got).isEqualTo(rig.data(1000, 5000));
     assertThat(rig.fetch.store.ranges()).containsExactly(StreamRig.get(1000, 5000));
   }
 

@@ -14,12 +14,18 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * An in-memory {@link ObjectStore} holding one object version, whose GETs are answered as a script says:
  * no server. Each GET takes the next answer queued ({@link #then}); with none queued, it is served whole
- * ({@link #whole}). Every GET is recorded with its headers ({@link #gets}), and every HEAD counted, so
- * that a test asserts exactly the requests a read made. Thread-safe: fetch threads send GETs at once.
+ * ({@link #whole}). Every GET is recorded with its headers and the thread that sent it ({@link #gets}),
+ * and every HEAD counted, so that a test asserts exactly the requests a read made.
+ *
+ * <p>Thread-safe: fetch threads, and hedges, send GETs at once. A GET takes its answer in the order GETs
+ * arrive, under the store's lock, and runs it after letting go of the lock: an answer may block its own
+ * GET (on a latch the test opens, as a server slow to answer) without holding up the next GET.
  */
 public final class ScriptedStore implements ObjectStore {
   /** The object's bytes: {@code n} of them, each a function of its offset. */
@@ -31,18 +37,19 @@ public final class ScriptedStore implements ObjectStore {
     return b;
   }
 
-  /** One GET as it was sent: its range {@code [start, end)} and its conditions. */
-  public record Get(S3Location location, long start, long end, ETag ifMatch, Instant ifUnmodifiedSince) {
+  /** One GET as it was sent: its range {@code [start, end)}, its conditions, and the thread that sent it. */
+  public record Get(S3Location location, long start, long end, ETag ifMatch, Instant ifUnmodifiedSince,
+      Thread thread) {
     /** {@code "start-end"}, end exclusive. */
     public String range() {
       return start + "-" + end;
     }
   }
 
-  /** One response to a GET of {@code [start, end)}; may throw, as a store's failure. */
+  /** One response to a GET of {@code [start, end)}; may throw, as a store's failure, or block, as a slow one. */
   @FunctionalInterface
   public interface Answer {
-    Body to(long start, long end) throws IOException;
+    Response to(long start, long end) throws IOException;
   }
 
   private final byte[] data;
@@ -62,6 +69,11 @@ public final class ScriptedStore implements ObjectStore {
     return data;
   }
 
+  /** The version's ETag as the store names it in its responses, or null for none. */
+  public ETag etag() {
+    return etag;
+  }
+
   /** Bytes {@code [start, end)} of the object. */
   public byte[] data(long start, long end) {
     return Arrays.copyOfRange(data, (int) start, (int) end);
@@ -75,8 +87,20 @@ public final class ScriptedStore implements ObjectStore {
 
   /** The range served as asked, its body running out (EOF) or failing (reset) after {@code cut} bytes if not -1. */
   public Answer serve(int cut, boolean reset) {
-    return (start, end) -> new Response(206, "bytes " + start + "-" + (end - 1) + "/" + data.length, end - start,
-        data(start, end), cut, reset, etag);
+    return (start, end) -> response(start, end, data(start, end), cut, reset);
+  }
+
+  /**
+   * The 206 a GET of {@code [start, end)} gets, its head right (Content-Range, Content-Length, ETag) and
+   * {@code body} as its bytes, whether or not they are the object's.
+   */
+  public Response response(long start, long end, byte[] body) {
+    return response(start, end, body, -1, false);
+  }
+
+  private Response response(long start, long end, byte[] body, int cut, boolean reset) {
+    return new Response(206, "bytes " + start + "-" + (end - 1) + "/" + data.length, end - start, body, cut, reset,
+        etag);
   }
 
   /** The range served as asked. */
@@ -96,16 +120,14 @@ public final class ScriptedStore implements ObjectStore {
       throws IOException {
     Answer a;
     synchronized (this) {
-      gets.add(new Get(location, start, end, ifMatch, ifUnmodifiedSince));
+      gets.add(new Get(location, start, end, ifMatch, ifUnmodifiedSince, Thread.currentThread()));
       a = answers.poll();
     }
-    Body b = (a != null ? a : whole()).to(start, end);
-    if (b instanceof Response r) {
-      synchronized (this) {
-        responses.add(r);
-      }
+    Response r = (a != null ? a : whole()).to(start, end); // not under the lock: it may block
+    synchronized (this) {
+      responses.add(r);
     }
-    return b;
+    return r;
   }
 
   /** The GETs sent so far, in the order they reached the store. */
@@ -149,7 +171,11 @@ public final class ScriptedStore implements ObjectStore {
   @Override
   public void close() {}
 
-  /** A response body as scripted: what it says it holds, and its bytes, cut short if so scripted. */
+  /**
+   * A response body as scripted: what it says it holds, and its bytes, cut short if so scripted. Its
+   * ETag and Last-Modified may be set ({@link #etag(String)}, {@link #lastModified(Instant)}) before it is
+   * handed out.
+   */
   public static final class Response implements ObjectStore.Body {
     private final int status;
     private final String contentRange;
@@ -157,10 +183,13 @@ public final class ScriptedStore implements ObjectStore {
     private final byte[] bytes;
     private final int cut;
     private final boolean reset;
-    private final ETag etag;
-    private int pos;
+    private ETag etag;
+    private Instant lastModified;
+    private volatile int pos;
     private volatile boolean aborted;
     private volatile boolean closed;
+    /** Opens at the first abort or close. */
+    private final CountDownLatch ended = new CountDownLatch(1);
 
     /**
      * @param cut bytes served before the body ends (or fails, with {@code reset}); -1 for all of them
@@ -175,6 +204,28 @@ public final class ScriptedStore implements ObjectStore {
       this.cut = cut < 0 ? bytes.length : cut;
       this.reset = reset;
       this.etag = etag;
+    }
+
+    /** The response sends {@code value} as its ETag header, as spelled (null: no ETag). */
+    public Response etag(String value) {
+      this.etag = ETag.fromServer(value);
+      return this;
+    }
+
+    /** The response sends this Last-Modified (null: none). */
+    public Response lastModified(Instant value) {
+      this.lastModified = value;
+      return this;
+    }
+
+    /** Bytes of the body read so far. */
+    public int bytesRead() {
+      return pos;
+    }
+
+    /** Waits up to {@code timeout} for the response to be aborted or closed; true if it was. */
+    public boolean awaitEnd(long timeout, TimeUnit unit) throws InterruptedException {
+      return ended.await(timeout, unit);
     }
 
     public boolean aborted() {
@@ -225,7 +276,7 @@ public final class ScriptedStore implements ObjectStore {
 
     @Override
     public Instant lastModified() {
-      return null;
+      return lastModified;
     }
 
     @Override
@@ -241,11 +292,13 @@ public final class ScriptedStore implements ObjectStore {
     @Override
     public void abort() {
       aborted = true;
+      ended.countDown();
     }
 
     @Override
     public void close() {
       closed = true;
+      ended.countDown();
     }
   }
 }
