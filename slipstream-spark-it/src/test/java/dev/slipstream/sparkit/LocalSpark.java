@@ -3,7 +3,7 @@
  */
 package dev.slipstream.sparkit;
 
-import dev.slipstream.testkit.EmbeddedS3Server;
+import dev.slipstream.testkit.S3ASettings;
 import java.io.IOException;
 import java.net.URI;
 import org.apache.hadoop.fs.FileSystem;
@@ -20,23 +20,16 @@ final class LocalSpark {
    * S3A's bulk delete of the markers under it runs into that twice, 20 s per write for nothing.
    */
   static SparkSession.Builder builder(String appName, URI endpoint) {
-    return SparkSession.builder()
+    SparkSession.Builder b = SparkSession.builder()
         .master("local[2]")
         .appName(appName)
         .config("spark.ui.enabled", "false")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.hadoop.fs.s3a.endpoint", endpoint.toString())
-        .config("spark.hadoop.fs.s3a.endpoint.region", EmbeddedS3Server.REGION)
-        .config("spark.hadoop.fs.s3a.path.style.access", "true")
-        .config("spark.hadoop.fs.s3a.connection.ssl.enabled", "false")
-        .config("spark.hadoop.fs.s3a.aws.credentials.provider",
-            "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider")
-        .config("spark.hadoop.fs.s3a.access.key", EmbeddedS3Server.ACCESS_KEY)
-        .config("spark.hadoop.fs.s3a.secret.key", EmbeddedS3Server.SECRET_KEY)
-        .config("spark.hadoop.fs.s3a.bucket.probe", "0")
         .config("spark.hadoop.mapreduce.fileoutputcommitter.algorithm.version", "2")
         .config("spark.hadoop.mapreduce.fileoutputcommitter.cleanup.skipped", "true");
+    S3ASettings.forEndpoint(endpoint).forEach((key, value) -> b.config("spark.hadoop." + key, value));
+    return b;
   }
 
   /**
