@@ -39,7 +39,7 @@ import picocli.CommandLine.Spec;
             + " the link capacity, then runs each workload with every reader, alternating readers within each"
             + " round, after a warm-up. Every byte read is checked against the source. Prints a table of"
             + " medians; --out writes results.json, results.csv, PNG charts, report.md and report.html.",
-        "Defaults take about 6 minutes on the s3-like profile; --full runs the reference sizes (a 3.5 GiB"
+        "Defaults take about 10 minutes on the s3-like profile; --full runs the reference sizes (a 3.5 GiB"
             + " sequential object, a 917 MB Parquet file, 1,000 small files, 2,000 partition directories:"
             + " about an hour, and over two with listing-recursive, whose 100,000-key prefix s3proxy lists"
             + " slowly; choose with --workloads)."})
