@@ -5,6 +5,7 @@ package dev.slipstream.iceberg;
 
 import dev.slipstream.ConfigKey;
 import dev.slipstream.SlipstreamConfig;
+import dev.slipstream.ValueKind;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -86,7 +87,7 @@ final class CatalogProperties {
 
   /** Checks one mapped property alone, so that its error names the catalog property, not the Slipstream key. */
   private static void check(String property, ConfigKey key, String value) {
-    if (key.type() == ConfigKey.Type.SECRET) {
+    if (key.type() == ValueKind.SECRET) {
       if (value.isBlank()) {
         throw new IllegalArgumentException(property + " is empty");
       }
