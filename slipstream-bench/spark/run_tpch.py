@@ -222,7 +222,7 @@ def report(results, manifest, versions, readers):
             gets, heads = sum(x["gets"] for x in xs), sum(x["heads"] for x in xs)
             seconds = sum(x["seconds"] for x in xs)
             print("| %s | %s | %s | %.1f | %s | %.0f | %d | %d | %.2f | %.2f | %s |" % (
-                v, xs[0]["hadoop"], r, seconds, "-" if failed else "%.2f" % (seconds / min(ranked)),
+                v, xs[0]["hadoop"], r, seconds, "-" if failed or not ranked else "%.2f" % (seconds / min(ranked)),
                 mb(sum(x["bytes"] for x in xs)), gets, heads, per_file(gets, files), per_file(heads, files),
                 ",".join(failed) or "-"))
 
