@@ -7,6 +7,7 @@ Slipstream, against s3proxy behind the shaped link. Run from the repository root
     python3 slipstream-bench/spark/run_tpch.py --spark 4.0.1,4.3.0            # SF1
     python3 slipstream-bench/spark/run_tpch.py --full                         # SF10
     python3 slipstream-bench/spark/run_tpch.py --sf 0.01 --slipstream-jar J   # a quick trial
+    python3 slipstream-bench/spark/run_tpch.py --iceberg                      # the tables as Iceberg tables
 
 The data and the queries come from DuckDB 1.5.5 and its tpch extension (both from PyPI, in a venv of
 their own under slipstream-bench/target/spark-sql/duckdb-1.5.5): dbgen at the scale factor, each table
@@ -39,10 +40,22 @@ The JVM's heap is 4g (--driver-memory), not the 2g of the spark-sql benchmark's 
 Slipstream's memory budget (a quarter of the heap) leaves Spark short (out of heap in q9/q10 or
 q16/q18, q21 thrashing), where S3A classic runs all 22. A job is stopped after --job-timeout seconds.
 
+With --iceberg (Spark 4.0.1 by default, with iceberg-spark-runtime-4.0 1.10.1): the same local tables
+become Iceberg tables of one JDBC catalog on an SQLite file of the run, written once through HadoopFileIO
+over S3A classic on the unshaped endpoint (Iceberg's defaults: Parquet, zstd; one data file per read
+split of up to 64 MB of DuckDB's files), under s3a://spark-sql/iceberg-sf<N>/. The readers are the
+catalog's io-impl: SlipstreamFileIO (this checkout's slipstream-iceberg jar, or --slipstream-jar),
+S3FileIO, S3FileIO with the analytics accelerator, and HadoopFileIO over S3A classic (see
+tpch_iceberg.py). 'load' loads the 8 tables from the catalog (their metadata files); GETs and HEADs per
+file divide by the tables' data files (Iceberg's 'files' table), though a step also reads metadata:
+manifest lists and manifests, once a table while the catalog caches it.
+
 Outputs: one JSON line per (Spark, reader, step) with --out; on standard output a markdown table per
 Spark version (per step and reader: seconds, link MB, GETs per file opened; a total row) and a summary
 per (Spark, reader): total seconds, link MB, GETs, HEADs. Exits non-zero when the answers of any query
-differ across the readers of a Spark version (naming the query and readers) or a job failed.
+differ across the readers of a Spark version (naming the query and readers) or a job failed. A reader
+whose answer to a query is not the one most readers gave (or any reader, when no answer has the most)
+has that query in its 'failed' column and no ratio to the fastest reader: it is not ranked.
 """
 import argparse
 import json
@@ -58,6 +71,7 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import run_spark_sql as common  # noqa: E402  (pyspark venvs, S3A jars, the shaped server)
+import tpch_iceberg  # noqa: E402  (--iceberg: the readers' FileIOs, their jars, the catalog)
 
 WORK = common.WORK
 DUCKDB = "1.5.5"
@@ -144,6 +158,22 @@ def tables_named(sql):
     return [t for t in TABLES if re.search(r"\b%s\b" % t, sql, re.IGNORECASE)]
 
 
+def odd_answers(results):
+    """(Spark, reader, step) whose answer is not the one most readers of that Spark gave, or all of a step's
+    answers when no answer has the most."""
+    odd = set()
+    for v, step in {(x["spark"], x["step"]) for x in results}:
+        xs = [x for x in results if x["spark"] == v and x["step"] == step and not x.get("error")]
+        counts = {}
+        for x in xs:
+            counts[x["answer"]] = counts.get(x["answer"], 0) + 1
+        if len(counts) > 1:
+            ranked = sorted(counts.values(), reverse=True)
+            usual = max(counts, key=counts.get) if ranked[0] > ranked[1] else None
+            odd |= {(v, x["reader"], step) for x in xs if x["answer"] != usual}
+    return odd
+
+
 def report(results, manifest, versions, readers):
     mb = lambda b: b / 1e6  # noqa: E731
     per_file = lambda n, files: n / files if files else 0.0  # noqa: E731
@@ -174,19 +204,27 @@ def report(results, manifest, versions, readers):
                                                            mb(sum(x["bytes"] for x in xs)),
                                                            per_file(sum(x["gets"] for x in xs), files)))
         print("| total | | %s |" % " | ".join(cells))
-    print("\n| Spark | Hadoop | reader | seconds | link MB | GETs | HEADs | GETs/file | HEADs/file | failed |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---|")
+    odd = odd_answers(results)
+    print("\n| Spark | Hadoop | reader | seconds | × fastest | link MB | GETs | HEADs | GETs/file | HEADs/file | failed |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
     for v in versions:
+        rows = []
         for r in readers:
             xs = [x for x in results if x["spark"] == v and x["reader"] == r]
             if not xs:
                 continue
+            failed = [x["step"] for x in xs if x.get("error")] + [
+                x["step"] + " (answer)" for x in xs if (v, r, x["step"]) in odd]
+            rows.append((r, xs, failed))
+        ranked = [sum(x["seconds"] for x in xs) for _, xs, failed in rows if not failed]
+        for r, xs, failed in rows:
             files = sum(x["files"] for x in xs)
             gets, heads = sum(x["gets"] for x in xs), sum(x["heads"] for x in xs)
-            failed = ",".join(x["step"] for x in xs if x.get("error")) or "-"
-            print("| %s | %s | %s | %.1f | %.0f | %d | %d | %.2f | %.2f | %s |" % (
-                v, xs[0]["hadoop"], r, sum(x["seconds"] for x in xs), mb(sum(x["bytes"] for x in xs)), gets,
-                heads, per_file(gets, files), per_file(heads, files), failed))
+            seconds = sum(x["seconds"] for x in xs)
+            print("| %s | %s | %s | %.1f | %s | %.0f | %d | %d | %.2f | %.2f | %s |" % (
+                v, xs[0]["hadoop"], r, seconds, "-" if failed or not ranked else "%.2f" % (seconds / min(ranked)),
+                mb(sum(x["bytes"] for x in xs)), gets, heads, per_file(gets, files), per_file(heads, files),
+                ",".join(failed) or "-"))
 
 
 def check(results, manifest, versions, failed_jobs):
@@ -217,15 +255,17 @@ def check(results, manifest, versions, failed_jobs):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--spark", default="4.0.1,4.3.0", help="pyspark versions, comma-separated")
-    p.add_argument("--readers", default="classic,analytics,slipstream")
+    p.add_argument("--spark", help="pyspark versions, comma-separated (default 4.0.1,4.3.0; --iceberg: 4.0.1)")
+    p.add_argument("--readers", help="default classic,analytics,slipstream; --iceberg: " + ",".join(tpch_iceberg.READERS))
+    p.add_argument("--iceberg", action="store_true", help="the tables as Iceberg tables, read through FileIOs")
     p.add_argument("--profile", default="s3-like")
     p.add_argument("--sf", type=float, default=1.0, help="TPC-H scale factor (default 1)")
     p.add_argument("--full", action="store_true", help="scale factor 10")
     p.add_argument("--driver-memory", default="4g", help="the heap of each query job's JVM")
     p.add_argument("--job-timeout", type=int, default=7200, help="seconds a query job may take")
     p.add_argument("--out", help="write the results as JSON lines here")
-    p.add_argument("--slipstream-jar", help="the Slipstream jar to test (default: build this checkout's)")
+    p.add_argument("--slipstream-jar", help="the Slipstream jar to test, slipstream-hadoop's (--iceberg: "
+                   "slipstream-iceberg's); default: build this checkout's")
     p.add_argument("--generate", help=argparse.SUPPRESS)  # internal: run by the DuckDB venv's python
     args = p.parse_args()
     sf = 10.0 if args.full else args.sf
@@ -234,13 +274,25 @@ def main():
         return
     WORK.mkdir(parents=True, exist_ok=True)
     local, manifest = data(sf)
-    slipstream_jar = common.slipstream(args.slipstream_jar)
-    versions = [v.strip() for v in args.spark.split(",") if v.strip()]
-    readers = [r.strip() for r in args.readers.split(",") if r.strip()]
+    versions = [v.strip() for v in (args.spark or ("4.0.1" if args.iceberg else "4.0.1,4.3.0")).split(",") if v.strip()]
+    readers = args.readers or ",".join(tpch_iceberg.READERS if args.iceberg else ["classic", "analytics", "slipstream"])
+    readers = [r.strip() for r in readers.split(",") if r.strip()]
+    if args.iceberg:
+        tpch_iceberg.check_spark(versions)
+        unknown = [r for r in readers if r not in tpch_iceberg.READERS]
+        if unknown:
+            sys.exit("--iceberg readers are %s, not %s" % (", ".join(tpch_iceberg.READERS), ", ".join(unknown)))
+        slipstream_jar = tpch_iceberg.slipstream_jar(common, args.slipstream_jar)
+    else:
+        slipstream_jar = common.slipstream(args.slipstream_jar)
     installs = {v: common.pyspark(v) for v in versions}
     job_py = str(pathlib.Path(__file__).resolve().parent / "tpch_job.py")
-    base = "s3a://spark-sql/tpch-sf" + sf_name(sf)
+    base = "s3a://spark-sql/%s-sf%s" % ("iceberg" if args.iceberg else "tpch", sf_name(sf))
     files = {t: manifest["tables"][t]["files"] for t in TABLES}
+    iceberg = []  # the job arguments of --iceberg
+    if args.iceberg:
+        catalog = tpch_iceberg.catalog_file(common, sf_name(sf))
+        iceberg = ["--iceberg", "--catalog", str(catalog)]
     tables = {q["name"]: tables_named(q["sql"]) for q in manifest["queries"]}
     tables["load"] = TABLES
     results, failed_jobs = [], []
@@ -250,20 +302,34 @@ def main():
     try:
         python, hadoop = installs[versions[-1]]
         t0 = time.monotonic()
-        common.job([str(python), job_py, "--mode", "upload", "--local", str(local), "--base", base,
-             "--endpoint", urls["direct"], "--jars", ",".join(common.s3a_jars(hadoop) + [slipstream_jar])] + keys)
-        print("SF%s uploaded in %.0f s" % (sf_name(sf), time.monotonic() - t0), file=sys.stderr)
+        if args.iceberg:
+            tpch_iceberg.remove(catalog)  # the server's store is new: so is the catalog
+            jars = tpch_iceberg.jars(common, common.s3a_jars(hadoop), slipstream_jar)
+            r = common.job([str(python), job_py, "--mode", "iceberg-write", "--local", str(local), "--base", base,
+                            "--endpoint", urls["direct"], "--jars", ",".join(jars["write"]),
+                            "--driver-memory", args.driver_memory] + iceberg + keys)
+            files = {t: r["tables"][t]["files"] for t in TABLES}
+            print("SF%s written as Iceberg tables in %.0f s: %s" % (sf_name(sf), time.monotonic() - t0, json.dumps(
+                r["tables"])), file=sys.stderr)
+        else:
+            common.job([str(python), job_py, "--mode", "upload", "--local", str(local), "--base", base,
+                 "--endpoint", urls["direct"], "--jars", ",".join(common.s3a_jars(hadoop) + [slipstream_jar])] + keys)
+            print("SF%s uploaded in %.0f s" % (sf_name(sf), time.monotonic() - t0), file=sys.stderr)
         for v in versions:
             python, hadoop = installs[v]
-            jars = ",".join(common.s3a_jars(hadoop) + [slipstream_jar])
+            if args.iceberg:
+                jars = {r: ",".join(j) for r, j in tpch_iceberg.jars(common, common.s3a_jars(hadoop), slipstream_jar).items()}
+            else:
+                jars = {r: ",".join(common.s3a_jars(hadoop) + [slipstream_jar]) for r in readers}
             for reader in readers:
-                if reader == "analytics" and not common.HADOOP_LINES[hadoop][1]:
+                if reader == "analytics" and not args.iceberg and not common.HADOOP_LINES[hadoop][1]:
                     continue
                 t0 = time.monotonic()
                 try:
                     r = common.job([str(python), job_py, "--mode", "query", "--reader", reader, "--local", str(local),
                              "--base", base, "--endpoint", urls["endpoint"], "--stats", str(stats),
-                             "--jars", jars, "--driver-memory", args.driver_memory] + keys, args.job_timeout)
+                             "--jars", jars[reader], "--driver-memory", args.driver_memory] + iceberg + keys,
+                             args.job_timeout)
                 except subprocess.CalledProcessError as e:
                     failed_jobs.append((v, reader, "exit %d" % e.returncode))
                     continue
@@ -274,6 +340,7 @@ def main():
                 for step in r["steps"]:
                     n = sum(files[t] for t in tables[step["step"]])
                     step.update(spark=v, hadoop=hadoop, reader=reader, sf=sf, tables=tables[step["step"]], files=n,
+                                format="iceberg" if args.iceberg else "parquet",
                                 gets_per_file=round(step["gets"] / n, 3) if n else 0.0,
                                 heads_per_file=round(step["heads"] / n, 3) if n else 0.0)
                     results.append(step)

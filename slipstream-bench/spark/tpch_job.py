@@ -5,9 +5,12 @@ mode 'upload' copies the local tables (run_tpch.py's cache, tpch-sf<N>/<table>/*
 classic straight to the server (no shaping), skipping the tables already there with all their files;
 mode 'query' runs cold in a new local[2] session with one reader (the session of spark_sql_job.py, its
 heap set by --driver-memory): the step 'load' registers the 8 tables as temporary views (listing, one
-footer a table for the schema), then q1 to q22 as DuckDB's tpch_queries() prints them, each collected,
+footer a table for the schema; with --iceberg: loads the 8 tables of the Iceberg catalog, reading their
+metadata, see tpch_iceberg.py), then q1 to q22 as DuckDB's tpch_queries() prints them, each collected,
 reading the shaped link's counters before and after each step. Prints one JSON line: per step seconds,
-link bytes, GETs, HEADs, the answer's row count and digest, or the error.
+link bytes, GETs, HEADs, the answer's row count and digest, or the error;
+mode 'iceberg-write' creates the 8 tables in the Iceberg catalog from the local tables, through
+HadoopFileIO over S3A classic straight to the server, and prints their data files, bytes and row groups.
 
 The digest hashes the answer's rows sorted (ties of an ORDER BY may come in any order), doubles rounded
 to 6 significant digits and decimals to 2 places (Spark's decimal arithmetic is exact, but a double's
@@ -25,6 +28,7 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from spark_sql_job import builder, link_counters, session  # noqa: E402
+import tpch_iceberg  # noqa: E402
 
 TABLES = ["customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier"]
 # Mechanical rewrites of DuckDB's SQL for Spark SQL, (pattern, replacement, why), applied in order.
@@ -77,10 +81,24 @@ def upload(args):
     print("RESULT " + json.dumps({"copied": copied}), flush=True)
 
 
+def iceberg_write(args):
+    b = tpch_iceberg.catalog(builder(args, "classic", args.endpoint), args, "hadoop-s3a", args.endpoint)
+    # Spark's read splits of the local files are the written files: up to 64 MB of DuckDB's files of ~32 MB
+    spark = (b.config("spark.sql.files.maxPartitionBytes", str(64 << 20))
+             .config("spark.driver.memory", args.driver_memory).getOrCreate())
+    tables = tpch_iceberg.write(spark, args, TABLES)
+    spark.stop()
+    print("RESULT " + json.dumps({"tables": tables}), flush=True)
+
+
 def query(args):
     with open(os.path.join(args.local, "manifest.json")) as f:
         queries = json.load(f)["queries"]
-    spark = (builder(args, args.reader, args.endpoint).appName("tpch-" + args.reader)
+    if args.iceberg:  # the reader is the catalog's FileIO; S3A classic's settings serve HadoopFileIO
+        b = tpch_iceberg.catalog(builder(args, "classic", args.endpoint), args, args.reader, args.endpoint)
+    else:
+        b = builder(args, args.reader, args.endpoint)
+    spark = (b.appName("tpch-" + args.reader)
              .config("spark.driver.memory", args.driver_memory).getOrCreate())
     steps = run_steps(spark, queries, args)
     result = {"reader": args.reader, "spark": spark.version, "steps": steps}
@@ -112,6 +130,11 @@ def run_steps(spark, queries, args):
             ", " + out["error"] if "error" in out else ""), file=sys.stderr, flush=True)
 
     def load():
+        if args.iceberg:
+            tpch_iceberg.use(spark)  # the queries' table names are the catalog's tables
+            for t in TABLES:
+                spark.table(t).schema  # loads the table: its metadata file
+            return []
         for t in TABLES:
             spark.read.parquet(args.base + "/" + t).createOrReplaceTempView(t)
         return []
@@ -124,20 +147,26 @@ def run_steps(spark, queries, args):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--mode", choices=["upload", "query"], required=True)
-    p.add_argument("--reader", choices=["classic", "analytics", "slipstream"], default="classic")
+    p.add_argument("--mode", choices=["upload", "query", "iceberg-write"], required=True)
+    p.add_argument("--reader", choices=sorted({"classic", "analytics", "slipstream"} | set(tpch_iceberg.READERS)),
+                   default="classic")
+    p.add_argument("--iceberg", action="store_true", help="'query': the tables of the Iceberg catalog")
+    p.add_argument("--catalog", help="the Iceberg catalog's SQLite file")
     p.add_argument("--endpoint", required=True, help="the shaped endpoint ('query') or the direct one ('upload')")
     p.add_argument("--stats")
     p.add_argument("--access-key", required=True)
     p.add_argument("--secret-key", required=True)
     p.add_argument("--jars", required=True)
     p.add_argument("--local", required=True, help="the local data directory (tpch-sf<N>)")
-    p.add_argument("--base", required=True, help="where the tables are on the server (s3a://bucket/tpch-sf<N>)")
+    p.add_argument("--base", required=True, help="where the tables are on the server (s3a://bucket/tpch-sf<N>), "
+                   "or the Iceberg catalog's warehouse")
     p.add_argument("--driver-memory", default="2g", help="'query': the heap of the local[2] JVM")
     args = p.parse_args()
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     if args.mode == "query":
         query(args)
+    elif args.mode == "iceberg-write":
+        iceberg_write(args)
     else:
         upload(args)
 
