@@ -5,6 +5,7 @@ package dev.slipstream.bench;
 
 import dev.slipstream.testkit.MemcachedServer;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -29,7 +30,10 @@ import java.util.stream.Collectors;
  * what B finds is the pool's content, but the Hadoop FileSystem's defaults (its memory budget, so its
  * prefetch and how many writes to the pool it keeps waiting) are those of a Hadoop task. Host A's requests
  * go through the link shaper before B's run starts, and its CPU is another process's: neither counts in B's
- * row. Peers have no shared tier: only Slipstream's readers run them.
+ * row. Host A is a fresh JVM every run, as a task's often is: while its code compiles its writes to the pool
+ * are slower, and its writer drops the blocks beyond those it keeps waiting; the progress log says how many
+ * it wrote and dropped, which is what B can find. Peers have no shared tier: only Slipstream's readers run
+ * them.
  */
 final class ClusterWorkload implements Workload.TwoHosts {
   static final String FIRST = "cluster-first";
@@ -93,12 +97,18 @@ final class ClusterWorkload implements Workload.TwoHosts {
   }
 
   @Override
-  public Run prepare(String reader, Target target, ReadSession hostB, Fixture fixture) throws IOException {
+  public Run prepare(String reader, Target target, ReadSession hostB, Fixture fixture, PrintStream log)
+      throws IOException {
     if (name.equals(FIRST)) {
       return prepare(hostB, fixture);
     }
     emptyPool();
-    FillingHostProcess.run(hostA(reader, target), FillingHostProcess.timeoutFor(length), fixture.scratch());
+    FillingHost.Filled a = FillingHostProcess.run(hostA(reader, target), FillingHostProcess.timeoutFor(length),
+        fixture.scratch());
+    // What B can find: the blocks A wrote. A's writer drops blocks beyond those it keeps waiting.
+    log.printf("    host A (a child JVM): %s read, CRC32C right; %d blocks written to the pool, %d dropped%n",
+        Report.binary(a.bytes()), a.shared().getOrDefault("shared_sets", -1L),
+        a.shared().getOrDefault("shared_sets_dropped", -1L));
     if (name.equals(KILLED)) {
       servers.get(1).kill();
     }

@@ -78,7 +78,7 @@ final class FillingHost {
     }
     Map<String, Long> shared = new TreeMap<>();
     session.slipstreamCounters().forEach((name, value) -> {
-      if (name.startsWith("shared_")) {
+      if (name.startsWith("shared_") && !name.contains("_latency_")) {
         shared.put(name, value);
       }
     });
@@ -152,8 +152,9 @@ final class FillingHost {
   }
 
   /**
-   * What host A did: the bytes it read, their CRC32C, and its client's {@code shared_*} counters after close
-   * (e.g. {@code shared_sets}, the blocks it wrote to the pool, and {@code shared_sets_dropped}).
+   * What host A did: the bytes it read, their CRC32C, and its client's {@code shared_*} counters after close,
+   * latencies left out (e.g. {@code shared_sets}, the blocks it wrote to the pool, and {@code
+   * shared_sets_dropped}, those its writer dropped with too many writes waiting).
    */
   record Filled(long bytes, long crc32c, Map<String, Long> shared) {
     /** How the result line begins. */

@@ -50,11 +50,13 @@ interface Workload {
 
   /**
    * A workload that reads on two hosts of a cluster: in its untimed set-up it runs another host, a process
-   * of its own with the same reader and settings, against {@code target}; then the run is timed on {@code
-   * hostB}, this JVM's fresh session of {@code reader}.
+   * of its own with the same reader and settings, against {@code target}, and says what it did on {@code
+   * log} (the benchmark's progress); then the run is timed on {@code hostB}, this JVM's fresh session of
+   * {@code reader}.
    */
   interface TwoHosts extends Workload {
-    Run prepare(String reader, Target target, ReadSession hostB, Fixture fixture) throws IOException;
+    Run prepare(String reader, Target target, ReadSession hostB, Fixture fixture, java.io.PrintStream log)
+        throws IOException;
   }
 
   /** One run of a workload. */
