@@ -15,10 +15,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs {@link FillingHost} in a child JVM and waits for it, bounded: the same {@code java} (from {@code
- * java.home}), class path, maximum heap (Slipstream's default memory budget is a share of it, as it is for
- * host B) and temporary directory as this JVM. The request, secret included, goes to the child's standard
- * input, never onto its command line. Its standard output and error go to a file beside the workload's
- * scratch files, deleted afterwards: read for the result line, and quoted in the error when it fails.
+ * java.home}), class path and maximum heap (Slipstream's default memory budget is a share of it, as it is
+ * for host B) as this JVM. The request, secret included, goes to the child's standard input, never onto its
+ * command line. A directory among the workload's scratch files, deleted afterwards, holds the child's
+ * temporary files and its standard output and error: read for the result line, and quoted in the error
+ * when it fails.
  * A child still running at the timeout is killed, and so is one left running by any failure here.
  */
 final class FillingHostProcess {
@@ -44,11 +45,12 @@ final class FillingHostProcess {
    * does not end in time (then it is killed first).
    */
   static FillingHost.Filled run(FillingHost.Request request, Duration timeout, Path dir) throws IOException {
-    Path output = Files.createTempFile(dir, "host-a-", ".log");
+    Path home = Files.createTempDirectory(dir, "host-a-");
+    Path output = home.resolve("output.log");
     Process child = null;
     try {
-      ProcessBuilder pb = new ProcessBuilder(command()).redirectErrorStream(true)
-          .redirectOutput(output.toFile());
+      ProcessBuilder pb = new ProcessBuilder(command(Files.createDirectory(home.resolve("tmp"))))
+          .redirectErrorStream(true).redirectOutput(output.toFile());
       child = pb.start();
       try (OutputStream in = child.getOutputStream()) {
         in.write(request.text().getBytes(StandardCharsets.UTF_8));
@@ -84,19 +86,23 @@ final class FillingHostProcess {
       if (child != null && child.isAlive()) {
         kill(child);
       }
-      Files.deleteIfExists(output);
+      deleteTree(home);
     }
   }
 
-  /** {@code java -Xmx... -Djava.io.tmpdir=... -cp <this class path> dev.slipstream.bench.FillingHost}. */
-  static List<String> command() {
+  /**
+   * {@code java -Xmx... -Djava.io.tmpdir=TMP -cp <this class path> dev.slipstream.bench.FillingHost}: the
+   * child's temporary files (its session's cache directory) in {@code tmp}, deleted with it even when it
+   * was killed.
+   */
+  static List<String> command(Path tmp) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     long maxHeap = Runtime.getRuntime().maxMemory();
     if (maxHeap != Long.MAX_VALUE) {
       cmd.add("-Xmx" + (maxHeap >> 20) + "m");
     }
-    cmd.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
+    cmd.add("-Djava.io.tmpdir=" + tmp);
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(FillingHost.class.getName());
@@ -134,6 +140,17 @@ final class FillingHostProcess {
       return (last.size() < lines.size() ? "... | " : "") + String.join(" | ", last);
     } catch (IOException e) {
       return "(unreadable: " + e.getMessage() + ")";
+    }
+  }
+
+  /** Deletes {@code dir} and what it holds; a failure is reported, never thrown over the run's own error. */
+  private static void deleteTree(Path dir) {
+    try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      System.err.println("warning: could not delete " + dir + ": " + e);
     }
   }
 

@@ -95,6 +95,7 @@ class FillingHostProcessTest {
       FillingHost.Filled filled = FillingHostProcess.run(request, Duration.ofMinutes(2), scratch);
 
       assertThat(newJvms(before)).as("host A's JVMs still running").isEmpty();
+      assertThat(hostAFiles()).as("host A's output and temporary files, left behind").isEmpty();
       assertThat(filled.bytes()).isEqualTo(request.length());
       assertThat(filled.crc32c()).isEqualTo(request.crc32c());
       assertThat(filled.shared().get("shared_sets")).as("blocks host A wrote to the pool: %s", filled.line())
@@ -155,6 +156,7 @@ class FillingHostProcessTest {
         .hasMessageContaining(FillingHost.FAILED)
         .hasMessageContaining("s3://no-such-bucket/" + ClusterWorkload.KEY);
     assertThat(newJvms(before)).as("host A's JVMs still running").isEmpty();
+    assertThat(hostAFiles()).as("host A's output and temporary files, left behind").isEmpty();
   }
 
   @Test
@@ -186,6 +188,7 @@ class FillingHostProcessTest {
           .hasMessageContaining("was killed");
     }
     assertThat(newJvms(before)).as("host A's JVMs still running").isEmpty();
+    assertThat(hostAFiles()).as("host A's output and temporary files, left behind").isEmpty();
   }
 
   @Test
@@ -216,6 +219,13 @@ class FillingHostProcessTest {
         .filter(p -> !before.contains(p.pid()))
         .filter(p -> p.info().command().map(c -> c.equals(java) || c.endsWith("/java")).orElse(false))
         .toList();
+  }
+
+  /** What runs of host A left in the scratch directory. */
+  private static List<Path> hostAFiles() throws IOException {
+    try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(scratch)) {
+      return files.filter(f -> f.getFileName().toString().startsWith("host-a-")).toList();
+    }
   }
 
   /** This JVM's live descendant processes. */
