@@ -172,7 +172,7 @@ public final class Benchmark {
       }
       try {
         run = workload instanceof Workload.TwoHosts two
-            ? two.prepare(reader.openAnother(target, workload.slipstreamSettings()), session, fixture)
+            ? two.prepare(reader.name(), target, session, fixture, log)
             : workload.prepare(session, fixture);
       } catch (Exception | LinkageError e) {
         closeQuietly(session);

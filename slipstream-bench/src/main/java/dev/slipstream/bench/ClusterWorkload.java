@@ -5,22 +5,35 @@ package dev.slipstream.bench;
 
 import dev.slipstream.testkit.MemcachedServer;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
  * The shared tier across hosts, on request: three real memcached servers (started once for the benchmark,
- * see {@link Fixture#memcached}) and an object a quarter of the sequential one, read start to end into a
- * local file. Every run starts from an empty pool. Host A and host B are two Slipstream clients with no
- * local cache (no disk cache, no memory cache), as two hosts of a cluster would be:
+ * see {@link Fixture#memcached}) and an object a quarter of the sequential one, read start to end. Every run
+ * starts from an empty pool. Host A and host B are Slipstream clients with no local cache (no disk cache,
+ * no memory cache) in separate processes, as two hosts of a cluster would be:
  * <ul>
- *   <li>{@code cluster-first}: host A reads (timed) and fills the pool as it goes: the baseline.</li>
- *   <li>{@code cluster-reread}: host A reads (untimed), then host B reads (timed), served by the pool.</li>
- *   <li>{@code cluster-reread-killed}: the same, with one of the three servers killed before B reads (and
- *       started again, empty, before the next run).</li>
+ *   <li>{@code cluster-first}: a host reads (timed) into a local file and fills the pool as it goes: the
+ *       baseline, in the benchmark's JVM.</li>
+ *   <li>{@code cluster-reread}: host A, a child JVM ({@link FillingHostProcess}), reads the object (untimed,
+ *       its CRC32C checked) and fills the pool, and ends; then host B, the benchmark's JVM, reads it (timed)
+ *       into a local file, served by the pool.</li>
+ *   <li>{@code cluster-reread-killed}: the same, with one of the three servers killed after A ended and
+ *       before B reads (and started again, empty, before the next run).</li>
  * </ul>
- * Peers have no shared tier: only Slipstream's readers run them.
+ * Host A opens the same reader as host B, with the same settings ({@link #slipstreamSettings}): the same
+ * secret, namespace and block size, which the blocks' names in the pool derive from. For the {@code
+ * slipstream} reader it is Slipstream's Hadoop FileSystem on both hosts; the core API would do as well, as
+ * what B finds is the pool's content, but the Hadoop FileSystem's defaults (its memory budget, so its
+ * prefetch and how many writes to the pool it keeps waiting) are those of a Hadoop task. Host A's requests
+ * go through the link shaper before B's run starts, and its CPU is another process's: neither counts in B's
+ * row. Host A is a fresh JVM every run, as a task's often is: while its code compiles its writes to the pool
+ * are slower, and its writer drops the blocks beyond those it keeps waiting; the progress log says how many
+ * it wrote and dropped, which is what B can find. Peers have no shared tier: only Slipstream's readers run
+ * them.
  */
 final class ClusterWorkload implements Workload.TwoHosts {
   static final String FIRST = "cluster-first";
@@ -49,9 +62,10 @@ final class ClusterWorkload implements Workload.TwoHosts {
     String what = "a " + Report.binary(length) + " object start to end into a local file, hosts without local caches"
         + " and a pool of three memcached servers";
     return switch (name) {
-      case FIRST -> "host A reads " + what + ", the pool empty: the baseline of cluster-reread";
-      case REREAD -> "host B reads " + what + " after host A read it (untimed) and filled the pool";
-      default -> "host B reads " + what + " after host A filled the pool, one of the three servers killed";
+      case FIRST -> "a host reads " + what + ", the pool empty: the baseline of cluster-reread";
+      case REREAD -> "host B reads " + what + " after host A, another JVM, read it (untimed) and filled the pool";
+      default -> "host B reads " + what + " after host A, another JVM, filled the pool, one of the three servers"
+          + " killed";
     };
   }
 
@@ -83,26 +97,28 @@ final class ClusterWorkload implements Workload.TwoHosts {
   }
 
   @Override
-  public Run prepare(ReadSession hostA, ReadSession hostB, Fixture fixture) throws IOException {
-    String wrong;
-    try (hostA) { // closing waits for host A's writes to the pool
-      if (name.equals(FIRST)) {
-        return prepare(hostB, fixture);
-      }
-      emptyPool();
-      Run first = SequentialWorkload.copyRun(hostA, hostA.stat(KEY), fixture.scratch().resolve(name + "-a.bin"),
-          length, crc, false);
-      first.execute();
-      wrong = first.verify();
+  public Run prepare(String reader, Target target, ReadSession hostB, Fixture fixture, PrintStream log)
+      throws IOException {
+    if (name.equals(FIRST)) {
+      return prepare(hostB, fixture);
     }
-    if (wrong != null) {
-      throw new IOException("host A read wrong bytes: " + wrong);
-    }
+    emptyPool();
+    FillingHost.Filled a = FillingHostProcess.run(hostA(reader, target), FillingHostProcess.timeoutFor(length),
+        fixture.scratch());
+    // What B can find: the blocks A wrote. A's writer drops blocks beyond those it keeps waiting.
+    log.printf("    host A (a child JVM): %s read, CRC32C right; %d blocks written to the pool, %d dropped%n",
+        Report.binary(a.bytes()), a.shared().getOrDefault("shared_sets", -1L),
+        a.shared().getOrDefault("shared_sets_dropped", -1L));
     if (name.equals(KILLED)) {
       servers.get(1).kill();
     }
     return SequentialWorkload.copyRun(hostB, hostB.stat(KEY), fixture.scratch().resolve(name + "-b.bin"),
         length, crc, false);
+  }
+
+  /** What host A does: read this workload's object with {@code reader} on {@code target}, with its settings. */
+  FillingHost.Request hostA(String reader, Target target) {
+    return new FillingHost.Request(reader, target.endpoint(), target.bucket(), KEY, length, crc, slipstreamSettings());
   }
 
   /** Every server running and empty. */

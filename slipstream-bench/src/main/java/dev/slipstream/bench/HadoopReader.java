@@ -58,17 +58,6 @@ record HadoopReader(String name, String fsImpl, String streamType) implements Re
 
   @Override
   public ReadSession open(Target target, java.util.Map<String, String> slipstreamSettings) throws IOException {
-    return open(target, slipstreamSettings, false);
-  }
-
-  @Override
-  public ReadSession openAnother(Target target, java.util.Map<String, String> slipstreamSettings)
-      throws IOException {
-    return open(target, slipstreamSettings, true);
-  }
-
-  private ReadSession open(Target target, java.util.Map<String, String> slipstreamSettings, boolean another)
-      throws IOException {
     Configuration conf = configuration(target);
     java.nio.file.Path cacheDir = null;
     if (fsImpl != null) {
@@ -78,19 +67,18 @@ record HadoopReader(String name, String fsImpl, String streamType) implements Re
       slipstreamSettings.forEach((k, v) -> conf.set("fs.slipstream." + k, v));
     }
     try {
-      return open(target, conf, cacheDir, another);
+      return open(target, conf, cacheDir);
     } catch (IOException | RuntimeException e) {
       SessionCache.delete(cacheDir);
       throw e;
     }
   }
 
-  private ReadSession open(Target target, Configuration conf, java.nio.file.Path cacheDir, boolean another)
-      throws IOException {
+  private ReadSession open(Target target, Configuration conf, java.nio.file.Path cacheDir) throws IOException {
     URI uri = URI.create("s3a://" + target.bucket() + "/");
     // The FileSystem cache's instance, as Parquet's HadoopInputFile finds it again by path (closed with the
-    // session, so the next run gets a new one); a second host's is an instance of its own.
-    FileSystem fs = another ? FileSystem.newInstance(uri, conf) : FileSystem.get(uri, conf);
+    // session, so the next run gets a new one).
+    FileSystem fs = FileSystem.get(uri, conf);
     try {
       String expectedClass = fsImpl != null ? fsImpl : "org.apache.hadoop.fs.s3a.S3AFileSystem";
       if (!fs.getClass().getName().equals(expectedClass)) {

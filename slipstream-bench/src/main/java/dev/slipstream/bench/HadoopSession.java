@@ -177,6 +177,22 @@ final class HadoopSession implements ReadSession {
     return HadoopReadOptions.builder(conf).build();
   }
 
+  /** The {@code slipstream_*} counters of Slipstream's FileSystem (its IOStatistics), prefix removed. */
+  @Override
+  public java.util.Map<String, Long> slipstreamCounters() {
+    java.util.Map<String, Long> counters = new java.util.TreeMap<>();
+    if (fs instanceof SlipstreamS3AFileSystem sfs) {
+      sfs.getIOStatistics().counters().forEach((name, value) -> {
+        if (name.startsWith(COUNTER_PREFIX)) {
+          counters.put(name.substring(COUNTER_PREFIX.length()), value);
+        }
+      });
+    }
+    return counters;
+  }
+
+  private static final String COUNTER_PREFIX = "slipstream_";
+
   @Override
   public void close() throws IOException {
     try {

@@ -75,4 +75,12 @@ interface ReadSession extends Closeable {
 
   /** Parquet's read options for this reader (for Hadoop: from the job configuration, as Spark does). */
   ParquetReadOptions parquetOptions();
+
+  /**
+   * Slipstream's counters of this session's client, by metric name without prefix ({@code shared_hits},
+   * {@code shared_bytes_read}, ...), also after {@link #close}; empty for readers that are not Slipstream.
+   */
+  default java.util.Map<String, Long> slipstreamCounters() {
+    return java.util.Map.of();
+  }
 }

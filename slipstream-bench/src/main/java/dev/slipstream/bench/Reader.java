@@ -23,13 +23,4 @@ interface Reader {
   default ReadSession open(Target target, java.util.Map<String, String> slipstreamSettings) throws IOException {
     return open(target);
   }
-
-  /**
-   * As {@link #open(Target, java.util.Map)}, a session that shares nothing with the one a run is timed with,
-   * open at the same time: a second host ({@link Workload.TwoHosts}).
-   */
-  default ReadSession openAnother(Target target, java.util.Map<String, String> slipstreamSettings)
-      throws IOException {
-    return open(target, slipstreamSettings);
-  }
 }

@@ -49,12 +49,14 @@ interface Workload {
   Run prepare(ReadSession session, Fixture fixture) throws IOException;
 
   /**
-   * A workload that reads with two sessions, as two hosts of a cluster would: each run gets a second
-   * fresh session of the same reader and settings ({@code hostA}, for untimed set-up; the workload closes
-   * it) beside the one it is timed with ({@code hostB}).
+   * A workload that reads on two hosts of a cluster: in its untimed set-up it runs another host, a process
+   * of its own with the same reader and settings, against {@code target}, and says what it did on {@code
+   * log} (the benchmark's progress); then the run is timed on {@code hostB}, this JVM's fresh session of
+   * {@code reader}.
    */
   interface TwoHosts extends Workload {
-    Run prepare(ReadSession hostA, ReadSession hostB, Fixture fixture) throws IOException;
+    Run prepare(String reader, Target target, ReadSession hostB, Fixture fixture, java.io.PrintStream log)
+        throws IOException;
   }
 
   /** One run of a workload. */
