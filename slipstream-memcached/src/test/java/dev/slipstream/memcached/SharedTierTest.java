@@ -417,6 +417,38 @@ class SharedTierTest {
   }
 
   @Test
+  void shadowModeWithAFractionComparesTheSameSampleOnEveryHostAndNothingAtZero() throws Exception {
+    S3.server().putGenerated(BUCKET, "sampled", 12, SIZE);
+    Slipstream none = host("shadow", SECRET, "shared.shadow.fraction", "0");
+    try (none) {
+      readAndCheck(none, "sampled", 12);
+    }
+    for (var server : none.sharedTierServers()) {
+      assertThat(server.values().get("lookups")).as("fraction 0 asks %s nothing", server.server()).isZero();
+      assertThat(server.values().get("sets")).as("nor writes to it").isZero();
+    }
+    // Host A: the pool is empty; it writes the sampled blocks it compared, and only those.
+    Slipstream a = host("shadow", SECRET, "shared.shadow.fraction", "0.5");
+    try (a) {
+      readAndCheck(a, "sampled", 12);
+    }
+    long sampled = a.statistics().get(Counter.SHARED_SHADOW_MISSES);
+    assertThat(sampled).as("a sample of the 7 blocks, not all or none").isBetween(1L, 6L);
+    assertThat(a.statistics().get(Counter.SHARED_SETS)).isEqualTo(sampled);
+    assertThat(a.statistics().get(Counter.SHARED_SHADOW_DROPPED)).isZero();
+    // Host B samples the same blocks by name, and finds every one of them as A wrote it.
+    Slipstream b = host("shadow", SECRET, "shared.shadow.fraction", "0.5");
+    try (b) {
+      SlipstreamInputStream in = readAndCheck(b, "sampled", 12);
+      assertThat(in.statistics().get(Counter.GET_REQUESTS)).as("shadow never serves").isEqualTo(7);
+    }
+    assertThat(b.statistics().get(Counter.SHARED_SHADOW_HITS)).isEqualTo(sampled);
+    assertThat(b.statistics().get(Counter.SHARED_SHADOW_MISSES)).isZero();
+    assertThat(b.statistics().get(Counter.SHARED_SHADOW_MISMATCHES)).isZero();
+    assertThat(b.statistics().get(Counter.SHARED_SETS)).isZero();
+  }
+
+  @Test
   void serversTooSmallForTheBlocksEvictChunksAndEveryByteIsStillRight() throws IOException {
     servers.forEach(MemcachedServer::close);
     servers.clear();
