@@ -130,10 +130,10 @@ public enum ConfigKey {
           + "and at most this. A server that fails or times out 3 times in a row is left alone for 10 s, then 20, up to "
           + "60 s, its blocks read from S3 meanwhile."),
   SHARED_SHADOW_FRACTION("shared.shadow.fraction", fractionToWhole(), "1.0",
-      "shared.mode=shadow: the share of blocks compared with the tier, from 0 to 1 (or 0% to 100%); 1 compares "
-          + "every block. Chosen by name, the same on every host and in every run, so a host finds the sampled "
-          + "blocks another host wrote: a block is compared when the first 8 bytes of its name (an HMAC, evenly "
-          + "spread) fall in this share of their range. Blocks not chosen are neither looked up nor written, so "
+      "shared.mode=shadow: the share of blocks (and kept ranges) compared with the tier, from 0 to 1 (or 0% to "
+          + "100%); 1 compares every one. Chosen by name, the same on every host and in every run, so a host finds "
+          + "the sampled blocks another host wrote: a block is compared when the first 8 bytes of its name (an HMAC, "
+          + "evenly spread) fall in this share of their range. Blocks not chosen are neither looked up nor written, so "
           + "the sampled blocks need about this share of the memory all would: the hit ratio a pool of M MB "
           + "shows estimates that of a pool of M / fraction MB (docs/shared-tier.md). The other modes ignore it."),
   CACHE_SHADOW_SIZES("cache.shadow.sizes", sizes(), null,

@@ -83,8 +83,8 @@ public enum Counter {
   /** shared.mode=shadow: blocks the tier held with bytes other than S3's: it would have served wrong bytes. */
   SHARED_SHADOW_MISMATCHES("shared_shadow_mismatches"),
   /**
-   * shared.mode=shadow: sampled blocks from S3 not compared, because the comparisons' queue was full or memory
-   * was short (neither looked up nor written).
+   * shared.mode=shadow: sampled blocks (or ranges) from S3 not compared, because the comparisons' queue was
+   * full or memory was short (neither looked up nor written).
    */
   SHARED_SHADOW_DROPPED("shared_shadow_dropped"),
   /** Blocks written to the shared tier. */

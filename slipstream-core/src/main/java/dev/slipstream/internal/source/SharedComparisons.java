@@ -17,8 +17,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A client's comparisons in {@code shared.mode=shadow}, off the read path: each block S3 gave that is in
- * the {@link ShadowSample} is looked up in the tier as a read would, what comes back is compared byte for
+ * A client's comparisons in {@code shared.mode=shadow}, off the read path: each block (or kept range) S3
+ * gave whose name is in the {@link ShadowSample} is looked up in the tier as a read would, what comes back is compared byte for
  * byte, and a block the tier did not hold is written, as read-write would have. One daemon thread and a
  * queue of its own, apart from {@link SharedWrites}', so that a burst of comparisons never costs a write
  * and no write costs a comparison. At most {@value #MAX_PENDING} blocks wait, each pinned in memory until

@@ -149,6 +149,33 @@ class SharedTierShadowTest {
   }
 
   @Test
+  void theRangesTheTierKeepsAreSampledByTheirOwnNames() {
+    ObjectHandle h = rig.answered();
+    SharedTier naming = shadow(rig, h, names, null);
+    Set<String> sampled = new HashSet<>();
+    for (int i = 0; i < BURST; i++) {
+      byte[] name = naming.name(Piece.range(i * BLOCK + 100, Piece.MIN_RANGE));
+      if ((name[0] & 0x80) == 0) {
+        sampled.add(HexFormat.of().formatHex(name));
+      }
+    }
+    assertThat(sampled).as("the ranges' names fall on both sides").isNotEmpty().hasSizeLessThan(BURST);
+
+    SharedComparisons half = new SharedComparisons(blocks, ShadowSample.of(0.5));
+    SharedTier tier = shadow(rig, h, names, half);
+    for (int i = 0; i < BURST; i++) {
+      var span = rig.filledSpan(i * BLOCK + 100, Piece.MIN_RANGE);
+      tier.keep(Piece.range(i * BLOCK + 100, Piece.MIN_RANGE), span);
+      span.releaseOwner();
+    }
+    half.close();
+
+    assertThat(blocks.asked).isEqualTo(sampled);
+    assertThat(count(h, Counter.SHARED_SHADOW_MISSES)).isEqualTo(sampled.size());
+    assertThat(blocks.byName.keySet()).isEqualTo(sampled);
+  }
+
+  @Test
   void aFullComparisonQueueCountsShadowDroppedAndLeavesTheWritesAlone() throws InterruptedException {
     CountDownLatch hold = new CountDownLatch(1);
     blocks.hold = hold;
