@@ -8,6 +8,7 @@ import static dev.slipstream.ValueType.choice;
 import static dev.slipstream.ValueType.dollars;
 import static dev.slipstream.ValueType.duration;
 import static dev.slipstream.ValueType.fraction;
+import static dev.slipstream.ValueType.fractionToWhole;
 import static dev.slipstream.ValueType.hostPorts;
 import static dev.slipstream.ValueType.httpUri;
 import static dev.slipstream.ValueType.integer;
@@ -104,7 +105,8 @@ public enum ConfigKey {
       "Shared block tier (docs/shared-tier.md), asked after the disk cache and before S3: 'read-write' reads "
           + "blocks from it and writes there every block fetched from S3 (in the background, dropped when "
           + "behind); 'read-only' only reads; 'shadow' asks and writes the tier as read-write would, in the "
-          + "background, but serves every byte from S3, comparing what the tier holds (shared_shadow_* counters): "
+          + "background, but serves every byte from S3, comparing what the tier holds (shared_shadow_* counters; "
+          + "shared.shadow.fraction picks the blocks): "
           + "a new pool tried on live traffic without risk; 'off' disables it. Needs shared.servers and the slipstream-memcached "
           + "module on the class path."),
   SHARED_SERVERS("shared.servers", hostPorts(), null,
@@ -127,6 +129,13 @@ public enum ConfigKey {
           + "miss); once 32 lookups were answered, the wait is three times the p99 of the last 512, at least 20 ms "
           + "and at most this. A server that fails or times out 3 times in a row is left alone for 10 s, then 20, up to "
           + "60 s, its blocks read from S3 meanwhile."),
+  SHARED_SHADOW_FRACTION("shared.shadow.fraction", fractionToWhole(), "1.0",
+      "shared.mode=shadow: the share of blocks (and kept ranges) compared with the tier, from 0 to 1 (or 0% to "
+          + "100%); 1 compares every one. Chosen by name, the same on every host and in every run, so a host finds "
+          + "the sampled blocks another host wrote: a block is compared when the first 8 bytes of its name (an HMAC, "
+          + "evenly spread) fall in this share of their range. Blocks not chosen are neither looked up nor written, so "
+          + "the sampled blocks need about this share of the memory all would: the hit ratio a pool of M MB "
+          + "shows estimates that of a pool of M / fraction MB (docs/shared-tier.md). The other modes ignore it."),
   CACHE_SHADOW_SIZES("cache.shadow.sizes", sizes(), null,
       "Sizes of simulated block caches, e.g. 1G,4G,16G: every block the client's streams fetch is looked up "
           + "by name (no bytes kept) in an LRU cache of each size, and Slipstream.shadowCaches() reports the "

@@ -78,13 +78,21 @@ public enum Counter {
   SHARED_SERVERS_DOWN("shared_servers_down"),
   /** shared.mode=shadow: blocks from S3 that the tier held too, byte for byte (it would have served them). */
   SHARED_SHADOW_HITS("shared_shadow_hits"),
-  /** shared.mode=shadow: blocks from S3 that the tier did not hold (then written to it). */
+  /** shared.mode=shadow: blocks from S3 that the tier did not hold (then written to it, counted in shared_sets). */
   SHARED_SHADOW_MISSES("shared_shadow_misses"),
   /** shared.mode=shadow: blocks the tier held with bytes other than S3's: it would have served wrong bytes. */
   SHARED_SHADOW_MISMATCHES("shared_shadow_mismatches"),
+  /**
+   * shared.mode=shadow: sampled blocks (or ranges) from S3 not compared, because the comparisons' queue was
+   * full or memory was short (neither looked up nor written).
+   */
+  SHARED_SHADOW_DROPPED("shared_shadow_dropped"),
   /** Blocks written to the shared tier. */
   SHARED_SETS("shared_sets"),
-  /** Blocks not written to the shared tier: too many writes pending, or the write failed. */
+  /**
+   * Blocks not written to the shared tier: too many writes pending, or the write failed (in shadow mode, the
+   * write of a block the tier did not hold).
+   */
   SHARED_SETS_DROPPED("shared_sets_dropped"),
   /** Parquet: pieces (at most a block each) of the next row group's column chunks fetched ahead while one is decoded. */
   ROW_GROUP_AHEAD_STARTED("row_group_ahead_started"),

@@ -16,7 +16,8 @@ public enum SharedMode {
   READ_ONLY,
   /**
    * The tier is asked and written as in read-write, in the background, but never serves a byte: what it
-   * holds is compared with S3's bytes, and its hits, misses, mismatches and latency are counted.
+   * holds is compared with S3's bytes, and its hits, misses, mismatches and latency are counted. Only the
+   * blocks {@code shared.shadow.fraction} samples by name are asked and written.
    */
   SHADOW
 }

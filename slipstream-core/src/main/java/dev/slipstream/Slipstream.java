@@ -313,7 +313,7 @@ public final class Slipstream implements AutoCloseable {
                 : " and plant blocks this client serves once S3 has answered its open");
       }
       return new Sources.Shared(p.open(config, stats), config.sharedMode(),
-          new SharedNames(config.sharedNamespace(), config.sharedSecret().orElse(null)));
+          new SharedNames(config.sharedNamespace(), config.sharedSecret().orElse(null)), config.sharedShadowFraction());
     }
     throw new IllegalArgumentException("shared.mode=" + config.sharedMode().name().toLowerCase(java.util.Locale.ROOT)
         .replace('_', '-') + " needs a shared tier store on the class path: add the slipstream-memcached jar (slipstream-hadoop's jar carries it)");

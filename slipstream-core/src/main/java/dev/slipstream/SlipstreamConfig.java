@@ -222,6 +222,11 @@ public final class SlipstreamConfig {
     return value(ConfigKey.SHARED_TIMEOUT);
   }
 
+  /** Share of blocks shadow mode compares with the shared tier, in [0, 1]; 1 is every block. */
+  public double sharedShadowFraction() {
+    return value(ConfigKey.SHARED_SHADOW_FRACTION);
+  }
+
   public boolean cacheMemory() {
     return value(ConfigKey.CACHE_MEMORY);
   }

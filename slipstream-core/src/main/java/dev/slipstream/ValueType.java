@@ -159,19 +159,34 @@ final class ValueType<T> {
   /** A share such as {@code 10%} or {@code 0.1}, in [0, 1). */
   static ValueType<Double> fraction() {
     return new ValueType<>(ValueKind.STRING, text -> {
-      String v = text.trim();
-      double d;
-      try {
-        d = v.endsWith("%") ? Double.parseDouble(v.substring(0, v.length() - 1).trim()) / 100
-            : Double.parseDouble(v);
-      } catch (NumberFormatException e) {
-        throw new Refused("expected a percentage such as 10% or a fraction such as 0.1");
-      }
+      double d = shareValue(text);
       if (!(d >= 0 && d < 1)) {
         throw new Refused("must be at least 0% and below 100%");
       }
       return d;
     });
+  }
+
+  /** A share such as {@code 0.1} or {@code 10%}, in [0, 1]: all of it ({@code 1}, {@code 100%}) included. */
+  static ValueType<Double> fractionToWhole() {
+    return new ValueType<>(ValueKind.STRING, text -> {
+      double d = shareValue(text);
+      if (!(d >= 0 && d <= 1)) {
+        throw new Refused("must be between 0 and 1 (0% and 100%)");
+      }
+      return d;
+    });
+  }
+
+  /** {@code 10%} or {@code 0.1} as 0.1; NaN passes, for the caller's range check to refuse. */
+  private static double shareValue(String text) {
+    String v = text.trim();
+    try {
+      return v.endsWith("%") ? Double.parseDouble(v.substring(0, v.length() - 1).trim()) / 100
+          : Double.parseDouble(v);
+    } catch (NumberFormatException e) {
+      throw new Refused("expected a percentage such as 10% or a fraction such as 0.1");
+    }
   }
 
   /** An amount of US dollars such as {@code 0.0004}: a price, at least 0. */

@@ -46,6 +46,11 @@ class ConfigTypesTest {
       cache.disk.min.free | 100%             | must be at least 0% and below 100%
       cache.disk.min.free | -0.1             | must be at least 0% and below 100%
       cache.disk.min.free | lots             | expected a percentage such as 10% or a fraction such as 0.1
+      shared.shadow.fraction | 1.5          | must be between 0 and 1 (0% and 100%)
+      shared.shadow.fraction | -0.01        | must be between 0 and 1 (0% and 100%)
+      shared.shadow.fraction | 101%         | must be between 0 and 1 (0% and 100%)
+      shared.shadow.fraction | NaN          | must be between 0 and 1 (0% and 100%)
+      shared.shadow.fraction | half         | expected a percentage such as 10% or a fraction such as 0.1
       cache.shadow.sizes  | 1G,lots          | expected a size such as 8M, 512K or 1G
       cache.shadow.sizes  | 1G,0             | each size must be above zero
       cache.shadow.sizes  | 1,2,3,4,5,6,7,8,9 | at most 8 sizes
@@ -97,6 +102,10 @@ class ConfigTypesTest {
     assertThat(with("cache.disk.mode", " ALL ").cacheMode()).isEqualTo(CacheMode.ALL);
     assertThat(with("cache.disk.min.free", "0.25").cacheMinFree()).isEqualTo(0.25);
     assertThat(with("cache.disk.min.free", "5 %").cacheMinFree()).isEqualTo(0.05);
+    assertThat(with("shared.shadow.fraction", "0.25").sharedShadowFraction()).isEqualTo(0.25);
+    assertThat(with("shared.shadow.fraction", " 0 ").sharedShadowFraction()).isZero();
+    assertThat(with("shared.shadow.fraction", "1").sharedShadowFraction()).isEqualTo(1.0);
+    assertThat(with("shared.shadow.fraction", "100%").sharedShadowFraction()).isEqualTo(1.0);
     assertThat(with("cache.disk.dir", " /var/cache/x ").cacheDir()).isEqualTo(Path.of("/var/cache/x"));
     assertThat(with("cache.disk.dir", "  ").cacheDir()).isEqualTo(SlipstreamConfig.defaults().cacheDir());
     assertThat(with("endpoint", "http://127.0.0.1:9000").endpoint()).contains(URI.create("http://127.0.0.1:9000"));
@@ -127,6 +136,7 @@ class ConfigTypesTest {
     assertThat(d.cacheMax()).isEqualTo(4L << 30);
     assertThat(d.cacheMinFree()).isEqualTo(0.1);
     assertThat(d.cacheClearOnStart()).isFalse();
+    assertThat(d.sharedShadowFraction()).as("every block compared").isEqualTo(1.0);
     assertThat(d.listParallelism()).isEqualTo(4);
     assertThat(d.openAheadFiles()).isEqualTo(8);
     assertThat(d.listReuseTtl()).isEqualTo(Duration.ofSeconds(30));

@@ -392,11 +392,23 @@ class SharedTierTest {
     }
   }
 
+  /**
+   * The shared_* counters of {@code client}, for a failure's message. The shadow tests count lookups, so a
+   * lookup cut off by its deadline on a loaded machine would change the count: they wait up to {@link #PATIENT}.
+   */
+  private static String shared(Slipstream client) {
+    return client.statistics().snapshot().entrySet().stream().filter(e -> e.getKey().startsWith("shared_"))
+        .map(Object::toString).collect(Collectors.joining(", "));
+  }
+
+  /** A shared.timeout no lookup of a healthy pool reaches, however busy the machine. */
+  private static final String PATIENT = "10s";
+
   @Test
   void shadowModeServesEveryByteFromS3AndCountsWhatTheTierWouldHaveDone() throws Exception {
     S3.server().putGenerated(BUCKET, "shadowed", 8, SIZE);
     // First pass: the tier is empty; the shadow host writes what it fetched, as read-write would.
-    Slipstream first = host("shadow", "none");
+    Slipstream first = host("shadow", "none", "shared.timeout", PATIENT);
     try (first) {
       SlipstreamInputStream in = readAndCheck(first, "shadowed", 8);
       assertThat(in.statistics().get(Counter.GET_REQUESTS)).isEqualTo(7);
@@ -405,15 +417,47 @@ class SharedTierTest {
     assertThat(first.statistics().get(Counter.SHARED_SETS)).isEqualTo(7);
     // A well-formed chunk with other bytes (only a host without the secret can be fooled so): a mismatch.
     forgeOneChunk(servers);
-    Slipstream second = host("shadow", "none");
+    Slipstream second = host("shadow", "none", "shared.timeout", PATIENT);
     try (second) {
       SlipstreamInputStream in = readAndCheck(second, "shadowed", 8);
       assertThat(in.statistics().get(Counter.GET_REQUESTS)).as("shadow never serves").isEqualTo(7);
       assertThat(in.statistics().get(Counter.SHARED_HITS)).isZero();
     }
-    assertThat(second.statistics().get(Counter.SHARED_SHADOW_HITS)).isEqualTo(6);
-    assertThat(second.statistics().get(Counter.SHARED_SHADOW_MISMATCHES)).isEqualTo(1);
+    assertThat(second.statistics().get(Counter.SHARED_SHADOW_HITS)).as(shared(second)).isEqualTo(6);
+    assertThat(second.statistics().get(Counter.SHARED_SHADOW_MISMATCHES)).as(shared(second)).isEqualTo(1);
     assertThat(second.statistics().latency(dev.slipstream.Latency.SHARED_GET).count()).isEqualTo(7);
+  }
+
+  @Test
+  void shadowModeWithAFractionComparesTheSameSampleOnEveryHostAndNothingAtZero() throws Exception {
+    S3.server().putGenerated(BUCKET, "sampled", 12, SIZE);
+    Slipstream none = host("shadow", SECRET, "shared.shadow.fraction", "0", "shared.timeout", PATIENT);
+    try (none) {
+      readAndCheck(none, "sampled", 12);
+    }
+    for (var server : none.sharedTierServers()) {
+      assertThat(server.values().get("lookups")).as("fraction 0 asks %s nothing", server.server()).isZero();
+      assertThat(server.values().get("sets")).as("nor writes to it").isZero();
+    }
+    // Host A: the pool is empty; it writes the sampled blocks it compared, and only those.
+    Slipstream a = host("shadow", SECRET, "shared.shadow.fraction", "0.5", "shared.timeout", PATIENT);
+    try (a) {
+      readAndCheck(a, "sampled", 12);
+    }
+    long sampled = a.statistics().get(Counter.SHARED_SHADOW_MISSES);
+    assertThat(sampled).as("a sample of the 7 blocks, not all or none: %s", shared(a)).isBetween(1L, 6L);
+    assertThat(a.statistics().get(Counter.SHARED_SETS)).isEqualTo(sampled);
+    assertThat(a.statistics().get(Counter.SHARED_SHADOW_DROPPED)).isZero();
+    // Host B samples the same blocks by name, and finds every one of them as A wrote it.
+    Slipstream b = host("shadow", SECRET, "shared.shadow.fraction", "0.5", "shared.timeout", PATIENT);
+    try (b) {
+      SlipstreamInputStream in = readAndCheck(b, "sampled", 12);
+      assertThat(in.statistics().get(Counter.GET_REQUESTS)).as("shadow never serves").isEqualTo(7);
+    }
+    assertThat(b.statistics().get(Counter.SHARED_SHADOW_HITS)).as(shared(b)).isEqualTo(sampled);
+    assertThat(b.statistics().get(Counter.SHARED_SHADOW_MISSES)).isZero();
+    assertThat(b.statistics().get(Counter.SHARED_SHADOW_MISMATCHES)).isZero();
+    assertThat(b.statistics().get(Counter.SHARED_SETS)).isZero();
   }
 
   @Test

@@ -26,8 +26,9 @@ import java.util.function.Supplier;
  * a read for a caller goes through a buffer of the pool, copied to the caller's array only then, so that
  * neither a refusal nor a partial hit (some chunks found, one missing) leaves the tier's bytes there. Every
  * block this open fetched from S3 is written there in the background ({@code read-write}), never one it
- * read from the tier. In {@code shadow} mode it serves nothing: every block from S3 is looked up in the
- * background, compared, and written if missing, as read-write would have.
+ * read from the tier. In {@code shadow} mode it serves nothing: each block or range from S3 whose name is in
+ * the shadow sample is looked up in the background, compared, and written if missing, as read-write would
+ * have ({@link SharedComparisons}); the others are left alone.
  * Blocks, and the exact ranges a columnar reader fetched (at least {@link Piece#MIN_RANGE} bytes: a footer's
  * tail, column chunks), found again by a read of exactly that range, as the same query of the same columns
  * makes on another host: a Spark executor reads Parquet by ranges.
@@ -35,6 +36,7 @@ import java.util.function.Supplier;
 final class SharedTier implements Tier {
   private final SharedBlockStore store;
   private final SharedWrites writes;
+  private final SharedComparisons comparisons;
   private final boolean shadow;
   private final SharedNames names;
   private final ObjectHandle h;
@@ -46,14 +48,19 @@ final class SharedTier implements Tier {
   private final Set<Piece> served = ConcurrentHashMap.newKeySet();
 
   /**
-   * @param writes where blocks are written, or null to only read ({@code read-only})
-   * @param shadow never serve: blocks from S3 are compared with the tier's, in the background, and written
+   * @param writes where blocks from S3 are written ({@code read-write}), or null
+   * @param comparisons null, or shadow mode: never serve; blocks from S3 are compared with the tier's there,
+   *     in the background, and written if missing. With neither, the tier is only read ({@code read-only}).
    */
-  SharedTier(SharedBlockStore store, SharedWrites writes, boolean shadow, SharedNames names, ObjectHandle h,
-      int blockSize, BufferPool pool, Supplier<AccessGate> gate) {
+  SharedTier(SharedBlockStore store, SharedWrites writes, SharedComparisons comparisons, SharedNames names,
+      ObjectHandle h, int blockSize, BufferPool pool, Supplier<AccessGate> gate) {
+    if (writes != null && comparisons != null) {
+      throw new IllegalArgumentException("a shared tier either writes or compares (shadow), not both");
+    }
     this.store = store;
     this.writes = writes;
-    this.shadow = shadow;
+    this.comparisons = comparisons;
+    this.shadow = comparisons != null;
     this.names = names;
     this.h = h;
     this.blockSize = blockSize;
@@ -154,14 +161,17 @@ final class SharedTier implements Tier {
 
   @Override
   public void keep(Piece piece, PooledBytes data) {
-    if (writes == null || served.contains(piece)
+    if ((writes == null && comparisons == null) || served.contains(piece)
         || (data instanceof Block b && b.lender() != null)) {
       return; // read-only, or read from the tier, or kept in memory since it came from S3 (written then)
     }
     byte[] name = name(piece);
-    if (name != null && shadow) {
-      writes.compare(name, data, pool, stats);
-    } else if (name != null) {
+    if (name == null) {
+      return;
+    }
+    if (comparisons != null) {
+      comparisons.compare(name, data, pool, stats); // only if the name is in the shadow sample
+    } else {
       writes.offer(name, data, stats);
     }
   }

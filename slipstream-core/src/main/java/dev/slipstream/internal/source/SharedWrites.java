@@ -4,22 +4,20 @@
 package dev.slipstream.internal.source;
 
 import dev.slipstream.Counter;
-import dev.slipstream.Latency;
 import dev.slipstream.ReadStatistics;
-import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.PooledBytes;
 import dev.slipstream.internal.util.DaemonThreads;
 import dev.slipstream.spi.SharedBlockStore;
-import java.util.Arrays;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A client's writes to the shared tier (and, in shadow mode, its comparisons), off the read path: one daemon thread, at most {@value #MAX_PENDING}
- * blocks waiting, each pinned until written; a block offered beyond that is dropped and counted
- * ({@link Counter#SHARED_SETS_DROPPED}), never waited for.
+ * A client's writes to the shared tier in {@code shared.mode=read-write}, off the read path: one daemon
+ * thread, at most {@value #MAX_PENDING} blocks waiting, each pinned until written; a block offered beyond that
+ * is dropped and counted ({@link Counter#SHARED_SETS_DROPPED}), never waited for. Shadow mode's lookups and
+ * writes have a thread and queue of their own ({@link SharedComparisons}).
  */
 final class SharedWrites implements AutoCloseable {
   static final int MAX_PENDING = 8;
@@ -47,50 +45,6 @@ final class SharedWrites implements AutoCloseable {
         } catch (RuntimeException e) {
           stats.increment(Counter.SHARED_SETS_DROPPED); // a store that broke its contract: a write not made
         } finally {
-          data.unpin();
-        }
-      });
-    } catch (RejectedExecutionException e) {
-      data.unpin();
-      stats.increment(Counter.SHARED_SETS_DROPPED);
-    }
-  }
-
-  /**
-   * shared.mode=shadow, in the background: looks {@code data} (S3's bytes, ready) up in the tier as a read
-   * would, compares what comes back, counts a hit, miss or mismatch with the lookup's latency, and writes
-   * the block on a miss, as read-write would. Dropped, counted, when behind or when memory is short.
-   */
-  void compare(byte[] name, PooledBytes data, BufferPool pool, ReadStatistics stats) {
-    if (!data.isReady() || !data.tryPin()) {
-      return;
-    }
-    try {
-      executor.execute(() -> {
-        byte[] theirs = pool.tryAcquire(BufferPool.sizeFor(data.length()));
-        try {
-          if (theirs == null) {
-            stats.increment(Counter.SHARED_SETS_DROPPED);
-            return;
-          }
-          long t0 = System.nanoTime();
-          boolean hit = store.get(name, data.length(), 0, theirs, 0, data.length());
-          stats.record(Latency.SHARED_GET, System.nanoTime() - t0);
-          if (!hit) {
-            stats.increment(Counter.SHARED_SHADOW_MISSES);
-            boolean stored = store.put(name, data.buffer(), 0, data.length());
-            stats.increment(stored ? Counter.SHARED_SETS : Counter.SHARED_SETS_DROPPED);
-          } else if (Arrays.equals(theirs, 0, data.length(), data.buffer(), 0, data.length())) {
-            stats.increment(Counter.SHARED_SHADOW_HITS);
-          } else {
-            stats.increment(Counter.SHARED_SHADOW_MISMATCHES);
-          }
-        } catch (RuntimeException e) {
-          stats.increment(Counter.SHARED_ERRORS); // a store that broke its contract: nothing compared
-        } finally {
-          if (theirs != null) {
-            pool.release(theirs);
-          }
           data.unpin();
         }
       });

@@ -25,9 +25,13 @@ public final class Sources {
   private final boolean memoryCache;
   private final Shared shared;
   private final SharedWrites sharedWrites;
+  private final SharedComparisons sharedComparisons;
 
-  /** The shared tier of a client: its store, what it does, and the names its blocks have there. */
-  public record Shared(SharedBlockStore store, SharedMode mode, SharedNames names) {}
+  /**
+   * The shared tier of a client: its store, what it does, the names its blocks have there, and the share of
+   * blocks shadow mode compares ({@code shared.shadow.fraction}; the other modes ignore it).
+   */
+  public record Shared(SharedBlockStore store, SharedMode mode, SharedNames names, double shadowFraction) {}
   private final DiskCache disk;
   private final boolean keepEveryBlock;
   private final S3Source s3;
@@ -50,8 +54,10 @@ public final class Sources {
   public Sources(DiskCache disk, CacheMode mode, boolean memoryCache, Shared shared, S3Source s3,
       BlockFetcher fetcher, BufferPool pool, ShadowCaches shadows) {
     this.shared = shared;
-    this.sharedWrites = shared != null && shared.mode() != SharedMode.READ_ONLY ? new SharedWrites(shared.store())
+    this.sharedWrites = shared != null && shared.mode() == SharedMode.READ_WRITE ? new SharedWrites(shared.store())
         : null;
+    this.sharedComparisons = shared != null && shared.mode() == SharedMode.SHADOW
+        ? new SharedComparisons(shared.store(), ShadowSample.of(shared.shadowFraction())) : null;
     this.memoryCache = memoryCache;
     this.disk = mode == CacheMode.OFF ? null : disk;
     this.keepEveryBlock = mode == CacheMode.ALL;
@@ -75,7 +81,10 @@ public final class Sources {
   public void close() {
     pool.dropKept(name -> name instanceof MemoryTier.Name n && n.client() == this);
     if (sharedWrites != null) {
-      sharedWrites.close();
+      sharedWrites.close(); // each waits at most 10 s for its queue; a client has one or the other
+    }
+    if (sharedComparisons != null) {
+      sharedComparisons.close();
     }
     if (shared != null) {
       shared.store().close();
@@ -92,8 +101,8 @@ public final class Sources {
       tiers.add(new DiskTier(disk, h, blockSize, pool, () -> fetcher.accessGate(h)));
     }
     if (shared != null) {
-      tiers.add(new SharedTier(shared.store(), sharedWrites, shared.mode() == SharedMode.SHADOW, shared.names(),
-          h, blockSize, pool, () -> fetcher.accessGate(h)));
+      tiers.add(new SharedTier(shared.store(), sharedWrites, sharedComparisons, shared.names(), h, blockSize, pool,
+          () -> fetcher.accessGate(h)));
     }
     return new SourceChain(h, own, tiers, s3, pool, blockSize, keepEveryBlock, shadows.isEmpty() ? null : shadows);
   }

@@ -10,7 +10,9 @@
  * (a whole block taken over with its buffer); {@link dev.slipstream.internal.source.DiskTier}, the local
  * disk cache; {@link dev.slipstream.internal.source.SharedTier}, blocks in a store a cluster shares
  * (memcached), under names {@link dev.slipstream.internal.source.SharedNames} gives and written by {@link
- * dev.slipstream.internal.source.SharedWrites} in the background; then {@link
+ * dev.slipstream.internal.source.SharedWrites} in the background (in shadow mode, a sample of blocks by name,
+ * {@link dev.slipstream.internal.source.ShadowSample}, compared with S3's by {@link
+ * dev.slipstream.internal.source.SharedComparisons} instead); then {@link
  * dev.slipstream.internal.source.S3Source}, the last source, whose retries and hedged requests live
  * below it. Every tier serves a byte only through S3's access check for the open. {@link
  * dev.slipstream.internal.source.Sources} assembles the chain of each open object; {@link

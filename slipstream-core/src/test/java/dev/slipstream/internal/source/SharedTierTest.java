@@ -17,7 +17,9 @@ import java.nio.file.AccessDeniedException;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -34,25 +36,43 @@ class SharedTierTest {
   private final Blocks blocks = new Blocks();
   private final SharedNames names = new SharedNames("test", "secret");
   private final SharedWrites writes = new SharedWrites(blocks);
+  private final SharedComparisons comparisons = new SharedComparisons(blocks, ShadowSample.of(1));
 
   @AfterEach
   void close() {
     writes.close();
+    comparisons.close();
     rig.close();
   }
 
-  /** A shared store in memory: blocks by name, and how often it was asked. */
+  /**
+   * A shared store in memory: blocks by name, how often it was asked, and the names it was asked for. With
+   * {@link #hold} set, each get waits for it to open (after counting down {@link #entered}).
+   */
   static final class Blocks implements SharedBlockStore {
     final Map<String, byte[]> byName = new ConcurrentHashMap<>();
     final AtomicInteger gets = new AtomicInteger();
     final AtomicInteger puts = new AtomicInteger();
+    final Set<String> asked = ConcurrentHashMap.newKeySet();
     volatile boolean broken;
+    volatile CountDownLatch hold;
+    final CountDownLatch entered = new CountDownLatch(1);
 
     @Override
     public boolean get(byte[] name, int blockLength, int from, byte[] dst, int off, int n) {
       gets.incrementAndGet();
+      asked.add(HexFormat.of().formatHex(name));
       if (broken) {
         throw new IllegalStateException("a store that breaks its contract");
+      }
+      CountDownLatch h = hold;
+      if (h != null) {
+        entered.countDown();
+        try {
+          h.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
       }
       byte[] b = byName.get(HexFormat.of().formatHex(name));
       if (b == null || b.length != blockLength) {
@@ -73,8 +93,10 @@ class SharedTierTest {
     public void close() {}
   }
 
+  /** Read-write, or shadow comparing every block. */
   private SharedTier tier(ObjectHandle h, boolean shadow) {
-    return new SharedTier(blocks, writes, shadow, names, h, BLOCK, rig.pool, () -> rig.fetcher.accessGate(h));
+    return new SharedTier(blocks, shadow ? null : writes, shadow ? comparisons : null, names, h, BLOCK, rig.pool,
+        () -> rig.fetcher.accessGate(h));
   }
 
   private static Piece block(long index) {
@@ -236,7 +258,7 @@ class SharedTierTest {
     tier.keep(block(1), b1);
     b0.releaseOwner();
     b1.releaseOwner();
-    writes.close();
+    comparisons.close(); // waits for the comparisons pending
 
     assertThat(h.stats().get(Counter.SHARED_SHADOW_HITS)).isEqualTo(1);
     assertThat(h.stats().get(Counter.SHARED_SHADOW_MISSES)).isEqualTo(1);
