@@ -66,6 +66,9 @@ class SharedTierTest {
     servers.forEach(MemcachedServer::close);
   }
 
+  /** A shared.timeout no lookup of a healthy pool reaches, however busy the machine. */
+  private static final String PATIENT = "10s";
+
   private Slipstream host(String mode, String secret, String... more) {
     SlipstreamConfig.Builder b = SlipstreamConfig.builder()
         .set("endpoint", S3.server().endpoint().toString()).set("region", EmbeddedS3Server.REGION)
@@ -74,6 +77,8 @@ class SharedTierTest {
         .set("block.size", String.valueOf(BLOCK)).set("memory.max", "32M")
         .set("cache.disk.mode", "off").set("cache.memory", "false") // each host's own caches play no part
         .set("shared.mode", mode)
+        // counts of hits are asserted: no lookup of a healthy server may miss its deadline on a busy machine
+        .set("shared.timeout", PATIENT)
         .set("shared.servers", servers.stream().map(MemcachedServer::hostPort).collect(Collectors.joining(",")));
     if (secret != null) {
       b.set("shared.secret", secret);
@@ -209,7 +214,7 @@ class SharedTierTest {
     hostAReads("stopped", 3);
     int stopped = holdingMost(servers);
     servers.get(stopped).pause();
-    try (Slipstream b = host("read-write", SECRET)) {
+    try (Slipstream b = host("read-write", SECRET, "shared.timeout", "200ms")) { // the default: a stopped server is late
       for (int round = 0; round < 3; round++) {
         readAndCheck(b, "stopped", 3);
       }
@@ -401,14 +406,12 @@ class SharedTierTest {
         .map(Object::toString).collect(Collectors.joining(", "));
   }
 
-  /** A shared.timeout no lookup of a healthy pool reaches, however busy the machine. */
-  private static final String PATIENT = "10s";
 
   @Test
   void shadowModeServesEveryByteFromS3AndCountsWhatTheTierWouldHaveDone() throws Exception {
     S3.server().putGenerated(BUCKET, "shadowed", 8, SIZE);
     // First pass: the tier is empty; the shadow host writes what it fetched, as read-write would.
-    Slipstream first = host("shadow", "none", "shared.timeout", PATIENT);
+    Slipstream first = host("shadow", "none");
     try (first) {
       SlipstreamInputStream in = readAndCheck(first, "shadowed", 8);
       assertThat(in.statistics().get(Counter.GET_REQUESTS)).isEqualTo(7);
@@ -417,7 +420,7 @@ class SharedTierTest {
     assertThat(first.statistics().get(Counter.SHARED_SETS)).isEqualTo(7);
     // A well-formed chunk with other bytes (only a host without the secret can be fooled so): a mismatch.
     forgeOneChunk(servers);
-    Slipstream second = host("shadow", "none", "shared.timeout", PATIENT);
+    Slipstream second = host("shadow", "none");
     try (second) {
       SlipstreamInputStream in = readAndCheck(second, "shadowed", 8);
       assertThat(in.statistics().get(Counter.GET_REQUESTS)).as("shadow never serves").isEqualTo(7);
@@ -431,7 +434,7 @@ class SharedTierTest {
   @Test
   void shadowModeWithAFractionComparesTheSameSampleOnEveryHostAndNothingAtZero() throws Exception {
     S3.server().putGenerated(BUCKET, "sampled", 12, SIZE);
-    Slipstream none = host("shadow", SECRET, "shared.shadow.fraction", "0", "shared.timeout", PATIENT);
+    Slipstream none = host("shadow", SECRET, "shared.shadow.fraction", "0");
     try (none) {
       readAndCheck(none, "sampled", 12);
     }
@@ -440,7 +443,7 @@ class SharedTierTest {
       assertThat(server.values().get("sets")).as("nor writes to it").isZero();
     }
     // Host A: the pool is empty; it writes the sampled blocks it compared, and only those.
-    Slipstream a = host("shadow", SECRET, "shared.shadow.fraction", "0.5", "shared.timeout", PATIENT);
+    Slipstream a = host("shadow", SECRET, "shared.shadow.fraction", "0.5");
     try (a) {
       readAndCheck(a, "sampled", 12);
     }
@@ -449,7 +452,7 @@ class SharedTierTest {
     assertThat(a.statistics().get(Counter.SHARED_SETS)).isEqualTo(sampled);
     assertThat(a.statistics().get(Counter.SHARED_SHADOW_DROPPED)).isZero();
     // Host B samples the same blocks by name, and finds every one of them as A wrote it.
-    Slipstream b = host("shadow", SECRET, "shared.shadow.fraction", "0.5", "shared.timeout", PATIENT);
+    Slipstream b = host("shadow", SECRET, "shared.shadow.fraction", "0.5");
     try (b) {
       SlipstreamInputStream in = readAndCheck(b, "sampled", 12);
       assertThat(in.statistics().get(Counter.GET_REQUESTS)).as("shadow never serves").isEqualTo(7);
