@@ -3,9 +3,17 @@
  */
 package dev.slipstream.sparkit;
 
+import dev.slipstream.hadoop.SlipstreamS3AFileSystem;
+import dev.slipstream.spark.SlipstreamPlugin;
 import dev.slipstream.testkit.S3ASettings;
+import java.io.File;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.List;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.spark.sql.SparkSession;
 
@@ -47,6 +55,66 @@ final class LocalSpark {
           .config("spark.hadoop.fs.slipstream.cache.disk.dir", "target/" + appName + "-cache-" + System.nanoTime());
     }
     return b.getOrCreate();
+  }
+
+  /**
+   * A builder for {@code appName} on a {@code local-cluster} of two executor JVMs (one core, 512 MiB each)
+   * whose class path has no Slipstream jar: Slipstream reaches them as a job's {@code --jars} would, through
+   * {@code spark.jars}, and so does the plugin's jar. Spark launches the executors from
+   * {@code $SPARK_HOME/jars}: the build sets {@code SPARK_HOME} to {@code target/spark-home}, which this
+   * fills with links to the jars of the test class path, Slipstream's left out.
+   */
+  static SparkSession.Builder cluster(String appName, URI endpoint) throws IOException {
+    fillSparkHome(Path.of(System.getenv("SPARK_HOME")));
+    return builder(appName, endpoint)
+        .master("local-cluster[2,1,1024]")
+        .config("spark.executor.memory", "512m")
+        .config("spark.jars", String.join(",", slipstreamJars()));
+  }
+
+  /**
+   * The drop-in jar (slipstream-hadoop's, with core and the shared tier inside) and the plugin's, as the
+   * build made them: the test class path has them as jars after {@code package} (Maven's {@code verify}).
+   */
+  static List<String> slipstreamJars() {
+    return List.of(jarOf(SlipstreamS3AFileSystem.class), jarOf(SlipstreamPlugin.class));
+  }
+
+  private static String jarOf(Class<?> c) {
+    try {
+      Path p = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI());
+      if (!p.toString().endsWith(".jar") || !Files.isRegularFile(p)) {
+        throw new IllegalStateException(c.getName() + " comes from " + p + ", not a jar: run the Spark tests through "
+            + "Maven's verify, which packages the jars first");
+      }
+      return p.toAbsolutePath().toString();
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** A Spark home whose {@code jars/} holds this JVM's class path but Slipstream's jars. */
+  private static void fillSparkHome(Path home) throws IOException {
+    Path jars = home.resolve("jars");
+    Files.createDirectories(jars);
+    Files.writeString(home.resolve("RELEASE"), "Spark for tests: the jars of the test class path, Slipstream's left out\n");
+    try (var old = Files.list(jars)) {
+      for (Path link : old.toList()) {
+        if (link.getFileName().toString().startsWith("slipstream-")) {
+          Files.delete(link); // left by an older build
+        }
+      }
+    }
+    String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    for (String entry : classPath.split(File.pathSeparator)) {
+      Path p = Path.of(entry);
+      if (entry.endsWith(".jar") && Files.isRegularFile(p) && !p.getFileName().toString().startsWith("slipstream-")) {
+        Path link = jars.resolve(p.getFileName());
+        if (!Files.exists(link, LinkOption.NOFOLLOW_LINKS)) {
+          Files.createSymbolicLink(link, p.toAbsolutePath());
+        }
+      }
+    }
   }
 
   /** Stops a session and forgets it, and closes the cached FileSystems: the next session starts cold. */

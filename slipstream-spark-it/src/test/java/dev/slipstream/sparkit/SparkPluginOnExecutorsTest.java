@@ -31,8 +31,7 @@ import org.junit.jupiter.api.Timeout;
  * Slipstream, each with Spark's CSV sink. Every executor must have registered the plugin's gauges, and
  * the GETs they show must add up to reads that happened.
  *
- * <p>Spark launches executors from {@code $SPARK_HOME/jars}: the build sets {@code SPARK_HOME} to
- * {@code target/spark-home}, which this test fills with links to the jars of its own class path.
+ * <p>The executors have Slipstream and the plugin from {@code spark.jars} only (see {@link LocalSpark#cluster}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
@@ -50,14 +49,10 @@ class SparkPluginOnExecutorsTest {
 
   @BeforeAll
   void runOnTwoExecutors() throws Exception {
-    Path sparkHome = Path.of(System.getenv("SPARK_HOME"));
-    fillSparkHome(sparkHome);
     csvDir = Files.createTempDirectory(Path.of("target"), "executor-metrics-");
     server = ForkedS3Server.start();
     server.createBucket(BUCKET);
-    SparkSession spark = LocalSpark.builder("plugin-on-executors", server.endpoint())
-        .master("local-cluster[2,1,1024]")
-        .config("spark.executor.memory", "512m")
+    SparkSession spark = LocalSpark.cluster("plugin-on-executors", server.endpoint())
         .config("spark.hadoop.fs.s3a.impl", SlipstreamS3AFileSystem.class.getName())
         .config("spark.plugins", SlipstreamPlugin.class.getName())
         .config("spark.metrics.conf.executor.sink.csv.class", "org.apache.spark.metrics.sink.CsvSink")
@@ -120,23 +115,6 @@ class SparkPluginOnExecutorsTest {
           }
           long value = Long.parseLong(last.substring(last.indexOf(',') + 1).trim());
           (m.group(2).startsWith("get_requests") ? getsByExecutor : latencyCountsByExecutor).put(m.group(1), value);
-        }
-      }
-    }
-  }
-
-  /** A Spark home whose {@code jars/} holds this JVM's class path, as the executors' launcher expects. */
-  private static void fillSparkHome(Path home) throws IOException {
-    Path jars = home.resolve("jars");
-    Files.createDirectories(jars);
-    Files.writeString(home.resolve("RELEASE"), "Spark for tests: the jars of the test class path\n");
-    String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    for (String entry : classPath.split(java.io.File.pathSeparator)) {
-      Path p = Path.of(entry);
-      if (entry.endsWith(".jar") && Files.isRegularFile(p)) {
-        Path link = jars.resolve(p.getFileName());
-        if (!Files.exists(link, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-          Files.createSymbolicLink(link, p.toAbsolutePath());
         }
       }
     }

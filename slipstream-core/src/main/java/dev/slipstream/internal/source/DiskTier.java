@@ -23,7 +23,7 @@ import java.util.function.Supplier;
  */
 public final class DiskTier implements Tier {
   /** Smallest range kept as a file of its own. */
-  public static final int MIN_RANGE = 4 * 1024;
+  public static final int MIN_RANGE = Piece.MIN_RANGE;
 
   private final DiskCache cache;
   private final BufferPool pool;

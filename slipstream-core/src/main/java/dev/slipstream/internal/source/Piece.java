@@ -10,6 +10,9 @@ package dev.slipstream.internal.source;
  * exactly that range.
  */
 public record Piece(long index, long start, int length) {
+  /** The shortest range a tier keeps: shorter ones cost more to name, find and check than to fetch. */
+  public static final int MIN_RANGE = 4 * 1024;
+
   /**
    * Where a piece's bytes came from, as the tier that served them tells ({@link Tier#origin}), or S3. A
    * block the disk cache served is not written there again.

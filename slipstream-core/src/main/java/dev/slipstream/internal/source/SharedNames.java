@@ -11,8 +11,8 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The names blocks have in the shared tier: a hash of the namespace and the block's identity (bucket, key,
- * ETag, block size, index), so that no bucket or key reaches the servers and a new version is a new name.
+ * The names blocks and ranges have in the shared tier: a hash of the namespace and the block's identity
+ * (bucket, key, ETag, block size, index) or the range's (bucket, key, ETag, start, length), so that no bucket or key reaches the servers and a new version is a new name.
  * With {@code shared.secret} the hash is an HMAC-SHA256 keyed with it: whoever reaches memcached without the
  * secret can neither tell which objects are cached (a SHA-256 of names one can guess would show it) nor
  * find a block's name to put a chunk under. Without a secret ({@code shared.secret=none}), a SHA-256.
@@ -30,6 +30,21 @@ public final class SharedNames {
 
   /** The 32-byte name of block {@code index} of the version {@code etag} of {@code bucket/key}. */
   byte[] block(String bucket, String objectKey, String etag, int blockSize, long index) {
+    return name("slipstream-shared-v1", bucket, objectKey, etag,
+        ByteBuffer.allocate(12).putInt(blockSize).putLong(index).array());
+  }
+
+  /**
+   * The 32-byte name of exactly the range {@code [start, start + length)} of the version {@code etag} of
+   * {@code bucket/key}, as a columnar reader fetched it: of another domain than blocks' names, so that no
+   * range and block share one.
+   */
+  byte[] range(String bucket, String objectKey, String etag, long start, int length) {
+    return name("slipstream-shared-range-v1", bucket, objectKey, etag,
+        ByteBuffer.allocate(12).putLong(start).putInt(length).array());
+  }
+
+  private byte[] name(String domain, String bucket, String objectKey, String etag, byte[] where) {
     try {
       Mac mac = null;
       MessageDigest md = null;
@@ -39,12 +54,12 @@ public final class SharedNames {
       } else {
         md = MessageDigest.getInstance("SHA-256");
       }
-      for (String s : new String[] {"slipstream-shared-v1", namespace, bucket, objectKey, etag}) {
+      for (String s : new String[] {domain, namespace, bucket, objectKey, etag}) {
         byte[] b = s.getBytes(StandardCharsets.UTF_8);
         update(mac, md, ByteBuffer.allocate(4).putInt(b.length).array());
         update(mac, md, b);
       }
-      update(mac, md, ByteBuffer.allocate(12).putInt(blockSize).putLong(index).array());
+      update(mac, md, where);
       return mac != null ? mac.doFinal() : md.digest();
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("HmacSHA256 or SHA-256 is missing from this JVM", e);

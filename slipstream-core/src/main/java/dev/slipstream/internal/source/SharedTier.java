@@ -28,7 +28,9 @@ import java.util.function.Supplier;
  * block this open fetched from S3 is written there in the background ({@code read-write}), never one it
  * read from the tier. In {@code shadow} mode it serves nothing: every block from S3 is looked up in the
  * background, compared, and written if missing, as read-write would have.
- * Whole blocks only: a columnar reader's exact ranges stay local.
+ * Blocks, and the exact ranges a columnar reader fetched (at least {@link Piece#MIN_RANGE} bytes: a footer's
+ * tail, column chunks), found again by a read of exactly that range, as the same query of the same columns
+ * makes on another host: a Spark executor reads Parquet by ranges.
  */
 final class SharedTier implements Tier {
   private final SharedBlockStore store;
@@ -40,8 +42,8 @@ final class SharedTier implements Tier {
   private final BufferPool pool;
   private final ReadStatistics stats;
   private final Supplier<AccessGate> gate;
-  /** Blocks this open read from the tier: not written back. */
-  private final Set<Long> served = ConcurrentHashMap.newKeySet();
+  /** Blocks and ranges this open read from the tier whole: not written back. */
+  private final Set<Piece> served = ConcurrentHashMap.newKeySet();
 
   /**
    * @param writes where blocks are written, or null to only read ({@code read-only})
@@ -60,13 +62,16 @@ final class SharedTier implements Tier {
     this.gate = gate;
   }
 
-  /** The store's name of block {@code piece}: null for a range, or while the version is unknown. */
+  /** The store's name of {@code piece}: null for a range too short to keep, or while the version is unknown. */
   byte[] name(Piece piece) {
     String etag = h.etag();
-    if (!piece.isBlock() || etag == null) {
+    if (etag == null || !(piece.isBlock() || piece.length() >= Piece.MIN_RANGE)) {
       return null;
     }
-    return names.block(h.location().bucket(), h.location().key(), etag, blockSize, piece.index());
+    String bucket = h.location().bucket();
+    String key = h.location().key();
+    return piece.isBlock() ? names.block(bucket, key, etag, blockSize, piece.index())
+        : names.range(bucket, key, etag, piece.start(), piece.length());
   }
 
   /** Through a buffer of the pool (of the heap if it has none to spare), copied to {@code dst} after S3's answer. */
@@ -141,7 +146,7 @@ final class SharedTier implements Tier {
   /** Counts a hit; a whole block read is not written back. */
   private void hit(Piece piece, int from, int n) {
     if (from == 0 && n == piece.length()) {
-      served.add(piece.index());
+      served.add(piece);
     }
     stats.increment(Counter.SHARED_HITS);
     stats.add(Counter.SHARED_BYTES_READ, n);
@@ -149,7 +154,7 @@ final class SharedTier implements Tier {
 
   @Override
   public void keep(Piece piece, PooledBytes data) {
-    if (writes == null || served.contains(piece.index())
+    if (writes == null || served.contains(piece)
         || (data instanceof Block b && b.lender() != null)) {
       return; // read-only, or read from the tier, or kept in memory since it came from S3 (written then)
     }
@@ -163,7 +168,7 @@ final class SharedTier implements Tier {
 
   @Override
   public boolean keeps(Piece piece) {
-    return piece.isBlock() && h.etag() != null;
+    return h.etag() != null && (piece.isBlock() || piece.length() >= Piece.MIN_RANGE);
   }
 
   @Override

@@ -165,21 +165,61 @@ class SharedTierTest {
   }
 
   @Test
-  void rangesStayLocal() throws IOException {
+  void aColumnarRangeIsWrittenAndFoundAgainByAReadOfExactlyThatRange() throws IOException {
     SharedTier tier = tier(rig.answered(), false);
-    assertThat(tier.keeps(Piece.range(0, 2 * BLOCK))).isFalse();
+    Piece range = Piece.range(1000, 2 * BLOCK);
+    assertThat(tier.keeps(range)).isTrue();
     assertThat(tier.keeps(block(0))).isTrue();
     assertThat(tier.keepsEveryBlock()).isTrue();
-    var span = rig.filledSpan(0, 2 * BLOCK);
+    var span = rig.filledSpan(1000, 2 * BLOCK);
 
-    tier.keep(Piece.range(0, 2 * BLOCK), span);
+    tier.keep(range, span);
+    span.releaseOwner();
+    writes.close();
+    assertThat(blocks.puts).hasValue(1);
+
+    SharedTier other = tier(rig.answered(), false); // another host's open of the same version
+    byte[] dst = new byte[2 * BLOCK];
+    assertThat(other.read(range, 0, dst, 0, dst.length)).isTrue();
+    assertThat(dst).isEqualTo(rig.data(1000, 1000 + 2 * BLOCK));
+    assertThat(other.read(Piece.range(1000, 2 * BLOCK - 1), 0, new byte[10], 0, 10)).as("another range").isFalse();
+    assertThat(other.read(Piece.range(1001, 2 * BLOCK), 0, new byte[10], 0, 10)).as("another range").isFalse();
+    assertThat(other.read(block(0), 1000, new byte[10], 0, 10)).as("a block is no range").isFalse();
+    assertThat(rig.store.ranges()).isEmpty();
+  }
+
+  @Test
+  void aRangeShorterThanTheMinimumStaysLocal() throws IOException {
+    SharedTier tier = tier(rig.answered(), false);
+    Piece small = Piece.range(0, Piece.MIN_RANGE - 1);
+    assertThat(tier.keeps(small)).isFalse();
+    var span = rig.filledSpan(0, Piece.MIN_RANGE - 1);
+
+    tier.keep(small, span);
     span.releaseOwner();
     writes.close();
 
-    assertThat(tier.read(Piece.range(0, 2 * BLOCK), 0, new byte[10], 0, 10)).isFalse();
+    assertThat(tier.read(small, 0, new byte[10], 0, 10)).isFalse();
     assertThat(blocks.puts).hasValue(0);
     assertThat(blocks.gets).hasValue(0);
-    assertThat(rig.store.ranges()).isEmpty();
+  }
+
+  @Test
+  void aRangeReadFromTheTierIsNotWrittenBack() throws IOException {
+    ObjectHandle h = rig.answered();
+    Piece range = Piece.range(BLOCK, BLOCK + 100);
+    byte[] bytes = rig.data(BLOCK, 2 * BLOCK + 100);
+    blocks.put(tier(h, false).name(range), bytes, 0, bytes.length);
+    blocks.puts.set(0);
+    SharedTier tier = tier(h, false);
+
+    assertThat(tier.read(range, 0, new byte[bytes.length], 0, bytes.length)).isTrue();
+    var span = rig.filledSpan(BLOCK, BLOCK + 100);
+    tier.keep(range, span);
+    span.releaseOwner();
+    writes.close();
+
+    assertThat(blocks.puts).hasValue(0);
   }
 
   @Test
