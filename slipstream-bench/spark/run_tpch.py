@@ -65,9 +65,10 @@ reaches the executors through spark.jars alone (its slipstream-hadoop jar and th
 adds it to a cluster. The steps: 'load', then 'scan', every column of every row of lineitem (a count,
 sums and a hash of all columns), then the queries. Reported per (reader, application, step): seconds,
 link MB, GETs; per Slipstream application, from the plugin's gauges (each executor's CSV sink): the tier's
-hit ratio (bytes served by the tier over bytes read, summed over the executors), its hits and misses, the
-lookup latency's p50 and p99 (the highest of the executors'; each executor's in the JSON line), and what
-memcached holds; application 2 against application 1 in total and for 'scan'. The answers must be the
+hit ratio (bytes served by the tier over bytes read, summed over the executors; above 1 when the tier
+serves whole ranges that the reader reads in part) and its share of the bytes that came from the tier or
+S3, its hits and misses, the lookup latency's p50 and p99 (the highest of the executors'; each executor's
+in the JSON line), and what memcached holds; application 2 against application 1 in total and for 'scan'. The answers must be the
 same across every reader and application.
 
 Outputs: one JSON line per (Spark, reader, step) with --out (--cluster: per application too, and a line
@@ -238,8 +239,9 @@ def report(results, manifest, versions, readers, cluster=False):
             xs = [x for x in results if x["spark"] == v and run_of(x) == r]
             files = sum(x["files"] for x in xs)
             n = sum(x["gets"] for x in xs)
-            cells.append("**%.1f** | **%.0f** | **%s**" % (sum(x["seconds"] for x in xs), mb(sum(x["bytes"] for x in xs)),
-                                                         n if cluster else "%.2f" % per_file(n, files)))
+            cells.append("**%.1f** | **%.*f** | **%s**" % (sum(x["seconds"] for x in xs), 1 if cluster else 0,
+                                                          mb(sum(x["bytes"] for x in xs)),
+                                                          n if cluster else "%.2f" % per_file(n, files)))
         print("| total | | %s |" % " | ".join(cells))
     odd = odd_answers(results)
     print("\n| Spark | Hadoop | %s | seconds | × fastest | link MB | GETs | HEADs | GETs/file | HEADs/file | failed |" % ("run" if cluster else "reader"))

@@ -204,13 +204,15 @@ def tier(gauges):
     read, shared = total("bytes_read_total"), total("shared_bytes_read_total")
     ms = lambda name: {k: round(g.get(name, 0) * 1000, 3) for k, g in sorted(executors.items())}  # noqa: E731
     p50, p99 = ms("shared_get_latency_p50_seconds"), ms("shared_get_latency_p99_seconds")
+    fetched = total("bytes_fetched_total")
     return {"executors": len(executors), "bytes_read": read, "shared_bytes_read": shared,
             "hit_ratio": round(shared / read, 4) if read else 0.0,
+            "tier_share": round(shared / (shared + fetched), 4) if shared + fetched else 0.0,
             "shared_hits": total("shared_hits_total"), "shared_misses": total("shared_misses_total"),
             "shared_partial": total("shared_partial_total"), "shared_timeouts": total("shared_timeouts_total"),
             "shared_errors": total("shared_errors_total"), "shared_corrupt": total("shared_corrupt_total"),
             "shared_sets": total("shared_sets_total"), "shared_sets_dropped": total("shared_sets_dropped_total"),
-            "lookups": total("shared_get_latency_count"), "bytes_fetched": total("bytes_fetched_total"),
+            "lookups": total("shared_get_latency_count"), "bytes_fetched": fetched,
             "gets": total("get_requests_total"),
             "lookup_p50_ms": p50, "lookup_p99_ms": p99,
             "lookup_p50_ms_max": max(p50.values(), default=0.0), "lookup_p99_ms_max": max(p99.values(), default=0.0)}
@@ -335,17 +337,21 @@ def report(results, apps, versions):
     mb = lambda b: b / 1e6  # noqa: E731
     tiers = [a for a in apps if "tier" in a]
     if tiers:
-        print("\nspark-cluster, the shared tier per Slipstream application (executors' gauges, summed; lookup "
-              "latency: the highest executor's, each executor's in brackets; memcached: what the pool holds after)\n")
-        print("| Spark | application | read MB | from the tier MB | hit ratio | hits | misses | partial | timeouts "
-              "| sets | sets dropped | lookup p50 ms | lookup p99 ms | memcached items | MB | evictions |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        print("\nspark-cluster, the shared tier per Slipstream application (executors' gauges, summed; hit ratio: "
+              "from the tier over read, which passes 1 when the tier serves whole ranges the reader reads in part; "
+              "tier share: from the tier over from the tier and S3; lookup latency: the highest executor's, each "
+              "executor's in brackets; memcached: what the pool holds after)\n")
+        print("| Spark | application | read MB | from the tier MB | from S3 MB | hit ratio | tier share | hits | misses "
+              "| partial | timeouts | sets | sets dropped | lookup p50 ms | lookup p99 ms | memcached items | MB "
+              "| evictions |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for a in tiers:
             t = a["tier"]
             each = lambda d: ", ".join("%.1f" % d[k] for k in sorted(d))  # noqa: E731
-            print("| %s | %d | %.1f | %.1f | %.3f | %d | %d | %d | %d | %d | %d | %.1f (%s) | %.1f (%s) | %d | %.1f | %d |" % (
-                a["spark"], a["application"], mb(t["bytes_read"]), mb(t["shared_bytes_read"]), t["hit_ratio"],
-                t["shared_hits"], t["shared_misses"], t["shared_partial"], t["shared_timeouts"], t["shared_sets"],
+            print("| %s | %d | %.1f | %.1f | %.1f | %.3f | %.3f | %d | %d | %d | %d | %d | %d | %.1f (%s) | %.1f (%s) "
+                  "| %d | %.1f | %d |" % (
+                a["spark"], a["application"], mb(t["bytes_read"]), mb(t["shared_bytes_read"]), mb(t["bytes_fetched"]),
+                t["hit_ratio"], t["tier_share"], t["shared_hits"], t["shared_misses"], t["shared_partial"], t["shared_timeouts"], t["shared_sets"],
                 t["shared_sets_dropped"], t["lookup_p50_ms_max"], each(t["lookup_p50_ms"]), t["lookup_p99_ms_max"],
                 each(t["lookup_p99_ms"]), sum(m["curr_items"] for m in a["memcached"]),
                 mb(sum(m["bytes"] for m in a["memcached"])), sum(m["evictions"] for m in a["memcached"])))
