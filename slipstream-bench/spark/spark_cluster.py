@@ -120,14 +120,22 @@ class Pool:
         return ",".join("127.0.0.1:%d" % p for p in self.ports)
 
     def flush(self):
-        """Empties every server, and checks that each then holds no item."""
+        """Empties every server, and checks that each then holds no item: flush_all only marks the items
+        invalid, the LRU crawler then frees them (until then they still count in curr_items)."""
         for port in self.ports:
             if command(port, "flush_all") != ["OK"]:
                 raise RuntimeError("flush_all on 127.0.0.1:%d failed" % port)
-        time.sleep(1.1)  # flush_all marks items older than this second invalid: no new item may share it
-        left = [s["curr_items"] for s in self.stats() if s["curr_items"]]
-        if left:
-            raise RuntimeError("memcached still holds %s items after flush_all" % left)
+        deadline = time.monotonic() + 15
+        while True:
+            left = [s["curr_items"] for s in self.stats() if s["curr_items"]]
+            if not left:
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError("memcached still holds %s items after flush_all" % left)
+            for port in self.ports:
+                command(port, "lru_crawler crawl all")  # 'BUSY' while a crawl is running: asked again
+            time.sleep(0.2)
+        time.sleep(1.1)  # flush_all invalidates items of its own second too: none of the next run's may share it
 
     def stats(self):
         """Per server: items, bytes, evictions, gets that hit and missed, sets."""
