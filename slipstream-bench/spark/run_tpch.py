@@ -68,13 +68,14 @@ link MB, GETs; per Slipstream application, from the plugin's gauges (each execut
 hit ratio (bytes served by the tier over bytes read, summed over the executors; above 1 when the tier
 serves whole ranges that the reader reads in part) and its share of the bytes that came from the tier or
 S3, its hits and misses, the lookup latency's p50 and p99 (the highest of the executors'; each executor's
-in the JSON line), and what memcached holds; application 2 against application 1 in total and for 'scan'. The answers must be the
-same across every reader and application.
+in the JSON line), and what memcached holds; application 2 against application 1 in total and for 'scan'.
+The answers must be the same across every reader and application.
 
 Outputs: one JSON line per (Spark, reader, step) with --out (--cluster: per application too, and a line
-per application with its executors' gauges, the tier's numbers and the executors' class path); on standard output a markdown table per
-Spark version (per step and reader: seconds, link MB, GETs per file opened; a total row) and a summary
-per (Spark, reader): total seconds, link MB, GETs, HEADs. Exits non-zero when the answers of any query
+per application with its executors' gauges, the tier's numbers and the executors' class path); on
+standard output a markdown table per Spark version (per step and reader: seconds, link MB, GETs per file
+opened, --cluster: GETs; a total row) and a summary per (Spark, reader): total seconds, link MB, GETs,
+HEADs. Exits non-zero when the answers of any query
 differ across the readers of a Spark version (naming the query and readers) or a job failed. A reader
 whose answer to a query is not the one most readers gave (or any reader, when no answer has the most)
 has that query in its 'failed' column and no ratio to the fastest reader: it is not ranked.
@@ -88,9 +89,9 @@ import re
 import secrets
 import shutil
 import signal
-import tempfile
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -218,9 +219,10 @@ def report(results, manifest, versions, readers, cluster=False):
             continue
         got = {(run_of(x), x["step"]): x for x in results if x["spark"] == v}
         gets = "GETs" if cluster else "GETs/file"
+        where = "spark-cluster, local-cluster[2,1,%s], " % next(
+            (x["executor_mb"] for x in results if "executor_mb" in x), "?") if cluster else ""
         print("\n%sSpark %s, SF%s: seconds, link MB, %s\n" % (
-            "spark-cluster, local-cluster[2,1,%s], " % next((x["executor_mb"] for x in results if "executor_mb" in x), "?")
-            if cluster else "", v, sf_name(manifest["sf"]), "GETs" if cluster else "GETs per file opened"))
+            where, v, sf_name(manifest["sf"]), "GETs" if cluster else "GETs per file opened"))
         print("| step | files | " + " | ".join("%s s | %s MB | %s %s" % (r, r, r, gets) for r in rs) + " |")
         print("|---|---:|" + "---:|---:|---:|" * len(rs))
         for s in steps:
@@ -244,7 +246,8 @@ def report(results, manifest, versions, readers, cluster=False):
                                                           n if cluster else "%.2f" % per_file(n, files)))
         print("| total | | %s |" % " | ".join(cells))
     odd = odd_answers(results)
-    print("\n| Spark | Hadoop | %s | seconds | × fastest | link MB | GETs | HEADs | GETs/file | HEADs/file | failed |" % ("run" if cluster else "reader"))
+    print("\n| Spark | Hadoop | %s | seconds | × fastest | link MB | GETs | HEADs | GETs/file | HEADs/file | failed |"
+          % ("run" if cluster else "reader"))
     print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
     for v in versions:
         rows = []
@@ -391,8 +394,8 @@ def main():
             if args.iceberg:
                 jars = {r: ",".join(j) for r, j in tpch_iceberg.jars(common, common.s3a_jars(hadoop), slipstream_jar).items()}
             elif args.cluster:  # Slipstream's jars through spark.jars only; the peers need none of them
-                jars = {r: ",".join(common.s3a_jars(hadoop) + ([slipstream_jar, plugin_jar] if r == "slipstream" else []))
-                        for r in readers}
+                ours = [slipstream_jar, plugin_jar]
+                jars = {r: ",".join(common.s3a_jars(hadoop) + (ours if r == "slipstream" else [])) for r in readers}
             else:
                 jars = {r: ",".join(common.s3a_jars(hadoop) + [slipstream_jar]) for r in readers}
             for reader in readers:
@@ -429,7 +432,8 @@ def main():
                                     gets_per_file=round(step["gets"] / n, 3) if n else 0.0,
                                     heads_per_file=round(step["heads"] / n, 3) if n else 0.0)
                         if args.cluster:
-                            step.update(workload="spark-cluster", application=app, run=run, executor_mb=args.executor_mb)
+                            step.update(workload="spark-cluster", application=app, run=run,
+                                        executor_mb=args.executor_mb)
                         results.append(step)
                         if out:
                             out.write(json.dumps(step) + "\n")
@@ -455,6 +459,7 @@ def main():
     problems = check(results, manifest, versions, failed_jobs)
     if problems:
         sys.exit("\n".join(problems))
+
 
 if __name__ == "__main__":
     main()

@@ -59,7 +59,8 @@ GAUGES = ["bytes_read_total", "bytes_fetched_total", "get_requests_total", "shar
           "shared_timeouts_total", "shared_errors_total", "shared_sets_total", "shared_sets_dropped_total",
           "shared_get_latency_count", "shared_get_latency_p50_seconds", "shared_get_latency_p99_seconds",
           "memory_cache_bytes_read_total", "disk_cache_bytes_read_total"]
-GAUGE_FILE = re.compile(r"^[^.]+\.(driver|\d+)\.plugin\.dev\.slipstream\.spark\.SlipstreamPlugin\.slipstream_(\w+)\.csv$")
+GAUGE_FILE = re.compile(  # <application id>.<driver or executor id>.plugin.<plugin class>.<gauge>.csv
+    r"^[^.]+\.(driver|\d+)\.plugin\.dev\.slipstream\.spark\.SlipstreamPlugin\.slipstream_(\w+)\.csv$")
 LOG4J2 = """# the benchmark's logging: WARN, and the executor's lines that name the jars it adds
 rootLogger.level = warn
 rootLogger.appenderRef.stderr.ref = console
@@ -309,15 +310,15 @@ def settle(directory, since, timeout=30):
 def classpath(home):
     """What each executor JVM had: its -cp (the Spark home's conf/ and jars/) and the jars it added."""
     out = {}
+    home_jars = os.listdir(pathlib.Path(home) / "jars")
     for stderr in sorted(glob.glob(str(pathlib.Path(home) / "work" / "*" / "*" / "stderr"))):
         executor = pathlib.Path(stderr).parent.name
         text = pathlib.Path(stderr).read_text(errors="replace")
         m = re.search(r'"-cp" "([^"]*)"', text)
         cp = m.group(1).replace(str(home), "$SPARK_HOME").split(":") if m else []
         added = sorted({pathlib.Path(a).name for a in re.findall(r"Adding (file:\S+\.jar) to class loader", text)})
-        out[executor] = {"java_class_path": cp, "spark_home_jars": len(os.listdir(pathlib.Path(home) / "jars")),
-                         "spark_jars_added": added,
-                         "slipstream_in_spark_home": any("slipstream" in j for j in os.listdir(pathlib.Path(home) / "jars"))}
+        out[executor] = {"java_class_path": cp, "spark_home_jars": len(home_jars), "spark_jars_added": added,
+                         "slipstream_in_spark_home": any("slipstream" in j for j in home_jars)}
     return out
 
 
@@ -358,10 +359,12 @@ def report(results, apps, versions):
             each = lambda d: ", ".join("%.1f" % d[k] for k in sorted(d))  # noqa: E731
             print("| %s | %d | %.1f | %.1f | %.1f | %.3f | %.3f | %d | %d | %d | %d | %d | %d | %.1f (%s) | %.1f (%s) "
                   "| %d | %.1f | %d |" % (
-                a["spark"], a["application"], mb(t["bytes_read"]), mb(t["shared_bytes_read"]), mb(t["bytes_fetched"]),
-                t["hit_ratio"], t["tier_share"], t["shared_hits"], t["shared_misses"], t["shared_partial"], t["shared_timeouts"], t["shared_sets"],
-                t["shared_sets_dropped"], t["lookup_p50_ms_max"], each(t["lookup_p50_ms"]), t["lookup_p99_ms_max"],
-                each(t["lookup_p99_ms"]), sum(m["curr_items"] for m in a["memcached"]),
+                a["spark"], a["application"], mb(t["bytes_read"]), mb(t["shared_bytes_read"]),
+                mb(t["bytes_fetched"]),
+                t["hit_ratio"], t["tier_share"], t["shared_hits"], t["shared_misses"], t["shared_partial"],
+                t["shared_timeouts"], t["shared_sets"], t["shared_sets_dropped"], t["lookup_p50_ms_max"],
+                each(t["lookup_p50_ms"]), t["lookup_p99_ms_max"], each(t["lookup_p99_ms"]),
+                sum(m["curr_items"] for m in a["memcached"]),
                 mb(sum(m["bytes"] for m in a["memcached"])), sum(m["evictions"] for m in a["memcached"])))
     print()
     for v in versions:

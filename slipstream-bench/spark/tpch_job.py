@@ -178,7 +178,8 @@ def main():
     p.add_argument("--local", required=True, help="the local data directory (tpch-sf<N>)")
     p.add_argument("--base", required=True, help="where the tables are on the server (s3a://bucket/tpch-sf<N>), "
                    "or the Iceberg catalog's warehouse")
-    p.add_argument("--driver-memory", default="2g", help="'query': the heap of the local[2] JVM (--cluster: the driver's)")
+    p.add_argument("--driver-memory", default="2g",
+                   help="'query': the heap of the local[2] JVM (--cluster: the driver's)")
     p.add_argument("--queries", help="'query': these queries only (q1,q6,...)")
     p.add_argument("--cluster", action="store_true", help="'query': on local-cluster, with the 'scan' step")
     p.add_argument("--executor-mb", type=int, default=spark_cluster.EXECUTOR_MB, help="--cluster: each executor's heap")
