@@ -66,7 +66,7 @@ adds it to a cluster. The steps: 'load', then 'scan', every column of every row 
 sums and a hash of all columns), then the queries. Reported per (reader, application, step): seconds,
 link MB, GETs; per Slipstream application, from the plugin's gauges (each executor's CSV sink): the tier's
 hit ratio (bytes served by the tier over bytes read, summed over the executors; above 1 when the tier
-serves whole ranges that the reader reads in part) and its share of the bytes that came from the tier or
+serves bytes the reader then leaves unread) and its share of the bytes that came from the tier or
 S3, its hits and misses, the lookup latency's p50 and p99 (the highest of the executors'; each executor's
 in the JSON line), and what memcached holds; application 2 against application 1 in total and for 'scan'.
 The answers must be the same across every reader and application.

@@ -347,7 +347,7 @@ def report(results, apps, versions):
     tiers = [a for a in apps if "tier" in a]
     if tiers:
         print("\nspark-cluster, the shared tier per Slipstream application (executors' gauges, summed; hit ratio: "
-              "from the tier over read, which passes 1 when the tier serves whole ranges the reader reads in part; "
+              "from the tier over read, above 1 when the tier serves bytes the reader then leaves unread; "
               "tier share: from the tier over from the tier and S3; lookup latency: the highest executor's, each "
               "executor's in brackets; memcached: what the pool holds after)\n")
         print("| Spark | application | read MB | from the tier MB | from S3 MB | hit ratio | tier share | hits | misses "
