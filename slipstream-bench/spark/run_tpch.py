@@ -8,6 +8,8 @@ Slipstream, against s3proxy behind the shaped link. Run from the repository root
     python3 slipstream-bench/spark/run_tpch.py --full                         # SF10
     python3 slipstream-bench/spark/run_tpch.py --sf 0.01 --slipstream-jar J   # a quick trial
     python3 slipstream-bench/spark/run_tpch.py --iceberg                      # the tables as Iceberg tables
+    python3 slipstream-bench/spark/run_tpch.py --cluster                      # spark-cluster: 2 executors, shared tier
+    python3 slipstream-bench/spark/run_tpch.py --sf 0.01 --queries q1,q6      # some of the queries only
 
 The data and the queries come from DuckDB 1.5.5 and its tpch extension (both from PyPI, in a venv of
 their own under slipstream-bench/target/spark-sql/duckdb-1.5.5): dbgen at the scale factor, each table
@@ -50,9 +52,30 @@ tpch_iceberg.py). 'load' loads the 8 tables from the catalog (their metadata fil
 file divide by the tables' data files (Iceberg's 'files' table), though a step also reads metadata:
 manifest lists and manifests, once a table while the catalog caches it.
 
-Outputs: one JSON line per (Spark, reader, step) with --out; on standard output a markdown table per
-Spark version (per step and reader: seconds, link MB, GETs per file opened; a total row) and a summary
-per (Spark, reader): total seconds, link MB, GETs, HEADs. Exits non-zero when the answers of any query
+With --cluster, the workload 'spark-cluster' (Spark 4.3.0 by default; spark_cluster.py says how): the
+queries on Spark's local-cluster[2,1,2048] (--executor-mb), two executor JVMs of one core and 2 GiB of heap
+each, with Slipstream's shared tier on three memcached servers that the run starts on 127.0.0.1 (and
+stops), their memory sized from the data (--memcached-mb). Each reader is one application: a new driver
+process, new executor JVMs; Slipstream runs two in a row, application 1 on the pool emptied for it
+(shared.mode=read-write, a secret new for the run), then application 2 with the same steps, served by what
+application 1 left in the pool. Nothing else passes between them: each application has its own disk cache
+directory (fs.slipstream.cache.disk.dir) and its own JVMs, so application 2's gains are the tier's. S3A
+classic and S3A analytics run one application each: they keep nothing a second one could use. Slipstream
+reaches the executors through spark.jars alone (its slipstream-hadoop jar and the plugin's), as a user
+adds it to a cluster. The steps: 'load', then 'scan', every column of every row of lineitem (a count,
+sums and a hash of all columns), then the queries. Reported per (reader, application, step): seconds,
+link MB, GETs; per Slipstream application, from the plugin's gauges (each executor's CSV sink): the tier's
+hit ratio (bytes served by the tier over bytes read, summed over the executors; above 1 when the tier
+serves bytes the reader then leaves unread) and its share of the bytes that came from the tier or
+S3, its hits and misses, the lookup latency's p50 and p99 (the highest of the executors'; each executor's
+in the JSON line), and what memcached holds; application 2 against application 1 in total and for 'scan'.
+The answers must be the same across every reader and application.
+
+Outputs: one JSON line per (Spark, reader, step) with --out (--cluster: per application too, and a line
+per application with its executors' gauges, the tier's numbers and the executors' class path); on
+standard output a markdown table per Spark version (per step and reader: seconds, link MB, GETs per file
+opened, --cluster: GETs; a total row) and a summary per (Spark, reader): total seconds, link MB, GETs,
+HEADs. Exits non-zero when the answers of any query
 differ across the readers of a Spark version (naming the query and readers) or a job failed. A reader
 whose answer to a query is not the one most readers gave (or any reader, when no answer has the most)
 has that query in its 'failed' column and no ratio to the fastest reader: it is not ranked.
@@ -63,14 +86,18 @@ import math
 import os
 import pathlib
 import re
+import secrets
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import run_spark_sql as common  # noqa: E402  (pyspark venvs, S3A jars, the shaped server)
+import spark_cluster  # noqa: E402  (--cluster: the memcached pool, the plugin's gauges)
 import tpch_iceberg  # noqa: E402  (--iceberg: the readers' FileIOs, their jars, the catalog)
 
 WORK = common.WORK
@@ -158,8 +185,13 @@ def tables_named(sql):
     return [t for t in TABLES if re.search(r"\b%s\b" % t, sql, re.IGNORECASE)]
 
 
+def run_of(x):
+    """Who gave a result: its reader, or with --cluster its reader and application ('slipstream app 2')."""
+    return x.get("run", x["reader"])
+
+
 def odd_answers(results):
-    """(Spark, reader, step) whose answer is not the one most readers of that Spark gave, or all of a step's
+    """(Spark, run, step) whose answer is not the one most runs of that Spark gave, or all of a step's
     answers when no answer has the most."""
     odd = set()
     for v, step in {(x["spark"], x["step"]) for x in results}:
@@ -170,21 +202,28 @@ def odd_answers(results):
         if len(counts) > 1:
             ranked = sorted(counts.values(), reverse=True)
             usual = max(counts, key=counts.get) if ranked[0] > ranked[1] else None
-            odd |= {(v, x["reader"], step) for x in xs if x["answer"] != usual}
+            odd |= {(v, run_of(x), step) for x in xs if x["answer"] != usual}
     return odd
 
 
-def report(results, manifest, versions, readers):
+def report(results, manifest, versions, readers, cluster=False):
+    """The tables of a run. readers: the runs to show, in order (with --cluster, 'slipstream app 1' and
+    'slipstream app 2' for Slipstream, and GETs per step instead of GETs per file)."""
     mb = lambda b: b / 1e6  # noqa: E731
     per_file = lambda n, files: n / files if files else 0.0  # noqa: E731
-    steps = ["load"] + [q["name"] for q in manifest["queries"]]
+    steps = ["load"] + (["scan"] if any(x["step"] == "scan" for x in results) else []) + [
+        q["name"] for q in manifest["queries"]]
     for v in versions:
-        rs = [r for r in readers if any(x["spark"] == v and x["reader"] == r for x in results)]
+        rs = [r for r in readers if any(x["spark"] == v and run_of(x) == r for x in results)]
         if not rs:
             continue
-        got = {(x["reader"], x["step"]): x for x in results if x["spark"] == v}
-        print("\nSpark %s, SF%s: seconds, link MB, GETs per file opened\n" % (v, sf_name(manifest["sf"])))
-        print("| step | files | " + " | ".join("%s s | %s MB | %s GETs/file" % (r, r, r) for r in rs) + " |")
+        got = {(run_of(x), x["step"]): x for x in results if x["spark"] == v}
+        gets = "GETs" if cluster else "GETs/file"
+        where = "spark-cluster, local-cluster[2,1,%s], " % next(
+            (x["executor_mb"] for x in results if "executor_mb" in x), "?") if cluster else ""
+        print("\n%sSpark %s, SF%s: seconds, link MB, %s\n" % (
+            where, v, sf_name(manifest["sf"]), "GETs" if cluster else "GETs per file opened"))
+        print("| step | files | " + " | ".join("%s s | %s MB | %s %s" % (r, r, r, gets) for r in rs) + " |")
         print("|---|---:|" + "---:|---:|---:|" * len(rs))
         for s in steps:
             files = next((got[(r, s)]["files"] for r in rs if (r, s) in got), 0)
@@ -194,23 +233,26 @@ def report(results, manifest, versions, readers):
                 if x is None or x.get("error"):
                     cells.append("failed | | ")
                 else:
-                    cells.append("%.1f | %.1f | %.2f" % (x["seconds"], mb(x["bytes"]), x["gets_per_file"]))
+                    cells.append("%.1f | %.1f | %s" % (x["seconds"], mb(x["bytes"]), x["gets"] if cluster
+                                                        else "%.2f" % x["gets_per_file"]))
             print("| %s | %d | %s |" % (s, files, " | ".join(cells)))
         cells = []
         for r in rs:
-            xs = [x for x in results if x["spark"] == v and x["reader"] == r]
+            xs = [x for x in results if x["spark"] == v and run_of(x) == r]
             files = sum(x["files"] for x in xs)
-            cells.append("**%.1f** | **%.0f** | **%.2f**" % (sum(x["seconds"] for x in xs),
-                                                           mb(sum(x["bytes"] for x in xs)),
-                                                           per_file(sum(x["gets"] for x in xs), files)))
+            n = sum(x["gets"] for x in xs)
+            cells.append("**%.1f** | **%.*f** | **%s**" % (sum(x["seconds"] for x in xs), 1 if cluster else 0,
+                                                          mb(sum(x["bytes"] for x in xs)),
+                                                          n if cluster else "%.2f" % per_file(n, files)))
         print("| total | | %s |" % " | ".join(cells))
     odd = odd_answers(results)
-    print("\n| Spark | Hadoop | reader | seconds | × fastest | link MB | GETs | HEADs | GETs/file | HEADs/file | failed |")
+    print("\n| Spark | Hadoop | %s | seconds | × fastest | link MB | GETs | HEADs | GETs/file | HEADs/file | failed |"
+          % ("run" if cluster else "reader"))
     print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
     for v in versions:
         rows = []
         for r in readers:
-            xs = [x for x in results if x["spark"] == v and x["reader"] == r]
+            xs = [x for x in results if x["spark"] == v and run_of(x) == r]
             if not xs:
                 continue
             failed = [x["step"] for x in xs if x.get("error")] + [
@@ -228,28 +270,31 @@ def report(results, manifest, versions, readers):
 
 
 def check(results, manifest, versions, failed_jobs):
-    """The problems that fail the run: answers that differ across readers, failed queries or jobs."""
+    """The problems that fail the run: answers that differ across readers (and applications), failed steps or
+    jobs."""
     problems = ["Spark %s, %s: the job failed (%s)" % f for f in failed_jobs]
     duckdb_rows = {q["name"]: q["duckdb_rows"] for q in manifest["queries"]}
+    steps = ["load"] + (["scan"] if any(x["step"] == "scan" for x in results) else []) + [
+        q["name"] for q in manifest["queries"]]
     for v in versions:
-        for q in manifest["queries"]:
-            xs = [x for x in results if x["spark"] == v and x["step"] == q["name"]]
+        for step in steps:
+            xs = [x for x in results if x["spark"] == v and x["step"] == step]
             for x in xs:
                 if x.get("error"):
-                    problems.append("Spark %s, %s, %s failed: %s" % (v, x["reader"], q["name"], x["error"]))
-                elif x["rows"] != duckdb_rows[q["name"]]:
+                    problems.append("Spark %s, %s, %s failed: %s" % (v, run_of(x), step, x["error"]))
+                elif step in duckdb_rows and x["rows"] != duckdb_rows[step]:
                     print("warning: Spark %s, %s, %s: %d rows, DuckDB %d" % (
-                        v, x["reader"], q["name"], x["rows"], duckdb_rows[q["name"]]), file=sys.stderr)
+                        v, run_of(x), step, x["rows"], duckdb_rows[step]), file=sys.stderr)
             answers = {}
             for x in xs:
-                answers.setdefault(x["answer"], []).append(x["reader"])
+                answers.setdefault(x["answer"], []).append(run_of(x))
             if len(answers) > 1:
                 problems.append("Spark %s, %s: the answers differ: %s" % (
-                    v, q["name"], "; ".join("%s: %s" % ("+".join(rs), a) for a, rs in answers.items())))
-    for q in manifest["queries"]:
-        across = {x["answer"] for x in results if x["step"] == q["name"] and not x.get("error")}
-        if len(across) > 1 and not any("%s:" % q["name"] in p for p in problems):
-            print("note: %s answers differ across Spark versions" % q["name"], file=sys.stderr)
+                    v, step, "; ".join("%s: %s" % ("+".join(rs), a) for a, rs in answers.items())))
+    for step in steps:
+        across = {x["answer"] for x in results if x["step"] == step and not x.get("error")}
+        if len(across) > 1 and not any("%s:" % step in p for p in problems):
+            print("note: %s answers differ across Spark versions" % step, file=sys.stderr)
     return problems
 
 
@@ -258,10 +303,18 @@ def main():
     p.add_argument("--spark", help="pyspark versions, comma-separated (default 4.0.1,4.3.0; --iceberg: 4.0.1)")
     p.add_argument("--readers", help="default classic,analytics,slipstream; --iceberg: " + ",".join(tpch_iceberg.READERS))
     p.add_argument("--iceberg", action="store_true", help="the tables as Iceberg tables, read through FileIOs")
+    p.add_argument("--cluster", action="store_true", help="spark-cluster: local-cluster with the shared tier "
+                   "on memcached, Slipstream in two applications (default Spark %s)" % spark_cluster.SPARK)
+    p.add_argument("--executor-mb", type=int, default=spark_cluster.EXECUTOR_MB,
+                   help="--cluster: each executor's heap, MB (default %(default)s)")
+    p.add_argument("--memcached-mb", type=int, help="--cluster: each memcached server's memory, MB "
+                   "(default: the tables' size plus 64, so that the pool holds every block without evicting)")
+    p.add_argument("--queries", help="these queries only, comma-separated (q1,q6; default all 22)")
     p.add_argument("--profile", default="s3-like")
     p.add_argument("--sf", type=float, default=1.0, help="TPC-H scale factor (default 1)")
     p.add_argument("--full", action="store_true", help="scale factor 10")
-    p.add_argument("--driver-memory", default="4g", help="the heap of each query job's JVM")
+    p.add_argument("--driver-memory", help="the heap of each query job's JVM (default 4g; --cluster: the "
+                   "driver's, 2g)")
     p.add_argument("--job-timeout", type=int, default=7200, help="seconds a query job may take")
     p.add_argument("--out", help="write the results as JSON lines here")
     p.add_argument("--slipstream-jar", help="the Slipstream jar to test, slipstream-hadoop's (--iceberg: "
@@ -272,9 +325,20 @@ def main():
     if args.generate:
         generate(pathlib.Path(args.generate), sf)
         return
+    if args.cluster and args.iceberg:
+        sys.exit("--cluster runs the Parquet tables; --iceberg is a workload of its own")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a stopped run still stops what it started
+    driver_memory = args.driver_memory or ("2g" if args.cluster else "4g")
     WORK.mkdir(parents=True, exist_ok=True)
     local, manifest = data(sf)
-    versions = [v.strip() for v in (args.spark or ("4.0.1" if args.iceberg else "4.0.1,4.3.0")).split(",") if v.strip()]
+    if args.queries:
+        names = [q.strip() for q in args.queries.split(",") if q.strip()]
+        unknown = [n for n in names if n not in {q["name"] for q in manifest["queries"]}]
+        if unknown:
+            sys.exit("no such query: %s (q1 to q22)" % ", ".join(unknown))
+        manifest = dict(manifest, queries=[q for q in manifest["queries"] if q["name"] in names])
+    default = spark_cluster.SPARK if args.cluster else "4.0.1" if args.iceberg else "4.0.1,4.3.0"
+    versions = [v.strip() for v in (args.spark or default).split(",") if v.strip()]
     readers = args.readers or ",".join(tpch_iceberg.READERS if args.iceberg else ["classic", "analytics", "slipstream"])
     readers = [r.strip() for r in readers.split(",") if r.strip()]
     if args.iceberg:
@@ -285,6 +349,7 @@ def main():
         slipstream_jar = tpch_iceberg.slipstream_jar(common, args.slipstream_jar)
     else:
         slipstream_jar = common.slipstream(args.slipstream_jar)
+    plugin_jar = spark_cluster.plugin_jar(common) if args.cluster and "slipstream" in readers else None
     installs = {v: common.pyspark(v) for v in versions}
     job_py = str(pathlib.Path(__file__).resolve().parent / "tpch_job.py")
     base = "s3a://spark-sql/%s-sf%s" % ("iceberg" if args.iceberg else "tpch", sf_name(sf))
@@ -293,13 +358,22 @@ def main():
     if args.iceberg:
         catalog = tpch_iceberg.catalog_file(common, sf_name(sf))
         iceberg = ["--iceberg", "--catalog", str(catalog)]
+    selected = ["--queries", ",".join(q["name"] for q in manifest["queries"])] if args.queries else []
     tables = {q["name"]: tables_named(q["sql"]) for q in manifest["queries"]}
     tables["load"] = TABLES
-    results, failed_jobs = [], []
+    tables["scan"] = ["lineitem"]
+    results, apps, failed_jobs = [], [], []
     out = open(args.out, "w") if args.out else None
+    run_dir = pathlib.Path(tempfile.mkdtemp(prefix="tpch-run-"))  # 0700: the tier's properties, the sinks' files
+    pool, properties = None, None
     proc, urls, stats = common.shaper(args.profile)
     keys = ["--access-key", urls["access"], "--secret-key", urls["secret"]]
     try:
+        if args.cluster and "slipstream" in readers:
+            data_mb = sum(t["bytes"] for t in manifest["tables"].values()) >> 20
+            pool = spark_cluster.Pool(args.memcached_mb or data_mb + 64)
+            properties = spark_cluster.properties_file(run_dir, secrets.token_hex(32), pool.servers)
+            print("memcached: %s, %d MB each" % (pool.servers, args.memcached_mb or data_mb + 64), file=sys.stderr)
         python, hadoop = installs[versions[-1]]
         t0 = time.monotonic()
         if args.iceberg:
@@ -307,7 +381,7 @@ def main():
             jars = tpch_iceberg.jars(common, common.s3a_jars(hadoop), slipstream_jar)
             r = common.job([str(python), job_py, "--mode", "iceberg-write", "--local", str(local), "--base", base,
                             "--endpoint", urls["direct"], "--jars", ",".join(jars["write"]),
-                            "--driver-memory", args.driver_memory] + iceberg + keys)
+                            "--driver-memory", driver_memory] + iceberg + keys)
             files = {t: r["tables"][t]["files"] for t in TABLES}
             print("SF%s written as Iceberg tables in %.0f s: %s" % (sf_name(sf), time.monotonic() - t0, json.dumps(
                 r["tables"])), file=sys.stderr)
@@ -319,39 +393,69 @@ def main():
             python, hadoop = installs[v]
             if args.iceberg:
                 jars = {r: ",".join(j) for r, j in tpch_iceberg.jars(common, common.s3a_jars(hadoop), slipstream_jar).items()}
+            elif args.cluster:  # Slipstream's jars through spark.jars only; the peers need none of them
+                ours = [slipstream_jar, plugin_jar]
+                jars = {r: ",".join(common.s3a_jars(hadoop) + (ours if r == "slipstream" else [])) for r in readers}
             else:
                 jars = {r: ",".join(common.s3a_jars(hadoop) + [slipstream_jar]) for r in readers}
             for reader in readers:
                 if reader == "analytics" and not args.iceberg and not common.HADOOP_LINES[hadoop][1]:
                     continue
-                t0 = time.monotonic()
-                try:
-                    r = common.job([str(python), job_py, "--mode", "query", "--reader", reader, "--local", str(local),
-                             "--base", base, "--endpoint", urls["endpoint"], "--stats", str(stats),
-                             "--jars", jars[reader], "--driver-memory", args.driver_memory] + iceberg + keys,
-                             args.job_timeout)
-                except subprocess.CalledProcessError as e:
-                    failed_jobs.append((v, reader, "exit %d" % e.returncode))
-                    continue
-                except subprocess.TimeoutExpired:
-                    failed_jobs.append((v, reader, "stopped after %d s" % args.job_timeout))
-                    continue
-                print("Spark %s %s: %.0f s" % (v, reader, time.monotonic() - t0), file=sys.stderr, flush=True)
-                for step in r["steps"]:
-                    n = sum(files[t] for t in tables[step["step"]])
-                    step.update(spark=v, hadoop=hadoop, reader=reader, sf=sf, tables=tables[step["step"]], files=n,
-                                format="iceberg" if args.iceberg else "parquet",
-                                gets_per_file=round(step["gets"] / n, 3) if n else 0.0,
-                                heads_per_file=round(step["heads"] / n, 3) if n else 0.0)
-                    results.append(step)
-                    if out:
-                        out.write(json.dumps(step) + "\n")
-                        out.flush()
+                for app in ([1, 2] if args.cluster and reader == "slipstream" else [1]):
+                    run = "%s app %d" % (reader, app) if args.cluster and reader == "slipstream" else reader
+                    cluster = []
+                    if args.cluster:
+                        cluster = ["--cluster", "--executor-mb", str(args.executor_mb)]
+                        if reader == "slipstream":
+                            metrics = run_dir / ("metrics-%s-app%d" % (v, app))
+                            metrics.mkdir()
+                            cluster += ["--metrics-dir", str(metrics), "--properties-file", str(properties)]
+                            if app == 1:
+                                pool.flush()  # application 1 finds the pool empty
+                    t0 = time.monotonic()
+                    try:
+                        r = common.job([str(python), job_py, "--mode", "query", "--reader", reader, "--local",
+                                        str(local), "--base", base, "--endpoint", urls["endpoint"], "--stats",
+                                        str(stats), "--jars", jars[reader], "--driver-memory", driver_memory]
+                                       + iceberg + cluster + selected + keys, args.job_timeout)
+                    except subprocess.CalledProcessError as e:
+                        failed_jobs.append((v, run, "exit %d" % e.returncode))
+                        continue
+                    except subprocess.TimeoutExpired:
+                        failed_jobs.append((v, run, "stopped after %d s" % args.job_timeout))
+                        continue
+                    print("Spark %s %s: %.0f s" % (v, run, time.monotonic() - t0), file=sys.stderr, flush=True)
+                    for step in r["steps"]:
+                        n = sum(files[t] for t in tables[step["step"]])
+                        step.update(spark=v, hadoop=hadoop, reader=reader, sf=sf, tables=tables[step["step"]], files=n,
+                                    format="iceberg" if args.iceberg else "parquet",
+                                    gets_per_file=round(step["gets"] / n, 3) if n else 0.0,
+                                    heads_per_file=round(step["heads"] / n, 3) if n else 0.0)
+                        if args.cluster:
+                            step.update(workload="spark-cluster", application=app, run=run,
+                                        executor_mb=args.executor_mb)
+                        results.append(step)
+                        if out:
+                            out.write(json.dumps(step) + "\n")
+                            out.flush()
+                    if args.cluster:
+                        a = spark_cluster.application(r, v, hadoop, reader, app, run, pool)
+                        apps.append(a)
+                        if out:
+                            out.write(json.dumps(a) + "\n")
+                            out.flush()
     finally:
+        if pool:
+            pool.stop()
         common.stop_shaper(proc)
+        shutil.rmtree(run_dir, ignore_errors=True)
         if out:
             out.close()
-    report(results, manifest, versions, readers)
+    runs = [r for r in readers if not (args.cluster and r == "slipstream")]
+    runs += ["slipstream app 1", "slipstream app 2"] if args.cluster and "slipstream" in readers else []
+    report(results, manifest, versions, runs, args.cluster)
+    if args.cluster:
+        spark_cluster.report(results, apps, versions)
     problems = check(results, manifest, versions, failed_jobs)
     if problems:
         sys.exit("\n".join(problems))

@@ -9,6 +9,10 @@ footer a table for the schema; with --iceberg: loads the 8 tables of the Iceberg
 metadata, see tpch_iceberg.py), then q1 to q22 as DuckDB's tpch_queries() prints them, each collected,
 reading the shaped link's counters before and after each step. Prints one JSON line: per step seconds,
 link bytes, GETs, HEADs, the answer's row count and digest, or the error;
+With --cluster (run_tpch.py --cluster, see spark_cluster.py) the session runs on local-cluster, two
+executor JVMs of one core each, and the steps are 'load', then 'scan' (every column of every row of
+lineitem), then the queries; Slipstream's session also runs the plugin with Spark's CSV sink, and the JSON
+line adds each executor's last gauges and what each executor's class path held. --queries runs a subset;
 mode 'iceberg-write' creates the 8 tables in the Iceberg catalog from the local tables, through
 HadoopFileIO over S3A classic straight to the server, and prints their data files, bytes and row groups.
 
@@ -28,6 +32,7 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from spark_sql_job import builder, link_counters, session  # noqa: E402
+import spark_cluster  # noqa: E402
 import tpch_iceberg  # noqa: E402
 
 TABLES = ["customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier"]
@@ -94,15 +99,26 @@ def iceberg_write(args):
 def query(args):
     with open(os.path.join(args.local, "manifest.json")) as f:
         queries = json.load(f)["queries"]
+    if args.queries:
+        queries = [q for q in queries if q["name"] in args.queries.split(",")]
+    home = spark_cluster.prepare(args) if args.cluster else None
     if args.iceberg:  # the reader is the catalog's FileIO; S3A classic's settings serve HadoopFileIO
         b = tpch_iceberg.catalog(builder(args, "classic", args.endpoint), args, args.reader, args.endpoint)
     else:
         b = builder(args, args.reader, args.endpoint)
+    if args.cluster:
+        b = spark_cluster.configure(b, args)
     spark = (b.appName("tpch-" + args.reader)
              .config("spark.driver.memory", args.driver_memory).getOrCreate())
+    if args.cluster:
+        spark_cluster.await_executors(spark)
     steps = run_steps(spark, queries, args)
     result = {"reader": args.reader, "spark": spark.version, "steps": steps}
+    if args.cluster and args.reader == "slipstream":
+        result["gauges"], result["settled"] = spark_cluster.settle(args.metrics_dir, int(time.time()))
     spark.stop()
+    if args.cluster:
+        result["classpath"] = spark_cluster.classpath(home)
     print("RESULT " + json.dumps(result), flush=True)
 
 
@@ -140,6 +156,8 @@ def run_steps(spark, queries, args):
         return []
 
     step("load", load)
+    if args.cluster:
+        step("scan", lambda: spark.sql(spark_cluster.SCAN).collect())
     for q in queries:
         step(q["name"], lambda: spark.sql(adapt(q["sql"])).collect())
     return steps
@@ -160,7 +178,13 @@ def main():
     p.add_argument("--local", required=True, help="the local data directory (tpch-sf<N>)")
     p.add_argument("--base", required=True, help="where the tables are on the server (s3a://bucket/tpch-sf<N>), "
                    "or the Iceberg catalog's warehouse")
-    p.add_argument("--driver-memory", default="2g", help="'query': the heap of the local[2] JVM")
+    p.add_argument("--driver-memory", default="2g",
+                   help="'query': the heap of the local[2] JVM (--cluster: the driver's)")
+    p.add_argument("--queries", help="'query': these queries only (q1,q6,...)")
+    p.add_argument("--cluster", action="store_true", help="'query': on local-cluster, with the 'scan' step")
+    p.add_argument("--executor-mb", type=int, default=spark_cluster.EXECUTOR_MB, help="--cluster: each executor's heap")
+    p.add_argument("--metrics-dir", help="--cluster: the CSV sink's directory (Slipstream)")
+    p.add_argument("--properties-file", help="--cluster: Spark properties for spark-submit (the shared tier's)")
     args = p.parse_args()
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     if args.mode == "query":
