@@ -245,11 +245,18 @@ def prepare(args):
     return home
 
 
+# Extra JVM options for the executors, from the environment: e.g.
+# SLIPSTREAM_BENCH_EXECUTOR_OPTS='-XX:StartFlightRecording=filename=/tmp/jfr/executor-%p.jfr,settings=profile'
+EXECUTOR_OPTS = "SLIPSTREAM_BENCH_EXECUTOR_OPTS"
+
+
 def configure(b, args):
     """local-cluster, and for Slipstream the plugin with the CSV sink of the driver and every executor."""
     b = (b.master(master(args.executor_mb))
          .config("spark.executor.memory", "%dm" % args.executor_mb)
          .config("spark.executor.cores", "1"))
+    if os.environ.get(EXECUTOR_OPTS):  # e.g. a JFR recording of each executor, to see where its CPU goes
+        b = b.config("spark.executor.extraJavaOptions", os.environ[EXECUTOR_OPTS])
     if args.reader == "slipstream":
         b = b.config("spark.plugins", PLUGIN)
         for instance in ("driver", "executor"):

@@ -93,16 +93,17 @@ final class LocalSpark {
     }
   }
 
-  /** A Spark home whose {@code jars/} holds this JVM's class path but Slipstream's jars. */
+  /**
+   * A Spark home whose {@code jars/} holds this JVM's class path but Slipstream's jars, and nothing else: links
+   * a build of another Spark version left there (another profile) would mix two Sparks in the executors.
+   */
   private static void fillSparkHome(Path home) throws IOException {
     Path jars = home.resolve("jars");
     Files.createDirectories(jars);
     Files.writeString(home.resolve("RELEASE"), "Spark for tests: the jars of the test class path, Slipstream's left out\n");
     try (var old = Files.list(jars)) {
       for (Path link : old.toList()) {
-        if (link.getFileName().toString().startsWith("slipstream-")) {
-          Files.delete(link); // left by an older build
-        }
+        Files.delete(link);
       }
     }
     String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
