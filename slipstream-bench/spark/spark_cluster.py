@@ -246,7 +246,8 @@ def prepare(args):
 
 
 # Extra JVM options for the executors, from the environment: e.g.
-# SLIPSTREAM_BENCH_EXECUTOR_OPTS='-XX:StartFlightRecording=filename=/tmp/jfr/executor-%p.jfr,settings=profile'
+# SLIPSTREAM_BENCH_EXECUTOR_OPTS='-XX:StartFlightRecording=filename=/tmp/executor.jfr,settings=profile,dumponexit=true'
+# (Java 17 does not expand %p there: the executors share the file, and the last to stop leaves its recording).
 EXECUTOR_OPTS = "SLIPSTREAM_BENCH_EXECUTOR_OPTS"
 
 
