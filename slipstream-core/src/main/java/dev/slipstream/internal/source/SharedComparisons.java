@@ -8,13 +8,9 @@ import dev.slipstream.Latency;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.PooledBytes;
-import dev.slipstream.internal.util.DaemonThreads;
+import dev.slipstream.internal.util.BackgroundQueue;
 import dev.slipstream.spi.SharedBlockStore;
 import java.util.Arrays;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A client's comparisons in {@code shared.mode=shadow}, off the read path: each block (or kept range) S3
@@ -31,14 +27,12 @@ final class SharedComparisons implements AutoCloseable {
 
   private final SharedBlockStore store;
   private final ShadowSample sample;
-  private final ThreadPoolExecutor executor;
+  private final BackgroundQueue queue;
 
   SharedComparisons(SharedBlockStore store, ShadowSample sample) {
     this.store = store;
     this.sample = sample;
-    this.executor = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new ArrayBlockingQueue<>(MAX_PENDING),
-        DaemonThreads.named("slipstream-shared-shadow-"));
-    executor.allowCoreThreadTimeOut(true);
+    this.queue = new BackgroundQueue("slipstream-shared-shadow-", MAX_PENDING);
   }
 
   /**
@@ -50,15 +44,14 @@ final class SharedComparisons implements AutoCloseable {
     if (!sample.includes(name) || !data.isReady() || !data.tryPin()) {
       return;
     }
-    try {
-      executor.execute(() -> {
-        try {
-          compareNow(name, data, pool, stats);
-        } finally {
-          data.unpin();
-        }
-      });
-    } catch (RejectedExecutionException e) {
+    boolean queued = queue.offer(() -> {
+      try {
+        compareNow(name, data, pool, stats);
+      } finally {
+        data.unpin();
+      }
+    });
+    if (!queued) {
       data.unpin();
       stats.increment(Counter.SHARED_SHADOW_DROPPED);
     }
@@ -93,11 +86,6 @@ final class SharedComparisons implements AutoCloseable {
   /** Waits (bounded) for the comparisons pending, then stops the thread. */
   @Override
   public void close() {
-    executor.shutdown();
-    try {
-      executor.awaitTermination(10, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    queue.close();
   }
 }

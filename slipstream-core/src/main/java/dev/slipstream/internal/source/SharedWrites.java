@@ -6,12 +6,8 @@ package dev.slipstream.internal.source;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.PooledBytes;
-import dev.slipstream.internal.util.DaemonThreads;
+import dev.slipstream.internal.util.BackgroundQueue;
 import dev.slipstream.spi.SharedBlockStore;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A client's writes to the shared tier in {@code shared.mode=read-write}, off the read path: one daemon
@@ -23,13 +19,11 @@ final class SharedWrites implements AutoCloseable {
   static final int MAX_PENDING = 8;
 
   private final SharedBlockStore store;
-  private final ThreadPoolExecutor executor;
+  private final BackgroundQueue queue;
 
   SharedWrites(SharedBlockStore store) {
     this.store = store;
-    this.executor = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new ArrayBlockingQueue<>(MAX_PENDING),
-        DaemonThreads.named("slipstream-shared-writer-"));
-    executor.allowCoreThreadTimeOut(true);
+    this.queue = new BackgroundQueue("slipstream-shared-writer-", MAX_PENDING);
   }
 
   /** Writes {@code data} (ready) under {@code name} in the background, or drops it. Never blocks. */
@@ -37,18 +31,17 @@ final class SharedWrites implements AutoCloseable {
     if (!data.isReady() || !data.tryPin()) {
       return;
     }
-    try {
-      executor.execute(() -> {
-        try {
-          boolean stored = store.put(name, data.buffer(), 0, data.length());
-          stats.increment(stored ? Counter.SHARED_SETS : Counter.SHARED_SETS_DROPPED);
-        } catch (RuntimeException e) {
-          stats.increment(Counter.SHARED_SETS_DROPPED); // a store that broke its contract: a write not made
-        } finally {
-          data.unpin();
-        }
-      });
-    } catch (RejectedExecutionException e) {
+    boolean queued = queue.offer(() -> {
+      try {
+        boolean stored = store.put(name, data.buffer(), 0, data.length());
+        stats.increment(stored ? Counter.SHARED_SETS : Counter.SHARED_SETS_DROPPED);
+      } catch (RuntimeException e) {
+        stats.increment(Counter.SHARED_SETS_DROPPED); // a store that broke its contract: a write not made
+      } finally {
+        data.unpin();
+      }
+    });
+    if (!queued) {
       data.unpin();
       stats.increment(Counter.SHARED_SETS_DROPPED);
     }
@@ -57,11 +50,6 @@ final class SharedWrites implements AutoCloseable {
   /** Waits (bounded) for the writes pending, then stops the thread. */
   @Override
   public void close() {
-    executor.shutdown();
-    try {
-      executor.awaitTermination(10, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    queue.close();
   }
 }
