@@ -59,11 +59,13 @@ public final class DiskTier implements Tier {
     if (etag == null) {
       return null;
     }
-    if (piece.isBlock()) {
-      return new DiskCache.BlockKey(h.location().bucket(), h.location().key(), etag, blockSize, piece.index());
+    if (!piece.worthKeeping()) {
+      return null;
     }
-    return piece.length() < MIN_RANGE ? null
-        : DiskCache.BlockKey.range(h.location().bucket(), h.location().key(), etag, piece.start(), piece.length());
+    String bucket = h.location().bucket();
+    String key = h.location().key();
+    return piece.isBlock() ? new DiskCache.BlockKey(bucket, key, etag, blockSize, piece.index())
+        : DiskCache.BlockKey.range(bucket, key, etag, piece.start(), piece.length());
   }
 
   /** Through a buffer of the pool: the caller's array sees no byte before S3's answer (rule 8). */

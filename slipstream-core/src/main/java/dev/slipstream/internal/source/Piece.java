@@ -39,4 +39,9 @@ public record Piece(long index, long start, int length) {
   public boolean isBlock() {
     return index >= 0;
   }
+
+  /** Whether a tier keeps a piece of this size: every block, and ranges of at least {@link #MIN_RANGE}. */
+  public boolean worthKeeping() {
+    return isBlock() || length >= MIN_RANGE;
+  }
 }

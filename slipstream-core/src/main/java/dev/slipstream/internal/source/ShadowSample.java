@@ -7,13 +7,12 @@ import java.math.BigDecimal;
 
 /**
  * Which blocks (and kept ranges) shadow mode compares with the shared tier ({@code shared.shadow.fraction}):
- * those whose name
- * falls in the first {@code fraction} of the name space, as mcrouter's shadow routes take the keys whose
- * hash falls in their {@code key_fraction_range}. A name is an HMAC (a SHA-256 without a secret), evenly spread, so its first 8 bytes, read
- * as an unsigned number, fall below {@code fraction * 2^64} for about that share of names. Chosen by name,
- * not at random, the choice is the same on every host and in every run: a host re-reading what another read
- * finds the blocks the other compared and wrote, and the hit ratio of the sample is the hit ratio of the
- * pool for those blocks.
+ * those whose name falls in the first {@code fraction} of the name space, as mcrouter's shadow routes take
+ * the keys whose hash falls in their {@code key_fraction_range}. A name is an HMAC (a SHA-256 without a
+ * secret), evenly spread, so its first 8 bytes, read as an unsigned number, fall below
+ * {@code fraction * 2^64} for about that share of names. Chosen by name, not at random, the choice is the
+ * same on every host and in every run: a host re-reading what another read finds the blocks the other
+ * compared and wrote, and the hit ratio of the sample is the hit ratio of the pool for those blocks.
  */
 final class ShadowSample {
   private static final BigDecimal NAMES = new BigDecimal(java.math.BigInteger.ONE.shiftLeft(64));

@@ -37,7 +37,6 @@ final class SharedTier implements Tier {
   private final SharedBlockStore store;
   private final SharedWrites writes;
   private final SharedComparisons comparisons;
-  private final boolean shadow;
   private final SharedNames names;
   private final ObjectHandle h;
   private final int blockSize;
@@ -60,7 +59,6 @@ final class SharedTier implements Tier {
     this.store = store;
     this.writes = writes;
     this.comparisons = comparisons;
-    this.shadow = comparisons != null;
     this.names = names;
     this.h = h;
     this.blockSize = blockSize;
@@ -72,7 +70,7 @@ final class SharedTier implements Tier {
   /** The store's name of {@code piece}: null for a range too short to keep, or while the version is unknown. */
   byte[] name(Piece piece) {
     String etag = h.etag();
-    if (etag == null || !(piece.isBlock() || piece.length() >= Piece.MIN_RANGE)) {
+    if (etag == null || !piece.worthKeeping()) {
       return null;
     }
     String bucket = h.location().bucket();
@@ -89,7 +87,7 @@ final class SharedTier implements Tier {
 
   @Override
   public boolean read(Piece piece, int from, byte[] dst, int off, int n) throws IOException {
-    byte[] name = shadow ? null : name(piece);
+    byte[] name = comparisons != null ? null : name(piece); // shadow mode serves nothing
     if (name == null) {
       return false;
     }
@@ -112,7 +110,7 @@ final class SharedTier implements Tier {
   /** Straight into the block's own buffer, cleared if S3 refuses this open. */
   @Override
   public boolean readBlock(Piece piece, byte[] buffer) throws IOException {
-    byte[] name = shadow ? null : name(piece);
+    byte[] name = comparisons != null ? null : name(piece); // shadow mode serves nothing
     if (name == null) {
       return false;
     }
@@ -178,7 +176,7 @@ final class SharedTier implements Tier {
 
   @Override
   public boolean keeps(Piece piece) {
-    return h.etag() != null && (piece.isBlock() || piece.length() >= Piece.MIN_RANGE);
+    return h.etag() != null && piece.worthKeeping();
   }
 
   @Override
