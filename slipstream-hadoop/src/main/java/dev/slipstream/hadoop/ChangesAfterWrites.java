@@ -5,12 +5,9 @@ package dev.slipstream.hadoop;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import org.apache.hadoop.fs.BulkDelete;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FSDataOutputStreamBuilder;
@@ -18,7 +15,6 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.permission.FsPermission;
-import org.apache.hadoop.fs.s3a.WriteOperations;
 import org.apache.hadoop.fs.statistics.IOStatistics;
 import org.apache.hadoop.util.Progressable;
 import org.apache.hadoop.util.functional.CallableRaisingIOE;
@@ -28,8 +24,9 @@ import org.apache.hadoop.util.functional.CallableRaisingIOE;
  * again when their effect may be seen. For a rename, a delete or a copy that is when the call returns
  * ({@link #around}); other writes take effect after the call that starts them: a created file appears
  * when its stream is closed, a bulk delete's keys go at each {@code bulkDelete}, a multipart upload's
- * object appears when it is completed. Each wrapper here tells {@code changed} at that moment, so that
- * no listing kept from before the write answers after it.
+ * object appears when it is completed (S3A's write operations tell it then: {@link CompletingWriteOperations}).
+ * Each wrapper here tells {@code changed} at that moment, so that no listing kept from before the write
+ * answers after it.
  */
 final class ChangesAfterWrites {
   /** The FileSystem's single place that hears of writes. */
@@ -117,28 +114,6 @@ final class ChangesAfterWrites {
         bulk.close();
       }
     };
-  }
-
-  /**
-   * S3A's write operations for a multipart uploader, telling {@code changes} of the object an upload
-   * completes ({@code commitUpload}, {@code completeMPUwithRetries}: the destination key first). A proxy,
-   * not a class: the interface's methods differ between Hadoop releases.
-   */
-  static WriteOperations completing(WriteOperations ops, Function<String, Path> keyToPath, Changes changes) {
-    return (WriteOperations) Proxy.newProxyInstance(WriteOperations.class.getClassLoader(),
-        new Class<?>[] {WriteOperations.class}, (proxy, method, args) -> {
-          boolean completes = method.getName().equals("commitUpload")
-              || method.getName().equals("completeMPUwithRetries");
-          try {
-            return method.invoke(ops, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          } finally {
-            if (completes && args != null && args.length > 0 && args[0] instanceof String key) {
-              changes.changed(keyToPath.apply(key));
-            }
-          }
-        });
   }
 
   /**

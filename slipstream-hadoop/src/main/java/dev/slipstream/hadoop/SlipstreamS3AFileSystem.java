@@ -27,9 +27,7 @@ import org.apache.hadoop.fs.impl.OpenFileParameters;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.fs.statistics.IOStatistics;
 import org.apache.hadoop.fs.s3a.S3AFileSystem;
-import org.apache.hadoop.fs.s3a.Statistic;
-import org.apache.hadoop.fs.s3a.impl.S3AMultipartUploaderBuilder;
-import org.apache.hadoop.fs.s3a.impl.StoreContext;
+import org.apache.hadoop.fs.s3a.WriteOperationHelper;
 import org.apache.hadoop.fs.store.audit.AuditSpan;
 import org.apache.hadoop.util.Progressable;
 
@@ -59,8 +57,6 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   private Listings listings;
   private FileOpener opener;
   private volatile IOStatistics ioStatistics;
-  /** S3A refuses a multipart uploader then: its own error. */
-  private boolean clientSideEncryption;
 
   @Override
   public void initialize(URI name, Configuration conf) throws IOException {
@@ -74,7 +70,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     this.defaultPolicy = OpenFileOptions.policyFromFadvise(conf.getTrimmed("fs.s3a.experimental.input.fadvise", ""));
     this.slipstream = Slipstream.builder().config(slipstreamConfig)
         .s3Client(getS3AInternals().getAmazonS3Client("slipstream read path")).build();
-    this.clientSideEncryption = getS3EncryptionAlgorithm() != null
+    boolean clientSideEncryption = getS3EncryptionAlgorithm() != null
         && getS3EncryptionAlgorithm().name().startsWith("CSE");
     this.listings = new Listings(new S3AListingCallbacks(this, statistics, super::listStatus), slipstream,
         slipstreamConfig, conf, clientSideEncryption);
@@ -199,19 +195,13 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     return ChangesAfterWrites.deleting(super.createBulkDelete(path), this::changed);
   }
 
-  /** S3A's, with its write operations telling {@link #changed} of each upload it completes. */
+  /**
+   * S3A's write operations, telling {@link #changed} of each upload they complete: every helper S3A and
+   * its committers use is made here (see {@link CompletingWriteOperations}).
+   */
   @Override
-  public S3AMultipartUploaderBuilder createMultipartUploader(Path basePath) throws IOException {
-    if (clientSideEncryption) {
-      return super.createMultipartUploader(basePath); // refused
-    }
-    Path path = makeQualified(basePath);
-    try (AuditSpan span = entryPoint(Statistic.MULTIPART_UPLOAD_INSTANTIATED, path)) {
-      StoreContext context = createStoreContext();
-      return new S3AMultipartUploaderBuilder(this,
-          ChangesAfterWrites.completing(createWriteOperationHelper(span), this::keyToQualifiedPath, this::changed),
-          context, path, context.getInstrumentation().createMultipartUploaderStatistics());
-    }
+  public WriteOperationHelper createWriteOperationHelper(AuditSpan auditSpan) {
+    return new CompletingWriteOperations(this, auditSpan, super.createWriteOperationHelper(auditSpan), this::changed);
   }
 
   @Override
