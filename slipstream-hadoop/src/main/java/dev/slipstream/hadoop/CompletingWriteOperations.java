@@ -116,5 +116,10 @@ final class CompletingWriteOperations extends WriteOperationHelper {
         DurationTrackerFactory durationTrackerFactory) {
       throw new IllegalStateException("part uploads go through S3A's own write operations");
     }
+
+    /** Hadoop 3.4's callback after a completion (no {@code @Override}: Hadoop 3.5 has none). */
+    public void finishedWrite(String key, long length, PutObjectOptions putOptions) {
+      throw new IllegalStateException("completions go through S3A's own write operations");
+    }
   }
 }
