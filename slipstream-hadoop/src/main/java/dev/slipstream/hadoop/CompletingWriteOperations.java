@@ -35,10 +35,10 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * two callers of the completion. That is the magic and staging committers' {@code CommitOperations} (the
  * directory and partitioned committers are staging committers), the magic committer's
  * {@code MagicCommitIntegration}, the block output stream of {@code create} and {@code createFile}, and
- * the {@code MultipartUploader}. A single PUT (a small file's close, a committer's {@code _SUCCESS}) goes
- * through {@code create}, whose stream tells {@code changed} at close ({@link ChangesAfterWrites}); the
- * helper's own {@code putObject} (the magic committer's markers and pending files) and
- * {@code revertCommit} tell it here.
+ * the {@code MultipartUploader}. A single PUT goes through the helper's {@code putObject} (a small file's
+ * close, the magic committer's markers and pending files) and a committer's undo through
+ * {@code revertCommit}: both tell it here too. (A created file's stream also tells it at close:
+ * {@link ChangesAfterWrites}.)
  *
  * <p>How: the two completions and {@code uploadPart} are passed to S3A's own helper for the same span,
  * since only they use its private callbacks into the store (so they keep S3A's retries, statistics and
