@@ -33,7 +33,8 @@
  *       a HEAD) and the kept listings; it forgets what a write makes untrue.</li>
  *   <li><b>Writes.</b> They stay S3A's; {@link dev.slipstream.hadoop.ChangesAfterWrites} tells
  *       {@code ListingMemory} of each when it starts and when its effect may be seen (a stream's close,
- *       an upload's completion).</li>
+ *       a bulk delete's page), and {@link dev.slipstream.hadoop.CompletingWriteOperations}, the write
+ *       operations every S3A helper and committer gets, of each upload it completes and object it puts.</li>
  * </ul>
  *
  * <p>The listing classes never see the FileSystem: they are given a
