@@ -5,9 +5,11 @@ package dev.slipstream.iceberg;
 
 import dev.slipstream.S3Location;
 import dev.slipstream.Slipstream;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.iceberg.aws.s3.S3FileIO;
@@ -125,26 +127,37 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
     }
   }
 
-  /** S3FileIO's bulk delete (batched DeleteObjects); each path is forgotten by Slipstream as it is handed over. */
+  /**
+   * S3FileIO's bulk delete (batched DeleteObjects). Slipstream forgets each path twice: as it is handed over,
+   * and once S3FileIO has deleted its batches, since a read answered between the two (S3FileIO deletes a
+   * batch only once it is full, or at the end) would leave an answer standing for an object that is gone.
+   */
   @Override
   public void deleteFiles(Iterable<String> paths) throws BulkDeletionFailureException {
     Objects.requireNonNull(paths, "paths");
     FileIOClients c = clients();
-    c.writer().deleteFiles(() -> new Iterator<>() {
-      private final Iterator<String> it = paths.iterator();
+    List<S3Location> handedOver = new ArrayList<>();
+    try {
+      c.writer().deleteFiles(() -> new Iterator<>() {
+        private final Iterator<String> it = paths.iterator();
 
-      @Override
-      public boolean hasNext() {
-        return it.hasNext();
-      }
+        @Override
+        public boolean hasNext() {
+          return it.hasNext();
+        }
 
-      @Override
-      public String next() {
-        String path = it.next();
-        c.reader().changed(object(path));
-        return path;
-      }
-    });
+        @Override
+        public String next() {
+          String path = it.next();
+          S3Location object = object(path);
+          c.reader().changed(object);
+          handedOver.add(object);
+          return path;
+        }
+      });
+    } finally {
+      handedOver.forEach(c.reader()::changed);
+    }
   }
 
   @Override
@@ -217,12 +230,13 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
     }
   }
 
-  /** Forgets the answers under a prefix; a whole bucket ({@code s3://bucket/}) has no key to name, and is left. */
+  /** Forgets the answers under a prefix; a whole bucket ({@code s3://bucket/} or {@code s3://bucket}) is every key in it. */
   private static void forgetUnder(Slipstream reader, String prefix) {
     String rest = prefix.substring(prefix.indexOf("://") + 3);
     int slash = rest.indexOf('/');
-    if (slash > 0 && slash < rest.length() - 1) {
-      reader.changed(new S3Location(rest.substring(0, slash), rest.substring(slash + 1)));
+    String bucket = slash < 0 ? rest : rest.substring(0, slash);
+    if (!bucket.isEmpty()) {
+      reader.changed(bucket, slash < 0 ? "" : rest.substring(slash + 1));
     }
   }
 }
