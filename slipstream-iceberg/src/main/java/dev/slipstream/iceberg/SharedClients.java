@@ -39,6 +39,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Keys are a SHA-256 digest of the properties: no credential is kept as a key.
  */
 final class SharedClients {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SharedClients.class);
+
   /** How long a pair with no lease stays open, for the next copy of the same properties. */
   static final Duration IDLE = Duration.ofSeconds(60);
 
@@ -78,7 +80,7 @@ final class SharedClients {
     FileIOClients opened = FileIOClients.open(properties);
     Lease lease;
     synchronized (this) {
-      lease = entries.computeIfAbsent(key, k -> new Entry(opened)).lease();
+      lease = entries.computeIfAbsent(key, k -> new Entry(k, opened)).lease();
     }
     if (lease.clients() != opened) {
       opened.close();
@@ -118,12 +120,14 @@ final class SharedClients {
 
   /** One pair and its leases; its fields are guarded by the registry's lock. */
   private final class Entry {
+    final String key;
     final FileIOClients clients;
     int leases;
     boolean closed;
     ScheduledFuture<?> closing;
 
-    Entry(FileIOClients clients) {
+    Entry(String key, FileIOClients clients) {
+      this.key = key;
       this.clients = clients;
     }
 
@@ -160,9 +164,13 @@ final class SharedClients {
         }
         closed = true;
         closing = null;
-        entries.values().remove(this);
+        entries.remove(key, this);
       }
-      clients.close();
+      try {
+        clients.close();
+      } catch (RuntimeException e) {
+        LOG.warn("Slipstream: closing the unused clients of a SlipstreamFileIO failed: {}", e.toString());
+      }
     }
   }
 
