@@ -22,6 +22,9 @@ import org.apache.iceberg.metrics.Counter;
  * read.operations}), as S3FileIO's stream counts them. An object that is gone when first read (opened
  * with a known length, so with no HEAD) fails with Iceberg's {@link NotFoundException}, as S3FileIO's
  * does.
+ *
+ * <p>A stream of a deserialized FileIO copy holds a lease on the shared clients until it is closed
+ * ({@link SharedClients}).
  */
 final class IcebergInputStream extends SeekableInputStream implements RangeReadable {
   /** The location as Iceberg named it (s3a:// stays s3a://), for messages. */
@@ -29,12 +32,16 @@ final class IcebergInputStream extends SeekableInputStream implements RangeReada
   private final SlipstreamInputStream in;
   private final Counter readBytes;
   private final Counter readOperations;
+  /** This stream's lease on shared clients, or null where the FileIO owns its clients. */
+  private final SharedClients.Lease lease;
 
-  IcebergInputStream(String location, SlipstreamInputStream in, Counter readBytes, Counter readOperations) {
+  IcebergInputStream(String location, SlipstreamInputStream in, Counter readBytes, Counter readOperations,
+      SharedClients.Lease lease) {
     this.location = Objects.requireNonNull(location, "location");
     this.in = Objects.requireNonNull(in, "in");
     this.readBytes = readBytes;
     this.readOperations = readOperations;
+    this.lease = lease;
   }
 
   @Override
@@ -114,7 +121,11 @@ final class IcebergInputStream extends SeekableInputStream implements RangeReada
 
   @Override
   public void close() {
-    in.close();
+    try {
+      in.close();
+    } finally {
+      SharedClients.end(lease);
+    }
   }
 
   /** The Slipstream stream underneath: its statistics, for tests and tools. */

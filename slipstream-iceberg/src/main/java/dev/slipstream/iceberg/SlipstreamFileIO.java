@@ -5,9 +5,12 @@ package dev.slipstream.iceberg;
 
 import dev.slipstream.S3Location;
 import dev.slipstream.Slipstream;
+import java.lang.ref.Reference;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.iceberg.aws.s3.S3FileIO;
@@ -43,16 +46,21 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  * {@link IllegalArgumentException} naming it. A bad property fails {@link #initialize} with its name.
  *
  * <p>Serializable, as Iceberg ships a table's FileIO to Spark executors: only the properties travel, and
- * a copy takes the clients its JVM keeps for those properties ({@link FileIOClients}). {@link #close()}
- * closes both clients of a FileIO that was initialized.
+ * a copy shares the clients its JVM keeps for those properties ({@link SharedClients}) with the other
+ * copies of them. {@link #close()} closes both clients of a FileIO that was initialized; a copy's close,
+ * or the copy becoming unreachable, releases its hold on the shared pair, which closes a minute after
+ * its last copy, input file and stream are gone.
  */
 public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, SupportsBulkOperations {
   private static final long serialVersionUID = 1L;
 
   private Map<String, String> properties = Map.of();
   private transient volatile FileIOClients clients;
-  /** The clients are this JVM's for these properties (a deserialized copy), not this instance's to close. */
-  private transient volatile boolean shared;
+  /**
+   * A deserialized copy's hold on the clients its JVM shares for these properties (null while this instance
+   * owns its clients, as after {@link #initialize}): released by {@link #close()}, or once nothing reaches it.
+   */
+  private transient volatile SharedClients.Lease lease;
   private transient volatile boolean closed;
 
   /** For {@code io-impl}: Iceberg calls {@link #initialize} next. */
@@ -69,18 +77,16 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
     Map<String, String> copy = Collections.unmodifiableMap(new LinkedHashMap<>(catalogProperties));
     FileIOClients opened = FileIOClients.open(copy);
     FileIOClients previous;
-    boolean previousShared;
+    SharedClients.Lease previousLease;
     synchronized (this) {
       this.properties = copy;
       previous = clients;
-      previousShared = shared;
+      previousLease = lease;
       clients = opened;
-      shared = false;
+      lease = null;
       closed = false;
     }
-    if (previous != null && !previousShared) {
-      previous.close();
-    }
+    release(previous, previousLease);
   }
 
   @Override
@@ -92,7 +98,7 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
   @Override
   public InputFile newInputFile(String path) {
     FileIOClients c = clients();
-    return new SlipstreamInputFile(path, object(path), -1, c.reader(), c.metrics());
+    return new SlipstreamInputFile(path, object(path), -1, c.reader(), c.metrics(), lease);
   }
 
   /** A file of a known length: read with no HEAD. */
@@ -102,7 +108,7 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
       throw new IllegalArgumentException("negative length " + length + " for " + path);
     }
     FileIOClients c = clients();
-    return new SlipstreamInputFile(path, object(path), length, c.reader(), c.metrics());
+    return new SlipstreamInputFile(path, object(path), length, c.reader(), c.metrics(), lease);
   }
 
   /** S3FileIO's output file; once written, Slipstream forgets what it knew of the object. */
@@ -111,7 +117,7 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
     S3Location object = object(path);
     FileIOClients c = clients();
     return new ForgettingOutputFile(c.writer().newOutputFile(path), () -> c.reader().changed(object),
-        this::newInputFile);
+        this::newInputFile, lease);
   }
 
   @Override
@@ -122,16 +128,54 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
       c.writer().deleteFile(path);
     } finally {
       c.reader().changed(object);
+      Reference.reachabilityFence(this); // a copy's lease, until the delete is done
     }
   }
 
-  /** S3FileIO's bulk delete (batched DeleteObjects); each path is forgotten by Slipstream as it is handed over. */
+  /**
+   * S3FileIO's bulk delete (batched DeleteObjects). Slipstream forgets each path twice: as it is handed over,
+   * and once S3FileIO has deleted its batches, since a read answered between the two (S3FileIO deletes a
+   * batch only once it is full, or at the end) would leave an answer standing for an object that is gone.
+   */
   @Override
   public void deleteFiles(Iterable<String> paths) throws BulkDeletionFailureException {
     Objects.requireNonNull(paths, "paths");
     FileIOClients c = clients();
-    c.writer().deleteFiles(() -> new Iterator<>() {
-      private final Iterator<String> it = paths.iterator();
+    List<S3Location> handedOver = new ArrayList<>();
+    try {
+      c.writer().deleteFiles(() -> new Iterator<>() {
+        private final Iterator<String> it = paths.iterator();
+
+        @Override
+        public boolean hasNext() {
+          return it.hasNext();
+        }
+
+        @Override
+        public String next() {
+          String path = it.next();
+          S3Location object = object(path);
+          c.reader().changed(object);
+          handedOver.add(object);
+          return path;
+        }
+      });
+    } finally {
+      handedOver.forEach(c.reader()::changed);
+      Reference.reachabilityFence(this);
+    }
+  }
+
+  /** S3FileIO's listing; its pages are fetched as it is iterated, so the iterator keeps this FileIO's clients open. */
+  @Override
+  public Iterable<FileInfo> listPrefix(String prefix) {
+    checkScheme(prefix);
+    Iterable<FileInfo> listing = clients().writer().listPrefix(prefix);
+    return () -> new Iterator<>() {
+      private final Iterator<FileInfo> it = listing.iterator();
+      /** Reaches a copy's lease while the listing is iterated. */
+      @SuppressWarnings("unused")
+      private final Object holder = SlipstreamFileIO.this;
 
       @Override
       public boolean hasNext() {
@@ -139,18 +183,10 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
       }
 
       @Override
-      public String next() {
-        String path = it.next();
-        c.reader().changed(object(path));
-        return path;
+      public FileInfo next() {
+        return it.next();
       }
-    });
-  }
-
-  @Override
-  public Iterable<FileInfo> listPrefix(String prefix) {
-    checkScheme(prefix);
-    return clients().writer().listPrefix(prefix);
+    };
   }
 
   @Override
@@ -161,27 +197,43 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
       c.writer().deletePrefix(prefix);
     } finally {
       forgetUnder(c.reader(), prefix);
+      Reference.reachabilityFence(this);
     }
   }
 
   /**
    * Closes the Slipstream client and the S3FileIO. Idempotent. A deserialized copy's clients are the
-   * JVM's for its properties, shared with the other copies, and stay open.
+   * JVM's for its properties, shared with the other copies: the copy releases its hold, and the clients
+   * close once no copy, input file or open stream uses them ({@link SharedClients}).
    */
   @Override
   public void close() {
     FileIOClients c;
+    SharedClients.Lease l;
     synchronized (this) {
       closed = true;
-      c = shared ? null : clients;
+      c = clients;
+      l = lease;
       clients = null;
+      lease = null;
     }
-    if (c != null) {
-      c.close();
+    release(c, l);
+  }
+
+  /** Closes owned clients, or ends the lease on shared ones. */
+  private static void release(FileIOClients owned, SharedClients.Lease lease) {
+    if (lease != null) {
+      lease.close();
+    } else if (owned != null) {
+      owned.close();
     }
   }
 
-  /** The Slipstream client reads go through (built on first use in a deserialized copy). */
+  /**
+   * The Slipstream client reads go through (built on first use in a deserialized copy). A copy's client is
+   * shared, and closed once no copy of these properties uses it: use it only while this FileIO is open
+   * and reachable.
+   */
   public Slipstream slipstream() {
     return clients().reader();
   }
@@ -196,9 +248,10 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
         throw new IllegalStateException("SlipstreamFileIO is closed");
       }
       if (clients == null) {
-        // A copy that came over the wire (or one never initialized): nobody will close it.
-        clients = FileIOClients.shared(properties);
-        shared = true;
+        // A copy that came over the wire (or one never initialized): it may never be closed.
+        SharedClients.Lease l = SharedClients.JVM.acquire(properties);
+        lease = l;
+        clients = l.clients();
       }
       return clients;
     }
@@ -217,12 +270,13 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
     }
   }
 
-  /** Forgets the answers under a prefix; a whole bucket ({@code s3://bucket/}) has no key to name, and is left. */
+  /** Forgets the answers under a prefix; a whole bucket ({@code s3://bucket/} or {@code s3://bucket}) is every key in it. */
   private static void forgetUnder(Slipstream reader, String prefix) {
     String rest = prefix.substring(prefix.indexOf("://") + 3);
     int slash = rest.indexOf('/');
-    if (slash > 0 && slash < rest.length() - 1) {
-      reader.changed(new S3Location(rest.substring(0, slash), rest.substring(slash + 1)));
+    String bucket = slash < 0 ? rest : rest.substring(0, slash);
+    if (!bucket.isEmpty()) {
+      reader.changed(bucket, slash < 0 ? "" : rest.substring(slash + 1));
     }
   }
 }

@@ -23,6 +23,10 @@ import org.apache.iceberg.io.SeekableInputStream;
  * with one HEAD (or from the client's recent answer), and later streams of this file open with both.
  *
  * <p>Each stream reads with the policy the file's name calls for ({@link FileKind}).
+ *
+ * <p>A file of a deserialized FileIO copy reaches the copy's lease on the shared clients, and each of its
+ * streams holds a lease of its own until closed ({@link SharedClients}): the clients stay open while a
+ * file or stream of theirs is in use, whatever became of the copy.
  */
 final class SlipstreamInputFile implements InputFile {
   private final String location;
@@ -30,17 +34,21 @@ final class SlipstreamInputFile implements InputFile {
   private final Slipstream client;
   private final FileKind kind;
   private final ReadMetrics metrics;
+  /** The FileIO's lease on shared clients, or null if the FileIO owns its clients. */
+  private final SharedClients.Lease lease;
   /** -1 until known. */
   private volatile long length;
   /** The ETag learnt with the length from S3, or null. */
   private volatile String etag;
 
-  SlipstreamInputFile(String location, S3Location object, long length, Slipstream client, ReadMetrics metrics) {
+  SlipstreamInputFile(String location, S3Location object, long length, Slipstream client, ReadMetrics metrics,
+      SharedClients.Lease lease) {
     this.location = location;
     this.object = object;
     this.length = length;
     this.client = client;
     this.metrics = metrics;
+    this.lease = lease;
     this.kind = FileKind.of(location);
   }
 
@@ -57,18 +65,23 @@ final class SlipstreamInputFile implements InputFile {
     if (knownLength >= 0) {
       options = options.withLength(knownLength).withEtag(etag);
     }
-    SlipstreamInputStream in;
+    SharedClients.Lease held = SharedClients.another(lease);
+    SlipstreamInputStream in = null;
     try {
       in = client.open(object, options);
     } catch (FileNotFoundException e) {
       throw notFound(e);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot open " + location + ": " + e.getMessage(), e);
+    } finally {
+      if (in == null) {
+        SharedClients.end(held);
+      }
     }
     if (knownLength < 0) {
       learnt(in);
     }
-    return new IcebergInputStream(location, in, metrics.readBytes(), metrics.readOperations());
+    return new IcebergInputStream(location, in, metrics.readBytes(), metrics.readOperations(), held);
   }
 
   @Override
@@ -89,7 +102,8 @@ final class SlipstreamInputFile implements InputFile {
 
   /** The length, learnt from S3 with the ETag: one HEAD, or the client's answer about this object within access.ttl. */
   private long stat() {
-    try (SlipstreamInputStream in = client.open(object, OpenOptions.NONE.withPolicy(kind.policy()))) {
+    try (SharedClients.Lease held = SharedClients.another(lease);
+         SlipstreamInputStream in = client.open(object, OpenOptions.NONE.withPolicy(kind.policy()))) {
       return learnt(in);
     } catch (FileNotFoundException e) {
       throw notFound(e);

@@ -16,8 +16,9 @@
  * <p>How the parts talk:
  * <pre>
  *   SlipstreamFileIO      the catalog's FileIO
- *     FileIOClients       one Slipstream client for reads, one S3FileIO for the rest; a deserialized
- *                         copy shares its JVM's pair for the same properties
+ *     FileIOClients       one Slipstream client for reads, one S3FileIO for the rest
+ *     SharedClients       the pairs deserialized copies share, one per JVM and properties, held by
+ *                         leases (copies, open streams) and closed a minute after the last one ends
  *     CatalogProperties   catalog properties (s3.*, client.region, slipstream.*) to a SlipstreamConfig
  *     ReadMetrics         bytes and reads into Iceberg's metrics (Hadoop's FileSystem.Statistics)
  *     SlipstreamInputFile one file: its length as given (no HEAD) or asked for once; its read policy
