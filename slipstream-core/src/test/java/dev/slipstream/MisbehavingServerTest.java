@@ -533,4 +533,61 @@ class MisbehavingServerTest {
       reader.join();
     }
   }
+
+  // ---- a response refused for its length names no version (issue 42, item 8) -----------------
+
+  /**
+   * A stream opened with a length that is not the object's, and no ETag, against a server that sends none:
+   * the response whose length is refused must not pin its Last-Modified as the stream's version, so the
+   * read asked again is no conditional request on that version: it fails again for the length.
+   */
+  @Test
+  void aResponseRefusedForItsLengthPinsNoVersionWhenTheServerSendsNoEtag() throws IOException {
+    String key = "wrong-length-no-etag";
+    server.put(BUCKET, key, big);
+    server.always(Misbehaviour.NO_ETAG);
+    try (Slipstream client = client();
+        SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/" + key),
+            OpenOptions.length(SIZE - 1000))) {
+      for (int attempt = 0; attempt < 2; attempt++) {
+        assertThatLengthIsRefused(in, key);
+      }
+      assertThat(in.etag()).isNull();
+    }
+    List<RequestInfo> gets = server.requests().stream().filter(getOf(key)).toList();
+    assertThat(gets).hasSizeGreaterThanOrEqualTo(2);
+    assertThat(gets).as("no GET is conditional on the version of a refused response")
+        .allSatisfy(r -> assertThat(r.header("if-unmodified-since")).isNull());
+  }
+
+  /**
+   * The same with a server that sends ETags: the refused response must not pin its ETag as the stream's
+   * version. Pinned, the tiers would name the stream's blocks by it: a read asked again after another
+   * stream of the client read that version could find them in the cache and pass the access check on that
+   * stream's answer, as if the object had the length given at open.
+   */
+  @Test
+  void aResponseRefusedForItsLengthNeverLetsTheTiersServeARetry() throws IOException {
+    String key = "wrong-length-then-tiers";
+    server.put(BUCKET, key, big);
+    try (Slipstream client = client()) {
+      try (SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/" + key),
+          OpenOptions.length(SIZE - 1000))) {
+        assertThatLengthIsRefused(in, key);
+        assertThat(in.etag()).as("the refused response named no version of the stream").isNull();
+        try (SlipstreamInputStream other = client.open("s3://" + BUCKET + "/" + key)) {
+          assertThat(other.readAllBytes()).isEqualTo(big); // its blocks stay in the memory cache, its answer stands
+        }
+        assertThatLengthIsRefused(in, key);
+      }
+      assertThat(client.statistics().get(Counter.MEMORY_CACHE_HITS)).as("nothing served from memory").isZero();
+    }
+  }
+
+  private static void assertThatLengthIsRefused(SlipstreamInputStream in, String key) {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> in.readFully(0, new byte[100], 0, 100))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("s3://" + BUCKET + "/" + key)
+        .hasMessageContaining("length " + (SIZE - 1000)).hasMessageContaining("has " + SIZE + " bytes");
+  }
 }
