@@ -534,6 +534,61 @@ class MisbehavingServerTest {
     }
   }
 
+  // ---- an interrupt ends the interrupted thread's reads only (issue 42, item 4) --------------
+
+  /**
+   * Two threads read large ranges of one stream at once (each in parallel parts on the fetch executor), and
+   * every GET stalls. One thread is interrupted: it ends with an InterruptedIOException, its interrupt
+   * status kept; the other thread's parts go on, and once the server lets them go (cut mid-body, then
+   * resumed) it gets every byte right. The stream is still open and reads on.
+   */
+  @Test
+  @Timeout(30) // the stall timeout is 60 s
+  void anInterruptEndsOnlyTheInterruptedThreadsReadsOfAStream() throws Exception {
+    String key = "two-readers-one-interrupted";
+    server.put(BUCKET, key, big);
+    server.when(getOf(key), Misbehaviour.STALL_BODY);
+    int len = SIZE - 1000; // over 1 MiB: two parts each
+    try (Slipstream client = client("read.stall.timeout", "60s");
+        SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/" + key),
+            OpenOptions.length(SIZE).withPolicy(ReadPolicy.RANDOM))) {
+      byte[] other = new byte[len];
+      CompletableFuture<Throwable> interrupted = new CompletableFuture<>();
+      CompletableFuture<Throwable> notInterrupted = new CompletableFuture<>();
+      Thread a = new Thread(() -> {
+        try {
+          in.readFully(0, new byte[len], 0, len);
+          interrupted.complete(null);
+        } catch (Throwable t) {
+          interrupted.complete(t);
+        }
+        outcomes.put(Thread.currentThread(), new Outcome(interrupted.join(), Thread.currentThread().isInterrupted()));
+      }, "reader-interrupted");
+      Thread b = new Thread(() -> {
+        try {
+          in.readFully(1000, other, 0, len);
+          notInterrupted.complete(null);
+        } catch (Throwable t) {
+          notInterrupted.complete(t);
+        }
+      }, "reader-not-interrupted");
+      a.start();
+      b.start();
+      while (server.stalledNow() < 4) { // both reads' parts are in flight
+        Thread.sleep(10);
+      }
+      a.interrupt();
+      assertEndsInterrupted(a, key);
+      server.reset(); // the other reader's stalled responses are cut; its retries are answered in full
+
+      assertThat(notInterrupted.get()).as("the reader not interrupted").isNull();
+      assertThat(Arrays.equals(other, 0, len, big, 1000, 1000 + len)).as("its bytes").isTrue();
+      byte[] again = new byte[len];
+      in.readFully(500, again, 0, len);
+      assertThat(Arrays.equals(again, 0, len, big, 500, 500 + len)).as("the stream reads on").isTrue();
+    }
+  }
+
   // ---- a response refused for its length names no version (issue 42, item 8) -----------------
 
   /**
