@@ -299,7 +299,7 @@ final class JumpReads {
         requests.await(f.done(), f::cancel);
         b.filled();
       } else {
-        boolean kept = keep && chain.readKeptRange(start, buffer, 0, len);
+        boolean kept = keep && chain.readKeptRange(b);
         if (!kept) {
           requests.readWaiting(start, len, why, token -> chain.readFromStore(start, buffer, 0, len, token), b);
         }
