@@ -617,9 +617,9 @@ class MisbehavingServerTest {
 
   /**
    * The same with a server that sends ETags: the refused response must not pin its ETag as the stream's
-   * version. Pinned, the tiers would name the stream's blocks by it: a read asked again after another
-   * stream of the client read that version could find them in the cache and pass the access check on that
-   * stream's answer, as if the object had the length given at open.
+   * version, since the tiers name a stream's blocks by its pinned ETag, and its access check takes a
+   * standing answer of the client for that ETag. The read asked again, after another stream of the client
+   * read that version, is refused for the length again and served from no cache.
    */
   @Test
   void aResponseRefusedForItsLengthNeverLetsTheTiersServeARetry() throws IOException {
