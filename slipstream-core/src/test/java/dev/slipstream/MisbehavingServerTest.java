@@ -533,4 +533,116 @@ class MisbehavingServerTest {
       reader.join();
     }
   }
+
+  // ---- an interrupt ends the interrupted thread's reads only (issue 42, item 4) --------------
+
+  /**
+   * Two threads read large ranges of one stream at once (each in parallel parts on the fetch executor), and
+   * every GET stalls. One thread is interrupted: it ends with an InterruptedIOException, its interrupt
+   * status kept; the other thread's parts go on, and once the server lets them go (cut mid-body, then
+   * resumed) it gets every byte right. The stream is still open and reads on.
+   */
+  @Test
+  @Timeout(30) // the stall timeout is 60 s
+  void anInterruptEndsOnlyTheInterruptedThreadsReadsOfAStream() throws Exception {
+    String key = "two-readers-one-interrupted";
+    server.put(BUCKET, key, big);
+    server.when(getOf(key), Misbehaviour.STALL_BODY);
+    int len = SIZE - 1000; // over 1 MiB: two parts each
+    try (Slipstream client = client("read.stall.timeout", "60s");
+        SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/" + key),
+            OpenOptions.length(SIZE).withPolicy(ReadPolicy.RANDOM))) {
+      byte[] other = new byte[len];
+      CompletableFuture<Throwable> interrupted = new CompletableFuture<>();
+      CompletableFuture<Throwable> notInterrupted = new CompletableFuture<>();
+      Thread a = new Thread(() -> {
+        try {
+          in.readFully(0, new byte[len], 0, len);
+          interrupted.complete(null);
+        } catch (Throwable t) {
+          interrupted.complete(t);
+        }
+        outcomes.put(Thread.currentThread(), new Outcome(interrupted.join(), Thread.currentThread().isInterrupted()));
+      }, "reader-interrupted");
+      Thread b = new Thread(() -> {
+        try {
+          in.readFully(1000, other, 0, len);
+          notInterrupted.complete(null);
+        } catch (Throwable t) {
+          notInterrupted.complete(t);
+        }
+      }, "reader-not-interrupted");
+      a.start();
+      b.start();
+      while (server.stalledNow() < 4) { // both reads' parts are in flight
+        Thread.sleep(10);
+      }
+      a.interrupt();
+      assertEndsInterrupted(a, key);
+      server.reset(); // the other reader's stalled responses are cut; its retries are answered in full
+
+      assertThat(notInterrupted.get()).as("the reader not interrupted").isNull();
+      assertThat(Arrays.equals(other, 0, len, big, 1000, 1000 + len)).as("its bytes").isTrue();
+      byte[] again = new byte[len];
+      in.readFully(500, again, 0, len);
+      assertThat(Arrays.equals(again, 0, len, big, 500, 500 + len)).as("the stream reads on").isTrue();
+    }
+  }
+
+  // ---- a response refused for its length names no version (issue 42, item 8) -----------------
+
+  /**
+   * A stream opened with a length that is not the object's, and no ETag, against a server that sends none:
+   * the response whose length is refused must not pin its Last-Modified as the stream's version, so the
+   * read asked again is no conditional request on that version: it fails again for the length.
+   */
+  @Test
+  void aResponseRefusedForItsLengthPinsNoVersionWhenTheServerSendsNoEtag() throws IOException {
+    String key = "wrong-length-no-etag";
+    server.put(BUCKET, key, big);
+    server.always(Misbehaviour.NO_ETAG);
+    try (Slipstream client = client();
+        SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/" + key),
+            OpenOptions.length(SIZE - 1000))) {
+      for (int attempt = 0; attempt < 2; attempt++) {
+        assertThatLengthIsRefused(in, key);
+      }
+      assertThat(in.etag()).isNull();
+    }
+    List<RequestInfo> gets = server.requests().stream().filter(getOf(key)).toList();
+    assertThat(gets).hasSizeGreaterThanOrEqualTo(2);
+    assertThat(gets).as("no GET is conditional on the version of a refused response")
+        .allSatisfy(r -> assertThat(r.header("if-unmodified-since")).isNull());
+  }
+
+  /**
+   * The same with a server that sends ETags: the refused response must not pin its ETag as the stream's
+   * version, since the tiers name a stream's blocks by its pinned ETag, and its access check takes a
+   * standing answer of the client for that ETag. The read asked again, after another stream of the client
+   * read that version, is refused for the length again and served from no cache.
+   */
+  @Test
+  void aResponseRefusedForItsLengthNeverLetsTheTiersServeARetry() throws IOException {
+    String key = "wrong-length-then-tiers";
+    server.put(BUCKET, key, big);
+    try (Slipstream client = client()) {
+      try (SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/" + key),
+          OpenOptions.length(SIZE - 1000))) {
+        assertThatLengthIsRefused(in, key);
+        assertThat(in.etag()).as("the refused response named no version of the stream").isNull();
+        try (SlipstreamInputStream other = client.open("s3://" + BUCKET + "/" + key)) {
+          assertThat(other.readAllBytes()).isEqualTo(big); // its blocks stay in the memory cache, its answer stands
+        }
+        assertThatLengthIsRefused(in, key);
+      }
+      assertThat(client.statistics().get(Counter.MEMORY_CACHE_HITS)).as("nothing served from memory").isZero();
+    }
+  }
+
+  private static void assertThatLengthIsRefused(SlipstreamInputStream in, String key) {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> in.readFully(0, new byte[100], 0, 100))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("s3://" + BUCKET + "/" + key)
+        .hasMessageContaining("length " + (SIZE - 1000)).hasMessageContaining("has " + SIZE + " bytes");
+  }
 }

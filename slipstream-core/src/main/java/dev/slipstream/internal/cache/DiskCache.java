@@ -9,6 +9,7 @@ import dev.slipstream.ReadStatistics;
 import dev.slipstream.SlipstreamConfig;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.PooledBytes;
+import dev.slipstream.internal.block.Scratch;
 import dev.slipstream.internal.util.AccessGate;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -180,10 +181,11 @@ public final class DiskCache {
    * bytes through. False on a miss: nothing cached, corrupt, or an I/O error, each counted.
    *
    * <p>With {@code scratch}, {@code dst} is a caller's array: the file's bytes are read into a buffer of
-   * that pool (of the heap if it has none to spare) and copied to {@code dst} only once the gate let them
-   * through, so a refusal or a miss leaves {@code dst} as it was. Without, {@code dst} is a buffer no
-   * caller sees before the read returns (a block's own): a read aligned to the file's chunks goes straight
-   * into it, and a miss may leave garbage there.
+   * that pool ({@link Scratch}: never memory beside the budget; a miss on a fetch thread when the pool has
+   * none free) and copied to {@code dst} only once the gate let them through, so a refusal or a miss
+   * leaves {@code dst} as it was. Without, {@code dst} is a buffer no caller sees before the read returns
+   * (a block's or a span's own, read whole): a read aligned to the file's chunks goes straight into it, and
+   * a miss may leave garbage there.
    *
    * @throws IOException only the gate's refusal: the store's answer for this open
    */
@@ -229,7 +231,13 @@ public final class DiskCache {
       byte[] data = dst;
       int dataOff = off;
       if (!direct) {
-        pooled = scratch == null ? null : scratch.tryAcquire(BufferPool.sizeFor(dataEnd - dataStart));
+        if (scratch != null) {
+          pooled = Scratch.acquire(scratch, BufferPool.sizeFor(dataEnd - dataStart));
+          if (pooled == null) {
+            stats.increment(Counter.DISK_CACHE_MISSES); // no memory to spare for it: S3 reads it into dst itself
+            return false;
+          }
+        }
         data = pooled != null ? pooled : new byte[dataEnd - dataStart];
         dataOff = 0;
       }

@@ -56,12 +56,12 @@ public final class BlockFetcher {
 
   /**
    * Runs {@code work} on the fetch executor (ahead of prefetches if {@code urgent}); the future
-   * completes when it ends.
+   * completes when it ends, and {@link QueuedRead#promote} moves a prefetch still waiting for a thread
+   * ahead of every prefetch, as {@link Block#promote} does a block's.
    * {@code work} must not wait for other fetches (a fetch thread never waits for another). A token
    * cancelled before it starts makes it fail at once; {@code onEnd} runs last, however it ends.
    */
-  public java.util.concurrent.CompletableFuture<Void> submitRead(boolean urgent, CancelToken token, IoWork work,
-      Runnable onEnd) {
+  public QueuedRead submitRead(boolean urgent, CancelToken token, IoWork work, Runnable onEnd) {
     ReadTask task = new ReadTask(urgent, token, work, onEnd);
     try {
       executor.execute(task);
@@ -69,6 +69,22 @@ public final class BlockFetcher {
       task.abandon(new IOException("the Slipstream client is closed"));
     }
     return task.result;
+  }
+
+  /** A read submitted with {@link #submitRead}: completes when it ends. */
+  public static final class QueuedRead extends java.util.concurrent.CompletableFuture<Void> {
+    private final Runnable promoter;
+
+    private QueuedRead(Runnable promoter) {
+      this.promoter = promoter;
+    }
+
+    /** A caller now waits for this read: if it still waits for a thread, it goes ahead of every prefetch. */
+    public void promote() {
+      if (!isDone()) {
+        promoter.run();
+      }
+    }
   }
 
   /**
@@ -205,11 +221,11 @@ public final class BlockFetcher {
     }
   }
 
-  private static final class ReadTask extends FetchExecutor.Task {
+  private final class ReadTask extends FetchExecutor.Task {
     private final CancelToken token;
     private final IoWork work;
     private final Runnable onEnd;
-    private final java.util.concurrent.CompletableFuture<Void> result = new java.util.concurrent.CompletableFuture<>();
+    private final QueuedRead result = new QueuedRead(() -> executor.promote(this));
     private final java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
 
     ReadTask(boolean urgent, CancelToken token, IoWork work, Runnable onEnd) {

@@ -3,6 +3,7 @@
  */
 package dev.slipstream.internal.fetch;
 
+import dev.slipstream.internal.block.Scratch;
 import dev.slipstream.internal.util.DaemonThreads;
 import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.ThreadFactory;
@@ -24,7 +25,9 @@ public final class FetchExecutor {
 
   public FetchExecutor(int threads) {
     int pool = POOLS.incrementAndGet();
-    ThreadFactory tf = DaemonThreads.named("slipstream-fetch-" + pool + "-");
+    ThreadFactory named = DaemonThreads.named("slipstream-fetch-" + pool + "-");
+    // A fetch thread never waits for memory: the fetches that would give it back may be queued behind it.
+    ThreadFactory tf = r -> named.newThread(Scratch.neverWaiting(r));
     this.executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
         new PriorityBlockingQueue<>(), tf);
     executor.allowCoreThreadTimeOut(true);

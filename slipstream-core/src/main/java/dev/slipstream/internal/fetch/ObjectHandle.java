@@ -162,23 +162,37 @@ public final class ObjectHandle {
   }
 
   /**
-   * Pins what a response says of its version if nothing is pinned yet; otherwise fails if it differs.
-   * The ETag decides where the response has one; where it has none, the Last-Modified does (compared
-   * to the second, the precision of HTTP dates).
+   * Fails if what a response says of its version differs from what is pinned: the ETag decides where the
+   * response has one; where it has none, the Last-Modified does (compared to the second, the precision
+   * of HTTP dates). Pins nothing: a response pins the version only once it passed every check ({@link
+   * #pinVersion}).
    */
   void checkVersion(ETag seen, Instant seenModified) throws ObjectChangedException {
-    if (seen != null && !etag.compareAndSet(null, seen)) {
-      ETag pinned = etag.get();
-      if (!pinned.equals(seen)) {
-        throw new ObjectChangedException(location, "ETag " + pinned + " at open, now " + seen);
-      }
+    ETag pinned = etag.get();
+    if (seen != null && pinned != null && !pinned.equals(seen)) {
+      throw new ObjectChangedException(location, "ETag " + pinned + " at open, now " + seen);
     }
-    if (seenModified != null && !lastModified.compareAndSet(null, seenModified) && seen == null) {
-      Instant pinned = lastModified.get();
-      if (pinned.getEpochSecond() != seenModified.getEpochSecond()) {
-        throw new ObjectChangedException(location, "Last-Modified " + pinned + " at open, now " + seenModified
-            + " (the server sends no ETag)");
-      }
+    Instant pinnedModified = lastModified.get();
+    if (seen == null && seenModified != null && pinnedModified != null
+        && pinnedModified.getEpochSecond() != seenModified.getEpochSecond()) {
+      throw new ObjectChangedException(location, "Last-Modified " + pinnedModified + " at open, now "
+          + seenModified + " (the server sends no ETag)");
     }
+  }
+
+  /**
+   * Pins what a response that passed every check ({@link #checkVersion}, its length and shape) says of its
+   * version, if nothing is pinned yet; fails as {@link #checkVersion} does if another response pinned
+   * another version in the meantime. Never before the checks: a response refused for its length must not
+   * name the version of the stream, or a later read could pass through the tiers as that version.
+   */
+  void pinVersion(ETag seen, Instant seenModified) throws ObjectChangedException {
+    if (seen != null) {
+      etag.compareAndSet(null, seen);
+    }
+    if (seenModified != null) {
+      lastModified.compareAndSet(null, seenModified);
+    }
+    checkVersion(seen, seenModified);
   }
 }

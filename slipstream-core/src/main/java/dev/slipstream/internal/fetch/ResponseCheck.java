@@ -9,7 +9,8 @@ import java.io.IOException;
 
 /**
  * Checks one GET response against its request before a byte of it is used (docs/architecture.md,
- * rule 1): the version (ETag, or Last-Modified where there is none), then the shape. A range is a
+ * rule 1): the version (ETag, or Last-Modified where there is none), then the shape; only a response
+ * that passed every check pins the version of a stream that did not know it yet. A range is a
  * {@code 206} whose {@code Content-Range} start, end and total are the ones asked for, and whose
  * {@code Content-Length}, if sent, is the range's length (the reader then checks that the body has
  * exactly that many bytes).
@@ -33,6 +34,14 @@ final class ResponseCheck {
   static long check(ObjectHandle h, long start, long end, ObjectStore.Body body, long readThroughMax)
       throws IOException {
     h.checkVersion(body.etag(), body.lastModified());
+    long skip = checkShape(h, start, end, body, readThroughMax);
+    h.pinVersion(body.etag(), body.lastModified()); // only a response that passed every check names the version
+    return skip;
+  }
+
+  /** The length and the shape of {@code body}; returns the bytes to skip (see {@link #check}). */
+  private static long checkShape(ObjectHandle h, long start, long end, ObjectStore.Body body, long readThroughMax)
+      throws IOException {
     String request = "GET " + h.location() + " bytes " + start + "-" + (end - 1);
     long want = end - start;
     long contentLength = body.contentLength();

@@ -128,7 +128,7 @@ final class JumpReads {
     // still being fetched by prediction are waited for, not fetched twice.
     java.util.concurrent.CompletableFuture<Void> predicted = spans.pending(position, len);
     if (!predicted.isDone()) {
-      requests.await(predicted);
+      requests.awaitShared(predicted);
     }
     List<long[]> gaps = spans.copyHeld(position, dst, off, len);
     if (gaps.isEmpty()) {
@@ -163,7 +163,8 @@ final class JumpReads {
   /** Exactly {@code [position, position + len)}: from a kept range, else from S3 (a large one in parts) and kept. */
   private void readExact(long position, byte[] dst, int off, int len) throws IOException {
     if (len > RangeFetches.PART) {
-      requests.await(ranges.range(position, dst, off, len, Purpose.RANGE));
+      RangeFetches.Fetch f = ranges.range(position, dst, off, len, Purpose.RANGE);
+      requests.await(f.done(), f::cancel);
       return;
     }
     if (chain.readKeptRange(position, dst, off, len)) {
@@ -278,7 +279,10 @@ final class JumpReads {
    * Fetches {@code [start, start + len)} into a pooled buffer held as bytes outside the grid, pinned
    * for the caller; null if memory is short (the caller then reads directly). With {@code keep} (a
    * footer's tail, a columnar extent) it is looked up in the tiers first and offered to them after. More
-   * than a part is fetched in parallel parts.
+   * than a part is fetched in parallel parts. Each request writing into the buffer pins it until it has
+   * ended: a caller interrupted sooner lets go of the bytes, but the buffer returns to the pool only once
+   * no request can write into it any more (a part may be waiting for a tier's access check, which no
+   * cancel stops).
    */
   private Span fetchSpan(long start, int len, boolean keep, Purpose why) throws IOException {
     byte[] buffer = pool.tryAcquire(BufferPool.sizeFor(len));
@@ -288,12 +292,16 @@ final class JumpReads {
     Span b = new Span(start, buffer, len, pool, stats);
     try {
       if (keep && len > RangeFetches.PART) {
-        requests.await(ranges.range(start, buffer, 0, len, why)); // looked up and kept as a range there
+        RangeFetches.Fetch f = ranges.range(start, buffer, 0, len, why); // looked up and kept as a range there
+        if (b.tryPin()) { // the parts' pin (the filler's is held here): dropped once none of them runs
+          f.done().whenComplete((v, t) -> b.unpin());
+        }
+        requests.await(f.done(), f::cancel);
         b.filled();
       } else {
-        boolean kept = keep && chain.readKeptRange(start, buffer, 0, len);
+        boolean kept = keep && chain.readKeptRange(b);
         if (!kept) {
-          readDirect(start, buffer, 0, len, why);
+          requests.readWaiting(start, len, why, token -> chain.readFromStore(start, buffer, 0, len, token), b);
         }
         b.filled();
         if (keep && !kept) {

@@ -85,7 +85,7 @@ public final class ObjectReader extends SlipstreamInputStream {
         (long) maxDepth * blockSize);
     this.jumps = new JumpReads(h, chain, pool, requests, spans, plan, ranges, blockSize);
     this.columns = new ColumnsAhead(plan, spans, pool,
-        (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.PREDICTED_COLUMN), requests, stats, blockSize,
+        (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.PREDICTED_COLUMN).done(), requests, stats, blockSize,
         (long) maxDepth * blockSize, length);
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
     this.posPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);

@@ -35,7 +35,10 @@ import java.util.concurrent.CompletableFuture;
  * stream's block). A fetched piece no read is copying from is the pool's to take back ({@link Span}),
  * like any idle block: a reader waiting for memory never waits for pieces that only later reads would
  * free. A read finds a piece taken back gone, and fetches its bytes itself. Its fetches are prefetches:
- * they queue behind every read a caller waits for. Thread-safe.
+ * they queue behind every read a caller waits for, until a read claims the piece: then it is promoted
+ * ahead of every prefetch, as a block is when its reader arrives. A piece is never cancelled because a
+ * reader waiting for it was interrupted: its fetch is the stream's, for every read that claims it.
+ * Thread-safe.
  */
 final class RowGroupAhead {
   /**
@@ -49,6 +52,11 @@ final class RowGroupAhead {
     CompletableFuture<Void> start(long position, byte[] dst, int off, int len);
   }
 
+  /** Fetches a piece ahead, as a prefetch: {@link RangeFetches.Fetch#promote}d once a read claims it. */
+  interface Ahead {
+    RangeFetches.Fetch start(long position, byte[] dst, int off, int len);
+  }
+
   /**
    * Where the bytes of {@code [start, end)} the stream does not hold at its end already stop (see {@link
    * HeldSpans#unheldEnd}): a chunk a dictionary read fetched whole, the end of the last chunk in the tail.
@@ -59,7 +67,7 @@ final class RowGroupAhead {
 
   private final ParquetFooter footer;
   private final BufferPool pool;
-  private final Fetch ahead;
+  private final Ahead ahead;
   private final Held stillHeld;
   private final ReadStatistics stats;
   private final int pieceSize;
@@ -81,16 +89,19 @@ final class RowGroupAhead {
     final int group;
     /** The bytes: pinned by the fetch while it runs and by each copy; evictable by the pool otherwise. */
     final Span span;
+    /** The fetch, or null if it could not start. */
+    final RangeFetches.Fetch fetch;
     final CompletableFuture<Void> fetched;
     final List<CompletableFuture<Void>> copies = new ArrayList<>();
     /** Bytes reads have copied out of it so far. */
     long claimed;
 
-    Piece(long start, int length, int group, Span span, CompletableFuture<Void> fetched) {
+    Piece(long start, int length, int group, Span span, RangeFetches.Fetch fetch, CompletableFuture<Void> fetched) {
       this.start = start;
       this.length = length;
       this.group = group;
       this.span = span;
+      this.fetch = fetch;
       this.fetched = fetched;
     }
 
@@ -118,7 +129,7 @@ final class RowGroupAhead {
    * @param pieceSize the largest piece (a block: its buffers are the pool's block buffers)
    * @param maxHeld the most bytes a stream holds ahead; 0 reads nothing ahead
    */
-  RowGroupAhead(ParquetFooter footer, BufferPool pool, Fetch ahead, Held heldBytes, ReadStatistics stats,
+  RowGroupAhead(ParquetFooter footer, BufferPool pool, Ahead ahead, Held heldBytes, ReadStatistics stats,
       int pieceSize, long maxHeld) {
     this.footer = footer;
     this.pool = pool;
@@ -192,6 +203,9 @@ final class RowGroupAhead {
       int to = off + (int) (p - position);
       if (piece.claimed == 0) {
         stats.increment(Counter.ROW_GROUP_AHEAD_USED);
+      }
+      if (piece.fetch != null && !piece.fetched.isDone()) {
+        piece.fetch.promote(); // a reader waits for it now: no longer behind every stream's prefetches
       }
       // The copy's pin, taken above, keeps the bytes until the copy has run (or the fetch failed).
       CompletableFuture<Void> copy = piece.fetched.handle((v, t) -> {
@@ -282,9 +296,11 @@ final class RowGroupAhead {
       held += n;
       stats.increment(Counter.ROW_GROUP_AHEAD_STARTED);
       Span span = new Span(plan.from, buffer, n, pool, stats); // the owner's reference and the fetch's pin
+      RangeFetches.Fetch fetch = null;
       CompletableFuture<Void> fetched;
       try {
-        fetched = ahead.start(plan.from, buffer, 0, n);
+        fetch = ahead.start(plan.from, buffer, 0, n);
+        fetched = fetch.done();
       } catch (RuntimeException e) { // could not start (the client closing): a gap for the read that wants it
         fetched = CompletableFuture.failedFuture(e);
       }
@@ -294,7 +310,7 @@ final class RowGroupAhead {
         }
         span.unpin();
       });
-      pieces.put(plan.from, new Piece(plan.from, n, plan.group, span, fetched));
+      pieces.put(plan.from, new Piece(plan.from, n, plan.group, span, fetch, fetched));
       plan.from += n;
       if (plan.from >= plan.end) {
         plans.poll();

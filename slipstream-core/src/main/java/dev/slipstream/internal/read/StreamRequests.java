@@ -7,6 +7,7 @@ import dev.slipstream.Counter;
 import dev.slipstream.Latency;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.S3Location;
+import dev.slipstream.internal.block.PooledBytes;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.Failures;
@@ -27,8 +28,8 @@ import java.util.function.Supplier;
  * asynchronous reads), each by its cancel token: {@code close()} cancels them all and waits, bounded,
  * until they have ended, so that no request outlives its stream (docs/architecture.md, rule 6). A caller
  * who waits for a read of the stream waits here too ({@link #readWaiting}, {@link #await}): an interrupt
- * cancels the requests it waits for, and the caller's array is handed back only once they stopped
- * writing into it.
+ * cancels the requests made for that caller, never another thread's (rule 7), nor a fetch other reads
+ * share ({@link #awaitShared}); the caller's array is handed back only once they stopped writing into it.
  */
 final class StreamRequests {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StreamRequests.class);
@@ -71,8 +72,8 @@ final class StreamRequests {
     inFlight.remove(token);
   }
 
-  /** Cancels every request not yet ended (an interrupted caller, whose buffer the parts write into). */
-  void cancelAll() {
+  /** Cancels every request not yet ended: the stream is closing. */
+  private void cancelAll() {
     for (CancelToken t : inFlight) {
       t.cancel();
     }
@@ -127,39 +128,67 @@ final class StreamRequests {
    * request stopped writing into it (bounded by the stream's close wait).
    */
   void readWaiting(long position, int len, Purpose why, ReadWork read) throws IOException {
+    readWaiting(position, len, why, read, null);
+  }
+
+  /**
+   * As {@link #readWaiting(long, int, Purpose, ReadWork)}, into {@code into}'s buffer: pinned until the
+   * request has ended, so that a caller interrupted before then, which lets go of the bytes, never has their
+   * buffer recycled to another stream while the request may still write into it.
+   */
+  void readWaiting(long position, int len, Purpose why, ReadWork read, PooledBytes into) throws IOException {
     checkOpen();
     CancelToken token = start(why);
-    await(fetcher.submitRead(true, token, () -> read.run(token), () -> end(token)), token::cancel,
+    boolean pinned = into != null && into.tryPin();
+    Runnable ended = () -> {
+      end(token);
+      if (pinned) {
+        into.unpin();
+      }
+    };
+    await(fetcher.submitRead(true, token, () -> read.run(token), ended), token::cancel,
         " bytes " + position + "-" + (position + len - 1));
   }
 
   /**
-   * Waits on the caller's thread for {@code requests}, reads of this stream writing into the caller's
-   * array; an interrupt cancels every request of the stream (see {@link #readWaiting}).
+   * Waits on the caller's thread for {@code requests}, reads made for this caller alone that write into its
+   * array; an interrupt runs {@code cancel}, which stops them and nothing else (see {@link #readWaiting}).
    */
-  void await(CompletableFuture<Void> requests) throws IOException {
-    await(requests, this::cancelAll, "");
+  void await(CompletableFuture<Void> requests, Runnable cancel) throws IOException {
+    await(requests, cancel, "");
   }
 
   /**
-   * Waits for {@code done}; if interrupted, runs {@code cancel}, gives the work the stream's close wait to
-   * stop writing into the caller's array, and ends with an {@link InterruptedIOException} naming the
-   * location and {@code what}, the interrupt status kept.
+   * Waits on the caller's thread for {@code shared}, a fetch other reads may wait for too (a column chunk
+   * fetched by prediction) and that writes into no array of the caller's: an interrupt ends the wait and
+   * cancels nothing.
+   */
+  void awaitShared(CompletableFuture<Void> shared) throws IOException {
+    await(shared, null, "");
+  }
+
+  /**
+   * Waits for {@code done}; if interrupted, runs {@code cancel} (if any: none for a shared fetch, which
+   * writes into no array of the caller's), gives the work the stream's close wait to stop writing into the
+   * caller's array, and ends with an {@link InterruptedIOException} naming the location and {@code what},
+   * the interrupt status kept.
    */
   private void await(CompletableFuture<Void> done, Runnable cancel, String what) throws IOException {
     long t0 = System.nanoTime();
     try {
       done.get();
     } catch (InterruptedException e) {
-      cancel.run();
-      try {
-        done.get(closeWaitMillis, TimeUnit.MILLISECONDS);
-      } catch (Exception ended) {
-        // cancelled, failed or still ending: the interrupt is what the caller hears of
+      if (cancel != null) {
+        cancel.run();
+        try {
+          done.get(closeWaitMillis, TimeUnit.MILLISECONDS);
+        } catch (Exception ended) {
+          // cancelled, failed or still ending: the interrupt is what the caller hears of
+        }
       }
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while reading " + location + what
-          + ": the request was cancelled");
+          + (cancel != null ? ": the request was cancelled" : ""));
     } catch (ExecutionException e) {
       throw Failures.cause(e, location.toString()); // as the caller would have had it on its own thread
     } finally {

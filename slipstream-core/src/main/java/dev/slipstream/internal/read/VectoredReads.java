@@ -76,10 +76,10 @@ final class VectoredReads {
     }
     if (gaps.size() > 1 || gaps.get(0)[0] == position && gaps.get(0)[1] == position + len) {
       // Held bytes in the middle of a range would split one GET into two: fetch it whole.
-      return ranges.range(position, dst, off, len, Purpose.RANGE);
+      return ranges.range(position, dst, off, len, Purpose.RANGE).done();
     }
     long[] g = gaps.get(0);
-    return ranges.range(g[0], dst, off + (int) (g[0] - position), (int) (g[1] - g[0]), Purpose.RANGE);
+    return ranges.range(g[0], dst, off + (int) (g[0] - position), (int) (g[1] - g[0]), Purpose.RANGE).done();
   }
 
   /** The Parquet row-group read-ahead, once the stream has a plan; null otherwise. */

@@ -15,7 +15,8 @@
  * <ul>
  *   <li>{@link dev.slipstream.internal.read.StreamRequests}: whether the stream is closed, and every
  *       request of it, by its cancel token, so that {@code close()} can cancel them and wait; a caller
- *       who waits for a read waits here, and an interrupt cancels what it waits for;</li>
+ *       who waits for a read waits here, and an interrupt cancels the requests made for that caller, never
+ *       another thread's nor a fetch other reads share;</li>
  *   <li>{@link dev.slipstream.internal.read.HeldBlocks}: the blocks the stream holds, by index; the
  *       stream's {@link dev.slipstream.internal.source.SourceChain} is built over them (they serve the
  *       shares of range reads that cross them, never a block the chain fetches);</li>

@@ -9,6 +9,7 @@ import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.PooledBytes;
+import dev.slipstream.internal.block.Scratch;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.util.AccessGate;
 import dev.slipstream.spi.SharedBlockStore;
@@ -79,7 +80,10 @@ final class SharedTier implements Tier {
         : names.range(bucket, key, etag, piece.start(), piece.length());
   }
 
-  /** Through a buffer of the pool (of the heap if it has none to spare), copied to {@code dst} after S3's answer. */
+  /**
+   * Through a buffer of the pool ({@link Scratch}: never memory beside the budget), copied to {@code dst}
+   * after S3's answer; a miss on a fetch thread when the pool has none free.
+   */
   @Override
   public Piece.Origin origin() {
     return Piece.Origin.SHARED;
@@ -91,17 +95,18 @@ final class SharedTier implements Tier {
     if (name == null) {
       return false;
     }
-    byte[] pooled = pool.tryAcquire(BufferPool.sizeFor(n));
-    byte[] scratch = pooled != null ? pooled : new byte[n];
+    byte[] scratch = Scratch.acquire(pool, BufferPool.sizeFor(n));
+    if (scratch == null) {
+      stats.increment(Counter.SHARED_MISSES); // no memory to spare for it: S3 reads it into dst itself
+      return false;
+    }
     try {
       if (!lookUp(name, piece, from, scratch, n)) {
         return false;
       }
       System.arraycopy(scratch, 0, dst, off, n);
     } finally {
-      if (pooled != null) {
-        pool.release(pooled);
-      }
+      pool.release(scratch);
     }
     hit(piece, from, n);
     return true;

@@ -135,6 +135,20 @@ public final class SourceChain {
     return false;
   }
 
+  /**
+   * Fills {@code span}, not yet filled, with exactly its range as a tier kept it: straight into the span's
+   * own buffer, which no caller sees before it is filled (no scratch memory, no copy); false on a miss.
+   */
+  public boolean readKeptRange(Span span) throws IOException {
+    Piece piece = Piece.range(span.start(), span.length());
+    for (Tier t : tiers) {
+      if (t.readBlock(piece, span.buffer())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Whether a tier keeps the range {@code [position, position + len)}, so that looking it up can hit. */
   public boolean keepsRange(long position, int len) {
     Piece piece = Piece.range(position, len);

@@ -27,9 +27,9 @@ public interface Tier {
   boolean read(Piece piece, int from, byte[] dst, int off, int n) throws IOException;
 
   /**
-   * Fills {@code buffer[0, piece.length())} with block {@code piece}: a block's own buffer, which no caller
-   * sees before the block is ready, so a tier may write there before the access check answers; false on a
-   * miss ({@code buffer} may then hold garbage). Never waits for a fetch.
+   * Fills {@code buffer[0, piece.length())} with {@code piece}, a block or a whole range: a block's (or a
+   * span's) own buffer, which no caller sees before it is ready, so a tier may write there before the
+   * access check answers; false on a miss ({@code buffer} may then hold garbage). Never waits for a fetch.
    *
    * @throws IOException only S3's refusal of this open
    */

@@ -221,4 +221,57 @@ class DiskCacheTest {
           .noneMatch(n -> n.contains("obj") || n.contains("bucket") || n.contains("etag"));
     }
   }
+
+  /**
+   * Memory within the budget only (issue 42, item 9): a read for a caller's array goes through a buffer of
+   * the pool even when none is free: on the caller's thread it takes one as a reader's own block does (an
+   * idle block is evicted); on a fetch thread, which never waits for memory, it is a miss.
+   */
+  @Test
+  void aReadThroughAPoolWithNoMemoryFreeTakesItFromThePoolNeverBesideIt() throws Exception {
+    DiskCache c = cache(tmp.resolve("c"));
+    ReadStatistics s = ReadStatistics.global().child();
+    byte[] d = data(5, BLOCK);
+    assertThat(c.write(key(3), d, BLOCK, s)).isTrue();
+    int unit = BufferPool.SIZE_UNIT;
+    BufferPool pool = new BufferPool(2L * unit);
+    byte[] inUse = pool.tryAcquire(unit); // a stream's, being read
+    dev.slipstream.internal.block.Span idle = new dev.slipstream.internal.block.Span(0, pool.tryAcquire(unit), unit,
+        pool, s);
+    idle.filled();
+    idle.unpin(); // fetched, only its owner holds it: the pool's to take back
+    byte[] part = new byte[100];
+
+    assertThat(c.read(key(3), BLOCK, 1000, part, 0, 100, s, OPEN, pool)).isTrue();
+    assertThat(part).isEqualTo(java.util.Arrays.copyOfRange(d, 1000, 1100));
+    assertThat(pool.evictions()).as("the idle block made room for the read's buffer").isOne();
+
+    byte[] taken = pool.tryAcquire(unit); // now every byte of the pool is in use, none idle
+    dev.slipstream.internal.fetch.FetchExecutor fetchThreads = new dev.slipstream.internal.fetch.FetchExecutor(1);
+    try {
+      java.util.concurrent.CompletableFuture<Boolean> hit = new java.util.concurrent.CompletableFuture<>();
+      fetchThreads.execute(new dev.slipstream.internal.fetch.FetchExecutor.Task(true) {
+        @Override
+        public void run() {
+          try {
+            hit.complete(c.read(key(3), BLOCK, 1000, new byte[100], 0, 100, s, OPEN, pool));
+          } catch (Throwable t) {
+            hit.completeExceptionally(t);
+          }
+        }
+
+        @Override
+        protected void abandon(IOException why) {
+          hit.completeExceptionally(why);
+        }
+      });
+      assertThat(hit.get(10, java.util.concurrent.TimeUnit.SECONDS)).as("on a fetch thread, no memory free: a miss")
+          .isFalse();
+    } finally {
+      fetchThreads.shutdown();
+    }
+    assertThat(pool.allocatedBytes()).isLessThanOrEqualTo(pool.budget());
+    pool.release(inUse);
+    pool.release(taken);
+  }
 }

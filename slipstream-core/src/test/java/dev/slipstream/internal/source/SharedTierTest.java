@@ -265,4 +265,37 @@ class SharedTierTest {
     assertThat(blocks.puts).hasValue(1); // the one missing, as read-write would have
     assertThat(rig.store.ranges()).isEmpty();
   }
+
+  /**
+   * Memory within the budget only (issue 42, item 9): a read for a caller's array goes through a buffer of
+   * the pool even when none is free: on the caller's thread it takes one as a reader's own block does (an
+   * idle block is evicted); on a fetch thread, which never waits for memory, it is a miss.
+   */
+  @Test
+  void aReadThroughAPoolWithNoMemoryFreeTakesItFromThePoolNeverBesideIt() throws Exception {
+    ObjectHandle h = rig.answered();
+    shared(h, 1);
+    int unit = dev.slipstream.internal.block.BufferPool.SIZE_UNIT;
+    dev.slipstream.internal.block.BufferPool pool = new dev.slipstream.internal.block.BufferPool(2L * unit);
+    byte[] inUse = pool.tryAcquire(unit); // a stream's, being read
+    dev.slipstream.internal.block.Span idle = new dev.slipstream.internal.block.Span(0, pool.tryAcquire(unit), unit,
+        pool, rig.stats);
+    idle.filled();
+    idle.unpin(); // fetched, only its owner holds it: the pool's to take back
+    SharedTier tier = new SharedTier(blocks, writes, null, names, h, BLOCK, pool, () -> rig.fetcher.accessGate(h));
+    byte[] dst = new byte[100];
+
+    assertThat(tier.read(block(1), 10, dst, 0, 100)).isTrue();
+    assertThat(dst).isEqualTo(rig.data(BLOCK + 10, BLOCK + 110));
+    assertThat(pool.evictions()).as("the idle block made room for the read's buffer").isOne();
+
+    byte[] taken = pool.tryAcquire(unit); // now every byte of the pool is in use, none idle
+    java.util.concurrent.atomic.AtomicBoolean hit = new java.util.concurrent.atomic.AtomicBoolean(true);
+    rig.fetcher.submitRead(true, FetchRig.token(dev.slipstream.internal.fetch.Purpose.RANGE),
+        () -> hit.set(tier.read(block(1), 10, new byte[100], 0, 100)), () -> { }).get(10, java.util.concurrent.TimeUnit.SECONDS);
+    assertThat(hit.get()).as("on a fetch thread, no memory free: a miss").isFalse();
+    assertThat(pool.allocatedBytes()).isLessThanOrEqualTo(pool.budget());
+    pool.release(inUse);
+    pool.release(taken);
+  }
 }
