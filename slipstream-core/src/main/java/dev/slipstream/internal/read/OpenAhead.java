@@ -238,8 +238,8 @@ public final class OpenAhead implements AutoCloseable {
     if (etag == null || p.ref.length() != length) {
       return false;
     }
-    if (p.sentAt != answers.generation()) {
-      return false; // a write through this client since the fetch was sent: its bytes may be the version replaced
+    if (answers.writtenSince(p.ref.location(), p.sentAt)) {
+      return false; // a write to it through this client since the fetch was sent: its bytes may be the version replaced
     }
     Block b = p.block;
     if (b.isDone() && !b.isReady()) {
