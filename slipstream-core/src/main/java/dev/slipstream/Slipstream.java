@@ -333,6 +333,7 @@ public final class Slipstream implements AutoCloseable {
     lister.close();
     store.close();
     sources.close(); // what the memory cache kept for this client is free memory again
+    answers.clear();
     if (ownsResources) {
       resources.executor.shutdown();
       try {

@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * declared ({@code readingInOrder}); and the flat listings kept to answer the directory listings that
  * follow (a glob's, see {@link ListingReuse}; a walk over sibling directories', see {@link SiblingWalks}).
  * Every write through the FileSystem comes to {@link #changed}, which forgets what it may have made
- * untrue. Bounded as {@link ListingOrder} and {@link ListingReuse} are. Thread-safe.
+ * untrue. Bounded as {@link ListingOrder} (files by count), {@link ListingReuse} (statuses by count, and
+ * {@code list.reuse.ttl}) and {@link SiblingWalks} (parents by count) are. Thread-safe.
  */
 final class ListingMemory {
   /** The FileSystem's logger: its messages keep the name they always had. */

@@ -20,9 +20,11 @@ import org.apache.hadoop.fs.FileStatus;
  *
  * <p>Each listing call keeps its own order ({@link #newListing()}), so listings made at the same time by
  * several threads do not interleave. A path listed again takes its place in the newer listing. Memory is
- * bounded: at most {@code capacity} files are remembered in all; beyond that the oldest listings are
- * forgotten (or, for a single listing larger than that, its first files), and at most
- * {@link #MAX_LISTINGS} listings are kept. A wrong guess costs one
+ * bounded: at most {@code capacity} files are remembered in all, about 300 bytes each with a key of 40
+ * characters (its reference, location, ETag, place and map entry: 3 MB at the default); beyond that the
+ * oldest listings are forgotten (or, for a single listing larger than that, its first files), and at most
+ * {@link #MAX_LISTINGS} listings are kept. It is bounded by count, not time: what a FileSystem listed last
+ * stays until newer listings push it out, a few MB at most per FileSystem. A wrong guess costs one
  * bounded, counted fetch; never a wrong byte (the core serves a prepared block only for the version
  * the stream opens). Thread-safe.
  */

@@ -3,10 +3,13 @@
  */
 package dev.slipstream.hadoop;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Scheduler;
+import com.github.benmanes.caffeine.cache.Ticker;
 import dev.slipstream.ListEntry;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The directories a glob's flat listing saw, kept for a short while so that the listings which follow
@@ -15,9 +18,10 @@ import java.util.Map;
  * listing each. Here those are answered from the glob's own listing, a snapshot taken moments before.
  *
  * <p>Bounded three ways, so that what is kept never goes stale for long nor grows: an entry answers
- * once ({@link #take} removes it), lives at most {@code list.reuse.ttl}, and the whole holds at most
- * {@code maxEntries} statuses (a glob that would add more keeps only what fits; expired directories
- * are dropped first). Mutations through the FileSystem ({@link #clear}) drop everything, and a listing
+ * once ({@link #take} removes it), lives at most {@code list.reuse.ttl} (then the JVM-wide scheduler
+ * thread drops it, so the memory of a glob whose directories nobody lists comes back even when the
+ * FileSystem is idle), and the whole holds at most {@code maxEntries} statuses, about 200 bytes each
+ * (a glob that would add more keeps only what fits; expired directories are dropped first). Mutations through the FileSystem ({@link #clear}) drop everything, and a listing
  * that started before one is not kept: it may show the state before it ({@link #generation}). A directory is
  * kept only if S3A would list it in one page (its entries, marker included, within
  * {@code min(1000, fs.s3a.paging.maximum)}), so that the order served is S3A's: files, then
@@ -29,8 +33,8 @@ final class ListingReuse {
   private final long ttlNanos;
   private final int pageKeys;
   private final int maxEntries;
-  private final Map<String, Held> held = new HashMap<>();
-  private int entries;
+  /** Weighed in statuses; never over {@code maxEntries}, as {@link #keep} adds only what fits. */
+  private final Cache<String, Held> held;
   /** Changes so far: each {@link #clear} counts one. */
   private long generation;
 
@@ -39,9 +43,21 @@ final class ListingReuse {
    * @param maxEntries most statuses held in all (the FileSystem: as many as one glob may list)
    */
   ListingReuse(long ttlNanos, int pageKeys, int maxEntries) {
+    this(ttlNanos, pageKeys, maxEntries, Ticker.systemTicker());
+  }
+
+  ListingReuse(long ttlNanos, int pageKeys, int maxEntries, Ticker ticker) {
     this.ttlNanos = ttlNanos;
     this.pageKeys = pageKeys;
     this.maxEntries = maxEntries;
+    this.held = Caffeine.newBuilder()
+        .maximumWeight(maxEntries)
+        .weigher((String key, Held h) -> h.size())
+        .expireAfterWrite(ttlNanos, TimeUnit.NANOSECONDS)
+        .executor(Runnable::run)
+        .scheduler(Scheduler.systemScheduler())
+        .ticker(ticker)
+        .build();
   }
 
   /**
@@ -65,8 +81,8 @@ final class ListingReuse {
     }
   }
 
-  /** One directory's listing: its files (key order) and subdirectory keys (S3 order), until {@code expires}. */
-  record Held(List<ListEntry> files, List<String> dirs, long expires) {
+  /** One directory's listing: its files (key order) and subdirectory keys (S3 order). */
+  record Held(List<ListEntry> files, List<String> dirs) {
     int size() {
       return files.size() + dirs.size();
     }
@@ -81,55 +97,35 @@ final class ListingReuse {
    * Keeps the directories {@code dirs}, in this order, while they fit; nothing if the FileSystem changed
    * something since the listing began ({@code listedAt}, its {@link #generation()}).
    */
-  void keep(List<Directory> dirs, long listedAt) {
-    long expires = System.nanoTime() + ttlNanos;
-    synchronized (this) {
-      if (listedAt != generation) {
-        return;
+  synchronized void keep(List<Directory> dirs, long listedAt) {
+    if (listedAt != generation) {
+      return;
+    }
+    long entries = entries();
+    for (Directory d : dirs) {
+      int size = d.entries();
+      if (size == 0 || d.listedKeys() > pageKeys || entries + size > maxEntries) {
+        continue;
       }
-      dropExpired();
-      for (Directory d : dirs) {
-        int size = d.entries();
-        if (size == 0 || d.listedKeys() > pageKeys || entries + size > maxEntries) {
-          continue;
-        }
-        Held old = held.put(d.key(), new Held(List.copyOf(d.files()), d.dirs(), expires));
-        entries += size - (old == null ? 0 : old.size());
-      }
+      Held old = held.asMap().put(d.key(), new Held(List.copyOf(d.files()), d.dirs()));
+      entries += size - (old == null ? 0 : old.size());
     }
   }
 
   /** The listing of the directory {@code key} (no trailing slash), once; null if none is held or it expired. */
-  synchronized Held take(String key) {
-    if (held.isEmpty()) {
-      return null;
-    }
-    Held h = held.remove(key);
-    if (h == null) {
-      return null;
-    }
-    entries -= h.size();
-    if (System.nanoTime() - h.expires > 0) {
-      return null;
-    }
-    return h;
+  Held take(String key) {
+    return held.asMap().remove(key);
   }
 
   /** Drops everything: the FileSystem changed something. */
   synchronized void clear() {
     generation++;
-    held.clear();
-    entries = 0;
+    held.invalidateAll();
   }
 
-  private void dropExpired() {
-    long now = System.nanoTime();
-    held.values().removeIf(h -> {
-      if (now - h.expires > 0) {
-        entries -= h.size();
-        return true;
-      }
-      return false;
-    });
+  /** Statuses held now, expired directories dropped first. */
+  long entries() {
+    held.cleanUp();
+    return held.policy().eviction().orElseThrow().weightedSize().orElseThrow();
   }
 }

@@ -22,7 +22,9 @@ import java.util.Map;
  * listing reached the parent's end or was refused (403: a policy may grant listing the children's
  * prefixes and not the parent's, as {@code s3:prefix} conditions do).
  *
- * <p>Bounded: the last {@link #PARENTS} parents walked are remembered. Thread-safe.
+ * <p>Bounded: the last {@link #PARENTS} parents walked are remembered, a walk and two keys each (a few
+ * hundred bytes; tens of KB in all), and a walk not continued within {@code list.reuse.ttl} starts over.
+ * Thread-safe.
  */
 final class SiblingWalks {
   /** Keys listed flat at the walk's first sign: one LIST page, the cost of the call it answers. */

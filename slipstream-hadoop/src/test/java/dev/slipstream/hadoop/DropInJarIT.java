@@ -63,6 +63,7 @@ class DropInJarIT {
       assertThat(jar.getEntry("dev/slipstream/memcached/MemcachedBlockStore.class")).isNotNull();
       assertThat(jar.getEntry("dev/slipstream/shaded/com/spotify/folsom/MemcacheClientBuilder.class")).isNotNull();
       assertThat(jar.getEntry("dev/slipstream/shaded/io/netty/channel/nio/NioEventLoopGroup.class")).isNotNull();
+      assertThat(jar.getEntry("dev/slipstream/shaded/com/github/benmanes/caffeine/cache/Caffeine.class")).isNotNull();
       assertThat(jar.getEntry("dev/slipstream/shaded/com/google/common/util/concurrent/ListenableFuture.class"))
           .isNotNull();
       String services = read(jar, "META-INF/services/dev.slipstream.spi.SharedBlockStore$Provider");
@@ -72,6 +73,27 @@ class DropInJarIT {
       assertThat(store).as("the store's references to Folsom")
           .contains("dev/slipstream/shaded/com/spotify/folsom/")
           .doesNotContain("Lcom/spotify/folsom/");
+    }
+  }
+
+  /**
+   * The relocated Caffeine runs from the jar alone: it finds its generated cache classes by name, which
+   * only works if relocation renamed them all. The per-object state of a client (answers, plans) builds
+   * bounded, expiring caches of it.
+   */
+  @Test
+  void theRelocatedCaffeineRunsFromTheJarAlone() throws Exception {
+    URL slf4j = org.slf4j.Logger.class.getProtectionDomain().getCodeSource().getLocation();
+    try (URLClassLoader alone = new URLClassLoader(new URL[] {JAR.toUri().toURL(), slf4j},
+        ClassLoader.getPlatformClassLoader())) {
+      Class<?> answersClass = alone.loadClass("dev.slipstream.internal.fetch.RecentAnswers");
+      Object answers = answersClass.getConstructor(java.time.Duration.class).newInstance(java.time.Duration.ofSeconds(30));
+      Class<?> location = alone.loadClass("dev.slipstream.S3Location");
+      Object file = location.getMethod("parse", String.class).invoke(null, "s3://b/k");
+      answersClass.getMethod("forgetUnder", String.class, String.class).invoke(answers, "b", "");
+      assertThat(answersClass.getMethod("fresh", location).invoke(answers, file)).isNull();
+      assertThat(alone.loadClass("dev.slipstream.internal.read.ParquetPlans").getConstructor().newInstance())
+          .isNotNull();
     }
   }
 

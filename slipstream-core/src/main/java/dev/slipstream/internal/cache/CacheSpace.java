@@ -15,8 +15,13 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * How much the disk cache may hold, and what goes when it is full: at most {@code cache.disk.max} bytes
  * over the whole directory, whichever processes wrote it (see {@link BlockIndex}), and a share {@code
- * cache.disk.min.free} of the file system left free. The least recently used blocks are evicted first,
- * each eviction counted ({@link Counter#DISK_CACHE_EVICTIONS}).
+ * cache.disk.min.free} of the file system left free, and at most {@link #MAX_FILES} files. The least
+ * recently used blocks are evicted first, each eviction counted ({@link Counter#DISK_CACHE_EVICTIONS}).
+ *
+ * <p>Why a bound on files: the index keeps about 180 bytes of heap per file (its 68-character name, its
+ * size and a map entry). Blocks of 8 MiB fill {@code cache.disk.max} with a few hundred files, but the
+ * footers and column chunks of small Parquet files are a few KB each: 4 GiB of them would be a million
+ * files and 180 MB of heap, growing with every small object read.
  *
  * <p>It owns the {@link BlockIndex} and its lock, and recency: a block written or read gets a new
  * modification time, so that processes sharing the directory evict in one order. A block that cannot
@@ -27,17 +32,22 @@ final class CacheSpace {
   /** DiskCache's: the cache logs under one name. */
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DiskCache.class);
 
+  /** The most files kept: about 18 MB of index on the heap, and 4 GiB of disk in files of 40 KB. */
+  static final int MAX_FILES = 100_000;
+
   private final CacheDirectory directory;
   private final long maxBytes;
+  private final int maxFiles;
   private final double minFree;
   /** Guarded by itself. */
   private final BlockIndex index;
   /** The last modification time this process gave a file: recency, strictly increasing (see {@link #stamp}). */
   private final AtomicLong lastStamp = new AtomicLong();
 
-  CacheSpace(CacheDirectory directory, long maxBytes, double minFree) {
+  CacheSpace(CacheDirectory directory, long maxBytes, double minFree, int maxFiles) {
     this.directory = directory;
     this.maxBytes = maxBytes;
+    this.maxFiles = maxFiles;
     this.minFree = minFree;
     this.index = new BlockIndex(directory, maxBytes);
   }
@@ -57,7 +67,7 @@ final class CacheSpace {
   BlockIndex.ScanResult scanAtStart(boolean clear) throws IOException {
     synchronized (index) {
       BlockIndex.ScanResult r = index.scan(true, clear);
-      while (index.totalBytes() > maxBytes && index.evictEldest()) {
+      while ((index.totalBytes() > maxBytes || index.size() > maxFiles) && index.evictEldest()) {
         ReadStatistics.global().increment(Counter.DISK_CACHE_EVICTIONS);
       }
       return r;
@@ -65,7 +75,8 @@ final class CacheSpace {
   }
 
   /**
-   * Evicts least recently used blocks until {@code size} more bytes fit both bounds; false if they cannot.
+   * Evicts least recently used blocks until {@code size} more bytes, in one more file, fit the bounds; false if
+   * they cannot.
    *
    * @throws IOException if the file system's free space cannot be read
    */
@@ -81,7 +92,7 @@ final class CacheSpace {
           LOG.debug("Slipstream disk cache: could not rescan {}", directory.own(), e);
         }
       }
-      while (index.totalBytes() + size > maxBytes && index.evictEldest()) {
+      while ((index.totalBytes() + size > maxBytes || index.size() >= maxFiles) && index.evictEldest()) {
         stats.increment(Counter.DISK_CACHE_EVICTIONS);
       }
       if (index.totalBytes() + size > maxBytes) {

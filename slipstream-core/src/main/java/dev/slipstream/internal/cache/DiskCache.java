@@ -89,8 +89,12 @@ public final class DiskCache {
   }
 
   DiskCache(Path dir, long maxBytes, double minFree, boolean clearOnStart) {
+    this(dir, maxBytes, minFree, clearOnStart, CacheSpace.MAX_FILES);
+  }
+
+  DiskCache(Path dir, long maxBytes, double minFree, boolean clearOnStart, int maxFiles) {
     this.directory = new CacheDirectory(dir);
-    this.space = new CacheSpace(directory, maxBytes, minFree);
+    this.space = new CacheSpace(directory, maxBytes, minFree, maxFiles);
     this.usable = start(clearOnStart);
     this.writer = new CacheWriter();
   }

@@ -3,6 +3,8 @@
  */
 package dev.slipstream.internal.fetch;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.RecentLatencies;
@@ -11,8 +13,6 @@ import dev.slipstream.internal.util.DaemonThreads;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -46,14 +46,18 @@ final class Hedging {
   private static final int RECOMPUTE_EVERY = 16;
   private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
-  /** The windows of the endpoints this JVM talks to: at most this many, the least recently created dropped. */
+  /**
+   * The windows of the endpoints this JVM talks to: at most this many (a window is about 4.5 KiB, so
+   * about 300 KiB in all), the least useful dropped; and one no client has created for {@link #IDLE}
+   * goes, as its latencies are old by then. A client keeps its own window while it lives.
+   */
   private static final int ENDPOINTS = 64;
-  private static final Map<String, Window> WINDOWS = new LinkedHashMap<>() {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<String, Window> eldest) {
-      return size() > ENDPOINTS;
-    }
-  };
+  static final Duration IDLE = Duration.ofHours(1);
+  private static final Cache<String, Window> WINDOWS = Caffeine.newBuilder()
+      .maximumSize(ENDPOINTS)
+      .expireAfterAccess(IDLE)
+      .executor(Runnable::run)
+      .build();
 
   private final double budget;
   private final Window window;
@@ -69,9 +73,7 @@ final class Hedging {
    */
   Hedging(String endpoint, Duration floor, double budget) {
     this.budget = budget;
-    synchronized (WINDOWS) {
-      this.window = WINDOWS.computeIfAbsent(endpoint + " " + floor.toNanos(), k -> new Window(floor.toNanos()));
-    }
+    this.window = WINDOWS.get(endpoint + " " + floor.toNanos(), k -> new Window(floor.toNanos()));
     if (budget <= 0) {
       this.requests = null;
       return;

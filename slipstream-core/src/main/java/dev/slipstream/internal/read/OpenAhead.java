@@ -73,6 +73,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Threads: none of its own. Fetches run on the shared executor; dropping stale entries happens on
  * the caller's thread at the next hint or open.
+ *
+ * <p>State: at most {@code openahead.files} prepared blocks (their bytes in the pool, under {@code
+ * memory.max}) and {@link #MAX_ORDERS} declared orders, each as long as the caller's own list and
+ * dropped once read through or closed. Neither grows with the objects a client reads.
  */
 public final class OpenAhead implements AutoCloseable {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(OpenAhead.class);
@@ -238,8 +242,8 @@ public final class OpenAhead implements AutoCloseable {
     if (etag == null || p.ref.length() != length) {
       return false;
     }
-    if (p.sentAt != answers.generation()) {
-      return false; // a write through this client since the fetch was sent: its bytes may be the version replaced
+    if (answers.writtenSince(p.ref.location(), p.sentAt)) {
+      return false; // a write to it through this client since the fetch was sent: its bytes may be the version replaced
     }
     Block b = p.block;
     if (b.isDone() && !b.isReady()) {

@@ -3,10 +3,12 @@
  */
 package dev.slipstream.internal.read;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Scheduler;
+import com.github.benmanes.caffeine.cache.Ticker;
 import dev.slipstream.S3Location;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.time.Duration;
 
 /**
  * The Parquet footers a client has parsed, by object version: the plan every later stream of that version
@@ -15,8 +17,10 @@ import java.util.Map;
  * key, length and ETag; with no ETag known there is no version to name, and nothing is kept or found.
  *
  * <p>A plan is metadata, not bytes: using it serves nothing before S3 has answered a stream's open, it
- * only decides what that stream fetches. Bounded by {@link #MAX_BYTES} of heap, least recently used
- * dropped first. Thread-safe; one per client.
+ * only decides what that stream fetches. Bounded in bytes and time, so that a client reading ever-new
+ * files keeps a flat heap and gives the memory back once it stops: the plans weigh at most {@link
+ * #MAX_BYTES} together ({@link #weight}), the least useful dropped first, and a plan unused for {@link
+ * #IDLE} goes (by the JVM-wide scheduler thread, even when the client is idle). Thread-safe; one per client.
  */
 public final class ParquetPlans {
   /**
@@ -24,37 +28,54 @@ public final class ParquetPlans {
    * files of 30 chunks each, several times the files one executor reads in a stage.
    */
   static final long MAX_BYTES = 16L << 20;
+  /**
+   * How long an unused plan is kept: the plan pays when a file is opened again (the next task of a
+   * stage, the next query of a notebook's session over the same table), which comes within minutes or
+   * rarely at all.
+   */
+  static final Duration IDLE = Duration.ofMinutes(10);
+  /**
+   * Heap an entry takes besides its plan ({@link ParquetFooter#heapBytes}) and its key's characters: the
+   * cache's node (64) and hash-table entry (40), the version (32), its key's String (40) and its ETag's
+   * String (40 + 34 for a quoted MD5).
+   */
+  static final int ENTRY_BYTES = 64 + 40 + 32 + 40 + 74;
 
   private record Version(String bucket, String key, long length, String etag) {}
 
-  private final long maxBytes;
-  private final PredictedColumns columns = new PredictedColumns();
-  private final LinkedHashMap<Version, ParquetFooter> plans = new LinkedHashMap<>(64, 0.75f, true);
-  private long bytes;
+  private final PredictedColumns columns;
+  private final Cache<Version, ParquetFooter> plans;
 
   public ParquetPlans() {
-    this(MAX_BYTES);
+    this(MAX_BYTES, Ticker.systemTicker());
   }
 
-  ParquetPlans(long maxBytes) {
-    this.maxBytes = maxBytes;
+  ParquetPlans(long maxBytes, Ticker ticker) {
+    this.plans = Caffeine.newBuilder()
+        .maximumWeight(maxBytes)
+        .weigher(ParquetPlans::weight)
+        .expireAfterAccess(IDLE)
+        .executor(Runnable::run)
+        .scheduler(Scheduler.systemScheduler())
+        .ticker(ticker)
+        .build();
+    this.columns = new PredictedColumns(ticker);
+  }
+
+  /** The heap an entry takes, estimated. */
+  private static int weight(Version v, ParquetFooter plan) {
+    return (int) Math.min(Integer.MAX_VALUE, ENTRY_BYTES + v.key().length() + plan.heapBytes());
   }
 
   /** The plan kept for this version, or null. */
-  synchronized ParquetFooter get(S3Location location, long length, String etag) {
-    return etag == null ? null : plans.get(new Version(location.bucket(), location.key(), length, etag));
+  ParquetFooter get(S3Location location, long length, String etag) {
+    return etag == null ? null : plans.getIfPresent(new Version(location.bucket(), location.key(), length, etag));
   }
 
-  /** Keeps {@code plan} for this version (nothing without an ETag), dropping the least recently used beyond the bound. */
-  synchronized void put(S3Location location, long length, String etag, ParquetFooter plan) {
-    if (etag == null || plan.heapBytes() > maxBytes) {
-      return;
-    }
-    ParquetFooter old = plans.put(new Version(location.bucket(), location.key(), length, etag), plan);
-    bytes += plan.heapBytes() - (old == null ? 0 : old.heapBytes());
-    for (Iterator<Map.Entry<Version, ParquetFooter>> it = plans.entrySet().iterator(); bytes > maxBytes && it.hasNext(); ) {
-      bytes -= it.next().getValue().heapBytes();
-      it.remove();
+  /** Keeps {@code plan} for this version (nothing without an ETag), dropping the least useful beyond the bound. */
+  void put(S3Location location, long length, String etag, ParquetFooter plan) {
+    if (etag != null) {
+      plans.put(new Version(location.bucket(), location.key(), length, etag), plan);
     }
   }
 
@@ -63,8 +84,15 @@ public final class ParquetPlans {
     return columns;
   }
 
-  /** Plans kept (for tests and diagnostics). */
-  synchronized int size() {
-    return plans.size();
+  /** Plans kept, expired ones dropped first (for tests and diagnostics). */
+  long size() {
+    plans.cleanUp();
+    return plans.estimatedSize();
+  }
+
+  /** The estimated heap the plans take, expired ones dropped first (for tests and diagnostics). */
+  long weightedBytes() {
+    plans.cleanUp();
+    return plans.policy().eviction().orElseThrow().weightedSize().orElseThrow();
   }
 }

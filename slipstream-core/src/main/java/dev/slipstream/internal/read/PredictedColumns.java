@@ -3,10 +3,11 @@
  */
 package dev.slipstream.internal.read;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Ticker;
 import java.util.Arrays;
 import java.util.BitSet;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * The columns a client's readers read whole from the files of one schema ({@link ParquetFooter#schema}):
@@ -19,11 +20,13 @@ import java.util.Map;
  *
  * <p>Switched off for a schema for good once, over at least {@link #JUDGED_AFTER} files with predicted
  * bytes, more than a quarter of those bytes went unread (row groups skipped by their statistics, tasks
- * that each read a part of one file). Bounded: the last {@link #MAX_SCHEMAS} schemas. Thread-safe; one
- * per client.
+ * that each read a part of one file). Bounded in bytes and time: at most {@link #MAX_BYTES} for all
+ * schemas ({@link #weight}), and a schema no stream closed on for {@link ParquetPlans#IDLE} is forgotten
+ * (relearnt from two files if its table is read again). Thread-safe; one per client.
  */
 final class PredictedColumns {
-  static final int MAX_SCHEMAS = 256;
+  /** The most heap the schemas' counts take: 256 KiB, a thousand schemas of a few dozen columns. */
+  static final long MAX_BYTES = 256L << 10;
   /** Files with predicted bytes before their unread share is judged. */
   static final int JUDGED_AFTER = 4;
   /** Files in a row that read a column whole before it is predicted. */
@@ -38,16 +41,30 @@ final class PredictedColumns {
     boolean off;
   }
 
-  private final Map<Long, Use> schemas = new LinkedHashMap<>(16, 0.75f, true) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<Long, Use> eldest) {
-      return size() > MAX_SCHEMAS;
-    }
-  };
+  /** Guarded by {@code this} for the counts in each {@link Use}; the cache bounds and expires the entries. */
+  private final Cache<Long, Use> schemas;
+
+  PredictedColumns(Ticker ticker) {
+    this.schemas = Caffeine.newBuilder()
+        .maximumWeight(MAX_BYTES)
+        .weigher(PredictedColumns::weight)
+        .expireAfterAccess(ParquetPlans.IDLE)
+        .executor(Runnable::run)
+        .ticker(ticker)
+        .build();
+  }
+
+  /**
+   * The heap a schema's entry takes, estimated: the cache's node (64) and hash-table entry (40), the
+   * boxed schema (16), the {@link Use} (40) and its array (16 and 4 a column).
+   */
+  private static int weight(Long schema, Use u) {
+    return 64 + 40 + 16 + 40 + 16 + 4 * u.wholeInARow.length;
+  }
 
   /** The columns of {@code schema} to fetch ahead once a stream touches them; null when there are none. */
   synchronized BitSet predict(long schema) {
-    Use u = schemas.get(schema);
+    Use u = schemas.getIfPresent(schema);
     if (u == null || u.off) {
       return null;
     }
@@ -69,7 +86,7 @@ final class PredictedColumns {
     if (touched.isEmpty() && predicted == 0) {
       return; // a footer stream, say: it says nothing of the columns
     }
-    Use u = schemas.computeIfAbsent(schema, s -> new Use());
+    Use u = schemas.get(schema, s -> new Use());
     if (predicted > 0) {
       u.filesPredicted++;
       u.predicted += predicted;
@@ -80,9 +97,16 @@ final class PredictedColumns {
     }
     if (touched.length() > u.wholeInARow.length) {
       u.wholeInARow = Arrays.copyOf(u.wholeInARow, touched.length());
+      schemas.put(schema, u); // weighed again
     }
     for (int c = touched.nextSetBit(0); c >= 0; c = touched.nextSetBit(c + 1)) {
       u.wholeInARow[c] = whole.get(c) ? Math.min(u.wholeInARow[c] + 1, WHOLE_IN_A_ROW) : 0;
     }
+  }
+
+  /** Schemas kept, expired ones dropped first (for tests and diagnostics). */
+  long size() {
+    schemas.cleanUp();
+    return schemas.estimatedSize();
   }
 }

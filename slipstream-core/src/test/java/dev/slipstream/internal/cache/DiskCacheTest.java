@@ -124,6 +124,28 @@ class DiskCacheTest {
     assertThat(c.sizeBytes()).isLessThanOrEqualTo(3 * fileSize);
   }
 
+  /**
+   * Small files (a small Parquet file's footer and chunks): the cache keeps at most its number of files,
+   * so that its index on the heap stays bounded however many small objects are read; a restart with more
+   * files in the directory evicts down to it.
+   */
+  @Test
+  void smallFilesStayWithinTheBoundOnFilesAsWellAsBytes() throws IOException {
+    ReadStatistics s = ReadStatistics.global().child();
+    Path dir = tmp.resolve("c");
+    DiskCache c = new DiskCache(dir, 1L << 30, 0, false, 10);
+    for (int i = 0; i < 25; i++) {
+      DiskCache.BlockKey k = new DiskCache.BlockKey("bucket", "t/part-" + i + ".parquet", "\"e\"", 5_000, 0);
+      assertThat(c.write(k, data(i, 5_000), 5_000, s)).isTrue();
+    }
+    assertThat(c.blockCount()).isEqualTo(10);
+    assertThat(s.get(Counter.DISK_CACHE_EVICTIONS)).isEqualTo(15);
+    assertThat(c.read(new DiskCache.BlockKey("bucket", "t/part-24.parquet", "\"e\"", 5_000, 0), 5_000,
+        new byte[5_000], s, OPEN)).as("the last written").isTrue();
+    DiskCache fewer = new DiskCache(dir, 1L << 30, 0, false, 4);
+    assertThat(fewer.blockCount()).isEqualTo(4);
+  }
+
   @Test
   void aBoundThatCannotBeMetSkipsTheWriteAndCountsIt() throws IOException {
     ReadStatistics s = ReadStatistics.global().child();
