@@ -141,6 +141,14 @@ public final class Slipstream implements AutoCloseable {
     return resources.pool.inUseBytes();
   }
 
+  /**
+   * Bytes of this client's memory pool that the memory cache holds idle (blocks kept for a later read):
+   * free memory, given up first when a read needs it, and to the heap when the JVM runs short.
+   */
+  public long memoryCached() {
+    return resources.pool.keptBytes();
+  }
+
   /** The memory budget this client's pool works under. */
   public long memoryBudget() {
     return resources.pool.budget();

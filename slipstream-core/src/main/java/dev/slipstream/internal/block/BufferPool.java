@@ -5,18 +5,19 @@ package dev.slipstream.internal.block;
 
 import dev.slipstream.ReadStatistics;
 import java.io.InterruptedIOException;
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
 import java.util.ArrayDeque;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntFunction;
+import java.util.function.LongSupplier;
 
 /**
  * Block buffers under one memory budget, shared by every stream that uses this pool.
@@ -43,18 +44,35 @@ import java.util.function.IntFunction;
  * reads them again ({@link #pinKept}) or takes the buffer over ({@link #takeKept}); any request for
  * memory that free buffers and the budget cannot meet takes them first, least recently used first,
  * before it evicts or waits for anything a stream holds.
+ *
+ * <p>Idle memory yields to the heap: free and kept buffers are held only softly ({@link IdleBuffer}),
+ * so the collector takes them back when the JVM needs heap, and always before it would throw an
+ * {@link OutOfMemoryError}; the pool then counts them as gone. Free buffers no stream has asked for in
+ * {@link #FREE_IDLE_NANOS} are dropped at the pool's next call. Memory handed out (a stream's blocks, a
+ * reader's pin on kept bytes) is held strongly and is never taken back this way.
  */
 public final class BufferPool {
   private final long budget;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition released = lock.newCondition();
-  private final Map<Integer, ArrayDeque<byte[]>> free = new HashMap<>();
+  /** Free buffers by size, the most recently freed first (the oldest last). */
+  private final Map<Integer, ArrayDeque<IdleBuffer>> free = new HashMap<>();
   /** Idle, evictable blocks in the order they became idle. */
   private final LinkedHashSet<PooledBytes> idle = new LinkedHashSet<>();
-  private long allocated;
+  private long inUseBytes;
+  /** Bytes of free buffers the collector has not taken (those it took stay in {@link #free} until seen). */
   private long freeBytes;
-  /** The buffers handed out and not yet given back, by identity: a release of any other is a bug. */
-  private final Set<byte[]> inUse = Collections.newSetFromMap(new IdentityHashMap<>());
+  /**
+   * The buffers handed out and not yet given back, by identity, each with the soft reference it came
+   * with: a release of any other is a bug.
+   */
+  private final IdentityHashMap<byte[], IdleBuffer> inUse = new IdentityHashMap<>();
+  /** Where the collector puts the idle buffers it took. */
+  private final ReferenceQueue<byte[]> collectorTook = new ReferenceQueue<>();
+  /** Bytes of free buffers the collector took. */
+  private long collectedFree;
+  /** When free buffers are next looked at for having waited too long ({@link System#nanoTime()}). */
+  private long nextFreeCheck;
   private long evictions;
   /** Free buffers that still hold bytes worth reading again, by name. */
   private final KeptBuffers kept = new KeptBuffers();
@@ -63,18 +81,33 @@ public final class BufferPool {
 
   /** How buffers are made; a seam so that a test can make an allocation fail. */
   private final IntFunction<byte[]> allocator;
+  /** {@link System#nanoTime()}; a seam so that a test can let free buffers wait without waiting. */
+  private final LongSupplier clock;
 
   public BufferPool(long budget) {
-    this(budget, byte[]::new);
+    this(budget, byte[]::new, System::nanoTime);
   }
 
   BufferPool(long budget, IntFunction<byte[]> allocator) {
+    this(budget, allocator, System::nanoTime);
+  }
+
+  BufferPool(long budget, IntFunction<byte[]> allocator, LongSupplier clock) {
     if (budget <= 0) {
       throw new IllegalArgumentException("memory budget must be positive: " + budget);
     }
     this.budget = budget;
     this.allocator = allocator;
+    this.clock = clock;
+    this.nextFreeCheck = clock.getAsLong();
   }
+
+  /**
+   * How long a free buffer (one holding nothing kept) waits for a stream to reuse it before it goes
+   * back to the heap. A sequential read reuses its buffers within milliseconds; a pool no one has
+   * asked for a buffer of that size for seconds is done with it.
+   */
+  static final long FREE_IDLE_NANOS = TimeUnit.SECONDS.toNanos(2);
 
   /** Buffers of odd sizes are rounded up to this, so that they can be reused. */
   public static final int SIZE_UNIT = 64 * 1024;
@@ -97,11 +130,12 @@ public final class BufferPool {
     return budget;
   }
 
-  /** Bytes of buffers that exist: handed out, or free in the pool. */
+  /** Bytes of buffers that exist: handed out, or free in the pool (and not yet taken by the collector). */
   public long allocatedBytes() {
     lock.lock();
     try {
-      return allocated;
+      expunge();
+      return allocated();
     } finally {
       lock.unlock();
     }
@@ -111,7 +145,7 @@ public final class BufferPool {
   public long inUseBytes() {
     lock.lock();
     try {
-      return allocated - freeBytes - kept.bytes();
+      return inUseBytes;
     } finally {
       lock.unlock();
     }
@@ -121,10 +155,26 @@ public final class BufferPool {
   public long keptBytes() {
     lock.lock();
     try {
+      expunge();
       return kept.bytes();
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Bytes of idle buffers (free or kept) the collector has taken back because the JVM needed heap. */
+  public long collectedBytes() {
+    lock.lock();
+    try {
+      expunge();
+      return collectedFree + kept.collected();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private long allocated() {
+    return inUseBytes + freeBytes + kept.bytes();
   }
 
   /**
@@ -134,6 +184,7 @@ public final class BufferPool {
   public KeptBuffers.Kept pinKept(Object name) {
     lock.lock();
     try {
+      expunge();
       return kept.pin(name);
     } finally {
       lock.unlock();
@@ -156,11 +207,13 @@ public final class BufferPool {
   public byte[] takeKept(Object name, int size) {
     lock.lock();
     try {
-      byte[] b = kept.take(name, size);
-      if (b != null) {
-        inUse.add(b);
+      expunge();
+      KeptBuffers.Kept k = kept.take(name, size);
+      if (k == null) {
+        return null;
       }
-      return b;
+      handOut(k.buffer(), k.held());
+      return k.buffer();
     } finally {
       lock.unlock();
     }
@@ -174,9 +227,7 @@ public final class BufferPool {
   public void dropKept(java.util.function.Predicate<Object> which) {
     lock.lock();
     try {
-      for (byte[] b : kept.removeIf(which)) {
-        allocated -= b.length;
-      }
+      kept.removeIf(which);
       released.signalAll();
     } finally {
       lock.unlock();
@@ -265,13 +316,19 @@ public final class BufferPool {
   void release(byte[] buffer, Object name, int length, ReadStatistics stats) {
     lock.lock();
     try {
-      if (!inUse.remove(buffer)) {
+      IdleBuffer held = inUse.remove(buffer);
+      if (held == null) {
         throw new IllegalStateException("buffer released twice or not from this pool");
       }
-      if (name == null || !kept.put(name, buffer, length, stats)) {
-        free.computeIfAbsent(buffer.length, k -> new ArrayDeque<>()).push(buffer);
-        freeBytes += buffer.length;
+      inUseBytes -= held.size;
+      long now = clock.getAsLong();
+      if (name == null || !kept.put(name, held, length, stats)) {
+        held.where = IdleBuffer.Where.FREE;
+        held.freeSince = now;
+        free.computeIfAbsent(held.size, k -> new ArrayDeque<>()).push(held);
+        freeBytes += held.size;
       }
+      dropIdleFree(now);
       released.signalAll();
     } finally {
       lock.unlock();
@@ -329,49 +386,127 @@ public final class BufferPool {
   }
 
   private byte[] take(int size) {
-    byte[] b = takeFreeOrNew(size);
+    expunge();
+    dropIdleFree(clock.getAsLong());
+    byte[] b = popFree(size);
     if (b != null) {
-      inUse.add(b);
-    }
-    return b;
-  }
-
-  private byte[] takeFreeOrNew(int size) {
-    ArrayDeque<byte[]> q = free.get(size);
-    if (q != null && !q.isEmpty()) {
-      byte[] b = q.pop();
-      freeBytes -= size;
       return b;
     }
     // Make room by dropping free buffers of other sizes, if that is what stands in the way.
-    if (allocated + size > budget && freeBytes > 0) {
-      Iterator<Map.Entry<Integer, ArrayDeque<byte[]>>> it = free.entrySet().iterator();
-      while (allocated + size > budget && it.hasNext()) {
-        ArrayDeque<byte[]> other = it.next().getValue();
-        while (allocated + size > budget && !other.isEmpty()) {
-          byte[] dropped = other.pop();
-          allocated -= dropped.length;
-          freeBytes -= dropped.length;
+    if (allocated() + size > budget && freeBytes > 0) {
+      Iterator<ArrayDeque<IdleBuffer>> it = free.values().iterator();
+      while (allocated() + size > budget && it.hasNext()) {
+        ArrayDeque<IdleBuffer> other = it.next();
+        while (allocated() + size > budget && !other.isEmpty()) {
+          drop(other.pop());
         }
       }
     }
     // Then by giving up kept bytes, least recently used first: a buffer of the right size is reused as it is.
-    while (allocated + size > budget) {
-      byte[] dropped = kept.evictEldest();
+    while (allocated() + size > budget) {
+      KeptBuffers.Kept dropped = kept.evictEldest();
       if (dropped == null) {
         break;
       }
-      if (dropped.length == size) {
-        return dropped;
+      if (dropped.held().size == size) {
+        handOut(dropped.buffer(), dropped.held());
+        return dropped.buffer();
       }
-      allocated -= dropped.length;
+      dropped.held().where = IdleBuffer.Where.GONE;
+      dropped.held().clear();
     }
-    if (allocated + size <= budget) {
+    if (allocated() + size <= budget) {
       // Counted only once it exists: an OutOfMemoryError here must not hold budget forever.
-      byte[] b = allocator.apply(size);
-      allocated += size;
+      b = allocator.apply(size);
+      handOut(b, new IdleBuffer(b, collectorTook));
       return b;
     }
     return null;
+  }
+
+  /** A free buffer of {@code size} bytes the collector has not taken, handed out; or null. */
+  private byte[] popFree(int size) {
+    ArrayDeque<IdleBuffer> q = free.get(size);
+    if (q == null) {
+      return null;
+    }
+    for (IdleBuffer held; (held = q.poll()) != null; ) {
+      byte[] b = held.get();
+      if (b != null) {
+        freeBytes -= size;
+        handOut(b, held);
+        return b;
+      }
+      collected(held); // taken by the collector, not yet queued
+    }
+    return null;
+  }
+
+  private void handOut(byte[] b, IdleBuffer held) {
+    held.where = IdleBuffer.Where.IN_USE;
+    inUse.put(b, held);
+    inUseBytes += held.size;
+  }
+
+  /**
+   * Free buffers that have waited {@link #FREE_IDLE_NANOS} for a stream to reuse them go to the heap;
+   * looked for a few times in that period, not at every call.
+   */
+  private void dropIdleFree(long now) {
+    if (now - nextFreeCheck < 0) {
+      return;
+    }
+    nextFreeCheck = now + FREE_IDLE_NANOS / 4;
+    long cutoff = now - FREE_IDLE_NANOS;
+    for (ArrayDeque<IdleBuffer> q : free.values()) {
+      for (IdleBuffer oldest; (oldest = q.peekLast()) != null && oldest.freeSince - cutoff < 0; ) {
+        drop(q.pollLast());
+      }
+    }
+  }
+
+  /** A free buffer leaves the pool for the heap (unless the collector has taken it already). */
+  private void drop(IdleBuffer held) {
+    if (held.where == IdleBuffer.Where.FREE) {
+      freeBytes -= held.size;
+    }
+    held.where = IdleBuffer.Where.GONE;
+    held.clear();
+  }
+
+  /** Counts the idle buffers the collector took back, as the reference queue reports them. */
+  private void expunge() {
+    for (Reference<? extends byte[]> r; (r = collectorTook.poll()) != null; ) {
+      IdleBuffer held = (IdleBuffer) r;
+      switch (held.where) {
+        case FREE -> collected(held); // it stays in its queue until popped or dropped
+        case KEPT -> kept.cleared(held);
+        default -> { } // handed out again, or counted already
+      }
+    }
+  }
+
+  private void collected(IdleBuffer held) {
+    if (held.where == IdleBuffer.Where.FREE) {
+      freeBytes -= held.size;
+      collectedFree += held.size;
+    }
+    held.where = IdleBuffer.Where.GONE;
+  }
+
+  /**
+   * Clears every idle buffer as the collector does when the JVM runs short of heap: what a test of
+   * the pool's accounting needs, since no test can make a real collector do it on cue.
+   */
+  void clearIdleAsTheCollectorWould() {
+    lock.lock();
+    try {
+      for (ArrayDeque<IdleBuffer> q : free.values()) {
+        q.forEach(IdleBuffer::enqueue);
+      }
+      kept.forEachIdle(IdleBuffer::enqueue);
+    } finally {
+      lock.unlock();
+    }
   }
 }
