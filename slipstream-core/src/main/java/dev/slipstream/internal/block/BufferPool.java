@@ -71,6 +71,9 @@ public final class BufferPool {
   private final ReferenceQueue<byte[]> collectorTook = new ReferenceQueue<>();
   /** Bytes of free buffers the collector took. */
   private long collectedFree;
+  /** The size {@link #freeOfSize} was last asked for, and its free buffers. */
+  private int lastSize = -1;
+  private ArrayDeque<IdleBuffer> lastFree;
   /** When free buffers are next looked at for having waited too long ({@link System#nanoTime()}). */
   private long nextFreeCheck;
   private long evictions;
@@ -325,7 +328,7 @@ public final class BufferPool {
       if (name == null || !kept.put(name, held, length, stats)) {
         held.where = IdleBuffer.Where.FREE;
         held.freeSince = now;
-        free.computeIfAbsent(held.size, k -> new ArrayDeque<>()).push(held);
+        freeOfSize(held.size).push(held);
         freeBytes += held.size;
       }
       dropIdleFree(now);
@@ -426,10 +429,7 @@ public final class BufferPool {
 
   /** A free buffer of {@code size} bytes the collector has not taken, handed out; or null. */
   private byte[] popFree(int size) {
-    ArrayDeque<IdleBuffer> q = free.get(size);
-    if (q == null) {
-      return null;
-    }
+    ArrayDeque<IdleBuffer> q = freeOfSize(size);
     for (IdleBuffer held; (held = q.poll()) != null; ) {
       byte[] b = held.get();
       if (b != null) {
@@ -440,6 +440,18 @@ public final class BufferPool {
       collected(held); // taken by the collector, not yet queued
     }
     return null;
+  }
+
+  /**
+   * The free buffers of {@code size} bytes. The last size asked is remembered: a sequential read asks
+   * for one size, and looking it up in the map would box it on every block.
+   */
+  private ArrayDeque<IdleBuffer> freeOfSize(int size) {
+    if (size != lastSize) {
+      lastFree = free.computeIfAbsent(size, k -> new ArrayDeque<>());
+      lastSize = size;
+    }
+    return lastFree;
   }
 
   private void handOut(byte[] b, IdleBuffer held) {

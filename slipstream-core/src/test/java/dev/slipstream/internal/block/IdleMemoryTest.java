@@ -83,6 +83,28 @@ class IdleMemoryTest {
     assertThat(pool.acquire(SIZE)).as("the same array: nothing allocated per block").isSameAs(first);
   }
 
+  /** A sequential read's steady state: blocks given back and taken again, the same buffers, no garbage. */
+  @Test
+  void buffersCycledAsASequentialReadCyclesThemAllocateNothing() throws Exception {
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    BufferPool pool = new BufferPool(8L * SIZE);
+    byte[][] window = new byte[4][];
+    for (int i = 0; i < window.length; i++) {
+      window[i] = pool.acquire(SIZE); // the first buffers are made once
+    }
+    long before = threads.getCurrentThreadAllocatedBytes();
+    for (int i = 0; i < 10_000; i++) {
+      int slot = i & 3;
+      pool.release(window[slot]);
+      window[slot] = pool.acquire(SIZE);
+    }
+    assertThat(threads.getCurrentThreadAllocatedBytes() - before).as("bytes allocated by 10,000 cycles").isZero();
+    for (byte[] b : window) {
+      pool.release(b);
+    }
+  }
+
   @Test
   void freeBuffersNoStreamReusesGoBackToTheHeap() throws Exception {
     AtomicLong now = new AtomicLong();
