@@ -71,6 +71,22 @@ public final class BufferPool {
   private final ReferenceQueue<byte[]> collectorTook = new ReferenceQueue<>();
   /** Bytes of free buffers the collector took. */
   private long collectedFree;
+  /**
+   * How long a free buffer (one holding nothing kept) waits for a stream to reuse it before it goes
+   * back to the heap. A sequential read reuses its buffers within milliseconds; a pool no one has
+   * asked for a buffer of that size for seconds is done with it.
+   */
+  static final long FREE_IDLE_NANOS = TimeUnit.SECONDS.toNanos(2);
+  /**
+   * Runs the look at free buffers {@link #FREE_IDLE_NANOS} after a buffer became free, so that a pool
+   * nobody calls any more (the reads have ended) still gives them back: the JDK's one daemon thread for
+   * delays, then the common pool, for a moment under the lock. Nothing of the pool's own.
+   */
+  private static final java.util.concurrent.Executor LATER =
+      java.util.concurrent.CompletableFuture.delayedExecutor(FREE_IDLE_NANOS + FREE_IDLE_NANOS / 4, TimeUnit.NANOSECONDS);
+  private final Runnable freeCheck = this::checkFreeLater;
+  /** A look at free buffers is scheduled on {@link #LATER}: at most one at a time. */
+  private boolean freeCheckPending;
   /** The size {@link #freeOfSize} was last asked for, and its free buffers. */
   private int lastSize = -1;
   private ArrayDeque<IdleBuffer> lastFree;
@@ -105,12 +121,6 @@ public final class BufferPool {
     this.nextFreeCheck = clock.getAsLong();
   }
 
-  /**
-   * How long a free buffer (one holding nothing kept) waits for a stream to reuse it before it goes
-   * back to the heap. A sequential read reuses its buffers within milliseconds; a pool no one has
-   * asked for a buffer of that size for seconds is done with it.
-   */
-  static final long FREE_IDLE_NANOS = TimeUnit.SECONDS.toNanos(2);
 
   /** Buffers of odd sizes are rounded up to this, so that they can be reused. */
   public static final int SIZE_UNIT = 64 * 1024;
@@ -332,6 +342,10 @@ public final class BufferPool {
         freeBytes += held.size;
       }
       dropIdleFree(now);
+      if (freeBytes > 0 && !freeCheckPending) {
+        freeCheckPending = true;
+        LATER.execute(freeCheck);
+      }
       released.signalAll();
     } finally {
       lock.unlock();
@@ -474,6 +488,22 @@ public final class BufferPool {
       for (IdleBuffer oldest; (oldest = q.peekLast()) != null && oldest.freeSince - cutoff < 0; ) {
         drop(q.pollLast());
       }
+    }
+  }
+
+  /** The scheduled look: drops what has waited too long, and looks again later while free buffers remain. */
+  private void checkFreeLater() {
+    lock.lock();
+    try {
+      freeCheckPending = false;
+      expunge();
+      dropIdleFree(clock.getAsLong());
+      if (freeBytes > 0) {
+        freeCheckPending = true;
+        LATER.execute(freeCheck);
+      }
+    } finally {
+      lock.unlock();
     }
   }
 
