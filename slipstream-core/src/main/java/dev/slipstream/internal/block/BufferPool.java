@@ -47,8 +47,9 @@ import java.util.function.LongSupplier;
  *
  * <p>Idle memory yields to the heap: free and kept buffers are held only softly ({@link IdleBuffer}),
  * so the collector takes them back when the JVM needs heap, and always before it would throw an
- * {@link OutOfMemoryError}; the pool then counts them as gone. Free buffers no stream has asked for in
- * {@link #FREE_IDLE_NANOS} are dropped at the pool's next call. Memory handed out (a stream's blocks, a
+ * {@link OutOfMemoryError}; the pool then counts them as gone. Free buffers no stream has reused for
+ * {@link #FREE_IDLE_NANOS} are dropped, at the pool's next call or by a look it schedules while it
+ * holds free buffers (so also after the last read). Memory handed out (a stream's blocks, a
  * reader's pin on kept bytes) is held strongly and is never taken back this way.
  */
 public final class BufferPool {
