@@ -7,12 +7,10 @@ import dev.slipstream.ReadStatistics;
 import java.io.InterruptedIOException;
 import java.lang.ref.Reference;
 import java.lang.ref.ReferenceQueue;
-import java.util.ArrayDeque;
-import java.util.HashMap;
 import java.util.IdentityHashMap;
-import java.util.Iterator;
 import java.util.LinkedHashSet;
-import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -48,7 +46,7 @@ import java.util.function.LongSupplier;
  * <p>Idle memory yields to the heap: free and kept buffers are held only softly ({@link IdleBuffer}),
  * so the collector takes them back when the JVM needs heap, and always before it would throw an
  * {@link OutOfMemoryError}; the pool then counts them as gone. Free buffers no stream has reused for
- * {@link #FREE_IDLE_NANOS} are dropped, at the pool's next call or by a look it schedules while it
+ * {@link FreeBuffers#IDLE_NANOS} are dropped, at the pool's next call or by a look it schedules while it
  * holds free buffers (so also after the last read). Memory handed out (a stream's blocks, a
  * reader's pin on kept bytes) is held strongly and is never taken back this way.
  */
@@ -56,13 +54,11 @@ public final class BufferPool {
   private final long budget;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition released = lock.newCondition();
-  /** Free buffers by size, the most recently freed first (the oldest last). */
-  private final Map<Integer, ArrayDeque<IdleBuffer>> free = new HashMap<>();
   /** Idle, evictable blocks in the order they became idle. */
   private final LinkedHashSet<PooledBytes> idle = new LinkedHashSet<>();
   private long inUseBytes;
-  /** Bytes of free buffers the collector has not taken (those it took stay in {@link #free} until seen). */
-  private long freeBytes;
+  /** Free buffers that hold nothing kept, waiting for reuse. */
+  private final FreeBuffers free;
   /**
    * The buffers handed out and not yet given back, by identity, each with the soft reference it came
    * with: a release of any other is a bug.
@@ -70,29 +66,16 @@ public final class BufferPool {
   private final IdentityHashMap<byte[], IdleBuffer> inUse = new IdentityHashMap<>();
   /** Where the collector puts the idle buffers it took. */
   private final ReferenceQueue<byte[]> collectorTook = new ReferenceQueue<>();
-  /** Bytes of free buffers the collector took. */
-  private long collectedFree;
   /**
-   * How long a free buffer (one holding nothing kept) waits for a stream to reuse it before it goes
-   * back to the heap. A sequential read reuses its buffers within milliseconds; a pool no one has
-   * asked for a buffer of that size for seconds is done with it.
-   */
-  static final long FREE_IDLE_NANOS = TimeUnit.SECONDS.toNanos(2);
-  /**
-   * Runs the look at free buffers {@link #FREE_IDLE_NANOS} after a buffer became free, so that a pool
+   * Runs a look at free buffers after they have waited {@link FreeBuffers#IDLE_NANOS}, so that a pool
    * nobody calls any more (the reads have ended) still gives them back: the JDK's one daemon thread for
-   * delays, then the common pool, for a moment under the lock. Nothing of the pool's own.
+   * delays, then the common pool, for a moment under the lock. No thread of the pool's own.
    */
-  private static final java.util.concurrent.Executor LATER =
-      java.util.concurrent.CompletableFuture.delayedExecutor(FREE_IDLE_NANOS + FREE_IDLE_NANOS / 4, TimeUnit.NANOSECONDS);
-  private final Runnable freeCheck = this::checkFreeLater;
+  private static final Executor LATER = CompletableFuture.delayedExecutor(
+      FreeBuffers.IDLE_NANOS + FreeBuffers.IDLE_NANOS / 4, TimeUnit.NANOSECONDS);
+  private final Runnable freeLook = this::lookAtFreeLater;
   /** A look at free buffers is scheduled on {@link #LATER}: at most one at a time. */
-  private boolean freeCheckPending;
-  /** The size {@link #freeOfSize} was last asked for, and its free buffers. */
-  private int lastSize = -1;
-  private ArrayDeque<IdleBuffer> lastFree;
-  /** When free buffers are next looked at for having waited too long ({@link System#nanoTime()}). */
-  private long nextFreeCheck;
+  private boolean freeLookPending;
   private long evictions;
   /** Free buffers that still hold bytes worth reading again, by name. */
   private final KeptBuffers kept = new KeptBuffers();
@@ -119,9 +102,8 @@ public final class BufferPool {
     this.budget = budget;
     this.allocator = allocator;
     this.clock = clock;
-    this.nextFreeCheck = clock.getAsLong();
+    this.free = new FreeBuffers(clock.getAsLong());
   }
-
 
   /** Buffers of odd sizes are rounded up to this, so that they can be reused. */
   public static final int SIZE_UNIT = 64 * 1024;
@@ -181,14 +163,14 @@ public final class BufferPool {
     lock.lock();
     try {
       expunge();
-      return collectedFree + kept.collected();
+      return free.collected() + kept.collected();
     } finally {
       lock.unlock();
     }
   }
 
   private long allocated() {
-    return inUseBytes + freeBytes + kept.bytes();
+    return inUseBytes + free.bytes() + kept.bytes();
   }
 
   /**
@@ -226,8 +208,7 @@ public final class BufferPool {
       if (k == null) {
         return null;
       }
-      handOut(k.buffer(), k.held());
-      return k.buffer();
+      return handOut(k.buffer(), k.held());
     } finally {
       lock.unlock();
     }
@@ -337,15 +318,12 @@ public final class BufferPool {
       inUseBytes -= held.size;
       long now = clock.getAsLong();
       if (name == null || !kept.put(name, held, length, stats)) {
-        held.where = IdleBuffer.Where.FREE;
-        held.freeSince = now;
-        freeOfSize(held.size).push(held);
-        freeBytes += held.size;
+        free.push(held, now);
       }
-      dropIdleFree(now);
-      if (freeBytes > 0 && !freeCheckPending) {
-        freeCheckPending = true;
-        LATER.execute(freeCheck);
+      free.dropIdle(now, false);
+      if (free.bytes() > 0 && !freeLookPending) {
+        freeLookPending = true;
+        LATER.execute(freeLook);
       }
       released.signalAll();
     } finally {
@@ -405,20 +383,14 @@ public final class BufferPool {
 
   private byte[] take(int size) {
     expunge();
-    dropIdleFree(clock.getAsLong());
-    byte[] b = popFree(size);
-    if (b != null) {
-      return b;
+    free.dropIdle(clock.getAsLong(), false);
+    IdleBuffer reused = free.pop(size);
+    if (reused != null) {
+      return handOut(reused.handedOut, reused);
     }
     // Make room by dropping free buffers of other sizes, if that is what stands in the way.
-    if (allocated() + size > budget && freeBytes > 0) {
-      Iterator<ArrayDeque<IdleBuffer>> it = free.values().iterator();
-      while (allocated() + size > budget && it.hasNext()) {
-        ArrayDeque<IdleBuffer> other = it.next();
-        while (allocated() + size > budget && !other.isEmpty()) {
-          drop(other.pop());
-        }
-      }
+    while (allocated() + size > budget && free.dropAny() >= 0) {
+      // dropped one
     }
     // Then by giving up kept bytes, least recently used first: a buffer of the right size is reused as it is.
     while (allocated() + size > budget) {
@@ -427,94 +399,41 @@ public final class BufferPool {
         break;
       }
       if (dropped.held().size == size) {
-        handOut(dropped.buffer(), dropped.held());
-        return dropped.buffer();
+        return handOut(dropped.buffer(), dropped.held());
       }
       dropped.held().where = IdleBuffer.Where.GONE;
       dropped.held().clear();
     }
     if (allocated() + size <= budget) {
       // Counted only once it exists: an OutOfMemoryError here must not hold budget forever.
-      b = allocator.apply(size);
-      handOut(b, new IdleBuffer(b, collectorTook));
-      return b;
+      byte[] b = allocator.apply(size);
+      return handOut(b, new IdleBuffer(b, collectorTook));
     }
     return null;
   }
 
-  /** A free buffer of {@code size} bytes the collector has not taken, handed out; or null. */
-  private byte[] popFree(int size) {
-    ArrayDeque<IdleBuffer> q = freeOfSize(size);
-    for (IdleBuffer held; (held = q.poll()) != null; ) {
-      byte[] b = held.get();
-      if (b != null) {
-        freeBytes -= size;
-        handOut(b, held);
-        return b;
-      }
-      collected(held); // taken by the collector, not yet queued
-    }
-    return null;
-  }
-
-  /**
-   * The free buffers of {@code size} bytes. The last size asked is remembered: a sequential read asks
-   * for one size, and looking it up in the map would box it on every block.
-   */
-  private ArrayDeque<IdleBuffer> freeOfSize(int size) {
-    if (size != lastSize) {
-      lastFree = free.computeIfAbsent(size, k -> new ArrayDeque<>());
-      lastSize = size;
-    }
-    return lastFree;
-  }
-
-  private void handOut(byte[] b, IdleBuffer held) {
+  private byte[] handOut(byte[] b, IdleBuffer held) {
     held.where = IdleBuffer.Where.IN_USE;
+    held.handedOut = b;
     inUse.put(b, held);
     inUseBytes += held.size;
-  }
-
-  /**
-   * Free buffers that have waited {@link #FREE_IDLE_NANOS} for a stream to reuse them go to the heap;
-   * looked for a few times in that period, not at every call.
-   */
-  private void dropIdleFree(long now) {
-    if (now - nextFreeCheck < 0) {
-      return;
-    }
-    nextFreeCheck = now + FREE_IDLE_NANOS / 4;
-    long cutoff = now - FREE_IDLE_NANOS;
-    for (ArrayDeque<IdleBuffer> q : free.values()) {
-      for (IdleBuffer oldest; (oldest = q.peekLast()) != null && oldest.freeSince - cutoff < 0; ) {
-        drop(q.pollLast());
-      }
-    }
+    return b;
   }
 
   /** The scheduled look: drops what has waited too long, and looks again later while free buffers remain. */
-  private void checkFreeLater() {
+  private void lookAtFreeLater() {
     lock.lock();
     try {
-      freeCheckPending = false;
+      freeLookPending = false;
       expunge();
-      dropIdleFree(clock.getAsLong());
-      if (freeBytes > 0) {
-        freeCheckPending = true;
-        LATER.execute(freeCheck);
+      free.dropIdle(clock.getAsLong(), true);
+      if (free.bytes() > 0) {
+        freeLookPending = true;
+        LATER.execute(freeLook);
       }
     } finally {
       lock.unlock();
     }
-  }
-
-  /** A free buffer leaves the pool for the heap (unless the collector has taken it already). */
-  private void drop(IdleBuffer held) {
-    if (held.where == IdleBuffer.Where.FREE) {
-      freeBytes -= held.size;
-    }
-    held.where = IdleBuffer.Where.GONE;
-    held.clear();
   }
 
   /** Counts the idle buffers the collector took back, as the reference queue reports them. */
@@ -522,19 +441,11 @@ public final class BufferPool {
     for (Reference<? extends byte[]> r; (r = collectorTook.poll()) != null; ) {
       IdleBuffer held = (IdleBuffer) r;
       switch (held.where) {
-        case FREE -> collected(held); // it stays in its queue until popped or dropped
+        case FREE -> free.cleared(held); // it stays queued until popped or dropped
         case KEPT -> kept.cleared(held);
         default -> { } // handed out again, or counted already
       }
     }
-  }
-
-  private void collected(IdleBuffer held) {
-    if (held.where == IdleBuffer.Where.FREE) {
-      freeBytes -= held.size;
-      collectedFree += held.size;
-    }
-    held.where = IdleBuffer.Where.GONE;
   }
 
   /**
@@ -544,9 +455,7 @@ public final class BufferPool {
   void clearIdleAsTheCollectorWould() {
     lock.lock();
     try {
-      for (ArrayDeque<IdleBuffer> q : free.values()) {
-        q.forEach(IdleBuffer::enqueue);
-      }
+      free.forEach(IdleBuffer::enqueue);
       kept.forEachIdle(IdleBuffer::enqueue);
     } finally {
       lock.unlock();

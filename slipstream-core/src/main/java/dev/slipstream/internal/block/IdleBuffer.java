@@ -29,6 +29,8 @@ final class IdleBuffer extends SoftReference<byte[]> {
 
   final int size;
   Where where = Where.IN_USE;
+  /** The buffer while handed out (strongly held then anyway); null while idle, so that only this holds it. */
+  byte[] handedOut;
   /** The name its bytes are kept under, while {@link Where#KEPT}. */
   Object keptAs;
   /** When it became free ({@link System#nanoTime()}), for dropping free buffers idle too long. */
@@ -37,5 +39,6 @@ final class IdleBuffer extends SoftReference<byte[]> {
   IdleBuffer(byte[] buffer, ReferenceQueue<byte[]> cleared) {
     super(buffer, cleared);
     this.size = buffer.length;
+    this.handedOut = buffer;
   }
 }

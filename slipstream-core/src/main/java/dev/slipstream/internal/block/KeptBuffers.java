@@ -84,6 +84,7 @@ public final class KeptBuffers {
     }
     byName.put(name, new Kept(name, buffer, length, stats));
     buffer.where = IdleBuffer.Where.KEPT;
+    buffer.handedOut = null;
     buffer.keptAs = name;
     bytes += buffer.size;
     return true;

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Memory the pool holds idle (free buffers, kept bytes) yields to the heap: when the collector takes it
  * the pool counts it gone and its budget is whole again; free buffers no stream reuses go back after
- * {@link BufferPool#FREE_IDLE_NANOS}; memory handed out, or kept bytes being read, stays. (That the real
+ * {@link FreeBuffers#IDLE_NANOS}; memory handed out, or kept bytes being read, stays. (That the real
  * collector takes them before an OutOfMemoryError is {@code EnginePressureTest}'s; here the collector's
  * clearing is played by {@link BufferPool#clearIdleAsTheCollectorWould()}.)
  */
@@ -133,12 +133,12 @@ class IdleMemoryTest {
     pool.release(b);
     assertThat(pool.allocatedBytes()).isEqualTo(2L * SIZE);
 
-    now.addAndGet(BufferPool.FREE_IDLE_NANOS / 2);
+    now.addAndGet(FreeBuffers.IDLE_NANOS / 2);
     byte[] again = pool.acquire(SIZE);
     assertThat(again).as("reused while fresh").isSameAs(b);
     assertThat(pool.allocatedBytes()).isEqualTo(2L * SIZE);
 
-    now.addAndGet(BufferPool.FREE_IDLE_NANOS / 2 + TimeUnit.MILLISECONDS.toNanos(1));
+    now.addAndGet(FreeBuffers.IDLE_NANOS / 2 + TimeUnit.MILLISECONDS.toNanos(1));
     pool.release(again); // any call looks; "a" has waited longer than the limit, "b" has just come back
     assertThat(pool.allocatedBytes()).isEqualTo(SIZE);
     assertThat(pool.acquire(SIZE)).isSameAs(b);
