@@ -47,9 +47,10 @@ public enum ConfigKey {
           + "prefetch takes free memory only. Also the most bytes, in blocks, of Parquet row groups a stream "
           + "fetches ahead (0: none). The default matches fetch.threads: deeper puts no more requests in flight."),
   MEMORY_MAX("memory.max", size(), null,
-      "Memory budget for block buffers, shared by every stream in the JVM. Default: a quarter of the "
-          + "JVM's max heap; in the Hadoop FileSystem an eighth (128 MiB on a 1 GiB task heap), as the heap "
-          + "there is the engine's. Must hold at least one block."),
+      "Memory budget for block buffers, shared by every stream in the JVM (sized by its first client). "
+          + "Default: a quarter of the JVM's max heap. Buffers no read is using (the memory cache, free buffers) "
+          + "go back to the heap when the JVM needs it, before it would run out; free ones also after 2 s unused. "
+          + "Must hold at least one block."),
   FETCH_THREADS("fetch.threads", integer(1, 1024), "16",
       "Threads (and HTTP connections) of the one shared fetch executor. AWS suggests one connection "
           + "per 85-90 MB/s wanted."),

@@ -141,6 +141,14 @@ public final class Slipstream implements AutoCloseable {
     return resources.pool.inUseBytes();
   }
 
+  /**
+   * Bytes of this client's memory pool that the memory cache holds idle (blocks kept for a later read):
+   * free memory, given up first when a read needs it, and to the heap when the JVM runs short.
+   */
+  public long memoryCached() {
+    return resources.pool.keptBytes();
+  }
+
   /** The memory budget this client's pool works under. */
   public long memoryBudget() {
     return resources.pool.budget();
@@ -379,9 +387,20 @@ public final class Slipstream implements AutoCloseable {
     }
   }
 
-  /** The memory pool and executor: one pair per JVM, or one per isolated client. */
+  /**
+   * The memory pool and executor: one pair per JVM, or one per isolated client.
+   *
+   * <p>The JVM's pair is sized by the first client, and every later client shares it as it is: one
+   * budget for the JVM is the point (rule 4), and refusing a second client that asks for another would
+   * fail an engine that merely configures two FileSystems differently. A later client that sets
+   * {@code memory.max} or {@code fetch.threads} itself, to another value, is told once per JVM that it
+   * shares the first client's (a default is no request, so it is never reported); a client that needs
+   * a budget of its own asks for {@link Builder#isolatedResources()}.
+   */
   static final class SharedResources {
     private static SharedResources jvm;
+    /** Whether a later client's own, different budget has been reported: once per JVM, then at DEBUG. */
+    private static boolean otherBudgetReported;
 
     final BufferPool pool;
     final FetchExecutor executor;
@@ -395,15 +414,27 @@ public final class Slipstream implements AutoCloseable {
       this.executor = new FetchExecutor(threads);
     }
 
+    /** {@code config} sets {@code key} itself (not by default) to a value other than the JVM's. */
+    private static boolean asksForOther(SlipstreamConfig config, ConfigKey key, long asked, long jvmValue) {
+      return config.get(key).isPresent() && asked != jvmValue;
+    }
+
     static synchronized SharedResources jvm(SlipstreamConfig config) {
       if (jvm == null) {
         jvm = new SharedResources(config);
         LOG.info("Slipstream: JVM-wide memory budget {} MiB, {} fetch threads, block size {} KiB, prefetch up to {} blocks",
             jvm.budget >> 20, jvm.threads, config.blockSize() >> 10, config.prefetchBlocks());
-      } else if (jvm.budget != config.memoryMax() || jvm.threads != config.fetchThreads()) {
-        LOG.warn("Slipstream: memory.max and fetch.threads are JVM-wide and already set to {} bytes and {} threads"
-            + " by the first client; this client's {} bytes and {} threads are not applied",
-            jvm.budget, jvm.threads, config.memoryMax(), config.fetchThreads());
+      } else if (asksForOther(config, ConfigKey.MEMORY_MAX, config.memoryMax(), jvm.budget)
+          || asksForOther(config, ConfigKey.FETCH_THREADS, config.fetchThreads(), jvm.threads)) {
+        String message = "Slipstream: this client shares the JVM's memory budget and fetch threads, sized by the"
+            + " first client at {} bytes and {} threads; its own memory.max={} and fetch.threads={} are not"
+            + " applied (Slipstream.Builder.isolatedResources() gives a client its own). Said once per JVM.";
+        if (otherBudgetReported) {
+          LOG.debug(message, jvm.budget, jvm.threads, config.memoryMax(), config.fetchThreads());
+        } else {
+          otherBudgetReported = true;
+          LOG.warn(message, jvm.budget, jvm.threads, config.memoryMax(), config.fetchThreads());
+        }
       }
       return jvm;
     }

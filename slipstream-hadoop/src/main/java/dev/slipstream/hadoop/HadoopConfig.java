@@ -22,12 +22,6 @@ final class HadoopConfig {
 
   private HadoopConfig() {}
 
-  /**
-   * The default {@code fs.slipstream.memory.max} here, as a share of the JVM's max heap: an eighth, where
-   * a plain client takes a quarter.
-   */
-  static final int TASK_HEAP_SHARE = 8;
-
   /** {@code fs.slipstream.*} of {@code conf}; endpoint and credential keys are S3A's business here. */
   static SlipstreamConfig slipstreamConfig(Configuration conf) {
     Map<String, String> props = new HashMap<>();
@@ -41,16 +35,9 @@ final class HadoopConfig {
             SlipstreamConfig.HADOOP_PREFIX, k.key());
       }
     }
-    SlipstreamConfig config = SlipstreamConfig.fromMap(props, SlipstreamConfig.HADOOP_PREFIX);
-    long heap = Runtime.getRuntime().maxMemory();
-    String memoryMax = SlipstreamConfig.HADOOP_PREFIX + ConfigKey.MEMORY_MAX.key();
-    if (!props.containsKey(memoryMax) && heap != Long.MAX_VALUE) {
-      // The heap of a task JVM is the engine's: its joins and aggregations need it (Spark's TPC-H q9 ran
-      // out of a 2 GiB heap beside a quarter of it in buffers), so a smaller share than a plain client's.
-      props.put(memoryMax, Long.toString(Math.max(heap / TASK_HEAP_SHARE, config.blockSize())));
-      config = SlipstreamConfig.fromMap(props, SlipstreamConfig.HADOOP_PREFIX);
-    }
-    return config;
+    // memory.max keeps a plain client's default, a quarter of the heap: the heap of a task JVM is the
+    // engine's, and the pool's idle memory (its memory cache) yields to it when it needs heap.
+    return SlipstreamConfig.fromMap(props, SlipstreamConfig.HADOOP_PREFIX);
   }
 
   /** Says once per JVM, at the first FileSystem's start, that Slipstream reads and with what settings. */

@@ -19,19 +19,13 @@ import java.util.Map;
  *   <li>{@code slipstream.<key>} for any of Slipstream's keys ({@link ConfigKey}), which wins over a
  *       mapped property of the same meaning.</li>
  * </ul>
- * {@code memory.max}, unless set, is an eighth of the heap, not a plain client's quarter: a FileIO runs
- * inside an engine whose heap is the engine's. Every value is checked here, once, so that a bad one fails the catalog's {@code initialize} with the
+ * {@code memory.max}, unless set, is a plain client's quarter of the heap: a FileIO runs inside an
+ * engine whose heap is the engine's, and the pool's idle memory yields to it. Every value is checked here, once, so that a bad one fails the catalog's {@code initialize} with the
  * property named as the user wrote it; secret values are never shown.
  */
 final class CatalogProperties {
   /** Prefix of Slipstream's own keys among the catalog properties. */
   static final String PREFIX = "slipstream.";
-
-  /**
-   * The default {@code memory.max} here, as a share of the JVM's max heap: an eighth, as in
-   * slipstream-hadoop, where a plain client takes a quarter.
-   */
-  static final int ENGINE_HEAP_SHARE = 8;
 
   /** S3FileIO's property (and AwsClientProperties' region) to the Slipstream key of the same meaning. */
   static final Map<String, ConfigKey> MAPPED = mapped();
@@ -74,15 +68,7 @@ final class CatalogProperties {
       }
     }
     // Errors from here on are about Slipstream's own keys, or how keys bound each other: named with the prefix.
-    SlipstreamConfig config = SlipstreamConfig.fromMap(merged, PREFIX);
-    String memoryMax = PREFIX + ConfigKey.MEMORY_MAX.key();
-    long heap = Runtime.getRuntime().maxMemory();
-    if (!merged.containsKey(memoryMax) && heap != Long.MAX_VALUE) {
-      // The heap is the engine's (Spark's joins and aggregations need it), as in the Hadoop FileSystem.
-      merged.put(memoryMax, Long.toString(Math.max(heap / ENGINE_HEAP_SHARE, config.blockSize())));
-      config = SlipstreamConfig.fromMap(merged, PREFIX);
-    }
-    return config;
+    return SlipstreamConfig.fromMap(merged, PREFIX);
   }
 
   /** Checks one mapped property alone, so that its error names the catalog property, not the Slipstream key. */

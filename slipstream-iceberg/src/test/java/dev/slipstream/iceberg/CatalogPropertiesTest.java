@@ -78,10 +78,10 @@ class CatalogPropertiesTest {
   }
 
   @Test
-  void memoryMaxIsAnEighthOfTheHeapUnlessSet() {
+  void memoryMaxIsAQuarterOfTheHeapUnlessSet() {
     long heap = Runtime.getRuntime().maxMemory();
     assertThat(CatalogProperties.toConfig(Map.of()).memoryMax())
-        .isEqualTo(Math.max(heap / 8, SlipstreamConfig.defaults().blockSize()));
+        .isEqualTo(Math.max(heap / 4, SlipstreamConfig.defaults().blockSize()));
     assertThat(CatalogProperties.toConfig(Map.of("slipstream.memory.max", "64M")).memoryMax()).isEqualTo(64L << 20);
   }
 }

@@ -5,18 +5,17 @@ package dev.slipstream.internal.block;
 
 import dev.slipstream.ReadStatistics;
 import java.io.InterruptedIOException;
-import java.util.ArrayDeque;
-import java.util.Collections;
-import java.util.HashMap;
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
 import java.util.IdentityHashMap;
-import java.util.Iterator;
 import java.util.LinkedHashSet;
-import java.util.Map;
-import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntFunction;
+import java.util.function.LongSupplier;
 
 /**
  * Block buffers under one memory budget, shared by every stream that uses this pool.
@@ -43,18 +42,40 @@ import java.util.function.IntFunction;
  * reads them again ({@link #pinKept}) or takes the buffer over ({@link #takeKept}); any request for
  * memory that free buffers and the budget cannot meet takes them first, least recently used first,
  * before it evicts or waits for anything a stream holds.
+ *
+ * <p>Idle memory yields to the heap: free and kept buffers are held only softly ({@link IdleBuffer}),
+ * so the collector takes them back when the JVM needs heap, and always before it would throw an
+ * {@link OutOfMemoryError}; the pool then counts them as gone. Free buffers no stream has reused for
+ * {@link FreeBuffers#IDLE_NANOS} are dropped, at the pool's next call or by a look it schedules while it
+ * holds free buffers (so also after the last read). Memory handed out (a stream's blocks, a
+ * reader's pin on kept bytes) is held strongly and is never taken back this way.
  */
 public final class BufferPool {
   private final long budget;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition released = lock.newCondition();
-  private final Map<Integer, ArrayDeque<byte[]>> free = new HashMap<>();
   /** Idle, evictable blocks in the order they became idle. */
   private final LinkedHashSet<PooledBytes> idle = new LinkedHashSet<>();
-  private long allocated;
-  private long freeBytes;
-  /** The buffers handed out and not yet given back, by identity: a release of any other is a bug. */
-  private final Set<byte[]> inUse = Collections.newSetFromMap(new IdentityHashMap<>());
+  private long inUseBytes;
+  /** Free buffers that hold nothing kept, waiting for reuse. */
+  private final FreeBuffers free;
+  /**
+   * The buffers handed out and not yet given back, by identity, each with the soft reference it came
+   * with: a release of any other is a bug.
+   */
+  private final IdentityHashMap<byte[], IdleBuffer> inUse = new IdentityHashMap<>();
+  /** Where the collector puts the idle buffers it took. */
+  private final ReferenceQueue<byte[]> collectorTook = new ReferenceQueue<>();
+  /**
+   * Runs a look at free buffers after they have waited {@link FreeBuffers#IDLE_NANOS}, so that a pool
+   * nobody calls any more (the reads have ended) still gives them back: the JDK's one daemon thread for
+   * delays, then the common pool, for a moment under the lock. No thread of the pool's own.
+   */
+  private static final Executor LATER = CompletableFuture.delayedExecutor(
+      FreeBuffers.IDLE_NANOS + FreeBuffers.IDLE_NANOS / 4, TimeUnit.NANOSECONDS);
+  private final Runnable freeLook = this::lookAtFreeLater;
+  /** A look at free buffers is scheduled on {@link #LATER}: at most one at a time. */
+  private boolean freeLookPending;
   private long evictions;
   /** Free buffers that still hold bytes worth reading again, by name. */
   private final KeptBuffers kept = new KeptBuffers();
@@ -63,17 +84,25 @@ public final class BufferPool {
 
   /** How buffers are made; a seam so that a test can make an allocation fail. */
   private final IntFunction<byte[]> allocator;
+  /** {@link System#nanoTime()}; a seam so that a test can let free buffers wait without waiting. */
+  private final LongSupplier clock;
 
   public BufferPool(long budget) {
-    this(budget, byte[]::new);
+    this(budget, byte[]::new, System::nanoTime);
   }
 
   BufferPool(long budget, IntFunction<byte[]> allocator) {
+    this(budget, allocator, System::nanoTime);
+  }
+
+  BufferPool(long budget, IntFunction<byte[]> allocator, LongSupplier clock) {
     if (budget <= 0) {
       throw new IllegalArgumentException("memory budget must be positive: " + budget);
     }
     this.budget = budget;
     this.allocator = allocator;
+    this.clock = clock;
+    this.free = new FreeBuffers(clock.getAsLong());
   }
 
   /** Buffers of odd sizes are rounded up to this, so that they can be reused. */
@@ -97,11 +126,12 @@ public final class BufferPool {
     return budget;
   }
 
-  /** Bytes of buffers that exist: handed out, or free in the pool. */
+  /** Bytes of buffers that exist: handed out, or free in the pool (and not yet taken by the collector). */
   public long allocatedBytes() {
     lock.lock();
     try {
-      return allocated;
+      expunge();
+      return allocated();
     } finally {
       lock.unlock();
     }
@@ -111,7 +141,7 @@ public final class BufferPool {
   public long inUseBytes() {
     lock.lock();
     try {
-      return allocated - freeBytes - kept.bytes();
+      return inUseBytes;
     } finally {
       lock.unlock();
     }
@@ -121,10 +151,26 @@ public final class BufferPool {
   public long keptBytes() {
     lock.lock();
     try {
+      expunge();
       return kept.bytes();
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Bytes of idle buffers (free or kept) the collector has taken back because the JVM needed heap. */
+  public long collectedBytes() {
+    lock.lock();
+    try {
+      expunge();
+      return free.collected() + kept.collected();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private long allocated() {
+    return inUseBytes + free.bytes() + kept.bytes();
   }
 
   /**
@@ -134,6 +180,7 @@ public final class BufferPool {
   public KeptBuffers.Kept pinKept(Object name) {
     lock.lock();
     try {
+      expunge();
       return kept.pin(name);
     } finally {
       lock.unlock();
@@ -156,11 +203,12 @@ public final class BufferPool {
   public byte[] takeKept(Object name, int size) {
     lock.lock();
     try {
-      byte[] b = kept.take(name, size);
-      if (b != null) {
-        inUse.add(b);
+      expunge();
+      KeptBuffers.Kept k = kept.take(name, size);
+      if (k == null) {
+        return null;
       }
-      return b;
+      return handOut(k.buffer(), k.held());
     } finally {
       lock.unlock();
     }
@@ -174,9 +222,7 @@ public final class BufferPool {
   public void dropKept(java.util.function.Predicate<Object> which) {
     lock.lock();
     try {
-      for (byte[] b : kept.removeIf(which)) {
-        allocated -= b.length;
-      }
+      kept.removeIf(which);
       released.signalAll();
     } finally {
       lock.unlock();
@@ -265,12 +311,19 @@ public final class BufferPool {
   void release(byte[] buffer, Object name, int length, ReadStatistics stats) {
     lock.lock();
     try {
-      if (!inUse.remove(buffer)) {
+      IdleBuffer held = inUse.remove(buffer);
+      if (held == null) {
         throw new IllegalStateException("buffer released twice or not from this pool");
       }
-      if (name == null || !kept.put(name, buffer, length, stats)) {
-        free.computeIfAbsent(buffer.length, k -> new ArrayDeque<>()).push(buffer);
-        freeBytes += buffer.length;
+      inUseBytes -= held.size;
+      long now = clock.getAsLong();
+      if (name == null || !kept.put(name, held, length, stats)) {
+        free.push(held, now);
+      }
+      free.dropIdle(now, false);
+      if (free.bytes() > 0 && !freeLookPending) {
+        freeLookPending = true;
+        LATER.execute(freeLook);
       }
       released.signalAll();
     } finally {
@@ -329,49 +382,83 @@ public final class BufferPool {
   }
 
   private byte[] take(int size) {
-    byte[] b = takeFreeOrNew(size);
-    if (b != null) {
-      inUse.add(b);
-    }
-    return b;
-  }
-
-  private byte[] takeFreeOrNew(int size) {
-    ArrayDeque<byte[]> q = free.get(size);
-    if (q != null && !q.isEmpty()) {
-      byte[] b = q.pop();
-      freeBytes -= size;
-      return b;
+    expunge();
+    free.dropIdle(clock.getAsLong(), false);
+    IdleBuffer reused = free.pop(size);
+    if (reused != null) {
+      return handOut(reused.handedOut, reused);
     }
     // Make room by dropping free buffers of other sizes, if that is what stands in the way.
-    if (allocated + size > budget && freeBytes > 0) {
-      Iterator<Map.Entry<Integer, ArrayDeque<byte[]>>> it = free.entrySet().iterator();
-      while (allocated + size > budget && it.hasNext()) {
-        ArrayDeque<byte[]> other = it.next().getValue();
-        while (allocated + size > budget && !other.isEmpty()) {
-          byte[] dropped = other.pop();
-          allocated -= dropped.length;
-          freeBytes -= dropped.length;
-        }
-      }
+    while (allocated() + size > budget && free.dropAny() >= 0) {
+      // dropped one
     }
     // Then by giving up kept bytes, least recently used first: a buffer of the right size is reused as it is.
-    while (allocated + size > budget) {
-      byte[] dropped = kept.evictEldest();
+    while (allocated() + size > budget) {
+      KeptBuffers.Kept dropped = kept.evictEldest();
       if (dropped == null) {
         break;
       }
-      if (dropped.length == size) {
-        return dropped;
+      if (dropped.held().size == size) {
+        return handOut(dropped.buffer(), dropped.held());
       }
-      allocated -= dropped.length;
+      dropped.held().where = IdleBuffer.Where.GONE;
+      dropped.held().clear();
     }
-    if (allocated + size <= budget) {
+    if (allocated() + size <= budget) {
       // Counted only once it exists: an OutOfMemoryError here must not hold budget forever.
       byte[] b = allocator.apply(size);
-      allocated += size;
-      return b;
+      return handOut(b, new IdleBuffer(b, collectorTook));
     }
     return null;
+  }
+
+  private byte[] handOut(byte[] b, IdleBuffer held) {
+    held.where = IdleBuffer.Where.IN_USE;
+    held.handedOut = b;
+    inUse.put(b, held);
+    inUseBytes += held.size;
+    return b;
+  }
+
+  /** The scheduled look: drops what has waited too long, and looks again later while free buffers remain. */
+  private void lookAtFreeLater() {
+    lock.lock();
+    try {
+      freeLookPending = false;
+      expunge();
+      free.dropIdle(clock.getAsLong(), true);
+      if (free.bytes() > 0) {
+        freeLookPending = true;
+        LATER.execute(freeLook);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Counts the idle buffers the collector took back, as the reference queue reports them. */
+  private void expunge() {
+    for (Reference<? extends byte[]> r; (r = collectorTook.poll()) != null; ) {
+      IdleBuffer held = (IdleBuffer) r;
+      switch (held.where) {
+        case FREE -> free.cleared(held); // it stays queued until popped or dropped
+        case KEPT -> kept.cleared(held);
+        default -> { } // handed out again, or counted already
+      }
+    }
+  }
+
+  /**
+   * Clears every idle buffer as the collector does when the JVM runs short of heap: what a test of
+   * the pool's accounting needs, since no test can make a real collector do it on cue.
+   */
+  void clearIdleAsTheCollectorWould() {
+    lock.lock();
+    try {
+      free.forEach(IdleBuffer::enqueue);
+      kept.forEachIdle(IdleBuffer::enqueue);
+    } finally {
+      lock.unlock();
+    }
   }
 }

@@ -5,121 +5,202 @@ package dev.slipstream.internal.block;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.function.Predicate;
 
 /**
  * Free buffers of a {@link BufferPool} that still hold bytes worth reading again, by name: the memory
  * tier. A buffer comes here when the last holder of bytes that were labelled to be kept lets go of it,
- * and leaves when a stream reads it again, takes it over, or the pool needs the memory (least recently
- * used first, and before anything a stream holds). Guarded by the pool's lock; no method blocks.
+ * and leaves when a stream reads it again, takes it over, the pool needs the memory (least recently
+ * used first, and before anything a stream holds), or the collector takes it back because the JVM
+ * needs heap (the buffer is held softly, see {@link IdleBuffer}, except while a reader copies from it).
+ * Guarded by the pool's lock; no method blocks.
  */
 public final class KeptBuffers {
   /** Bytes kept under one name, and the readers copying them now (a buffer being read is never reused). */
   public static final class Kept {
     private final Object name;
-    private final byte[] buffer;
+    private final IdleBuffer held;
     private final int length;
     private final ReadStatistics stats;
     private int readers;
+    /** The buffer, held strongly while readers copy from it (or while it is being handed over); else null. */
+    private byte[] pinned;
 
-    private Kept(Object name, byte[] buffer, int length, ReadStatistics stats) {
+    private Kept(Object name, IdleBuffer held, int length, ReadStatistics stats) {
       this.name = name;
-      this.buffer = buffer;
+      this.held = held;
       this.length = length;
       this.stats = stats;
     }
 
     /** The bytes; valid while the reader that pinned them holds its pin. */
     public byte[] buffer() {
-      return buffer;
+      return pinned;
     }
 
     /** How many bytes at the buffer's start are the kept bytes. */
     public int length() {
       return length;
     }
+
+    IdleBuffer held() {
+      return held;
+    }
+
+    /** The buffer held strongly, or false if the collector has taken it. */
+    private boolean hold() {
+      if (pinned == null) {
+        pinned = held.get();
+      }
+      return pinned != null;
+    }
   }
 
   /** In access order: the eldest is the least recently kept or read. */
   private final LinkedHashMap<Object, Kept> byName = new LinkedHashMap<>(64, 0.75f, true);
   private long bytes;
+  /** Bytes the collector took back from here. */
+  private long collected;
 
   /** Bytes of the buffers kept. */
   long bytes() {
     return bytes;
   }
 
+  /** Bytes of kept buffers the collector has taken back since the pool began. */
+  long collected() {
+    return collected;
+  }
+
   /**
    * Keeps {@code buffer} under {@code name}; false if that name is kept already (the caller then frees
    * the buffer as any other).
    */
-  boolean put(Object name, byte[] buffer, int length, ReadStatistics stats) {
+  boolean put(Object name, IdleBuffer buffer, int length, ReadStatistics stats) {
     if (byName.containsKey(name)) {
       return false;
     }
     byName.put(name, new Kept(name, buffer, length, stats));
-    bytes += buffer.length;
+    buffer.where = IdleBuffer.Where.KEPT;
+    buffer.handedOut = null;
+    buffer.keptAs = name;
+    bytes += buffer.size;
     return true;
   }
 
-  /** The bytes kept under {@code name}, pinned for one reader; null if none. */
+  /** The bytes kept under {@code name}, pinned for one reader; null if none (or the collector took them). */
   Kept pin(Object name) {
     Kept k = byName.get(name);
-    if (k != null) {
-      k.readers++;
+    if (k == null) {
+      return null;
     }
+    if (!k.hold()) {
+      detach(k, IdleBuffer.Where.GONE);
+      return null;
+    }
+    k.readers++;
     return k;
   }
 
   void unpin(Kept k) {
-    k.readers--;
-  }
-
-  /** Takes the buffer kept under {@code name} out, if it is {@code size} bytes and nobody reads it; else null. */
-  byte[] take(Object name, int size) {
-    Kept k = byName.get(name);
-    if (k == null || k.readers > 0 || k.buffer.length != size) {
-      return null;
+    if (--k.readers == 0) {
+      k.pinned = null; // idle again: softly held only
     }
-    remove(k);
-    return k.buffer;
   }
 
   /**
-   * Gives up the least recently used buffer nobody reads, counted as an eviction; null if every kept
-   * buffer is being read (or none is kept).
+   * Takes the buffer kept under {@code name} out, if it is {@code size} bytes and nobody reads it; else
+   * null. The caller holds the buffer ({@link Kept#buffer()}) as handed out.
    */
-  byte[] evictEldest() {
-    for (Kept k : byName.values()) {
+  Kept take(Object name, int size) {
+    Kept k = byName.get(name);
+    if (k == null || k.readers > 0 || k.held.size != size) {
+      return null;
+    }
+    return handOver(k);
+  }
+
+  /**
+   * Gives up the least recently used buffer nobody reads, counted as an eviction, and hands it over
+   * for reuse; null if every kept buffer is being read (or none is kept). Buffers the collector took
+   * meanwhile are forgotten on the way.
+   */
+  Kept evictEldest() {
+    for (Iterator<Kept> it = byName.values().iterator(); it.hasNext(); ) {
+      Kept k = it.next();
       if (k.readers == 0) {
-        remove(k);
-        k.stats.increment(Counter.MEMORY_CACHE_EVICTIONS);
-        return k.buffer;
+        if (k.hold()) {
+          k.stats.increment(Counter.MEMORY_CACHE_EVICTIONS);
+          it.remove();
+          k.held.where = IdleBuffer.Where.IN_USE;
+          k.held.keptAs = null;
+          bytes -= k.held.size;
+          return k;
+        }
+        it.remove();
+        forget(k);
+        collected += k.held.size;
       }
     }
     return null;
   }
 
-  /** Gives up the buffers whose names {@code which} accepts and nobody reads; returns them. */
-  List<byte[]> removeIf(Predicate<Object> which) {
-    List<byte[]> removed = new ArrayList<>();
+  /** Gives up the buffers whose names {@code which} accepts and nobody reads, to the heap. */
+  void removeIf(Predicate<Object> which) {
     for (Iterator<Kept> it = byName.values().iterator(); it.hasNext(); ) {
       Kept k = it.next();
       if (k.readers == 0 && which.test(k.name)) {
         it.remove();
-        bytes -= k.buffer.length;
-        removed.add(k.buffer);
+        forget(k);
+        k.held.clear();
       }
     }
-    return removed;
   }
 
-  private void remove(Kept k) {
+  /** The collector took {@code buffer}: forget the bytes it held. */
+  void cleared(IdleBuffer buffer) {
+    Kept k = byName.get(buffer.keptAs);
+    if (k != null && k.held == buffer) {
+      detach(k, IdleBuffer.Where.GONE);
+    }
+  }
+
+  /** Every kept buffer nobody reads: softly reachable only, as the collector sees them. */
+  void forEachIdle(java.util.function.Consumer<IdleBuffer> action) {
+    for (Kept k : byName.values()) {
+      if (k.readers == 0) {
+        action.accept(k.held);
+      }
+    }
+  }
+
+  /** {@code k} leaves, held strongly by the caller, or gone if the collector took it first. */
+  private Kept handOver(Kept k) {
+    if (k.hold()) {
+      detach(k, IdleBuffer.Where.IN_USE);
+      return k;
+    }
+    detach(k, IdleBuffer.Where.GONE);
+    return null;
+  }
+
+  private void detach(Kept k, IdleBuffer.Where to) {
     byName.remove(k.name);
-    bytes -= k.buffer.length;
+    if (to == IdleBuffer.Where.GONE) {
+      forget(k);
+      collected += k.held.size;
+    } else {
+      bytes -= k.held.size;
+      k.held.where = to;
+      k.held.keptAs = null;
+    }
+  }
+
+  private void forget(Kept k) {
+    bytes -= k.held.size;
+    k.held.where = IdleBuffer.Where.GONE;
+    k.held.keptAs = null;
   }
 }

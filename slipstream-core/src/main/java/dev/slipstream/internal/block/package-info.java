@@ -5,7 +5,10 @@
 /**
  * Blocks and the memory they live in. {@link dev.slipstream.internal.block.BufferPool} holds every
  * block buffer of the JVM (or of an isolated client) under one budget and decides who gets memory:
- * prefetch only when it is free, a waiting reader also by taking back an idle block.
+ * prefetch only when it is free, a waiting reader also by taking back an idle block. What it holds idle
+ * (free buffers, and {@link dev.slipstream.internal.block.KeptBuffers}, the memory cache) it refers to
+ * softly ({@link dev.slipstream.internal.block.IdleBuffer}), so the collector gives it to the engine's
+ * heap before the JVM would run out; what a read uses is held strongly.
  * {@link dev.slipstream.internal.block.Block} is one reference-counted block; whoever drops the last
  * reference returns its buffer.
  */
