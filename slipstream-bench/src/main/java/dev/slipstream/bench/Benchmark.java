@@ -68,6 +68,7 @@ public final class Benchmark {
            Fixture fixture = new Fixture(new Uploader(server.endpoint(), BUCKET), options.seed(), options.sizes(), scratch)) {
         server.createBucket(BUCKET);
         RequestCounter counter = RequestCounter.attach(shaper, BUCKET);
+        fixture.harnessHeap(counter::retainedBytes);
         List<Workload> workloads = new ArrayList<>();
         for (String name : options.workloads()) {
           Workload w = Workloads.create(name);
@@ -92,15 +93,16 @@ public final class Benchmark {
           Workload w = workloads.get(wi);
           log.printf("[%d/%d] %s: %s%n", wi + 1, workloads.size(), w.name(), w.description());
           Map<String, List<Measurement>> byReader = new LinkedHashMap<>();
-          int rounds = options.warmups() + options.runs();
-          for (int round = 0; round < rounds; round++) {
-            boolean warmup = round < options.warmups();
+          int warmups = w.measuredOnce() ? 0 : options.warmups();
+          int runs = w.measuredOnce() ? 1 : options.runs();
+          for (int round = 0; round < warmups + runs; round++) {
+            boolean warmup = round < warmups;
             for (String name : options.readers()) {
               if (unavailable.containsKey(name) || w.notApplicable(name) != null) {
                 continue;
               }
-              String label = warmup ? String.format("warm-up %d/%d", round + 1, options.warmups())
-                  : String.format("run %d/%d", round - options.warmups() + 1, options.runs());
+              String label = warmup ? String.format("warm-up %d/%d", round + 1, warmups)
+                  : String.format("run %d/%d", round - warmups + 1, runs);
               Measurement m = runner.run(Readers.byName(name), w, warmup, label + " " + name);
               byReader.computeIfAbsent(name, k -> new ArrayList<>()).add(m);
               log.println("  " + Report.progressLine(label, m));
@@ -204,7 +206,7 @@ public final class Benchmark {
         }
       }
       return new Measurement(workload.name(), reader.name(), warmup, nanos, used, fetched, requests,
-          counter.latenciesSince(latencyMark), resources, error, mismatch);
+          counter.latenciesSince(latencyMark), resources, error, mismatch, error == null ? run.heapCurve() : null);
     }
 
     private void closeQuietly(ReadSession session) {

@@ -120,6 +120,11 @@ final class CoreSession implements ReadSession {
   }
 
   @Override
+  public boolean hasMemoryPool() {
+    return true;
+  }
+
+  @Override
   public java.util.Map<String, Long> slipstreamCounters() {
     return slipstream.statistics().snapshot();
   }

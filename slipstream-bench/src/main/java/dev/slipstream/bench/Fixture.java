@@ -68,6 +68,25 @@ final class Fixture implements AutoCloseable {
     uploader.putSmall(sizes);
   }
 
+  /** Puts {@code count} objects, each made as it goes up (see {@link Uploader#putMany}). */
+  void putMany(int count, java.util.function.IntFunction<String> key, java.util.function.IntFunction<byte[]> body) {
+    uploader.putMany(count, key, body);
+  }
+
+  private java.util.function.LongSupplier harnessHeap = () -> 0;
+
+  /**
+   * Heap the benchmark itself holds and lets grow as a run goes (its log of GET latencies): a workload that
+   * measures the heap after GC subtracts it, so that it counts the reader's memory alone.
+   */
+  long harnessHeap() {
+    return harnessHeap.getAsLong();
+  }
+
+  void harnessHeap(java.util.function.LongSupplier bytes) {
+    this.harnessHeap = bytes;
+  }
+
   /** The Parquet file, generated locally and uploaded on first use. */
   ParquetDataSet parquet(String key) throws IOException {
     if (parquet == null) {

@@ -37,7 +37,8 @@ final class JsonReport {
     field(b, 2, "small_file_bytes", Integer.toString(s.smallFileBytes()), true);
     field(b, 2, "link_range_bytes", Integer.toString(s.linkRangeBytes()), true);
     field(b, 2, "listing_directories", Integer.toString(s.listingDirectories()), true);
-    field(b, 2, "listing_flat_keys", Integer.toString(s.listingFlatKeys()), false);
+    field(b, 2, "listing_flat_keys", Integer.toString(s.listingFlatKeys()), true);
+    field(b, 2, "many_objects", Integer.toString(s.manyObjects()), false);
     b.append("  },\n");
     if (!r.versions().isEmpty()) {
       map(b, "versions", r.versions());

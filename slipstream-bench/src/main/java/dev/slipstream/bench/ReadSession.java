@@ -77,6 +77,14 @@ interface ReadSession extends Closeable {
   ParquetReadOptions parquetOptions();
 
   /**
+   * Whether this reader keeps blocks in a memory pool under a budget ({@code memory.max}): Slipstream's
+   * readers; false (the default) for the others.
+   */
+  default boolean hasMemoryPool() {
+    return false;
+  }
+
+  /**
    * Slipstream's counters of this session's client, by metric name without prefix ({@code shared_hits},
    * {@code shared_bytes_read}, ...), also after {@link #close}; empty for readers that are not Slipstream.
    */

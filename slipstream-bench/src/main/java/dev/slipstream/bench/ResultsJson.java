@@ -63,7 +63,8 @@ public final class ResultsJson {
         (int) s.integer("small_files", d.smallFiles()), (int) s.integer("small_file_bytes", d.smallFileBytes()),
         (int) s.integer("link_range_bytes", d.linkRangeBytes()),
         (int) s.integer("listing_directories", d.listingDirectories()),
-        (int) s.integer("listing_flat_keys", d.listingFlatKeys()));
+        (int) s.integer("listing_flat_keys", d.listingFlatKeys()),
+        (int) s.integer("many_objects", d.manyObjects()));
     List<Result> rows = new ArrayList<>();
     for (Object o : (List<?>) top.get("rows")) {
       if (!(o instanceof Map<?, ?> m)) {

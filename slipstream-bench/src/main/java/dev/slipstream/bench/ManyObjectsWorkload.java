@@ -1,0 +1,207 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.bench;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.zip.CRC32C;
+
+/**
+ * {@code many-objects}: what a long-lived engine's client keeps for every distinct object it reads. One
+ * client (one FileSystem, one Slipstream) reads 10,000 distinct small Parquet objects (100,000 with {@code
+ * --full}; about 5 KB, two row groups each, see {@link ManyObjectsData}), as an engine does: a listing of
+ * each directory of 1,000, then parquet-java opens each file with the status the listing gave and reads
+ * every row group, on {@value #THREADS} threads (an executor's task slots). After every tenth of the
+ * objects the reads pause and the heap is measured after a full GC, less the benchmark's own log of GET
+ * latencies: the curve and its slope ({@link HeapCurve}), fitted from {@value #WARM_UP_PERCENT}% of the
+ * objects on, are the report's heap figures.
+ *
+ * <p>What makes the readers comparable: Slipstream keeps bytes in a memory pool bounded by {@code memory.max}
+ * (at its default here), and a pool filling up is growth by design, not state kept per object. So a reader
+ * with a pool first reads one large object of a quarter of the heap (the largest default memory.max),
+ * untimed and before the first sample: its pool is full when the curve starts, and what grows after that is
+ * per-object state. S3A's streams have no such pool and start at once. Each reader runs once (no warm-up
+ * round): the first {@value #WARM_UP_PERCENT}% of the objects are its warm-up.
+ */
+final class ManyObjectsWorkload implements Workload {
+  static final String NAME = "many-objects";
+  static final String PREFIX = "many/";
+  static final String FILL_KEY = "many-fill/object.bin";
+  static final int PER_DIRECTORY = 1000;
+  static final int THREADS = 16;
+  static final int SAMPLES = 10;
+  static final int WARM_UP_PERCENT = 20;
+
+  private ManyObjectsData data;
+  private int objects;
+  private int perDirectory;
+  private long fillBytes;
+  private long fillCrc;
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public String description() {
+    return String.format(java.util.Locale.ROOT, "%,d distinct Parquet objects of %s (%d row groups, %d rows) read"
+        + " through one client on %d threads, each directory of %,d listed, each object opened with its listed"
+        + " status and read whole by parquet-java; heap after GC every tenth of the objects. Readers with a memory"
+        + " pool first read %s untimed, so the pool is full before the first sample", objects,
+        Report.binary(data.template().length), data.rowGroups(), data.rows(), THREADS, perDirectory,
+        Report.binary(fillBytes));
+  }
+
+  @Override
+  public boolean measuredOnce() {
+    return true;
+  }
+
+  @Override
+  public void upload(Fixture fixture) throws IOException {
+    objects = fixture.sizes().manyObjects();
+    perDirectory = perDirectory(objects);
+    data = ManyObjectsData.generate(fixture.scratch(), fixture.seed());
+    fixture.putMany(objects, this::key, data::object);
+    fillBytes = Runtime.getRuntime().maxMemory() / 4;
+    fillCrc = fixture.putGenerated(FILL_KEY, fixture.seed() + 41, fillBytes);
+  }
+
+  /** Objects per directory: 1,000, fewer so that there are at least {@value #SAMPLES} directories. */
+  static int perDirectory(int objects) {
+    return Math.max(1, Math.min(PER_DIRECTORY, (objects + SAMPLES - 1) / SAMPLES));
+  }
+
+  String key(int i) {
+    return directory(i / perDirectory) + String.format("part-%06d.parquet", i);
+  }
+
+  static String directory(int d) {
+    return PREFIX + String.format("d%04d/", d);
+  }
+
+  /** The object's number, from its key. */
+  static int index(String key) {
+    int at = key.lastIndexOf("part-");
+    return Integer.parseInt(key.substring(at + 5, key.length() - ".parquet".length()));
+  }
+
+  @Override
+  public Run prepare(ReadSession session, Fixture fixture) throws IOException {
+    String fillMismatch = session.hasMemoryPool() ? fill(session) : null;
+    int directories = (objects + perDirectory - 1) / perDirectory;
+    long fitFrom = (long) Math.ceil(objects * WARM_UP_PERCENT / 100.0);
+    AtomicReference<String> mismatch = new AtomicReference<>(fillMismatch);
+    long[] read = new long[1];
+    List<Long> sampledObjects = new ArrayList<>();
+    List<Long> sampledHeap = new ArrayList<>();
+    return new Run() {
+      @Override
+      public long execute() throws IOException {
+        sample(0);
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        long bytes = 0;
+        try {
+          for (int d = 0; d < directories; d++) {
+            List<FileRef> files = session.list(directory(d));
+            List<Future<?>> reads = new ArrayList<>(files.size());
+            for (FileRef f : files) {
+              reads.add(pool.submit(() -> {
+                readOne(f);
+                return null;
+              }));
+            }
+            for (Future<?> r : reads) {
+              await(r);
+            }
+            read[0] += files.size();
+            for (FileRef f : files) {
+              bytes += f.length();
+            }
+            if ((d + 1) * SAMPLES / directories > d * SAMPLES / directories) {
+              sample(read[0]);
+            }
+          }
+        } finally {
+          pool.shutdownNow();
+        }
+        return bytes;
+      }
+
+      private void readOne(FileRef f) throws IOException {
+        ParquetScan.Outcome o = ParquetScan.scan(session.parquetFile(f), session.parquetOptions(), null);
+        String wrong = data.check(index(f.key()), o);
+        if (wrong != null) {
+          mismatch.compareAndSet(null, f.key() + ": " + wrong);
+        }
+      }
+
+      private void sample(long objectsRead) {
+        sampledObjects.add(objectsRead);
+        sampledHeap.add(HeapCurve.heapAfterGc() - fixture.harnessHeap());
+      }
+
+      @Override
+      public String verify() {
+        if (mismatch.get() != null) {
+          return mismatch.get();
+        }
+        return read[0] == objects ? null : "listed and read " + read[0] + " objects, expected " + objects;
+      }
+
+      @Override
+      public HeapCurve heapCurve() {
+        return new HeapCurve(sampledObjects.stream().mapToLong(Long::longValue).toArray(),
+            sampledHeap.stream().mapToLong(Long::longValue).toArray(), fitFrom);
+      }
+    };
+  }
+
+  /** Reads the fill object start to end; null when its bytes were right, else what was wrong. */
+  private String fill(ReadSession session) throws IOException {
+    FileRef ref = session.stat(FILL_KEY);
+    byte[] buf = new byte[1 << 20];
+    CRC32C crc = new CRC32C();
+    long total = 0;
+    try (ObjectStream in = session.open(ref)) {
+      int n;
+      while ((n = in.read(buf, 0, buf.length)) > 0) {
+        crc.update(buf, 0, n);
+        total += n;
+      }
+    }
+    if (total != fillBytes || crc.getValue() != fillCrc) {
+      return "the object read to fill the memory pool (" + FILL_KEY + ") was read with other bytes than its own";
+    }
+    return null;
+  }
+
+  private static void await(Future<?> f) throws IOException {
+    try {
+      f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted while reading the objects");
+    } catch (ExecutionException e) {
+      Throwable c = e.getCause();
+      if (c instanceof IOException io) {
+        throw io;
+      }
+      if (c instanceof RuntimeException re) {
+        throw re;
+      }
+      if (c instanceof Error err) {
+        throw err;
+      }
+      throw new IOException(c);
+    }
+  }
+}
