@@ -67,6 +67,11 @@ public record HeapCurve(long[] objects, long[] heapBytes, long fitFrom) {
     return Arrays.stream(heapBytes).max().orElse(0);
   }
 
+  /** Heap after GC at the last sample. */
+  long lastHeapBytes() {
+    return heapBytes.length == 0 ? 0 : heapBytes[heapBytes.length - 1];
+  }
+
   /** Objects read at the last sample. */
   long lastObjects() {
     return objects.length == 0 ? 0 : objects[objects.length - 1];
