@@ -76,8 +76,9 @@ final class Fixture implements AutoCloseable {
   private java.util.function.LongSupplier harnessHeap = () -> 0;
 
   /**
-   * Heap the benchmark itself holds and lets grow as a run goes (its log of GET latencies): a workload that
-   * measures the heap after GC subtracts it, so that it counts the reader's memory alone.
+   * Before a workload measures the heap after GC: drops what the benchmark keeps and nothing reads, and
+   * returns the bytes of what it keeps and must not drop, which the workload subtracts, so that the heap it
+   * reports is the reader's (see {@link Benchmark}).
    */
   long harnessHeap() {
     return harnessHeap.getAsLong();

@@ -18,9 +18,10 @@ import java.util.zip.CRC32C;
  * client (one FileSystem, one Slipstream) reads 10,000 distinct small Parquet objects (100,000 with {@code
  * --full}; about 5 KB, two row groups each, see {@link ManyObjectsData}), as an engine does: a listing of
  * each directory of 1,000, then parquet-java opens each file with the status the listing gave and reads
- * every row group, on {@value #THREADS} threads (an executor's task slots). After every tenth of the
- * objects the reads pause and the heap is measured after a full GC, less the benchmark's own log of GET
- * latencies: the curve and its slope ({@link HeapCurve}), fitted from {@value #WARM_UP_PERCENT}% of the
+ * every row group, on {@value #THREADS} threads (an executor's task slots). After every twentieth of the
+ * objects the reads pause and the heap is measured after a full GC, less what the benchmark itself holds
+ * (its logs, the link shaper's connection buffers: {@link Fixture#harnessHeap}): the curve and its slope
+ * ({@link HeapCurve}), fitted from {@value #WARM_UP_PERCENT}% of the
  * objects on, are the report's heap figures.
  *
  * <p>What makes the readers comparable: Slipstream keeps bytes in a memory pool bounded by {@code memory.max}
@@ -36,7 +37,7 @@ final class ManyObjectsWorkload implements Workload {
   static final String FILL_KEY = "many-fill/object.bin";
   static final int PER_DIRECTORY = 1000;
   static final int THREADS = 16;
-  static final int SAMPLES = 10;
+  static final int SAMPLES = 20;
   static final int WARM_UP_PERCENT = 20;
 
   private ManyObjectsData data;
@@ -54,7 +55,7 @@ final class ManyObjectsWorkload implements Workload {
   public String description() {
     return String.format(java.util.Locale.ROOT, "%,d distinct Parquet objects of %s (%d row groups, %d rows) read"
         + " through one client on %d threads, each directory of %,d listed, each object opened with its listed"
-        + " status and read whole by parquet-java; heap after GC every tenth of the objects. Readers with a memory"
+        + " status and read whole by parquet-java; heap after GC every twentieth of the objects. Readers with a memory"
         + " pool first read %s untimed, so the pool is full before the first sample", objects,
         Report.binary(data.template().length), data.rowGroups(), data.rows(), THREADS, perDirectory,
         Report.binary(fillBytes));
@@ -75,9 +76,9 @@ final class ManyObjectsWorkload implements Workload {
     fillCrc = fixture.putGenerated(FILL_KEY, fixture.seed() + 41, fillBytes);
   }
 
-  /** Objects per directory: 1,000, fewer so that there are at least {@value #SAMPLES} directories. */
+  /** Objects per directory: 1,000, fewer so that there are at least ten directories. */
   static int perDirectory(int objects) {
-    return Math.max(1, Math.min(PER_DIRECTORY, (objects + SAMPLES - 1) / SAMPLES));
+    return Math.max(1, Math.min(PER_DIRECTORY, (objects + 9) / 10));
   }
 
   String key(int i) {
@@ -109,26 +110,29 @@ final class ManyObjectsWorkload implements Workload {
         sample(0);
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
         long bytes = 0;
+        int samples = 1;
         try {
+          List<Future<?>> reads = new ArrayList<>();
           for (int d = 0; d < directories; d++) {
-            List<FileRef> files = session.list(directory(d));
-            List<Future<?>> reads = new ArrayList<>(files.size());
-            for (FileRef f : files) {
+            for (FileRef f : session.list(directory(d))) {
               reads.add(pool.submit(() -> {
                 readOne(f);
                 return null;
               }));
-            }
-            for (Future<?> r : reads) {
-              await(r);
-            }
-            read[0] += files.size();
-            for (FileRef f : files) {
+              read[0]++;
               bytes += f.length();
+              if (read[0] >= (long) objects * samples / SAMPLES) { // the reads pause for a sample
+                for (Future<?> r : reads) {
+                  await(r);
+                }
+                reads.clear();
+                sample(read[0]);
+                samples++;
+              }
             }
-            if ((d + 1) * SAMPLES / directories > d * SAMPLES / directories) {
-              sample(read[0]);
-            }
+          }
+          for (Future<?> r : reads) {
+            await(r);
           }
         } finally {
           pool.shutdownNow();
@@ -145,8 +149,9 @@ final class ManyObjectsWorkload implements Workload {
       }
 
       private void sample(long objectsRead) {
+        long harness = fixture.harnessHeap(); // first: it drops what the benchmark keeps for nothing
         sampledObjects.add(objectsRead);
-        sampledHeap.add(HeapCurve.heapAfterGc() - fixture.harnessHeap());
+        sampledHeap.add(HeapCurve.heapAfterGc() - harness);
       }
 
       @Override

@@ -70,7 +70,7 @@ final class BenchCommand implements Callable<Integer> {
           + " installed); and spark-sql (real Spark from PyPI, run by"
           + " slipstream-bench/spark/run_spark_sql.py: needs python3 and a download of Spark). Default: all but"
           + " the Slipstream variants and spark-sql. many-objects (the heap a client keeps per distinct object"
-          + " read: 10,000 small Parquet objects through one client, heap after GC every tenth; one run per"
+          + " read: 10,000 small Parquet objects through one client, heap after GC every twentieth; one run per"
           + " reader, several minutes each) runs only when named.")
   List<String> workloads;
 
