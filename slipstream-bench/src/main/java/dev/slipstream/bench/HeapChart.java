@@ -11,12 +11,15 @@ import java.util.Locale;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.block.BlockBorder;
+import org.jfree.chart.plot.ValueMarker;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.chart.title.LegendTitle;
 import org.jfree.chart.title.TextTitle;
+import org.jfree.chart.ui.RectangleAnchor;
 import org.jfree.chart.ui.RectangleEdge;
 import org.jfree.chart.ui.RectangleInsets;
+import org.jfree.chart.ui.TextAnchor;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
@@ -66,6 +69,15 @@ final class HeapChart {
     plot.setRangeGridlinePaint(new Color(0xdd, 0xdd, 0xdd));
     plot.setDomainGridlinePaint(new Color(0xee, 0xee, 0xee));
     plot.setAxisOffset(RectangleInsets.ZERO_INSETS);
+    if (fitFrom > 0) { // where the fitted part of the curves begins
+      ValueMarker start = new ValueMarker(fitFrom, new Color(0x88, 0x88, 0x88), new BasicStroke(1.2f,
+          BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {5f, 4f}, 0f));
+      start.setLabel("fitted from here");
+      start.setLabelFont(Charts.font(Font.PLAIN, 12));
+      start.setLabelAnchor(RectangleAnchor.TOP_RIGHT);
+      start.setLabelTextAnchor(TextAnchor.TOP_LEFT);
+      plot.addDomainMarker(start);
+    }
 
     JFreeChart chart = new JFreeChart(workload + ": heap after GC as objects are read", Charts.font(Font.BOLD, 17),
         plot, true);
