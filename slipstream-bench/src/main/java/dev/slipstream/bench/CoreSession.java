@@ -120,8 +120,8 @@ final class CoreSession implements ReadSession {
   }
 
   @Override
-  public boolean hasMemoryPool() {
-    return true;
+  public long memoryPoolBytes() {
+    return slipstream.memoryHeld();
   }
 
   @Override

@@ -178,8 +178,8 @@ final class HadoopSession implements ReadSession {
   }
 
   @Override
-  public boolean hasMemoryPool() {
-    return fs instanceof SlipstreamS3AFileSystem;
+  public long memoryPoolBytes() {
+    return fs instanceof SlipstreamS3AFileSystem sfs ? sfs.getSlipstreamMemoryHeld() : 0;
   }
 
   /** The {@code slipstream_*} counters of Slipstream's FileSystem (its IOStatistics), prefix removed. */

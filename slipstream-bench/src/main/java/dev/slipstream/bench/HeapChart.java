@@ -74,6 +74,7 @@ final class HeapChart {
           BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {5f, 4f}, 0f));
       start.setLabel("fitted from here");
       start.setLabelFont(Charts.font(Font.PLAIN, 12));
+      start.setLabelBackgroundColor(Color.WHITE);
       start.setLabelAnchor(RectangleAnchor.TOP_RIGHT);
       start.setLabelTextAnchor(TextAnchor.TOP_LEFT);
       plot.addDomainMarker(start);

@@ -77,11 +77,11 @@ interface ReadSession extends Closeable {
   ParquetReadOptions parquetOptions();
 
   /**
-   * Whether this reader keeps blocks in a memory pool under a budget ({@code memory.max}): Slipstream's
-   * readers; false (the default) for the others.
+   * Bytes of block buffers this reader's memory pool holds (Slipstream's {@code memory.max} bounds them): in
+   * use, free or kept by its memory cache. 0 (the default) for readers without such a pool.
    */
-  default boolean hasMemoryPool() {
-    return false;
+  default long memoryPoolBytes() {
+    return 0;
   }
 
   /**

@@ -35,7 +35,8 @@
  *
  * <p>One workload measures memory, not speed: {@code many-objects} ({@link dev.slipstream.bench.ManyObjectsWorkload})
  * reads thousands of distinct small Parquet objects through one client per reader, once, and samples the heap
- * after a full GC as it goes ({@link dev.slipstream.bench.HeapCurve}); the report adds the growth per object and
+ * after a full GC as it goes, less Slipstream's memory pool, which {@code memory.max} bounds
+ * ({@link dev.slipstream.bench.HeapCurve}); the report adds the growth per object and
  * a chart of the curve ({@link dev.slipstream.bench.HeapChart}).
  */
 package dev.slipstream.bench;
