@@ -53,7 +53,8 @@ final class ManyObjectsWorkload implements Workload {
     return String.format(java.util.Locale.ROOT, "%,d distinct Parquet objects of %s (%d row groups, %d rows) read"
         + " through one client on %d threads, each directory of %,d listed, each object opened with its listed"
         + " status and read whole by parquet-java; heap after GC every twentieth of the objects, less the buffers"
-        + " of Slipstream's memory pool (memory.max bounds them)", objects, Report.binary(data.template().length),
+        + " of Slipstream's memory pool (memory.max bounds them); one run per reader, whatever the rounds, its"
+        + " first fifth the warm-up", objects, Report.binary(data.template().length),
         data.rowGroups(), data.rows(), THREADS, perDirectory);
   }
 
