@@ -149,6 +149,14 @@ public final class Slipstream implements AutoCloseable {
     return resources.pool.keptBytes();
   }
 
+  /**
+   * Bytes of block buffers that exist in this client's memory pool: handed out, free for reuse, or kept by the
+   * memory cache; at most {@link #memoryBudget()}. What the pool holds of the heap, whatever it holds it for.
+   */
+  public long memoryHeld() {
+    return resources.pool.allocatedBytes();
+  }
+
   /** The memory budget this client's pool works under. */
   public long memoryBudget() {
     return resources.pool.budget();

@@ -71,6 +71,7 @@ class MemoryCacheTest {
     try (Slipstream client = client("16M")) {
       readAll(client, "again", OpenOptions.NONE, 3);
       assertThat(client.memoryInUse()).as("kept bytes are free memory").isZero();
+      assertThat(client.memoryHeld()).as("yet the pool holds them").isBetween(size, client.memoryBudget());
 
       try (SlipstreamInputStream in = client.open(loc("again"))) {
         byte[] all = in.readAllBytes();

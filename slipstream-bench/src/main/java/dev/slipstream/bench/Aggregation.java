@@ -73,7 +73,15 @@ final class Aggregation {
         Math.round(median(measured, Measurement::bytesUsed)),
         verified,
         Result.GetLatency.of(concat(measured, m -> m.latencies().firstByteNanos()),
-            concat(measured, m -> m.latencies().totalNanos())));
+            concat(measured, m -> m.latencies().totalNanos())),
+        medianCurve(measured));
+  }
+
+  /** The heap curve of the measured run with the median growth per object; null where none sampled one. */
+  static HeapCurve medianCurve(List<Measurement> measured) {
+    List<HeapCurve> curves = measured.stream().map(Measurement::heap).filter(java.util.Objects::nonNull)
+        .sorted(java.util.Comparator.comparingDouble(HeapCurve::bytesPerObject)).toList();
+    return curves.isEmpty() ? null : curves.get((curves.size() - 1) / 2);
   }
 
   /** Fills in each row's ratio to S3A classic's throughput on the same workload. */

@@ -68,6 +68,7 @@ public final class Benchmark {
            Fixture fixture = new Fixture(new Uploader(server.endpoint(), BUCKET), options.seed(), options.sizes(), scratch)) {
         server.createBucket(BUCKET);
         RequestCounter counter = RequestCounter.attach(shaper, BUCKET);
+        fixture.harnessHeap(() -> harnessHeap(shaper, counter));
         List<Workload> workloads = new ArrayList<>();
         for (String name : options.workloads()) {
           Workload w = Workloads.create(name);
@@ -92,15 +93,16 @@ public final class Benchmark {
           Workload w = workloads.get(wi);
           log.printf("[%d/%d] %s: %s%n", wi + 1, workloads.size(), w.name(), w.description());
           Map<String, List<Measurement>> byReader = new LinkedHashMap<>();
-          int rounds = options.warmups() + options.runs();
-          for (int round = 0; round < rounds; round++) {
-            boolean warmup = round < options.warmups();
+          int warmups = w.measuredOnce() ? 0 : options.warmups();
+          int runs = w.measuredOnce() ? 1 : options.runs();
+          for (int round = 0; round < warmups + runs; round++) {
+            boolean warmup = round < warmups;
             for (String name : options.readers()) {
               if (unavailable.containsKey(name) || w.notApplicable(name) != null) {
                 continue;
               }
-              String label = warmup ? String.format("warm-up %d/%d", round + 1, options.warmups())
-                  : String.format("run %d/%d", round - options.warmups() + 1, options.runs());
+              String label = warmup ? String.format("warm-up %d/%d", round + 1, warmups)
+                  : String.format("run %d/%d", round - warmups + 1, runs);
               Measurement m = runner.run(Readers.byName(name), w, warmup, label + " " + name);
               byReader.computeIfAbsent(name, k -> new ArrayList<>()).add(m);
               log.println("  " + Report.progressLine(label, m));
@@ -128,6 +130,22 @@ public final class Benchmark {
     } finally {
       deleteTree(work);
     }
+  }
+
+  /**
+   * Bytes the shaper holds for each client connection it relays: its two 64 KiB relay buffers (the client's
+   * side and the buffered stream to the server) and two 8 KiB header buffers.
+   */
+  static final long SHAPER_BYTES_PER_CONNECTION = 144L << 10;
+
+  /**
+   * What the benchmark's own objects hold of the heap, for a workload that measures it: the link shaper's log
+   * of recent requests (up to 10,000 with their headers, which nothing here reads) is dropped; the log of GET
+   * latencies and the shaper's buffers of the connections open now are counted.
+   */
+  private static long harnessHeap(LinkShaper shaper, RequestCounter counter) {
+    shaper.clearRequestLog();
+    return counter.retainedBytes() + shaper.openClientConnections() * SHAPER_BYTES_PER_CONNECTION;
   }
 
   /** Sets up each reader once; one that cannot be set up is reported with the reason, never dropped. */
@@ -204,7 +222,7 @@ public final class Benchmark {
         }
       }
       return new Measurement(workload.name(), reader.name(), warmup, nanos, used, fetched, requests,
-          counter.latenciesSince(latencyMark), resources, error, mismatch);
+          counter.latenciesSince(latencyMark), resources, error, mismatch, error == null ? run.heapCurve() : null);
     }
 
     private void closeQuietly(ReadSession session) {

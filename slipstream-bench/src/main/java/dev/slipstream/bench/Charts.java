@@ -24,7 +24,7 @@ import org.jfree.chart.ui.RectangleInsets;
 /**
  * The report's charts, drawn with JFreeChart without a display into PNG images at twice their size (sharp
  * on high-density screens): the speed-up against S3A classic across workloads, one chart per workload
- * (see {@link WorkloadChart}), CPU seconds per GB and the fraction of the link capacity across workloads,
+ * (see {@link WorkloadChart}) and, where a workload sampled it, its heap after GC ({@link HeapChart}), CPU seconds per GB and the fraction of the link capacity across workloads,
  * and with a baseline the change against it. Also the fonts and plot style the charts share.
  */
 final class Charts {
@@ -73,6 +73,9 @@ final class Charts {
     }
     for (String w : workloads) {
       charts.add(encode(w + ": MB/s", "mbps-" + w + ".png", w, WorkloadChart.draw(r, w)));
+      if (HeapChart.has(r, w)) {
+        charts.add(encode(w + ": heap after GC", "heap-" + w + ".png", w, HeapChart.draw(r, w)));
+      }
     }
     charts.add(encode("CPU seconds per GB", CPU, null, GroupedBars.draw("CPU seconds per GB read, by workload (log scale)",
         "the benchmark JVM's CPU less the link shaper's threads, per GB used (median); shorter is better",

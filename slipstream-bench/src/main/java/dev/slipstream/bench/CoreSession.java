@@ -120,6 +120,11 @@ final class CoreSession implements ReadSession {
   }
 
   @Override
+  public long memoryPoolBytes() {
+    return slipstream.memoryHeld();
+  }
+
+  @Override
   public java.util.Map<String, Long> slipstreamCounters() {
     return slipstream.statistics().snapshot();
   }

@@ -7,7 +7,8 @@ package dev.slipstream.bench;
 final class CsvReport {
   static final String HEADER = "workload,reader,status,reason,runs,mbps,mbps_min,mbps_max,seconds,ratio_vs_s3a_classic,"
       + "link_fraction,cpu_s_per_gb,peak_heap_mb,peak_direct_mb,gets,heads,lists,bytes_fetched,bytes_used,"
-      + "fetched_per_used,dollars_per_tb_used,verified,get_first_byte_p50_ms,get_first_byte_p99_ms,get_total_p50_ms,get_total_p99_ms";
+      + "fetched_per_used,dollars_per_tb_used,verified,get_first_byte_p50_ms,get_first_byte_p99_ms,get_total_p50_ms,get_total_p99_ms,"
+      + "heap_bytes_per_object,heap_after_gc_peak_mb";
 
   private CsvReport() {}
 
@@ -21,7 +22,9 @@ final class CsvReport {
           Long.toString(x.bytesUsed()), num(x.fetchedPerUsed()), num(x.dollarsPerTbUsed()),
           Boolean.toString(x.verified()),
           num(x.latency().firstByteP50Ms()), num(x.latency().firstByteP99Ms()), num(x.latency().totalP50Ms()),
-          num(x.latency().totalP99Ms()))).append('\n');
+          num(x.latency().totalP99Ms()),
+          x.heap() == null ? "" : num(x.heap().bytesPerObject()),
+          x.heap() == null ? "" : num(x.heap().peakBytes() / 1048576.0))).append('\n');
     }
     return b.toString();
   }

@@ -68,6 +68,26 @@ final class Fixture implements AutoCloseable {
     uploader.putSmall(sizes);
   }
 
+  /** Puts {@code count} objects, each made as it goes up (see {@link Uploader#putMany}). */
+  void putMany(int count, java.util.function.IntFunction<String> key, java.util.function.IntFunction<byte[]> body) {
+    uploader.putMany(count, key, body);
+  }
+
+  private java.util.function.LongSupplier harnessHeap = () -> 0;
+
+  /**
+   * Before a workload measures the heap after GC: drops what the benchmark keeps and nothing reads, and
+   * returns the bytes of what it keeps and must not drop, which the workload subtracts, so that the heap it
+   * reports is the reader's (see {@link Benchmark}).
+   */
+  long harnessHeap() {
+    return harnessHeap.getAsLong();
+  }
+
+  void harnessHeap(java.util.function.LongSupplier bytes) {
+    this.harnessHeap = bytes;
+  }
+
   /** The Parquet file, generated locally and uploaded on first use. */
   ParquetDataSet parquet(String key) throws IOException {
     if (parquet == null) {

@@ -177,6 +177,11 @@ final class HadoopSession implements ReadSession {
     return HadoopReadOptions.builder(conf).build();
   }
 
+  @Override
+  public long memoryPoolBytes() {
+    return fs instanceof SlipstreamS3AFileSystem sfs ? sfs.getSlipstreamMemoryHeld() : 0;
+  }
+
   /** The {@code slipstream_*} counters of Slipstream's FileSystem (its IOStatistics), prefix removed. */
   @Override
   public java.util.Map<String, Long> slipstreamCounters() {

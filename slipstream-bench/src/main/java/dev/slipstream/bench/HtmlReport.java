@@ -207,7 +207,36 @@ final class HtmlReport {
       }
       b.append("<td>").append(x.ok() ? "verified" : esc(x.status() + ": " + x.reason())).append("</td></tr>\n");
     }
-    b.append("</tbody>\n</table></div>\n</section>\n");
+    b.append("</tbody>\n</table></div>\n");
+    if (HeapChart.has(r, w)) {
+      heapTable(b, r, w);
+    }
+    b.append("</section>\n");
+  }
+
+  /** Heap after GC as the objects were read: first and last sample, peak, and the growth per object. */
+  private static void heapTable(StringBuilder b, Results r, String w) {
+    b.append("<div class=\"scroll\"><table class=\"results\">\n<thead><tr><th>reader</th><th>objects</th>"
+        + "<th title=\"heap in use after a full GC, before the first object and after the last\">heap after GC,"
+        + " MiB</th><th>peak after GC, MiB</th><th title=\"least-squares slope of heap after GC over objects read,"
+        + " from the objects named on\">growth per object</th><th>fitted from</th></tr></thead>\n<tbody>\n");
+    for (String reader : r.readers().keySet()) {
+      Result x = r.row(w, reader);
+      if (x == null || x.heap() == null) {
+        continue;
+      }
+      HeapCurve h = x.heap();
+      long[] bytes = h.heapBytes();
+      b.append("<tr").append(reader.startsWith(Readers.SLIPSTREAM) ? " class=\"ours\"" : "").append("><th>")
+          .append(swatch(reader)).append(esc(reader)).append("</th>")
+          .append(td(String.format(java.util.Locale.ROOT, "%,d", h.lastObjects())))
+          .append(td(bytes.length == 0 ? "n/a" : Report.num(bytes[0] / 1048576.0, 1) + " \u2192 "
+              + Report.num(bytes[bytes.length - 1] / 1048576.0, 1)))
+          .append(td(Report.num(h.peakBytes() / 1048576.0, 1)))
+          .append(td(HeapChart.perObject(h.bytesPerObject())))
+          .append(td(String.format(java.util.Locale.ROOT, "%,d objects", h.fitFrom()))).append("</tr>\n");
+    }
+    b.append("</tbody>\n</table></div>\n");
   }
 
   private static String changeCell(Comparison.Change ch) {

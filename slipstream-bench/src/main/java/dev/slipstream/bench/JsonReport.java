@@ -9,8 +9,8 @@ import java.util.Map;
 /**
  * {@code results.json}: an object with the run's context ({@code profile}, {@code link_capacity_mbps},
  * date, machine, command, sizes, the versions of what was compared, readers, workloads) and {@code rows},
- * one object per workload and reader with the fields of {@link Result} in snake case. Numbers that could
- * not be measured are null. {@link ResultsJson} reads it back.
+ * one object per workload and reader with the fields of {@link Result} in snake case, and {@code
+ * heap_after_gc} where a workload sampled it. Numbers that could not be measured are null. {@link ResultsJson} reads it back.
  */
 final class JsonReport {
   private JsonReport() {}
@@ -37,7 +37,8 @@ final class JsonReport {
     field(b, 2, "small_file_bytes", Integer.toString(s.smallFileBytes()), true);
     field(b, 2, "link_range_bytes", Integer.toString(s.linkRangeBytes()), true);
     field(b, 2, "listing_directories", Integer.toString(s.listingDirectories()), true);
-    field(b, 2, "listing_flat_keys", Integer.toString(s.listingFlatKeys()), false);
+    field(b, 2, "listing_flat_keys", Integer.toString(s.listingFlatKeys()), true);
+    field(b, 2, "many_objects", Integer.toString(s.manyObjects()), false);
     b.append("  },\n");
     if (!r.versions().isEmpty()) {
       map(b, "versions", r.versions());
@@ -73,10 +74,32 @@ final class JsonReport {
       field(b, 3, "get_first_byte_p50_ms", num(x.latency().firstByteP50Ms()), true);
       field(b, 3, "get_first_byte_p99_ms", num(x.latency().firstByteP99Ms()), true);
       field(b, 3, "get_total_p50_ms", num(x.latency().totalP50Ms()), true);
-      field(b, 3, "get_total_p99_ms", num(x.latency().totalP99Ms()), false);
+      field(b, 3, "get_total_p99_ms", num(x.latency().totalP99Ms()), x.heap() != null);
+      if (x.heap() != null) {
+        heap(b, x.heap());
+      }
       b.append("    }");
     }
     return b.append("\n  ]\n}\n").toString();
+  }
+
+  /** {@code heap_after_gc}: the samples (objects read, heap bytes after GC) and the fit over them. */
+  private static void heap(StringBuilder b, HeapCurve h) {
+    b.append("      \"heap_after_gc\": {\n");
+    field(b, 4, "objects", longs(h.objects()), true);
+    field(b, 4, "bytes", longs(h.heapBytes()), true);
+    field(b, 4, "fit_from_objects", Long.toString(h.fitFrom()), true);
+    field(b, 4, "bytes_per_object", num(h.bytesPerObject()), true);
+    field(b, 4, "peak_bytes", Long.toString(h.peakBytes()), false);
+    b.append("      }\n");
+  }
+
+  private static String longs(long[] v) {
+    StringBuilder b = new StringBuilder("[");
+    for (int i = 0; i < v.length; i++) {
+      b.append(i == 0 ? "" : ", ").append(v[i]);
+    }
+    return b.append(']').toString();
   }
 
   private static void map(StringBuilder b, String name, Map<String, String> m) {

@@ -84,12 +84,36 @@ final class MarkdownReport {
             .append(" | ").append(x.ok() ? "verified" : x.status() + ": " + x.reason().replace("|", "\\|"))
             .append(" |\n");
       }
+      if (HeapChart.has(r, w)) {
+        heapTable(b, r, w);
+      }
     }
     if (!charts.isEmpty()) {
       b.append("\n## Charts\n\n");
       charts.forEach((title, file) -> b.append("![").append(title).append("](").append(file).append(")\n\n"));
     }
     return b.toString();
+  }
+
+  /** Heap after GC as the objects were read, by reader: first and last sample, peak, growth per object. */
+  private static void heapTable(StringBuilder b, Results r, String w) {
+    b.append("\nHeap in use after a full GC as the objects were read (MiB):\n\n")
+        .append("| reader | objects | heap after GC, first → last | peak after GC | growth per object | fitted from |\n")
+        .append("|---|---:|---:|---:|---:|---:|\n");
+    for (String reader : r.readers().keySet()) {
+      Result x = r.row(w, reader);
+      if (x == null || x.heap() == null) {
+        continue;
+      }
+      HeapCurve h = x.heap();
+      long[] bytes = h.heapBytes();
+      b.append("| ").append(reader).append(" | ").append(String.format(java.util.Locale.ROOT, "%,d", h.lastObjects()))
+          .append(" | ").append(bytes.length == 0 ? "n/a" : Report.num(bytes[0] / 1048576.0, 1) + " → "
+              + Report.num(bytes[bytes.length - 1] / 1048576.0, 1))
+          .append(" | ").append(Report.num(h.peakBytes() / 1048576.0, 1))
+          .append(" | ").append(HeapChart.perObject(h.bytesPerObject()))
+          .append(" | ").append(String.format(java.util.Locale.ROOT, "%,d objects", h.fitFrom())).append(" |\n");
+    }
   }
 
   /** "21 / 45, 180 / 330": p50 / p99 of the first byte, then of the whole GET, in ms; "-" without GETs. */

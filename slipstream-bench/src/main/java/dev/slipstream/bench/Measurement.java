@@ -9,6 +9,7 @@ package dev.slipstream.bench;
  * @param latencies first-byte and total time of each object GET of the run, as the link shaper saw them
  * @param error null when the run completed, else why it did not
  * @param mismatch null when every byte read was right (or the run did not complete), else what differed
+ * @param heap the heap after GC the run sampled as it went, or null (see {@link Workload.Run#heapCurve()})
  */
 record Measurement(
     String workload,
@@ -21,7 +22,15 @@ record Measurement(
     RequestCounter.GetLatencies latencies,
     ResourceMeter.Reading resources,
     String error,
-    String mismatch) {
+    String mismatch,
+    HeapCurve heap) {
+
+  Measurement(String workload, String reader, boolean warmup, long nanos, long bytesUsed, long bytesFetched,
+      RequestCounter.Counts requests, RequestCounter.GetLatencies latencies, ResourceMeter.Reading resources,
+      String error, String mismatch) {
+    this(workload, reader, warmup, nanos, bytesUsed, bytesFetched, requests, latencies, resources, error, mismatch,
+        null);
+  }
 
   boolean ok() {
     return error == null && mismatch == null;

@@ -77,6 +77,14 @@ interface ReadSession extends Closeable {
   ParquetReadOptions parquetOptions();
 
   /**
+   * Bytes of block buffers this reader's memory pool holds (Slipstream's {@code memory.max} bounds them): in
+   * use, free or kept by its memory cache. 0 (the default) for readers without such a pool.
+   */
+  default long memoryPoolBytes() {
+    return 0;
+  }
+
+  /**
    * Slipstream's counters of this session's client, by metric name without prefix ({@code shared_hits},
    * {@code shared_bytes_read}, ...), also after {@link #close}; empty for readers that are not Slipstream.
    */

@@ -44,6 +44,15 @@ public final class Report {
           num(x.peakHeapMb(), 0), x.gets(), x.heads(), x.lists(), num(x.fetchedPerUsed(), 2),
           x.ok() ? "ok, bytes verified" : x.status() + ": " + x.reason()));
     }
+    for (Result x : r.rows()) {
+      if (x.heap() != null) {
+        HeapCurve h = x.heap();
+        b.append(String.format(Locale.ROOT, "%s, %s: heap after GC %s MiB at %,d objects (peak %s MiB), growth %s"
+            + " (fitted from %,d objects)%n", x.workload(), x.reader(),
+            num(h.lastHeapBytes() / 1048576.0, 1), h.lastObjects(),
+            num(h.peakBytes() / 1048576.0, 1), HeapChart.perObject(h.bytesPerObject()), h.fitFrom()));
+      }
+    }
     return b.toString();
   }
 

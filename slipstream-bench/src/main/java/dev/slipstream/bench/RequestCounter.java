@@ -62,6 +62,14 @@ final class RequestCounter {
     return latencies.since(mark);
   }
 
+  /**
+   * Heap this counter holds for its log of GET latencies (16 bytes a GET, in arrays that double): the
+   * benchmark's own memory, which a workload that measures the heap subtracts.
+   */
+  long retainedBytes() {
+    return latencies.retainedBytes();
+  }
+
   /** First-byte and total nanoseconds of object GETs, one pair per GET. */
   record GetLatencies(long[] firstByteNanos, long[] totalNanos) {
     static final GetLatencies NONE = new GetLatencies(new long[0], new long[0]);
@@ -85,6 +93,10 @@ final class RequestCounter {
 
     synchronized int size() {
       return size;
+    }
+
+    synchronized long retainedBytes() {
+      return 16L * first.length;
     }
 
     synchronized GetLatencies since(int mark) {

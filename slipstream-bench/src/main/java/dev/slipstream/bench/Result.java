@@ -32,6 +32,8 @@ package dev.slipstream.bench;
  * @param verified every run, warm-ups included, read exactly the source's bytes
  * @param latency first-byte and total time of the object GETs of the measured runs, as the link shaper saw
  *     them alike for every reader (NaN when there were none, or the results predate it)
+ * @param heap heap after GC against objects read, for a workload that samples it ({@code many-objects});
+ *     null for the others
  */
 public record Result(
     String workload,
@@ -54,7 +56,17 @@ public record Result(
     long bytesFetched,
     long bytesUsed,
     boolean verified,
-    GetLatency latency) {
+    GetLatency latency,
+    HeapCurve heap) {
+
+  /** A row without a heap curve: every workload but {@code many-objects}. */
+  public Result(String workload, String reader, String status, String reason, int runs, double mbps, double mbpsMin,
+      double mbpsMax, double seconds, double ratioVsS3aClassic, double linkFraction, double cpuSecondsPerGb,
+      double peakHeapMb, double peakDirectMb, long gets, long heads, long lists, long bytesFetched, long bytesUsed,
+      boolean verified, GetLatency latency) {
+    this(workload, reader, status, reason, runs, mbps, mbpsMin, mbpsMax, seconds, ratioVsS3aClassic, linkFraction,
+        cpuSecondsPerGb, peakHeapMb, peakDirectMb, gets, heads, lists, bytesFetched, bytesUsed, verified, latency, null);
+  }
 
   public static final String OK = "ok";
   public static final String FAILED = "failed";
@@ -117,6 +129,7 @@ public record Result(
 
   Result withRatio(double ratio) {
     return new Result(workload, reader, status, reason, runs, mbps, mbpsMin, mbpsMax, seconds, ratio, linkFraction,
-        cpuSecondsPerGb, peakHeapMb, peakDirectMb, gets, heads, lists, bytesFetched, bytesUsed, verified, latency);
+        cpuSecondsPerGb, peakHeapMb, peakDirectMb, gets, heads, lists, bytesFetched, bytesUsed, verified, latency,
+        heap);
   }
 }

@@ -63,7 +63,8 @@ public final class ResultsJson {
         (int) s.integer("small_files", d.smallFiles()), (int) s.integer("small_file_bytes", d.smallFileBytes()),
         (int) s.integer("link_range_bytes", d.linkRangeBytes()),
         (int) s.integer("listing_directories", d.listingDirectories()),
-        (int) s.integer("listing_flat_keys", d.listingFlatKeys()));
+        (int) s.integer("listing_flat_keys", d.listingFlatKeys()),
+        (int) s.integer("many_objects", d.manyObjects()));
     List<Result> rows = new ArrayList<>();
     for (Object o : (List<?>) top.get("rows")) {
       if (!(o instanceof Map<?, ?> m)) {
@@ -82,7 +83,7 @@ public final class ResultsJson {
           x.number("peak_heap_mb"), x.number("peak_direct_mb"), x.integer("gets"), x.integer("heads"),
           x.integer("lists"), x.integer("bytes_fetched"), x.integer("bytes_used"), x.bool("verified"),
           new Result.GetLatency(x.number("get_first_byte_p50_ms"), x.number("get_first_byte_p99_ms"),
-              x.number("get_total_p50_ms"), x.number("get_total_p99_ms"))));
+              x.number("get_total_p50_ms"), x.number("get_total_p99_ms")), heap(m.get("heap_after_gc"))));
     }
     String date = f.text("date");
     Instant started = date.isEmpty() ? Instant.EPOCH : Instant.parse(date);
@@ -98,6 +99,29 @@ public final class ResultsJson {
         f.text("command"), sizes, (int) f.integer("warmups"), (int) f.integer("runs"), readers, workloads, rows,
         f.strings("versions"));
     return new Loaded(r, file, new ArrayList<>(f.missing));
+  }
+
+  /** A row's {@code heap_after_gc}, which only workloads that sample the heap have; null without it. */
+  private static HeapCurve heap(Object o) throws IOException {
+    if (!(o instanceof Map<?, ?> h)) {
+      return null;
+    }
+    if (!(h.get("objects") instanceof List<?> objects) || !(h.get("bytes") instanceof List<?> bytes)
+        || objects.size() != bytes.size() || !(h.get("fit_from_objects") instanceof Double fitFrom)) {
+      throw new IOException("heap_after_gc of a row lacks objects, bytes of the same length, or fit_from_objects");
+    }
+    return new HeapCurve(longs(objects), longs(bytes), Math.round(fitFrom));
+  }
+
+  private static long[] longs(List<?> values) throws IOException {
+    long[] out = new long[values.size()];
+    for (int i = 0; i < out.length; i++) {
+      if (!(values.get(i) instanceof Double d)) {
+        throw new IOException("heap_after_gc holds a value that is not a number: " + values.get(i));
+      }
+      out[i] = Math.round(d);
+    }
+    return out;
   }
 
   @SuppressWarnings("unchecked")

@@ -45,6 +45,14 @@ interface Workload {
     return false;
   }
 
+  /**
+   * Whether each reader runs this workload once, without warm-up, whatever the benchmark's rounds: a run
+   * that is long and warms itself up (see {@link ManyObjectsWorkload}). False (the default) for the others.
+   */
+  default boolean measuredOnce() {
+    return false;
+  }
+
   /** Untimed set-up of one run on a fresh session. */
   Run prepare(ReadSession session, Fixture fixture) throws IOException;
 
@@ -66,5 +74,10 @@ interface Workload {
 
     /** After the measured part: null when every byte read was right, else what was wrong. */
     String verify() throws IOException;
+
+    /** The heap after GC the run sampled as it went, or null (the default) where it sampled none. */
+    default HeapCurve heapCurve() {
+      return null;
+    }
   }
 }

@@ -18,9 +18,10 @@ final class Workloads {
    * Run only when asked for: the same reads by Slipstream with one feature off (see {@link SlipstreamVariant}):
    * hedging, to compare with on the heavy-tail profile; the memory cache, on a re-read; blocks in parts, to
    * compare with where one connection is as fast as the link (loopback). And the shared tier
-   * across two hosts ({@link ClusterWorkload}), which needs memcached installed.
+   * across two hosts ({@link ClusterWorkload}), which needs memcached installed. And the heap a client keeps
+   * per object ({@link ManyObjectsWorkload}), whose 10,000 objects take minutes per reader.
    */
-  private static final List<String> ON_REQUEST = List.of(
+  private static final List<String> ON_REQUEST = List.of(ManyObjectsWorkload.NAME,
       SequentialWorkload.NAME + SlipstreamVariant.UNHEDGED.suffix(),
       SequentialWorkload.NAME + SlipstreamVariant.WHOLE_BLOCKS.suffix(),
       ParquetWorkload.FULL + SlipstreamVariant.UNHEDGED.suffix(),
@@ -65,6 +66,7 @@ final class Workloads {
       case ListingWorkload.DIRECTORIES, ListingWorkload.PER_DIRECTORY, ListingWorkload.GLOB, ListingWorkload.RECURSIVE ->
           new ListingWorkload(name);
       case SmallFilesWorkload.BY_PATH -> new SmallFilesWorkload(true);
+      case ManyObjectsWorkload.NAME -> new ManyObjectsWorkload();
       default -> new SmallFilesWorkload(false);
     };
   }

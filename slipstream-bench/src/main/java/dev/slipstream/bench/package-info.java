@@ -32,5 +32,11 @@
  * against the source. The report gives medians with min and max, ratios to S3A classic from the same run,
  * and fractions of the link capacity; a reader that fails or cannot start is a row saying why, never a
  * missing row. Tests check that the report is produced and the bytes right, never timings.
+ *
+ * <p>One workload measures memory, not speed: {@code many-objects} ({@link dev.slipstream.bench.ManyObjectsWorkload})
+ * reads thousands of distinct small Parquet objects through one client per reader, once, and samples the heap
+ * after a full GC as it goes, less Slipstream's memory pool, which {@code memory.max} bounds
+ * ({@link dev.slipstream.bench.HeapCurve}); the report adds the growth per object and
+ * a chart of the curve ({@link dev.slipstream.bench.HeapChart}).
  */
 package dev.slipstream.bench;

@@ -52,8 +52,8 @@ class ResultsJsonTest {
     assertThat(old.results().rows()).hasSize(25);
 
     ResultsJson.Loaded recent = ResultsJson.read(Path.of("..", "docs", "bench", "2026-11-22-default"));
-    assertThat(recent.missing()).containsExactly("rows[].get_first_byte_p50_ms", "rows[].get_first_byte_p99_ms",
-        "rows[].get_total_p50_ms", "rows[].get_total_p99_ms", "versions");
+    assertThat(recent.missing()).containsExactly("sizes.many_objects", "rows[].get_first_byte_p50_ms",
+        "rows[].get_first_byte_p99_ms", "rows[].get_total_p50_ms", "rows[].get_total_p99_ms", "versions");
     assertThat(recent.results().row("sequential", "slipstream").latency()).isEqualTo(Result.GetLatency.NONE);
     assertThat(recent.results().row("listing", "s3a-prefetch").status()).isEqualTo(Result.NOT_APPLICABLE);
   }

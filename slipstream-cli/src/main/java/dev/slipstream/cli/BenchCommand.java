@@ -69,12 +69,14 @@ final class BenchCommand implements Callable<Integer> {
           + " cluster-reread-killed (the shared tier: two hosts and three real memcached servers, which must be"
           + " installed); and spark-sql (real Spark from PyPI, run by"
           + " slipstream-bench/spark/run_spark_sql.py: needs python3 and a download of Spark). Default: all but"
-          + " the Slipstream variants and spark-sql.")
+          + " the Slipstream variants and spark-sql. many-objects (the heap a client keeps per distinct object"
+          + " read: 10,000 small Parquet objects through one client, heap after GC every twentieth; one run per"
+          + " reader, several minutes each) runs only when named.")
   List<String> workloads;
 
   @Option(names = "--full", order = 13,
       description = "Reference sizes: 3.5 GiB sequential object, 917 MB Parquet file in about 16 row groups, 200"
-          + " random reads, 1,000 small files of 256 KiB.")
+          + " random reads, 1,000 small files of 256 KiB, 100,000 objects for many-objects.")
   boolean full;
 
   @Option(names = "--out", paramLabel = "DIR", order = 14,
@@ -116,6 +118,10 @@ final class BenchCommand implements Callable<Integer> {
       description = "Objects of the small-files workload. Default: 64, --full 1000.")
   Integer smallFiles;
 
+  @Option(names = "--many-objects", paramLabel = "N", order = 21,
+      description = "Objects of the many-objects workload. Default: 10000, --full 100000.")
+  Integer manyObjects;
+
   @Option(names = "--debug", order = 41, description = "Print stack traces of errors.")
   boolean debug;
 
@@ -139,6 +145,9 @@ final class BenchCommand implements Callable<Integer> {
       }
       if (smallFiles != null) {
         sizes = sizes.withSmallFiles(smallFiles);
+      }
+      if (manyObjects != null) {
+        sizes = sizes.withManyObjects(manyObjects);
       }
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());

@@ -105,6 +105,14 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     return merged;
   }
 
+  /**
+   * Bytes of block buffers the memory pool this FileSystem reads with holds (see {@link Slipstream#memoryHeld()});
+   * 0 before initialize.
+   */
+  public long getSlipstreamMemoryHeld() {
+    return slipstream == null ? 0 : slipstream.memoryHeld();
+  }
+
   public SlipstreamConfig getSlipstreamConfig() {
     return slipstreamConfig;
   }
