@@ -56,6 +56,15 @@ public final class ReadStatistics {
     return new ReadStatistics(this, false);
   }
 
+  /**
+   * Where a count that comes after this scope is done belongs: a stream's client (the scope this one rolls
+   * up into), or this scope itself when it is a client's or the JVM's. What outlives a stream (bytes the
+   * memory cache keeps from it) counts there, and so holds no reference to the stream's own numbers.
+   */
+  public ReadStatistics lasting() {
+    return parent == null || parent == GLOBAL ? this : parent;
+  }
+
   /** As {@link #child()}, keeping latency histograms of its own too: for a client. */
   public ReadStatistics childWithLatencies() {
     return new ReadStatistics(this, true);

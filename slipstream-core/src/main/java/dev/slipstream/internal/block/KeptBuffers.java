@@ -82,7 +82,9 @@ public final class KeptBuffers {
     if (byName.containsKey(name)) {
       return false;
     }
-    byName.put(name, new Kept(name, buffer, length, stats));
+    // The client's numbers, not the stream's: an entry outlives its stream, and kept by the thousand for small
+    // objects, the streams' statistics it would hold (about 2.5 KB each) would be most of its cost.
+    byName.put(name, new Kept(name, buffer, length, stats == null ? null : stats.lasting()));
     buffer.where = IdleBuffer.Where.KEPT;
     buffer.handedOut = null;
     buffer.keptAs = name;

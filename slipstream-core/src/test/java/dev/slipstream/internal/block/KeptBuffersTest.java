@@ -5,7 +5,9 @@ package dev.slipstream.internal.block;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
+import java.lang.ref.WeakReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -133,5 +135,31 @@ class KeptBuffersTest {
     KeptBuffers.Kept b = pool.pinKept("b");
     assertThat(b).isNotNull();
     pool.unpinKept(b);
+  }
+
+  /**
+   * A kept buffer outlives the stream that read it; for small objects they are kept by the thousand, and
+   * each used to hold its stream's statistics (about 2.5 KB of counters) for as long as it stayed.
+   */
+  @Test
+  @Timeout(60)
+  void aKeptBufferHoldsItsClientsNumbersNotItsStreams() throws Exception {
+    BufferPool pool = new BufferPool(1 << 20);
+    ReadStatistics client = ReadStatistics.global().childWithLatencies();
+    ReadStatistics stream = client.child();
+    pool.release(pool.tryAcquire(64 * 1024), "kept", 100, stream);
+    WeakReference<ReadStatistics> streamStats = new WeakReference<>(stream);
+    stream = null;
+    for (int i = 0; i < 100 && streamStats.get() != null; i++) {
+      System.gc();
+      Thread.sleep(10);
+    }
+    assertThat(streamStats.get()).as("the closed stream's statistics, with its bytes still kept").isNull();
+
+    ReadStatistics another = client.child();
+    pool.release(pool.tryAcquire(64 * 1024), "evicted", 100, another);
+    pool.release(pool.acquire(1 << 20)); // takes every kept buffer
+    assertThat(client.get(Counter.MEMORY_CACHE_EVICTIONS)).as("evictions on the client").isGreaterThanOrEqualTo(1);
+    assertThat(another.get(Counter.MEMORY_CACHE_EVICTIONS)).as("evictions on the stream").isZero();
   }
 }
