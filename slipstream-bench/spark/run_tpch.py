@@ -48,8 +48,8 @@ table": on 4.3.0, Spark's broadcast hash map, 14 pages of 32 MiB, could not grow
 395 of the 1,024 heap regions free but none 64 in a row, as G1 on Java 17 does not move humongous
 objects; the pool held nothing idle then and 45 MiB in use by vectored reads in flight, 24 buffers of
 1.875 MiB). On 4.0.1 q21 ran out of heap in a task, which ended the JVM, so q22 did not run either. At
-1g q9 is at the edge for either reader: Slipstream's q9 ran in one of two repeats, and S3A classic's
-failed the same way in another run that day (docs/benchmarks.md). A job is stopped after --job-timeout
+1g q9 is at the edge for either reader: of Slipstream's repeats, q9 ran in one of two on 4.3.0 and all 22
+ran on 4.0.1, and S3A classic's q9 failed the same way in another run that day (docs/benchmarks.md). A job is stopped after --job-timeout
 seconds; a job whose JVM ends reports none of its steps (the run names it as failed).
 
 With --iceberg (Spark 4.0.1 by default, with iceberg-spark-runtime-4.0 1.10.1): the same local tables
