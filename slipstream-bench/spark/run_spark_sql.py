@@ -17,6 +17,7 @@ import glob
 import json
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import sys
@@ -65,12 +66,20 @@ def s3a_jars(hadoop):
         sys.exit("pyspark ships Hadoop %s; this benchmark knows %s" % (hadoop, ", ".join(HADOOP_LINES)))
     out = WORK / ("s3a-" + hadoop)
     if not out.exists():
-        tmp = WORK / ("deps-" + hadoop)
-        # -am: Slipstream's own modules come from this build, not from an install; jclouds' s3 and sts APIs
-        # (under s3proxy, in the test scope) share names with SDK modules and are left out.
-        mvn("-pl", "slipstream-hadoop", "-am", "-DskipTests", "package", "dependency:copy-dependencies",
-            "-DincludeScope=test", "-DexcludeGroupIds=org.apache.jclouds.api", "-DoutputDirectory=" + str(tmp),
-            profile=HADOOP_LINES[hadoop][0])
+        # slipstream-hadoop's test class path under the Hadoop line's profile: -am resolves Slipstream's own
+        # modules from this build, not from an install, but runs the goal in each of them too, and they
+        # resolve the AWS SDK at the parent's version (2.35 where Hadoop 3.4.1's profile pins 2.24): so the
+        # output directory is relative, one a module (Maven resolves it against each module's directory), and
+        # only slipstream-hadoop's is read. test-compile, not package: the Slipstream jar under test stays the
+        # one built without the profile. Slipstream's modules (classes directories, not jars, before package)
+        # and jclouds' s3 and sts APIs (under s3proxy, in the test scope; they share names with SDK modules)
+        # are left out.
+        rel = "target/s3a-deps-" + hadoop
+        tmp = ROOT / "slipstream-hadoop" / rel
+        shutil.rmtree(tmp, ignore_errors=True)
+        mvn("-pl", "slipstream-hadoop", "-am", "-DskipTests", "test-compile", "dependency:copy-dependencies",
+            "-DincludeScope=test", "-DexcludeGroupIds=org.apache.jclouds.api,dev.slipstream",
+            "-DoutputDirectory=" + rel, profile=HADOOP_LINES[hadoop][0])
         out.mkdir(parents=True)
         for jar in tmp.glob("*.jar"):
             name = jar.name.rsplit("-", 1)[0] if jar.name.count("-") else jar.name

@@ -38,9 +38,19 @@ self-join too) and then opens their files again, and 'load' reads one footer a t
 As the 22 queries share a JVM, what a reader keeps between streams serves later queries: Slipstream's
 memory and disk caches, the analytics stream's cache; S3A classic keeps nothing.
 
-The JVM's heap is 4g (--driver-memory), not the 2g of the spark-sql benchmark's session: at SF1 with 2g,
-Slipstream's memory budget (a quarter of the heap) leaves Spark short (out of heap in q9/q10 or
-q16/q18, q21 thrashing), where S3A classic runs all 22. A job is stopped after --job-timeout seconds.
+The JVM's heap is 4g unless --driver-memory says otherwise. Slipstream's budget is a quarter of the heap
+(memory.max, its Hadoop default); what the pool holds idle (the memory cache, free buffers) yields to the
+heap, so that quarter is no longer held for good as when 2g left Spark short (out of heap in q9/q10 or
+q16/q18). What reads have in flight is never given back. Measured 2026-11-27 at SF1 with
+--driver-memory 1g (2 cores, a busy machine): S3A classic ran all 22 on Spark 4.0.1 and 4.3.0; Slipstream
+ran 21 on 4.3.0 and 19 on 4.0.1. q9 failed on both ("Not enough memory to build and broadcast the
+table": on 4.3.0, Spark's broadcast hash map, 14 pages of 32 MiB, could not grow by a 64 MiB array with
+395 of the 1,024 heap regions free but none 64 in a row, as G1 on Java 17 does not move humongous
+objects; the pool held nothing idle then and 45 MiB in use by vectored reads in flight, 24 buffers of
+1.875 MiB). On 4.0.1 q21 ran out of heap in a task, which ended the JVM, so q22 did not run either. At
+1g q9 is at the edge for either reader: of Slipstream's repeats, q9 ran in one of two on 4.3.0 and all 22
+ran on 4.0.1, and S3A classic's q9 failed the same way in another run that day (docs/benchmarks.md). A job is stopped after --job-timeout
+seconds; a job whose JVM ends reports none of its steps (the run names it as failed).
 
 With --iceberg (Spark 4.0.1 by default, with iceberg-spark-runtime-4.0 1.10.1): the same local tables
 become Iceberg tables of one JDBC catalog on an SQLite file of the run, written once through HadoopFileIO

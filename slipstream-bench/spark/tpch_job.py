@@ -31,7 +31,7 @@ import sys
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from spark_sql_job import builder, link_counters, session  # noqa: E402
+from spark_sql_job import builder, link_counters  # noqa: E402
 import spark_cluster  # noqa: E402
 import tpch_iceberg  # noqa: E402
 
@@ -67,7 +67,13 @@ def digest(rows):
 
 
 def upload(args):
-    spark = session(args, "classic", args.endpoint)
+    # Each file through S3A's output stream (FileSystem's own copyFromLocalFile), not S3A's optimized copy:
+    # that one uploads through the SDK's transfer manager, which with SDK 2.24 (Hadoop 3.4.1's line) asks
+    # for a CRC32 trailer, sent as aws-chunked with STREAMING-UNSIGNED-PAYLOAD-TRAILER, which s3proxy 2.6.0
+    # does not decode (it answers XAmzContentSHA256Mismatch). The output stream's PUT over plain http is
+    # signed in chunks (STREAMING-AWS4-HMAC-SHA256-PAYLOAD), which it does.
+    spark = (builder(args, "classic", args.endpoint)
+             .config("spark.hadoop.fs.s3a.optimized.copy.from.local.enabled", "false").getOrCreate())
     jvm = spark._jvm
     Path = jvm.org.apache.hadoop.fs.Path
     fs = Path(args.base).getFileSystem(spark._jsc.hadoopConfiguration())
