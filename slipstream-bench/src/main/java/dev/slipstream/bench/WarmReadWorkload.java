@@ -7,7 +7,7 @@ import java.io.IOException;
 import java.util.zip.CRC32C;
 
 /**
- * The read path's own CPU per GB in a warm JVM (DESIGN.md, rule 5): a session first reads another object of
+ * The read path's own CPU per GB in a warm JVM (rule 5): a session first reads another object of
  * the same size start to end, untimed (its JIT-compiled code, connections and buffers are then warm), then
  * reads the sequential object the same way, timed, declaring the whole-file read policy, the output
  * discarded: no temp file, whose page-cache cost belongs to neither reader. Its CPU column counts the

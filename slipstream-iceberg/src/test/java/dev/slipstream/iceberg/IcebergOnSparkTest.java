@@ -213,7 +213,7 @@ class IcebergOnSparkTest {
     assertThat(rows("SELECT count(*) FROM ss.db.expiring.snapshots").get(0).getLong(0)).isEqualTo(1);
   }
 
-  /** DESIGN rule 5 through Iceberg: a columnar read fetches the footer and the chunks it needs, no more requests. */
+  /** Rule 5 through Iceberg: a columnar read fetches the footer and the chunks it needs, no more requests. */
   @Test
   void aProjectedQueryMakesNoMoreRequestsPerDataFileThanS3FileIo() throws Exception {
     spark.sql("CREATE TABLE ss.db.wide (id BIGINT, a DOUBLE, b STRING, c BIGINT, d STRING) USING iceberg");
