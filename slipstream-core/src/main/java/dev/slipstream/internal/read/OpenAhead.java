@@ -72,11 +72,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * itself off for this client, drops what it holds, and counts it ({@code open_ahead_disabled}).
  *
  * <p>Threads: none of its own. Fetches run on the shared executor; dropping stale entries happens on
- * the caller's thread at the next hint or open.
- *
- * <p>State: at most {@code openahead.files} prepared blocks (their bytes in the pool, under {@code
- * memory.max}) and {@link #MAX_ORDERS} declared orders, each as long as the caller's own list and
- * dropped once read through or closed. Neither grows with the objects a client reads.
+ * the caller's thread at the next hint or open. State: at most {@code openahead.files} prepared blocks (in the
+ * pool) and {@link #MAX_ORDERS} declared orders, the caller's own lists; neither grows with the objects read.
  */
 public final class OpenAhead implements AutoCloseable {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(OpenAhead.class);
