@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.io.InputFile;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -116,7 +117,9 @@ final class CoreSession implements ReadSession {
 
   @Override
   public ParquetReadOptions parquetOptions() {
-    return ParquetReadOptions.builder().build();
+    // As a program without Hadoop sets them. parquet-java's plain builder() creates a Hadoop Configuration,
+    // and parses its XML resources, on every call; the reader writes to its configuration, so one each.
+    return ParquetReadOptions.builder(new PlainParquetConfiguration()).build();
   }
 
   @Override
