@@ -49,6 +49,9 @@ import java.util.function.LongSupplier;
  * {@link FreeBuffers#IDLE_NANOS} are dropped, at the pool's next call or by a look it schedules while it
  * holds free buffers (so also after the last read). Memory handed out (a stream's blocks, a
  * reader's pin on kept bytes) is held strongly and is never taken back this way.
+ *
+ * <p>The budget and every count of bytes here are of heap taken, which for a large buffer is more than its
+ * length ({@link HeapRegions}): the budget bounds what the pool costs the engine's heap.
  */
 public final class BufferPool {
   private final long budget;
@@ -86,6 +89,8 @@ public final class BufferPool {
   private final IntFunction<byte[]> allocator;
   /** {@link System#nanoTime()}; a seam so that a test can let free buffers wait without waiting. */
   private final LongSupplier clock;
+  /** What a buffer costs the heap; a seam so that a test can take G1's regions of any size. */
+  private final HeapRegions regions;
 
   public BufferPool(long budget) {
     this(budget, byte[]::new, System::nanoTime);
@@ -96,17 +101,32 @@ public final class BufferPool {
   }
 
   BufferPool(long budget, IntFunction<byte[]> allocator, LongSupplier clock) {
+    this(budget, allocator, clock, HeapRegions.current());
+  }
+
+  BufferPool(long budget, IntFunction<byte[]> allocator, LongSupplier clock, HeapRegions regions) {
     if (budget <= 0) {
       throw new IllegalArgumentException("memory budget must be positive: " + budget);
     }
     this.budget = budget;
     this.allocator = allocator;
     this.clock = clock;
+    this.regions = regions;
     this.free = new FreeBuffers(clock.getAsLong());
   }
 
   /** Buffers of odd sizes are rounded up to this, so that they can be reused. */
   public static final int SIZE_UNIT = 64 * 1024;
+
+  /**
+   * What a buffer of {@code size} bytes counts against the budget: the heap it takes ({@link
+   * HeapRegions}); for a buffer that fits the budget, never more than the whole budget, so that a budget
+   * of one block holds one.
+   */
+  private long cost(int size) {
+    long heap = regions.cost(size);
+    return size <= budget ? Math.min(budget, heap) : heap;
+  }
 
   /** {@code bytes} rounded up to a multiple of {@link #SIZE_UNIT}. */
   public static int sizeFor(int bytes) {
@@ -315,7 +335,7 @@ public final class BufferPool {
       if (held == null) {
         throw new IllegalStateException("buffer released twice or not from this pool");
       }
-      inUseBytes -= held.size;
+      inUseBytes -= held.cost;
       long now = clock.getAsLong();
       if (name == null || !kept.put(name, held, length, stats)) {
         free.push(held, now);
@@ -382,6 +402,7 @@ public final class BufferPool {
   }
 
   private byte[] take(int size) {
+    long cost = cost(size);
     expunge();
     free.dropIdle(clock.getAsLong(), false);
     IdleBuffer reused = free.pop(size);
@@ -389,11 +410,11 @@ public final class BufferPool {
       return handOut(reused.handedOut, reused);
     }
     // Make room by dropping free buffers of other sizes, if that is what stands in the way.
-    while (allocated() + size > budget && free.dropAny() >= 0) {
+    while (allocated() + cost > budget && free.dropAny() >= 0) {
       // dropped one
     }
     // Then by giving up kept bytes, least recently used first: a buffer of the right size is reused as it is.
-    while (allocated() + size > budget) {
+    while (allocated() + cost > budget) {
       KeptBuffers.Kept dropped = kept.evictEldest();
       if (dropped == null) {
         break;
@@ -404,10 +425,10 @@ public final class BufferPool {
       dropped.held().where = IdleBuffer.Where.GONE;
       dropped.held().clear();
     }
-    if (allocated() + size <= budget) {
+    if (allocated() + cost <= budget) {
       // Counted only once it exists: an OutOfMemoryError here must not hold budget forever.
       byte[] b = allocator.apply(size);
-      return handOut(b, new IdleBuffer(b, collectorTook));
+      return handOut(b, new IdleBuffer(b, cost, collectorTook));
     }
     return null;
   }
@@ -416,7 +437,7 @@ public final class BufferPool {
     held.where = IdleBuffer.Where.IN_USE;
     held.handedOut = b;
     inUse.put(b, held);
-    inUseBytes += held.size;
+    inUseBytes += held.cost;
     return b;
   }
 

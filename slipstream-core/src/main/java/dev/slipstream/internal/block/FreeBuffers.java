@@ -54,7 +54,7 @@ final class FreeBuffers {
     held.handedOut = null;
     held.freeSince = now;
     ofSize(held.size).push(held);
-    bytes += held.size;
+    bytes += held.cost;
   }
 
   /**
@@ -66,7 +66,7 @@ final class FreeBuffers {
     for (IdleBuffer h; (h = q.poll()) != null; ) {
       byte[] b = h.get();
       if (b != null) {
-        bytes -= size;
+        bytes -= h.cost;
         h.handedOut = b;
         return h;
       }
@@ -82,7 +82,7 @@ final class FreeBuffers {
       if (h != null) {
         boolean counted = h.where == IdleBuffer.Where.FREE;
         drop(h);
-        return counted ? h.size : 0;
+        return counted ? h.cost : 0;
       }
     }
     return -1;
@@ -108,8 +108,8 @@ final class FreeBuffers {
   /** The collector took {@code held}: its bytes are gone (it stays queued until popped or dropped). */
   void cleared(IdleBuffer held) {
     if (held.where == IdleBuffer.Where.FREE) {
-      bytes -= held.size;
-      collected += held.size;
+      bytes -= held.cost;
+      collected += held.cost;
     }
     held.where = IdleBuffer.Where.GONE;
   }
@@ -135,7 +135,7 @@ final class FreeBuffers {
 
   private void drop(IdleBuffer held) {
     if (held.where == IdleBuffer.Where.FREE) {
-      bytes -= held.size;
+      bytes -= held.cost;
     }
     held.where = IdleBuffer.Where.GONE;
     held.clear();

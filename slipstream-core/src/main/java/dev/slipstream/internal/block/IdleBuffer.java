@@ -27,7 +27,10 @@ final class IdleBuffer extends SoftReference<byte[]> {
     GONE
   }
 
+  /** The array's length: what a request for a buffer asks. */
   final int size;
+  /** The heap it takes ({@link HeapRegions#cost}): what the pool's budget counts. */
+  final long cost;
   Where where = Where.IN_USE;
   /** The buffer while handed out (strongly held then anyway); null while idle, so that only this holds it. */
   byte[] handedOut;
@@ -36,9 +39,10 @@ final class IdleBuffer extends SoftReference<byte[]> {
   /** When it became free ({@link System#nanoTime()}), for dropping free buffers idle too long. */
   long freeSince;
 
-  IdleBuffer(byte[] buffer, ReferenceQueue<byte[]> cleared) {
+  IdleBuffer(byte[] buffer, long cost, ReferenceQueue<byte[]> cleared) {
     super(buffer, cleared);
     this.size = buffer.length;
+    this.cost = cost;
     this.handedOut = buffer;
   }
 }

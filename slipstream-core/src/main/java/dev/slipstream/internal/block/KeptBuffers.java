@@ -88,7 +88,7 @@ public final class KeptBuffers {
     buffer.where = IdleBuffer.Where.KEPT;
     buffer.handedOut = null;
     buffer.keptAs = name;
-    bytes += buffer.size;
+    bytes += buffer.cost;
     return true;
   }
 
@@ -138,12 +138,12 @@ public final class KeptBuffers {
           it.remove();
           k.held.where = IdleBuffer.Where.IN_USE;
           k.held.keptAs = null;
-          bytes -= k.held.size;
+          bytes -= k.held.cost;
           return k;
         }
         it.remove();
         forget(k);
-        collected += k.held.size;
+        collected += k.held.cost;
       }
     }
     return null;
@@ -192,16 +192,16 @@ public final class KeptBuffers {
     byName.remove(k.name);
     if (to == IdleBuffer.Where.GONE) {
       forget(k);
-      collected += k.held.size;
+      collected += k.held.cost;
     } else {
-      bytes -= k.held.size;
+      bytes -= k.held.cost;
       k.held.where = to;
       k.held.keptAs = null;
     }
   }
 
   private void forget(Kept k) {
-    bytes -= k.held.size;
+    bytes -= k.held.cost;
     k.held.where = IdleBuffer.Where.GONE;
     k.held.keptAs = null;
   }

@@ -42,7 +42,8 @@ final class ColumnsAhead {
 
   /**
    * @param fetch how a chunk (or a piece of one) is fetched
-   * @param pieceSize the largest span (a block: the pool's largest buffer)
+   * @param pieceSize the largest span: a block at most, and below half a G1 region ({@link
+   *     dev.slipstream.internal.block.HeapRegions#largestOrdinary})
    * @param budget the most bytes one stream fetches by prediction
    * @param length the object's length
    */

@@ -10,6 +10,7 @@ import dev.slipstream.S3Location;
 import dev.slipstream.SlipstreamInputStream;
 import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.block.HeapRegions;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
@@ -81,11 +82,13 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.spans = new HeldSpans(stats);
     this.plan = new StreamPlan(h, plans);
     RangeFetches ranges = new RangeFetches(chain, fetcher, requests);
-    this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, plan, blockSize,
+    // What a stream holds ahead of its reader comes in pieces G1 does not make humongous (HeapRegions).
+    int piece = HeapRegions.current().largestOrdinary(blockSize);
+    this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, plan, blockSize, piece,
         (long) maxDepth * blockSize);
     this.jumps = new JumpReads(h, chain, pool, requests, spans, plan, ranges, blockSize);
     this.columns = new ColumnsAhead(plan, spans, pool,
-        (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.PREDICTED_COLUMN).done(), requests, stats, blockSize,
+        (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.PREDICTED_COLUMN).done(), requests, stats, piece,
         (long) maxDepth * blockSize, length);
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
     this.posPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);

@@ -6,6 +6,7 @@ package dev.slipstream.internal.read;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.block.HeapRegions;
 import dev.slipstream.internal.block.Span;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -25,7 +26,7 @@ import java.util.concurrent.CompletableFuture;
  * background, in pieces of at most a block, each into a pooled buffer. Two row groups in a row first: an
  * engine that splits a file among tasks (Spark) often gives a task a single row group, and what it fetched
  * of the next would be wasted. Only row group 0, where a whole-file reader starts, plans {@value
- * #UNPROVEN_PIECES} pieces of row group 1 before that. A later range read copies what pieces hold and fetches only the rest itself. A piece is given
+ * #UNPROVEN_PIECES} blocks' worth of row group 1 before that. A later range read copies what pieces hold and fetches only the rest itself. A piece is given
  * back as soon as reads have copied all of it; then the plan goes on with the memory it freed. Pieces
  * and plans of earlier row groups still held when a later row group is asked for are dropped, counted as
  * wasted.
@@ -71,6 +72,8 @@ final class RowGroupAhead {
   private final Held stillHeld;
   private final ReadStatistics stats;
   private final int pieceSize;
+  /** Bytes of row group 1 planned while only row group 0 has been read. */
+  private final long unproven;
   private final long maxHeld;
   /** Pieces fetched or being fetched, by their start. */
   private final TreeMap<Long, Piece> pieces = new TreeMap<>();
@@ -126,17 +129,21 @@ final class RowGroupAhead {
   /**
    * @param ahead how pieces are fetched: as prefetches
    * @param heldBytes what the stream holds already: chunks it holds are not planned
-   * @param pieceSize the largest piece (a block: its buffers are the pool's block buffers)
+   * @param blockSize the stream's block size: row group 1 is planned {@value #UNPROVEN_PIECES} blocks ahead
+   *     before it is proven
+   * @param pieceSize the largest piece: a block at most, and below half a G1 region ({@link
+   *     HeapRegions#largestOrdinary}), since what a stream holds ahead must not cut up the heap's free regions
    * @param maxHeld the most bytes a stream holds ahead; 0 reads nothing ahead
    */
   RowGroupAhead(ParquetFooter footer, BufferPool pool, Ahead ahead, Held heldBytes, ReadStatistics stats,
-      int pieceSize, long maxHeld) {
+      int blockSize, int pieceSize, long maxHeld) {
     this.footer = footer;
     this.pool = pool;
     this.ahead = ahead;
     this.stillHeld = heldBytes;
     this.stats = stats;
     this.pieceSize = pieceSize;
+    this.unproven = (long) UNPROVEN_PIECES * blockSize;
     this.maxHeld = maxHeld;
   }
 
@@ -161,7 +168,7 @@ final class RowGroupAhead {
           boolean inARow = at[0] > 0 && groupsRead.get(at[0] - 1);
           groupsRead.set(at[0]);
           if ((inARow || at[0] == 0) && at[0] + 1 < footer.rowGroupCount()) {
-            plan(at[0] + 1, at[1], at[2], inARow ? Long.MAX_VALUE : (long) UNPROVEN_PIECES * pieceSize);
+            plan(at[0] + 1, at[1], at[2], inARow ? Long.MAX_VALUE : unproven);
           }
         }
         fill();

@@ -28,6 +28,7 @@ final class VectoredReads {
   private final HeldSpans spans;
   private final StreamPlan plan;
   private final int blockSize;
+  private final int pieceSize;
   private final long maxAhead;
   private final Object lock = new Object();
   /** Parquet row groups read ahead (guarded by {@code lock}); null until the stream has a plan. */
@@ -37,11 +38,12 @@ final class VectoredReads {
    * @param ranges what fetches the bytes the spans do not hold
    * @param spans the bytes the stream holds outside its blocks
    * @param plan the stream's Parquet plan
-   * @param blockSize the largest piece of a row group read ahead
+   * @param blockSize the stream's block size
+   * @param pieceSize the largest piece of a row group read ahead
    * @param maxAhead the most bytes of row groups a stream holds ahead
    */
   VectoredReads(RangeFetches ranges, BufferPool pool, StreamRequests requests, ReadStatistics stats,
-      HeldSpans spans, StreamPlan plan, int blockSize, long maxAhead) {
+      HeldSpans spans, StreamPlan plan, int blockSize, int pieceSize, long maxAhead) {
     this.ranges = ranges;
     this.pool = pool;
     this.requests = requests;
@@ -49,6 +51,7 @@ final class VectoredReads {
     this.spans = spans;
     this.plan = plan;
     this.blockSize = blockSize;
+    this.pieceSize = pieceSize;
     this.maxAhead = maxAhead;
   }
 
@@ -93,7 +96,7 @@ final class VectoredReads {
         // Through the chain: a row group fetched ahead by an earlier query is read from disk.
         rowGroups = new RowGroupAhead(footer, pool,
             (p, d, o, n) -> ranges.range(p, d, o, n, Purpose.ROW_GROUP_AHEAD), spans::unheldEnd, stats, blockSize,
-            maxAhead);
+            pieceSize, maxAhead);
       }
       return rowGroups;
     }

@@ -110,6 +110,38 @@ class BufferPoolTest {
   }
 
   @Test
+  void theBudgetBoundsTheHeapBuffersTakeNotTheirLength() {
+    int block = 8 << 20;
+    // G1 at regions of 1 MiB (a heap under 4 GiB): an 8 MiB buffer takes nine regions.
+    BufferPool pool = new BufferPool(32L << 20, byte[]::new, System::nanoTime, new HeapRegions(1 << 20));
+    List<byte[]> held = new ArrayList<>();
+    for (byte[] b; (b = pool.tryAcquire(block)) != null; ) {
+      held.add(b);
+    }
+    assertThat(held).as("8 MiB buffers in a budget of 32 MiB, at 9 MiB of heap each").hasSize(3);
+    assertThat(pool.inUseBytes()).isEqualTo(27L << 20);
+    assertThat(pool.tryAcquire(5 << 20)).as("a 5 MiB buffer takes six regions: more than the 5 MiB left").isNull();
+    byte[] small = pool.tryAcquire(448 << 10); // below half a region: its length
+    assertThat(small).isNotNull();
+    assertThat(pool.inUseBytes()).isEqualTo((27L << 20) + (448 << 10));
+    pool.release(small);
+    held.forEach(pool::release);
+    assertThat(pool.inUseBytes()).isZero();
+    // Free for reuse, counted as the heap they take.
+    assertThat(pool.allocatedBytes()).isEqualTo((27L << 20) + (448 << 10));
+  }
+
+  @Test
+  void aBudgetOfOneBlockHoldsOneWhateverItsHeapCost() throws Exception {
+    int block = 8 << 20;
+    BufferPool pool = new BufferPool(block, byte[]::new, System::nanoTime, new HeapRegions(1 << 20));
+    byte[] b = pool.acquire(block);
+    assertThat(b).hasSize(block);
+    assertThat(pool.tryAcquire(SIZE)).isNull();
+    pool.release(b);
+  }
+
+  @Test
   void noTwoHoldersEverShareABuffer() {
     BufferPool pool = new BufferPool(8L * SIZE);
     Random random = new Random(7);

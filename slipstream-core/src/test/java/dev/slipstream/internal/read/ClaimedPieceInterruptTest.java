@@ -85,7 +85,7 @@ class ClaimedPieceInterruptTest {
     }
     RowGroupAhead ahead = new RowGroupAhead(ParquetFooter.parse(file, file.length, file.length), rig.fetch.pool,
         (p, d, o, n) -> rig.ranges.range(p, d, o, n, Purpose.ROW_GROUP_AHEAD), (s, e) -> e, rig.h.stats(), CHUNK,
-        4L * GROUP);
+        CHUNK, 4L * GROUP);
     ahead.read(groupStart(0), new byte[GROUP], 0, GROUP, this::rest).get(10, TimeUnit.SECONDS);
     assertThat(piecesAsked.await(10, TimeUnit.SECONDS)).as("row group 1's pieces are in flight").isTrue();
 

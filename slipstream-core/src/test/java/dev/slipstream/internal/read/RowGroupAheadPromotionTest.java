@@ -57,7 +57,7 @@ class RowGroupAheadPromotionTest {
     ParquetFooter footer = ParquetFooter.parse(file, file.length, file.length);
     RowGroupAhead ahead = new RowGroupAhead(footer, rig.fetch.pool,
         (p, d, o, n) -> rig.ranges.range(p, d, o, n, Purpose.ROW_GROUP_AHEAD), (s, e) -> e, rig.h.stats(), CHUNK,
-        1L << 20);
+        CHUNK, 1L << 20);
     CountDownLatch running = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     // The executor's one thread is busy: everything below waits in its queue.

@@ -45,7 +45,7 @@ final class StreamRig implements AutoCloseable {
     this.spans = new HeldSpans(h.stats());
     this.plan = new StreamPlan(h, new ParquetPlans());
     this.ranges = new RangeFetches(chain, fetch.fetcher, requests);
-    this.vectored = new VectoredReads(ranges, fetch.pool, requests, h.stats(), spans, plan, blockSize,
+    this.vectored = new VectoredReads(ranges, fetch.pool, requests, h.stats(), spans, plan, blockSize, blockSize,
         (long) maxDepth * blockSize);
     this.jumps = new JumpReads(h, chain, fetch.pool, requests, spans, plan, ranges, blockSize);
   }
