@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Timeout;
  * <p>The executors have Slipstream and the plugin from {@code spark.jars} only (see {@link LocalSpark#cluster}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Timeout(value = 4, unit = TimeUnit.MINUTES)
+@Timeout(value = 15, unit = TimeUnit.MINUTES) // a guard against a hang: a local cluster's start alone is slow on a busy machine
 class SparkPluginOnExecutorsTest {
   private static final String BUCKET = "plugin-it";
   private static final String DATA = "s3a://" + BUCKET + "/ids";

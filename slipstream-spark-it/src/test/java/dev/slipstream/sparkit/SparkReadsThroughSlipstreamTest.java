@@ -91,7 +91,9 @@ class SparkReadsThroughSlipstreamTest {
   private final InputMetrics slipstreamInput = new InputMetrics();
 
   @BeforeAll
-  @Timeout(value = 4, unit = TimeUnit.MINUTES)
+  // A guard against a hang, not a speed check: about 25 s of Spark work on an idle machine (1.6 MB of data,
+  // a few hundred requests), 108 s for its first step alone beside a load average of 12.
+  @Timeout(value = 20, unit = TimeUnit.MINUTES)
   void runBothReads() throws IOException {
     server = ForkedS3Server.start();
     server.createBucket(BUCKET);
