@@ -1,0 +1,27 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.cli;
+
+import dev.slipstream.ListEntry;
+
+/**
+ * How {@code ls} prints what it lists, one line per object or common prefix, without the line
+ * terminator. A line depends on its entry alone: lines go out as pages arrive, so no column can be
+ * sized from the entries still to come.
+ */
+interface ListingFormat {
+  String object(ListEntry entry);
+
+  /** A common prefix ({@code ls} without {@code -r}): a "directory", ending in {@code /}. */
+  String prefix(String prefix);
+
+  /** The ETag as S3 sends it, without its quotes; null if the server gave none. */
+  static String bareETag(String etag) {
+    if (etag == null) {
+      return null;
+    }
+    String e = etag.startsWith("W/") ? etag.substring(2) : etag;
+    return e.length() >= 2 && e.startsWith("\"") && e.endsWith("\"") ? e.substring(1, e.length() - 1) : e;
+  }
+}
