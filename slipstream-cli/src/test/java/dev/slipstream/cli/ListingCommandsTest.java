@@ -377,6 +377,18 @@ class ListingCommandsTest {
   }
 
   @Test
+  void anEmptyBucketListedWholeIsNoError() {
+    server.createBucket("ls-empty");
+    Run ls = run(args("ls", "s3://ls-empty"));
+    assertThat(ls.exitCode()).as(ls.stderr()).isZero();
+    assertThat(ls.stdout()).isEmpty();
+    Run du = run(args("du", "-q", "s3://ls-empty/"));
+    assertThat(du.exitCode()).as(du.stderr()).isZero();
+    assertThat(du.lines()).singleElement()
+        .satisfies(l -> assertThat(l.trim().split(" +")).containsExactly("0", "0", "s3://ls-empty/"));
+  }
+
+  @Test
   void theTopLevelHelpListsTheCommands() {
     Run r = run("--help");
     assertThat(r.exitCode()).isZero();
