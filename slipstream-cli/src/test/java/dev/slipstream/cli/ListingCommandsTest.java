@@ -376,6 +376,34 @@ class ListingCommandsTest {
     assertThat(r.stderr()).isEqualTo("slipstream: s3://" + BUCKET + "/no/such/prefix/: no such key or prefix\n");
   }
 
+  /** {@code slipstream ls -r ... | head}: the reader goes away, the listing stops, no error is printed. */
+  @Test
+  void aClosedPipeEndsTheListingEarlyAndQuietly() {
+    try (LinkShaper shaper = LinkShaper.start(server.endpoint(), LinkProfile.LOOPBACK, 4)) {
+      OutputStream head = new OutputStream() {
+        private int writes;
+
+        @Override
+        public void write(int b) throws IOException {
+          write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+          if (writes++ > 0) {
+            throw new IOException("Broken pipe");
+          }
+        }
+      };
+      Run r = run(head, false, args(shaper.endpoint(), "ls", "-D", "list.parallelism=2", "-r",
+          "s3://" + BUCKET + "/big/"));
+      assertThat(r.exitCode()).isEqualTo(Errors.BROKEN_PIPE);
+      assertThat(r.stderr()).isEmpty();
+      // the whole listing takes more than 10 (10,000 keys); two ranges stop within a few pages
+      assertThat(shaper.requests("GET")).isLessThan(10);
+    }
+  }
+
   @Test
   void anEmptyBucketListedWholeIsNoError() {
     server.createBucket("ls-empty");
