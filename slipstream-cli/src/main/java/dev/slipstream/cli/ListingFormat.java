@@ -15,13 +15,4 @@ interface ListingFormat {
 
   /** A common prefix ({@code ls} without {@code -r}): a "directory", ending in {@code /}. */
   String prefix(String prefix);
-
-  /** The ETag as S3 sends it, without its quotes; null if the server gave none. */
-  static String bareETag(String etag) {
-    if (etag == null) {
-      return null;
-    }
-    String e = etag.startsWith("W/") ? etag.substring(2) : etag;
-    return e.length() >= 2 && e.startsWith("\"") && e.endsWith("\"") ? e.substring(1, e.length() - 1) : e;
-  }
 }

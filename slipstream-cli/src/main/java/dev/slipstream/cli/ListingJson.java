@@ -20,7 +20,7 @@ import dev.slipstream.bench.JsonStrings;
 final class ListingJson implements ListingFormat {
   @Override
   public String object(ListEntry e) {
-    String etag = ListingFormat.bareETag(e.etag());
+    String etag = e.etagValue();
     return "{\"key\":" + JsonStrings.quote(e.key())
         + ",\"size\":" + e.size()
         + ",\"lastModified\":" + (e.lastModified() == null ? "null" : JsonStrings.quote(e.lastModified().toString()))

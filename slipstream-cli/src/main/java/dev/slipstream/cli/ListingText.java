@@ -45,7 +45,7 @@ final class ListingText implements ListingFormat {
     Instant modified = e.lastModified();
     String date = modified == null ? "-" : DATE.format(modified);
     String size = human ? Sizes.binary(e.size()) : Long.toString(e.size());
-    String etag = ListingFormat.bareETag(e.etag());
+    String etag = e.etagValue();
     return line(date, size, etag == null ? "-" : etag, e.key());
   }
 
