@@ -3,6 +3,7 @@
  */
 package dev.slipstream;
 
+import dev.slipstream.internal.util.ETag;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -23,6 +24,15 @@ public record ListEntry(String key, long size, String etag, Instant lastModified
   /** A key ending in {@code /}: an empty "directory" object, as Hadoop's S3A and the S3 console make them. */
   public boolean isDirectoryMarker() {
     return key.endsWith("/");
+  }
+
+  /**
+   * The ETag's value without its quotes ({@code af31…}), as tools print it; null if the server gave none
+   * (or one that is no ETag).
+   */
+  public String etagValue() {
+    ETag e = ETag.fromServer(etag);
+    return e == null ? null : e.opaque();
   }
 
   /** Options that open this object with no HEAD request, pinned to this ETag. */

@@ -4,6 +4,7 @@
 package dev.slipstream;
 
 import dev.slipstream.internal.store.Backoff;
+import dev.slipstream.internal.list.DelimiterListing;
 import dev.slipstream.internal.list.ParallelListing;
 import dev.slipstream.internal.store.ObjectStore;
 import dev.slipstream.internal.store.Retrier;
@@ -26,6 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       directories of interest (say, the partitions left after pruning) against one flat listing of
  *       their common parent, from just before the first to just after the last: what 17,520 per-directory
  *       requests did in a hundred or so.
+ *   <li>{@link #listLevel(String, String)}: one level under a prefix, objects and common prefixes, as a
+ *       listing with delimiter {@code /} shows it; page by page on the caller's thread.
  * </ul>
  *
  * <p>A listing that proves longer than one page is cut into up to {@code list.parallelism} key ranges,
@@ -124,6 +127,17 @@ public final class Lister {
     }
     return ParallelListing.ofDirectories(store, executor, retrier, stats.child(), bucket, directories, recursive,
         checkRanges(ranges));
+  }
+
+  /**
+   * The objects directly under {@code prefix} and the common prefixes one {@code /} further down, page by
+   * page: see {@link LevelListing}. {@code "logs/"} lists inside that "directory"; {@code "logs"} lists
+   * {@code logs/} itself as a common prefix, beside any {@code logs.csv} or {@code logs2/}, as S3 does.
+   */
+  public LevelListing listLevel(String bucket, String prefix) {
+    checkBucket(bucket);
+    Objects.requireNonNull(prefix, "prefix");
+    return new DelimiterListing(store, retrier, stats.child(), bucket, prefix);
   }
 
   private static void checkBucket(String bucket) {

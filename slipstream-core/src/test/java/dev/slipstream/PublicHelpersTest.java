@@ -14,7 +14,10 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
-/** {@link S3KeyOrder} and {@link S3Clients}: what modules outside core use instead of the internals. */
+/**
+ * {@link S3KeyOrder}, {@link S3Clients} and {@link ListEntry#etagValue()}: what modules outside core use
+ * instead of the internals.
+ */
 class PublicHelpersTest {
   @Test
   void keyOrderIsTheOrderOfUtf8Bytes() {
@@ -28,6 +31,15 @@ class PublicHelpersTest {
     assertThat(keys).isEqualTo(byBytes).containsExactly("A", "a", "a/", "a" + bmpHigh, "a" + astral, "b");
     assertThat(S3KeyOrder.compare(bmpHigh, astral)).isNegative().isEqualTo(-S3KeyOrder.compare(astral, bmpHigh));
     assertThat(S3KeyOrder.compare("k", "k")).isZero();
+  }
+
+  @Test
+  void aListedETagIsPrintedWithoutItsQuotesHoweverSpelled() {
+    assertThat(new ListEntry("k", 1, "\"9e10\"", null).etagValue()).isEqualTo("9e10");
+    assertThat(new ListEntry("k", 1, "9e10-3", null).etagValue()).isEqualTo("9e10-3");
+    assertThat(new ListEntry("k", 1, "W/\"9e10\"", null).etagValue()).isEqualTo("9e10");
+    assertThat(new ListEntry("k", 1, null, null).etagValue()).isNull();
+    assertThat(new ListEntry("k", 1, "\"\"", null).etagValue()).isNull();
   }
 
   @Test

@@ -3,6 +3,7 @@
  */
 package dev.slipstream.cli;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -12,7 +13,7 @@ import java.util.function.LongSupplier;
 /**
  * A progress display on stderr, one line drawn by a daemon thread: a transfer's bytes done and total,
  * percent, current MB/s and ETA ({@link #start(PrintStream, boolean, String, long, LongSupplier)}), or any
- * other {@link Line} (the load's reads so far).
+ * other {@link Line} (the load's reads so far, what {@code du} has listed).
  *
  * <p>On a terminal the line is redrawn in place ({@code \r}) a few times per second; otherwise (a log
  * file, a pipe, a CI console) a plain line is printed every few seconds, so the output stays readable.
@@ -70,17 +71,8 @@ final class Progress {
    * ends its line so that the error message starts on a new one.
    */
   void stop(boolean success) {
-    synchronized (lock) {
-      if (stopped) {
-        return;
-      }
-      stopped = true;
-      lock.notifyAll();
-    }
-    try {
-      thread.join(1_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    if (!halt()) {
+      return;
     }
     synchronized (lock) {
       if (terminal) {
@@ -92,6 +84,61 @@ final class Progress {
           err.flush();
         }
       }
+    }
+  }
+
+  /**
+   * Stops drawing and, on a terminal, erases the line: for a display that only kept someone company
+   * while a result was on its way, and has nothing to leave behind.
+   */
+  void stopAndErase() {
+    if (halt()) {
+      synchronized (lock) {
+        erase();
+      }
+    }
+  }
+
+  /** What writes a line of results (to stdout or stderr) while the display runs. */
+  @FunctionalInterface
+  interface Output {
+    void write() throws IOException;
+  }
+
+  /**
+   * Writes {@code output} as a line of its own: on a terminal the progress line is erased first, and
+   * drawn again below it at the next tick, so the two never share a line.
+   */
+  void above(Output output) throws IOException {
+    synchronized (lock) {
+      erase();
+      output.write();
+    }
+  }
+
+  /** Ends the drawing thread; false if it was already stopped. */
+  private boolean halt() {
+    synchronized (lock) {
+      if (stopped) {
+        return false;
+      }
+      stopped = true;
+      lock.notifyAll();
+    }
+    try {
+      thread.join(1_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return true;
+  }
+
+  /** Blanks the line drawn on a terminal; called with {@link #lock} held. */
+  private void erase() {
+    if (terminal && lastWidth > 0) {
+      err.print("\r" + " ".repeat(lastWidth) + "\r");
+      err.flush();
+      lastWidth = 0;
     }
   }
 

@@ -29,16 +29,16 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * The {@code slipstream} command. {@link #main} runs it on the process's streams and exits with its
  * status; tests create an instance over their own streams and call {@link #execute}.
  *
- * <p>Exit status: 0 on success; 1 for an I/O error (no such object, access denied, network, local
- * file); 2 for a usage or configuration error. Errors are one line on stderr, {@code slipstream:
+ * <p>Exit status: 0 on success; 1 for an I/O error (no such object, bucket or prefix, access denied,
+ * network, local file); 2 for a usage or configuration error (a bad S3 URI among them). Errors are one line on stderr, {@code slipstream:
  * <message>}; {@code --debug} adds the stack trace.
  */
 @Command(name = "slipstream", mixinStandardHelpOptions = true, versionProvider = SlipstreamCli.Version.class,
     sortOptions = false,
     description = "Fast reads from S3 and S3-compatible object stores: parallel ranged GETs, prefetched"
         + " ahead of the reader.",
-    subcommands = {CpCommand.class, CatCommand.class, DemoCommand.class, BenchCommand.class, LoadCommand.class,
-        CommandLine.HelpCommand.class},
+    subcommands = {CpCommand.class, CatCommand.class, LsCommand.class, DuCommand.class, DemoCommand.class,
+        BenchCommand.class, LoadCommand.class, CommandLine.HelpCommand.class},
     footer = {"",
         "Try 'slipstream demo' to see the difference prefetching makes, with nothing to set up,",
         "and 'slipstream bench' to compare Slipstream with S3A's streams on this machine.",
@@ -46,8 +46,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
         "Credentials come from the AWS SDK's default chain (environment, profile, instance",
         "role) unless -D access.key=... -D secret.key=... are given.",
         "",
-        "Exit status: 0 success; 1 I/O error (no such object, access denied, network);",
-        "2 usage or configuration error."})
+        "Exit status: 0 success; 1 I/O error (no such object, bucket or prefix, access denied,",
+        "network); 2 usage or configuration error (a bad S3 URI among them)."})
 public final class SlipstreamCli implements Callable<Integer> {
   @Option(names = "--debug", description = "Print stack traces of errors and Slipstream's debug log.")
   boolean debug;
@@ -89,7 +89,7 @@ public final class SlipstreamCli implements Callable<Integer> {
     cmd.setParameterExceptionHandler(this::onUsageError);
     cmd.setExecutionExceptionHandler((e, c, parseResult) -> onFailure(e, parseResult));
     String[] keys = S3Options.keysFooter();
-    for (String name : new String[] {"cp", "cat"}) {
+    for (String name : new String[] {"cp", "cat", "ls", "du"}) {
       CommandLine sub = cmd.getSubcommands().get(name);
       sub.getCommandSpec().usageMessage().footer(keys);
     }
@@ -102,7 +102,7 @@ public final class SlipstreamCli implements Callable<Integer> {
   /** Without a command: the usage, on stderr, and the usage-error status. */
   @Override
   public Integer call() {
-    stderr.println("slipstream: missing command (cp, cat, demo, bench)");
+    stderr.println("slipstream: missing command (cp, cat, ls, du, demo, bench, load)");
     stderr.println("Try 'slipstream --help' for more information.");
     return Errors.USAGE;
   }
@@ -117,6 +117,11 @@ public final class SlipstreamCli implements Callable<Integer> {
 
   PrintStream stderr() {
     return stderr;
+  }
+
+  /** The console's charset, in which text on stdout is written. */
+  Charset charset() {
+    return charset;
   }
 
   boolean terminal() {

@@ -26,5 +26,11 @@
  * comparison goes through {@link dev.slipstream.internal.list.KeyOrder}. Ranges are contiguous and
  * disjoint, each running from one boundary (exclusive, the next request's start-after) to the next
  * (inclusive), so concatenating them in order is the merge.
+ *
+ * <h2>One level</h2>
+ * {@link dev.slipstream.internal.list.DelimiterListing} is the other shape: one prefix with delimiter
+ * {@code /}, its objects and common prefixes, one request per page on the consumer's thread. It is for
+ * a person looking at one "directory" ({@code slipstream ls}), not for split computation: it cannot be
+ * cut into ranges, and it reads nothing ahead.
  */
 package dev.slipstream.internal.list;
