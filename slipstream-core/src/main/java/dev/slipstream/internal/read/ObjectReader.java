@@ -151,30 +151,7 @@ public final class ObjectReader extends SlipstreamInputStream {
 
   @Override
   public int read(ByteBuffer dst) throws IOException {
-    if (dst.hasArray()) {
-      int n = read(dst.array(), dst.arrayOffset() + dst.position(), dst.remaining());
-      if (n > 0) {
-        dst.position(dst.position() + n);
-      }
-      return n;
-    }
-    seqLock.lock();
-    try {
-      checkOpen();
-      if (!dst.hasRemaining()) {
-        return 0;
-      }
-      if (pos >= length) {
-        return -1;
-      }
-      byte[] tmp = new byte[(int) Math.min(dst.remaining(), Math.min(length - pos, blockSize))];
-      int n = readAt(pos, tmp, 0, tmp.length, seqPlanner, true);
-      dst.put(tmp, 0, n);
-      pos += n;
-      return n;
-    } finally {
-      seqLock.unlock();
-    }
+    return readInto(dst, length - getPos(), this::read);
   }
 
   @Override
@@ -252,26 +229,34 @@ public final class ObjectReader extends SlipstreamInputStream {
 
   @Override
   public int read(long position, ByteBuffer dst) throws IOException {
+    return readInto(dst, length - position, (b, off, len) -> read(position, b, off, len));
+  }
+
+  /** A read into an array, as {@link #read(byte[], int, int)} is. */
+  @FunctionalInterface
+  private interface ArrayRead {
+    int read(byte[] b, int off, int len) throws IOException;
+  }
+
+  /**
+   * A read into {@code dst} through {@code read}, the same read into an array: straight into a heap
+   * buffer's array, else into a copy of at most a block and at most {@code left} bytes (the bytes left
+   * from where the read starts, at least one: a read at the end then returns -1 as the array read does).
+   */
+  private int readInto(ByteBuffer dst, long left, ArrayRead read) throws IOException {
     if (dst.hasArray()) {
-      int n = read(position, dst.array(), dst.arrayOffset() + dst.position(), dst.remaining());
+      int n = read.read(dst.array(), dst.arrayOffset() + dst.position(), dst.remaining());
       if (n > 0) {
         dst.position(dst.position() + n);
       }
       return n;
     }
-    checkOpen();
-    if (position < 0) {
-      throw new EOFException(h.location() + ": negative position " + position);
+    int size = dst.hasRemaining() ? (int) Math.max(1, Math.min(dst.remaining(), Math.min(left, blockSize))) : 0;
+    byte[] tmp = new byte[size];
+    int n = read.read(tmp, 0, size);
+    if (n > 0) {
+      dst.put(tmp, 0, n);
     }
-    if (position >= length) {
-      return dst.hasRemaining() ? -1 : 0;
-    }
-    if (!dst.hasRemaining()) {
-      return 0;
-    }
-    byte[] tmp = new byte[(int) Math.min(dst.remaining(), Math.min(length - position, blockSize))];
-    int n = readAt(position, tmp, 0, tmp.length, posPlanner, false);
-    dst.put(tmp, 0, n);
     return n;
   }
 
