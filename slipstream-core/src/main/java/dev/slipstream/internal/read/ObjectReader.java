@@ -83,7 +83,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     RangeFetches ranges = new RangeFetches(chain, fetcher, requests);
     this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, plan, blockSize,
         (long) maxDepth * blockSize);
-    this.jumps = new JumpReads(h, chain, pool, requests, spans, plan, ranges, blockSize);
+    this.jumps = new JumpReads(h, pool, requests, spans, plan, ranges, blockSize);
     this.columns = new ColumnsAhead(plan, spans, pool,
         (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.PREDICTED_COLUMN).done(), requests, stats, blockSize,
         (long) maxDepth * blockSize, length);

@@ -47,7 +47,7 @@ final class StreamRig implements AutoCloseable {
     this.ranges = new RangeFetches(chain, fetch.fetcher, requests);
     this.vectored = new VectoredReads(ranges, fetch.pool, requests, h.stats(), spans, plan, blockSize,
         (long) maxDepth * blockSize);
-    this.jumps = new JumpReads(h, chain, fetch.pool, requests, spans, plan, ranges, blockSize);
+    this.jumps = new JumpReads(h, fetch.pool, requests, spans, plan, ranges, blockSize);
   }
 
   long length() {
