@@ -33,6 +33,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *       object no larger than a block is fetched whole, once, instead);</li>
  *   <li>asynchronous (vectored) ranges: {@link VectoredReads}.</li>
  * </ul>
+ * A columnar read (a range, or a vectored read) also tells {@link ColumnsAhead}, which at the first read
+ * of a column the client predicts fetches that column's chunks to the file's end; and every read is
+ * counted against the Parquet plan's columns ({@link StreamPlan#countRead}), which the client's {@link
+ * PredictedColumns} learn from when the stream closes.
  * Whatever is not in the stream's memory comes through its {@link SourceChain}: the memory, disk and
  * shared tiers where configured, then S3.
  *
@@ -51,6 +55,7 @@ public final class ObjectReader extends SlipstreamInputStream {
   private final StreamRequests requests;
   private final BlockWindow window;
   private final HeldSpans spans;
+  private final PredictedSpans predicted;
   private final StreamPlan plan;
   private final ColumnsAhead columns;
   private final JumpReads jumps;
@@ -78,13 +83,14 @@ public final class ObjectReader extends SlipstreamInputStream {
     HeldBlocks blocks = new HeldBlocks(stats);
     SourceChain chain = sources.chain(h, blocks, blockSize);
     this.window = new BlockWindow(h, pool, fetcher, chain, blocks, requests, blockSize, maxDepth, splitEnd);
-    this.spans = new HeldSpans(stats);
+    this.predicted = new PredictedSpans(stats);
+    this.spans = new HeldSpans(predicted);
     this.plan = new StreamPlan(h, plans);
     RangeFetches ranges = new RangeFetches(chain, fetcher, requests);
     this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, plan, blockSize,
         (long) maxDepth * blockSize);
     this.jumps = new JumpReads(h, pool, requests, spans, plan, ranges, blockSize);
-    this.columns = new ColumnsAhead(plan, spans, pool,
+    this.columns = new ColumnsAhead(plan, spans, predicted, pool,
         (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.PREDICTED_COLUMN).done(), requests, stats, blockSize,
         (long) maxDepth * blockSize, length);
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
@@ -266,7 +272,7 @@ public final class ObjectReader extends SlipstreamInputStream {
   private int readAt(long position, byte[] dst, int off, int len, ReadPlanner planner, boolean streamPath)
       throws IOException {
     len = (int) Math.min(len, length - position);
-    plan.read(position, len);
+    plan.countRead(position, len);
     long first = position / blockSize;
     if (streamPath && spans.copyAll(position, dst, off, len)) {
       // Bytes at hand: neither a jump nor a reason to prefetch, but part of a run of reads in order.
@@ -335,7 +341,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     if (len == 0) {
       return CompletableFuture.completedFuture(null);
     }
-    plan.read(position, len);
+    plan.countRead(position, len);
     columns.onRead(position, len);
     return vectored.read(position, dst, off, len);
   }
@@ -375,7 +381,7 @@ public final class ObjectReader extends SlipstreamInputStream {
           requests.closeWaitMillis());
     }
     spans.releaseAll();
-    plan.closed(spans.predictedBytes(), spans.unreadPredictedBytes());
+    plan.closed(predicted.predictedBytes(), predicted.unreadBytes());
   }
 
   private void checkOpen() throws IOException {

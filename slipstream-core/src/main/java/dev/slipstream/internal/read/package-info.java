@@ -23,7 +23,8 @@
  *   <li>{@link dev.slipstream.internal.read.BlockWindow}: fills and drops those blocks (pin, fetch
  *       through the chain, prefetch depth, the per-stream cap); reads in order and after large jumps;</li>
  *   <li>{@link dev.slipstream.internal.read.HeldSpans}: what the stream fetched outside its blocks (the
- *       object's tail, a column chunk, a readahead), copied by every kind of read before it fetches;</li>
+ *       object's tail, a column chunk, a readahead, the predicted chunks), copied by every kind of read
+ *       before it fetches;</li>
  *   <li>{@link dev.slipstream.internal.read.StreamPlan}: the stream's Parquet plan ({@link
  *       dev.slipstream.internal.read.ParquetFooter}), taken from the client's {@link
  *       dev.slipstream.internal.read.ParquetPlans} for the version it reads, or parsed from the tail or
@@ -42,7 +43,8 @@
  *   <li>{@link dev.slipstream.internal.read.ColumnsAhead}: at a stream's first column read, the chunks
  *       of the columns the client's readers read from the last files of that schema ({@link
  *       dev.slipstream.internal.read.PredictedColumns}, kept with the plans), fetched by {@link
- *       dev.slipstream.internal.read.RangeFetches} and held in the spans.</li>
+ *       dev.slipstream.internal.read.RangeFetches} and held in {@link
+ *       dev.slipstream.internal.read.PredictedSpans}, which counts what reads copied of them.</li>
  * </ul>
  * Bytes not in the stream's memory come through its {@link dev.slipstream.internal.source.SourceChain}:
  * a block's by {@link dev.slipstream.internal.read.BlockWindow}, a range's by {@link
