@@ -82,6 +82,31 @@ class BasicReadTest {
   }
 
   @Test
+  void directBuffersReadAsArraysDoUpToTheEndOfTheObject() throws IOException {
+    int size = BLOCK + 500;
+    S3.server().putGenerated("bkt", "direct", 4, size);
+    byte[] expected = TestData.bytes(4, size);
+    try (SlipstreamInputStream in = client.open("s3://bkt/direct")) {
+      ByteBuffer dst = ByteBuffer.allocateDirect(2 * BLOCK);
+      assertThat(in.read(size - 300, dst)).isEqualTo(300); // what is left, not the buffer's room
+      assertThat(dst.position()).isEqualTo(300);
+      assertThat(in.read(size, ByteBuffer.allocateDirect(10))).isEqualTo(-1);
+      assertThat(in.read(size, ByteBuffer.allocateDirect(0))).isZero();
+      assertThatThrownBy(() -> in.read(-1, ByteBuffer.allocateDirect(10))).isInstanceOf(EOFException.class);
+      in.seek(size - 100);
+      ByteBuffer rest = ByteBuffer.allocateDirect(1000);
+      assertThat(in.read(rest)).isEqualTo(100);
+      rest.flip();
+      byte[] got = new byte[100];
+      rest.get(got);
+      assertThat(got).isEqualTo(java.util.Arrays.copyOfRange(expected, size - 100, size));
+      assertThat(in.read(ByteBuffer.allocateDirect(10))).isEqualTo(-1);
+      assertThat(in.read(ByteBuffer.allocateDirect(0))).isZero();
+      assertThat(in.getPos()).isEqualTo(size);
+    }
+  }
+
+  @Test
   void seekPositionalAndByteBuffer() throws IOException {
     int size = BLOCK * 3;
     S3.server().putGenerated("bkt", "seek", 3, size);

@@ -7,9 +7,10 @@ import java.io.IOException;
 import java.util.zip.CRC32C;
 
 /**
- * The read path's own CPU per GB in a warm JVM (rule 5): a session first reads another object of
- * the same size start to end, untimed (its JIT-compiled code, connections and buffers are then warm), then
- * reads the sequential object the same way, timed, declaring the whole-file read policy, the output
+ * The read path's own CPU per GB in a warm JVM: a session first reads another object of the same size
+ * start to end, untimed (its JIT-compiled code, connections and buffers are then warm), then reads the
+ * sequential object the same way, timed, declaring the whole-file read policy (which starts its prefetch
+ * deep: docs/architecture.md, rule 5), the output
  * discarded: no temp file, whose page-cache cost belongs to neither reader. Its CPU column counts the
  * reader's threads only (the caller's and the threads the reader started; see {@link ResourceMeter}), which
  * includes one CRC32C over the bytes read, the same for every reader, to check them.

@@ -41,8 +41,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * One stream, one version: a stream opened with a version it has not yet had confirmed (a listing's, or
  * one this client last saw) either reads that version whole, or finds it changed at its first read and
  * reads the current one whole — never bytes of both, whichever read API and however many threads. And
- * S3's answers stand for {@code access.ttl} in the client that got them (rule 8): a re-read by path is
- * a memory copy, a write through the FileSystem forgets, and a block fetched ahead is served only while
+ * S3's answers stand for {@code access.ttl} in the client that got them (docs/architecture.md, rule 8):
+ * a re-read by path is a memory copy, a write through the FileSystem forgets, and a block fetched ahead is served only while
  * its own GET's answer stands.
  */
 @Timeout(180)

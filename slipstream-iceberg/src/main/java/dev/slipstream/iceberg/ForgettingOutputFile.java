@@ -11,8 +11,8 @@ import org.apache.iceberg.io.PositionOutputStream;
 
 /**
  * S3FileIO's output file, with two differences: a stream it created tells the Slipstream client, when
- * closed, that the object changed (what S3 answered the client about it no longer stands: rule 8),
- * and {@link #toInputFile()} reads the written file back through Slipstream. A stream of a deserialized
+ * closed, that the object changed (what S3 answered the client about it no longer stands:
+ * docs/architecture.md, rule 8), and {@link #toInputFile()} reads the written file back through Slipstream. A stream of a deserialized
  * FileIO copy holds a lease on the shared clients until it is closed ({@link SharedClients}).
  */
 final class ForgettingOutputFile implements OutputFile {

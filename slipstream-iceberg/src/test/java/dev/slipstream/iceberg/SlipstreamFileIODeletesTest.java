@@ -22,8 +22,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A delete through the FileIO leaves no answer standing for what it deleted (rule 8): an open by path
- * afterwards asks S3 and finds the object gone, instead of trusting what S3 said before the delete. The
+ * A delete through the FileIO leaves no answer standing for what it deleted (docs/architecture.md,
+ * rule 8): an open by path afterwards asks S3 and finds the object gone, instead of trusting what S3 said before the delete. The
  * client keeps blocks in memory here, so a standing answer would serve the deleted bytes.
  */
 class SlipstreamFileIODeletesTest {

@@ -58,7 +58,7 @@ public final class BufferPool {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition released = lock.newCondition();
   /** Idle, evictable blocks in the order they became idle. */
-  private final LinkedHashSet<PooledBytes> idle = new LinkedHashSet<>();
+  private final LinkedHashSet<Evictable> idle = new LinkedHashSet<>();
   private long inUseBytes;
   /** Free buffers that hold nothing kept, waiting for reuse. */
   private final FreeBuffers free;
@@ -280,7 +280,7 @@ public final class BufferPool {
       throw new IllegalArgumentException("a buffer of " + size + " bytes exceeds the memory budget of " + budget);
     }
     while (true) {
-      PooledBytes victim;
+      Evictable victim;
       lock.lock();
       try {
         byte[] b = take(size);
@@ -352,7 +352,7 @@ public final class BufferPool {
   }
 
   /** {@code block} is fetched (or failed): it may be evicted when memory is needed and no reader pins it. */
-  void markIdle(PooledBytes block) {
+  void markIdle(Evictable block) {
     lock.lock();
     try {
       // Checked under the lock: an owner that released the block before this must not find it here later.
@@ -378,7 +378,7 @@ public final class BufferPool {
   }
 
   /** {@code block} is in use or gone: it may not be evicted. */
-  void unmarkIdle(PooledBytes block) {
+  void unmarkIdle(Evictable block) {
     lock.lock();
     try {
       idle.remove(block);
@@ -388,9 +388,9 @@ public final class BufferPool {
   }
 
   /** The newest idle block no reader has pinned, removed from the idle set; or null. */
-  private PooledBytes pollIdle() {
-    PooledBytes newest = null;
-    for (PooledBytes b : idle) {
+  private Evictable pollIdle() {
+    Evictable newest = null;
+    for (Evictable b : idle) {
       if (b.isUnpinned()) {
         newest = b;
       }

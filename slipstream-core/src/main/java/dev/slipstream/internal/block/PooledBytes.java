@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Invariant: {@code refs > 0} if and only if the buffer is valid.
  */
-public abstract sealed class PooledBytes permits Block, Span {
+public abstract sealed class PooledBytes extends Evictable permits Block, Span {
   private final long start;
   private final int length;
   private final BufferPool pool;
@@ -78,10 +78,12 @@ public abstract sealed class PooledBytes permits Block, Span {
     return pool;
   }
 
+  @Override
   final boolean isUnpinned() {
     return refs.get() == 1 && !ownerReleased.get() && isDone();
   }
 
+  @Override
   final boolean isOwned() {
     return !ownerReleased.get();
   }
@@ -139,6 +141,7 @@ public abstract sealed class PooledBytes permits Block, Span {
   }
 
   /** The pool takes idle bytes back. Fails if the owner already released them or a reader pinned them. */
+  @Override
   final boolean evict() {
     if (refs.get() != 1 || !isDone()) {
       return false;

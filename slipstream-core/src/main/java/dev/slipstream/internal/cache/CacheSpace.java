@@ -29,8 +29,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * cache's own block files, in its own directory (rule 8).
  */
 final class CacheSpace {
-  /** DiskCache's: the cache logs under one name. */
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DiskCache.class);
+  /**
+   * The one name the disk cache logs under, {@link DiskCache}'s, spelled out: the space is a part of the
+   * cache and refers to no class above it.
+   */
+  static final String LOGGER = "dev.slipstream.internal.cache.DiskCache";
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LOGGER);
 
   /** The most files kept: about 18 MB of index on the heap, and 4 GiB of disk in files of 40 KB. */
   static final int MAX_FILES = 100_000;

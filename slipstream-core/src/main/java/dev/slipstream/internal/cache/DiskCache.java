@@ -57,7 +57,7 @@ import java.util.zip.CRC32C;
  * CacheWriter#MAX_PENDING} at a time; a block offered beyond that is skipped, counted.
  */
 public final class DiskCache {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DiskCache.class);
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CacheSpace.LOGGER);
 
   private static final Map<Path, DiskCache> OPEN = new HashMap<>();
 

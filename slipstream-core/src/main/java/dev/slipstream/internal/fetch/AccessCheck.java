@@ -55,7 +55,7 @@ public final class AccessCheck {
    * the background (it may decline; the first waiter then runs it). Returns the probe to wait for, or
    * null if the gate is passed.
    */
-  Probe start(BlockFetcher.IoWork send, java.util.function.Consumer<Probe> submit) {
+  Probe start(IoWork send, java.util.function.Consumer<Probe> submit) {
     while (!granted()) {
       Probe p = probe.get();
       if (p != null && !p.retryable()) {
@@ -72,11 +72,11 @@ public final class AccessCheck {
 
   /** One conditional 1-byte GET; runs once, on whichever thread gets to it first. */
   static final class Probe {
-    private final BlockFetcher.IoWork send;
+    private final IoWork send;
     private final AtomicBoolean started = new AtomicBoolean();
     private final CompletableFuture<Void> done = new CompletableFuture<>();
 
-    Probe(BlockFetcher.IoWork send) {
+    Probe(IoWork send) {
       this.send = send;
     }
 

@@ -48,12 +48,6 @@ public final class BlockFetcher {
     }
   }
 
-  /** Work of a read that runs on the fetch executor. */
-  @FunctionalInterface
-  public interface IoWork {
-    void run() throws IOException;
-  }
-
   /**
    * Runs {@code work} on the fetch executor (ahead of prefetches if {@code urgent}); the future
    * completes when it ends, and {@link QueuedRead#promote} moves a prefetch still waiting for a thread

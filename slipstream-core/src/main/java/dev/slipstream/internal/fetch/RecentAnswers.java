@@ -13,8 +13,8 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * What S3 last answered this client about each object it read, for {@code access.ttl} (rule 8): a 2xx to
- * a GET or HEAD, made with this client's credentials, names a version (ETag, or Last-Modified where the
+ * What S3 last answered this client about each object it read, for {@code access.ttl}
+ * (docs/architecture.md, rule 8): a 2xx to a GET or HEAD, made with this client's credentials, names a version (ETag, or Last-Modified where the
  * server sends no ETag) and its length. While such an answer is fresh, an open of that version passes
  * the {@link AccessCheck} at once, so cached bytes are served with no request; an open by path with no
  * status may take the version from it instead of a HEAD.

@@ -14,7 +14,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Predicted columns: when a stream first touches a column that the client's readers read whole from the
  * last files of this schema ({@link PredictedColumns}), that column's chunks from the read's row group to
- * the file's end are fetched at once, in parallel, and held ({@link HeldSpans}). A reader then finds the
+ * the file's end are fetched at once, in parallel, and held ({@link PredictedSpans}). A reader then finds the
  * dictionary pages its filter reads, row group after row group, and the chunks it decodes in memory: one
  * round trip for the column, not one per row group in turn. A column the stream does not touch is never
  * fetched: a query that reads other columns than the last one wastes nothing on them.
@@ -28,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 final class ColumnsAhead {
   private final StreamPlan plan;
   private final HeldSpans spans;
+  private final PredictedSpans predictedSpans;
   private final BufferPool pool;
   private final RowGroupAhead.Fetch fetch;
   private final StreamRequests requests;
@@ -41,16 +42,19 @@ final class ColumnsAhead {
   private final long length;
 
   /**
+   * @param spans the bytes the stream holds: what a prediction leaves out
+   * @param predictedSpans where the chunks fetched here are held, and accounted read or unread
    * @param fetch how a chunk (or a piece of one) is fetched
    * @param pieceSize the largest span: a block at most, and below half a G1 region ({@link
    *     dev.slipstream.internal.block.HeapRegions#largestOrdinary})
    * @param budget the most bytes one stream fetches by prediction
    * @param length the object's length
    */
-  ColumnsAhead(StreamPlan plan, HeldSpans spans, BufferPool pool, RowGroupAhead.Fetch fetch, StreamRequests requests,
-      ReadStatistics stats, int pieceSize, long budget, long length) {
+  ColumnsAhead(StreamPlan plan, HeldSpans spans, PredictedSpans predictedSpans, BufferPool pool, RowGroupAhead.Fetch fetch,
+      StreamRequests requests, ReadStatistics stats, int pieceSize, long budget, long length) {
     this.plan = plan;
     this.spans = spans;
+    this.predictedSpans = predictedSpans;
     this.pool = pool;
     this.fetch = fetch;
     this.requests = requests;
@@ -198,7 +202,7 @@ final class ColumnsAhead {
       Span span = new Span(p, buffer, n, pool, stats);
       CompletableFuture<Void> ready = new CompletableFuture<>(); // once the span is filled, or dropped
       // The bytes around a small run are not predicted.
-      spans.addPredicted(span, ready, Math.max(0, Math.min(p + n, end) - Math.max(p, chunkStart)));
+      predictedSpans.add(span, ready, Math.max(0, Math.min(p + n, end) - Math.max(p, chunkStart)));
       CompletableFuture<Void> fetched;
       try {
         fetched = fetch.start(p, buffer, 0, n);
@@ -212,7 +216,7 @@ final class ColumnsAhead {
             span.unpin();
           } else {
             span.unpin();
-            spans.dropPredicted(span);
+            predictedSpans.drop(span);
           }
         } finally {
           ready.complete(null);

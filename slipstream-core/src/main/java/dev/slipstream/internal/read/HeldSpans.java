@@ -3,16 +3,11 @@
  */
 package dev.slipstream.internal.read;
 
-import dev.slipstream.Counter;
-import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.Span;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The bytes a stream holds outside its block grid: the object's tail (a footer and the metadata before
@@ -20,9 +15,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * started in it, the page indexes, a readahead after a small read). The sequential reads, the positional
  * reads and the vectored reads of the stream all copy from here before they fetch.
  *
- * <p>Also the column chunks fetched by prediction ({@link ColumnsAhead}), while they are fetched too: a
- * read that needs bytes of one waits for it ({@link #pending}) instead of fetching them again; what reads
- * copied of them is counted, and what they did not is counted unread when they are released.
+ * <p>Also the column chunks fetched by prediction, while they are fetched too: {@link PredictedSpans}
+ * keeps them and their accounts, and a read that needs bytes of one waits for it ({@link #pending})
+ * instead of fetching them again.
  *
  * <p>Bounded: the tail, and at most {@link #MAX_SPANS} other spans, the oldest dropped first (predicted
  * chunks are bounded by the stream's budget for them, not here). Every span
@@ -37,24 +32,14 @@ final class HeldSpans {
    */
   static final int MAX_SPANS = 8;
 
-  private final ReadStatistics stats;
   private volatile Span tail;
   /** Newest last; guarded by {@code this}. */
   private final List<Span> spans = new ArrayList<>();
-  /** Chunks fetched by prediction, being fetched or filled, in the order they were started; guarded by {@code this}. */
-  private final Map<Span, Predicted> predicted = new LinkedHashMap<>();
-  /** Bytes fetched by prediction and released so far, and how many of them no read copied; guarded by {@code this}. */
-  private long predictedBytes;
-  private long unreadBytes;
+  /** The chunks fetched by prediction: held bytes too, under their own lock (never taken inside this one's). */
+  private final PredictedSpans predicted;
 
-  /**
-   * A predicted span's fetch; its first {@code chunkBytes} are the predicted chunks' (the rest, bytes after
-   * a small chunk up to the 64 KiB floor); how many of its bytes reads copied, each byte once at most.
-   */
-  private record Predicted(CompletableFuture<Void> fetched, long chunkBytes, AtomicLong copied) {}
-
-  HeldSpans(ReadStatistics stats) {
-    this.stats = stats;
+  HeldSpans(PredictedSpans predicted) {
+    this.predicted = predicted;
   }
 
   /** The object's tail, if a read fetched it; null otherwise. */
@@ -115,10 +100,10 @@ final class HeldSpans {
           previous = s.end();
         }
       }
-      for (Span s : predicted.keySet()) {
-        if (s.end() <= p && s.end() > previous) {
-          previous = s.end();
-        }
+    }
+    for (Span s : predicted.spans()) {
+      if (s.end() <= p && s.end() > previous) {
+        previous = s.end();
       }
     }
     return previous;
@@ -137,10 +122,10 @@ final class HeldSpans {
           next = s.start();
         }
       }
-      for (Span s : predicted.keySet()) {
-        if (s.start() >= p && s.start() < next) {
-          next = s.start();
-        }
+    }
+    for (Span s : predicted.spans()) {
+      if (s.start() >= p && s.start() < next) {
+        next = s.start();
       }
     }
     return next;
@@ -202,10 +187,10 @@ final class HeldSpans {
           found.add(s);
         }
       }
-      for (Span s : predicted.keySet()) {
-        if (s.start() < end && p < s.end()) {
-          found.add(s);
-        }
+    }
+    for (Span s : predicted.spans()) {
+      if (s.start() < end && p < s.end()) {
+        found.add(s);
       }
     }
     return found;
@@ -224,77 +209,21 @@ final class HeldSpans {
     } finally {
       s.unpin();
     }
-    Predicted pr;
-    synchronized (this) {
-      pr = predicted.get(s);
-    }
-    if (pr != null) {
-      pr.copied().accumulateAndGet(n, (had, more) -> Math.min(s.length(), had + more));
-    }
+    predicted.copied(s, n);
     return true;
   }
 
   /**
-   * Holds {@code span}, predicted chunks (or a part of one) being fetched: with its owner's reference
-   * (the filler's pin is the filler's to drop); {@code fetched} completes once it is filled or dropped;
-   * {@code chunkBytes}: the bytes of it that are predicted chunks, counted as such.
-   */
-  void addPredicted(Span span, CompletableFuture<Void> fetched, long chunkBytes) {
-    synchronized (this) {
-      predicted.put(span, new Predicted(fetched, chunkBytes, new AtomicLong()));
-    }
-    stats.add(Counter.PREDICTED_COLUMN_BYTES, chunkBytes);
-  }
-
-  /** A predicted span's fetch failed: dropped, its bytes unread (a read fetches them itself). */
-  void dropPredicted(Span span) {
-    Predicted pr;
-    synchronized (this) {
-      pr = predicted.remove(span);
-      if (pr != null) {
-        predictedBytes += pr.chunkBytes();
-        unreadBytes += pr.chunkBytes();
-      }
-    }
-    if (pr != null) {
-      stats.add(Counter.PREDICTED_COLUMN_BYTES_UNREAD, pr.chunkBytes());
-      span.releaseOwner();
-    }
-  }
-
-  /**
    * Completes once every predicted span overlapping {@code [p, p + len)} is filled or has failed (never
-   * exceptionally): then what they hold can be copied, and the rest is fetched.
+   * exceptionally): then what the spans hold can be copied, and the rest is fetched.
    */
   CompletableFuture<Void> pending(long p, int len) {
-    long end = p + len;
-    List<CompletableFuture<Void>> waits = new ArrayList<>(2);
-    synchronized (this) {
-      for (Map.Entry<Span, Predicted> e : predicted.entrySet()) {
-        Span s = e.getKey();
-        if (s.start() < end && p < s.end() && !e.getValue().fetched().isDone()) {
-          waits.add(e.getValue().fetched().handle((v, t) -> null));
-        }
-      }
-    }
-    return waits.isEmpty() ? CompletableFuture.completedFuture(null)
-        : CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new));
+    return predicted.pending(p, len);
   }
 
-  /** Bytes fetched by prediction and released so far (close, unbuffer). */
-  synchronized long predictedBytes() {
-    return predictedBytes;
-  }
-
-  /** Of {@link #predictedBytes}, the bytes no read copied. */
-  synchronized long unreadPredictedBytes() {
-    return unreadBytes;
-  }
-
-  /** Drops every span and the tail; their buffers return once no reader copies from them. */
+  /** Drops every span, the tail and the predicted ones; their buffers return once no reader copies from them. */
   void releaseAll() {
     List<Span> all;
-    long unread = 0;
     synchronized (this) {
       all = new ArrayList<>(spans);
       spans.clear();
@@ -302,16 +231,8 @@ final class HeldSpans {
         all.add(tail);
       }
       tail = null;
-      for (Map.Entry<Span, Predicted> e : predicted.entrySet()) {
-        all.add(e.getKey());
-        Predicted pr = e.getValue();
-        predictedBytes += pr.chunkBytes();
-        unread += Math.max(0, pr.chunkBytes() - pr.copied().get());
-      }
-      predicted.clear();
-      unreadBytes += unread;
     }
-    stats.add(Counter.PREDICTED_COLUMN_BYTES_UNREAD, unread);
+    all.addAll(predicted.removeAll());
     for (Span s : all) {
       s.releaseOwner();
     }

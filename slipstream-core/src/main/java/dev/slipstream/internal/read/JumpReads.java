@@ -9,19 +9,20 @@ import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
-import dev.slipstream.internal.source.SourceChain;
 import java.io.IOException;
 import java.util.List;
 
 /**
  * Reads that fetch about what is asked for instead of whole blocks: small reads after a jump, and the
  * ranges of a columnar reader. Each comes from the tiers where they hold it, else from S3 in one GET (or
- * parallel parts); on the stream path that GET also fetches bytes the next reads are likely to want,
- * held as spans outside the block grid ({@link HeldSpans}): the object's tail on the first read into it
- * (a Parquet or ORC footer and the metadata before it, {@link #tailSize}), or for a range, its extent
- * ({@link #extentEnd}): after the first read of a dictionary page's header at a Parquet column
- * chunk's start, the whole chunk; after a read among the page indexes, all of them; and never less than {@link #MIN_GET},
- * so that a page header read field by field through Thrift costs one round trip, not one a field.
+ * parallel parts), through the stream's read-through of ranges ({@link RangeFetches}), which alone asks
+ * the chain; this class decides only what to read and what to hold. On the stream path that GET also
+ * fetches bytes the next reads are likely to want, held as spans outside the block grid ({@link
+ * HeldSpans}): the object's tail on the first read into it (a Parquet or ORC footer and the metadata
+ * before it, {@link #tailSize}), or for a range, its extent ({@link #extentEnd}): after the first read of
+ * a dictionary page's header at a Parquet column chunk's start, the whole chunk; after a read among the
+ * page indexes, all of them; and never less than {@link #MIN_GET}, so that a page header read field by
+ * field through Thrift costs one round trip, not one a field.
  *
  * <p>Rules kept: a span takes free memory only (when memory is short the read goes straight into the
  * caller's array); every GET is one of the stream's requests; spans are released on close and unbuffer,
@@ -50,7 +51,6 @@ final class JumpReads {
   static final int MIN_TAIL = 8 * 1024;
 
   private final ObjectHandle h;
-  private final SourceChain chain;
   private final BufferPool pool;
   private final StreamRequests requests;
   private final ReadStatistics stats;
@@ -58,18 +58,17 @@ final class JumpReads {
   private final StreamPlan plan;
   private final int blockSize;
   private final long length;
-  /** Fetches a range larger than a part, in parts. */
+  /** Where every range read here comes from: the tiers, S3, and what is kept. */
   private final RangeFetches ranges;
 
   /**
    * @param requests the stream's requests: every S3 read here is one, waited for there
    * @param spans the bytes the stream holds outside its blocks: the tail and the spans fetched here
-   * @param ranges what fetches a range larger than {@link RangeFetches#PART}
+   * @param ranges the stream's read-through of ranges: every read here asks it, never the chain
    */
-  JumpReads(ObjectHandle h, SourceChain chain, BufferPool pool, StreamRequests requests, HeldSpans spans,
-      StreamPlan plan, RangeFetches ranges, int blockSize) {
+  JumpReads(ObjectHandle h, BufferPool pool, StreamRequests requests, HeldSpans spans, StreamPlan plan,
+      RangeFetches ranges, int blockSize) {
     this.h = h;
-    this.chain = chain;
     this.pool = pool;
     this.requests = requests;
     this.stats = h.stats();
@@ -86,7 +85,7 @@ final class JumpReads {
    * reads that follow.
    */
   void readSmall(long position, byte[] dst, int off, int len, boolean streamPath) throws IOException {
-    if (chain.readFromTiers(position, dst, off, len)) {
+    if (ranges.readHeld(position, dst, off, len)) {
       return;
     }
     Span span = null;
@@ -101,7 +100,7 @@ final class JumpReads {
       }
     }
     if (span == null) {
-      readDirect(position, dst, off, len, Purpose.READAHEAD);
+      ranges.readFromStore(position, dst, off, len, Purpose.READAHEAD);
       return;
     }
     copyAndUnpin(span, position, dst, off, len);
@@ -144,34 +143,20 @@ final class JumpReads {
     long start = extentStart(position, len);
     long end = extentEnd(position, len, ahead, inRun, why);
     if (start == position && end == position + len) {
-      readExact(position, dst, off, len);
+      ranges.read(position, dst, off, len, Purpose.RANGE);
       return;
     }
-    if (chain.readFromTiers(position, dst, off, len)) {
+    if (ranges.readHeld(position, dst, off, len)) {
       return;
     }
     stats.increment(Counter.EXTENDED_READS);
     span = fetchSpan(start, (int) (end - start), true, why);
     if (span == null) {
-      readExact(position, dst, off, len); // memory is short
+      ranges.read(position, dst, off, len, Purpose.RANGE); // memory is short
       return;
     }
     hold(span);
     copyAndUnpin(span, position, dst, off, len);
-  }
-
-  /** Exactly {@code [position, position + len)}: from a kept range, else from S3 (a large one in parts) and kept. */
-  private void readExact(long position, byte[] dst, int off, int len) throws IOException {
-    if (len > RangeFetches.PART) {
-      RangeFetches.Fetch f = ranges.range(position, dst, off, len, Purpose.RANGE);
-      requests.await(f.done(), f::cancel);
-      return;
-    }
-    if (chain.readKeptRange(position, dst, off, len)) {
-      return;
-    }
-    requests.readWaiting(position, len, Purpose.RANGE, token -> chain.readAnywhere(position, dst, off, len, token));
-    chain.keepRange(position, dst, off, len);
   }
 
   /**
@@ -278,11 +263,7 @@ final class JumpReads {
   /**
    * Fetches {@code [start, start + len)} into a pooled buffer held as bytes outside the grid, pinned
    * for the caller; null if memory is short (the caller then reads directly). With {@code keep} (a
-   * footer's tail, a columnar extent) it is looked up in the tiers first and offered to them after. More
-   * than a part is fetched in parallel parts. Each request writing into the buffer pins it until it has
-   * ended: a caller interrupted sooner lets go of the bytes, but the buffer returns to the pool only once
-   * no request can write into it any more (a part may be waiting for a tier's access check, which no
-   * cancel stops).
+   * footer's tail, a columnar extent) it reads through the tiers ({@link RangeFetches#fill}).
    */
   private Span fetchSpan(long start, int len, boolean keep, Purpose why) throws IOException {
     byte[] buffer = pool.tryAcquire(BufferPool.sizeFor(len));
@@ -291,23 +272,7 @@ final class JumpReads {
     }
     Span b = new Span(start, buffer, len, pool, stats);
     try {
-      if (keep && len > RangeFetches.PART) {
-        RangeFetches.Fetch f = ranges.range(start, buffer, 0, len, why); // looked up and kept as a range there
-        if (b.tryPin()) { // the parts' pin (the filler's is held here): dropped once none of them runs
-          f.done().whenComplete((v, t) -> b.unpin());
-        }
-        requests.await(f.done(), f::cancel);
-        b.filled();
-      } else {
-        boolean kept = keep && chain.readKeptRange(b);
-        if (!kept) {
-          requests.readWaiting(start, len, why, token -> chain.readFromStore(start, buffer, 0, len, token), b);
-        }
-        b.filled();
-        if (keep && !kept) {
-          chain.keepRange(b); // a footer's tail or a columnar extent: the next query reads it from disk
-        }
-      }
+      ranges.fill(b, keep, why);
       return b;
     } catch (IOException | RuntimeException e) {
       b.unpin();
@@ -330,10 +295,5 @@ final class JumpReads {
     } finally {
       span.unpin();
     }
-  }
-
-  /** Reads straight into the caller's array from S3 (on a fetch thread: see {@link StreamRequests#readWaiting}). */
-  private void readDirect(long position, byte[] dst, int off, int len, Purpose why) throws IOException {
-    requests.readWaiting(position, len, why, token -> chain.readFromStore(position, dst, off, len, token));
   }
 }

@@ -34,6 +34,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *       object no larger than a block is fetched whole, once, instead);</li>
  *   <li>asynchronous (vectored) ranges: {@link VectoredReads}.</li>
  * </ul>
+ * A columnar read (a range, or a vectored read) also tells {@link ColumnsAhead}, which at the first read
+ * of a column the client predicts fetches that column's chunks to the file's end; and every read is
+ * counted against the Parquet plan's columns ({@link StreamPlan#countRead}), which the client's {@link
+ * PredictedColumns} learn from when the stream closes.
  * Whatever is not in the stream's memory comes through its {@link SourceChain}: the memory, disk and
  * shared tiers where configured, then S3.
  *
@@ -52,6 +56,7 @@ public final class ObjectReader extends SlipstreamInputStream {
   private final StreamRequests requests;
   private final BlockWindow window;
   private final HeldSpans spans;
+  private final PredictedSpans predicted;
   private final StreamPlan plan;
   private final ColumnsAhead columns;
   private final JumpReads jumps;
@@ -79,15 +84,16 @@ public final class ObjectReader extends SlipstreamInputStream {
     HeldBlocks blocks = new HeldBlocks(stats);
     SourceChain chain = sources.chain(h, blocks, blockSize);
     this.window = new BlockWindow(h, pool, fetcher, chain, blocks, requests, blockSize, maxDepth, splitEnd);
-    this.spans = new HeldSpans(stats);
+    this.predicted = new PredictedSpans(stats);
+    this.spans = new HeldSpans(predicted);
     this.plan = new StreamPlan(h, plans);
     RangeFetches ranges = new RangeFetches(chain, fetcher, requests);
     // What a stream holds ahead of its reader comes in pieces G1 does not make humongous (HeapRegions).
     int piece = HeapRegions.current().largestOrdinary(blockSize);
     this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, plan, blockSize, piece,
         (long) maxDepth * blockSize);
-    this.jumps = new JumpReads(h, chain, pool, requests, spans, plan, ranges, blockSize);
-    this.columns = new ColumnsAhead(plan, spans, pool,
+    this.jumps = new JumpReads(h, pool, requests, spans, plan, ranges, blockSize);
+    this.columns = new ColumnsAhead(plan, spans, predicted, pool,
         (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.PREDICTED_COLUMN).done(), requests, stats, piece,
         (long) maxDepth * blockSize, length);
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
@@ -154,30 +160,7 @@ public final class ObjectReader extends SlipstreamInputStream {
 
   @Override
   public int read(ByteBuffer dst) throws IOException {
-    if (dst.hasArray()) {
-      int n = read(dst.array(), dst.arrayOffset() + dst.position(), dst.remaining());
-      if (n > 0) {
-        dst.position(dst.position() + n);
-      }
-      return n;
-    }
-    seqLock.lock();
-    try {
-      checkOpen();
-      if (!dst.hasRemaining()) {
-        return 0;
-      }
-      if (pos >= length) {
-        return -1;
-      }
-      byte[] tmp = new byte[(int) Math.min(dst.remaining(), Math.min(length - pos, blockSize))];
-      int n = readAt(pos, tmp, 0, tmp.length, seqPlanner, true);
-      dst.put(tmp, 0, n);
-      pos += n;
-      return n;
-    } finally {
-      seqLock.unlock();
-    }
+    return readInto(dst, length - getPos(), this::read);
   }
 
   @Override
@@ -255,26 +238,34 @@ public final class ObjectReader extends SlipstreamInputStream {
 
   @Override
   public int read(long position, ByteBuffer dst) throws IOException {
+    return readInto(dst, length - position, (b, off, len) -> read(position, b, off, len));
+  }
+
+  /** A read into an array, as {@link #read(byte[], int, int)} is. */
+  @FunctionalInterface
+  private interface ArrayRead {
+    int read(byte[] b, int off, int len) throws IOException;
+  }
+
+  /**
+   * A read into {@code dst} through {@code read}, the same read into an array: straight into a heap
+   * buffer's array, else into a copy of at most a block and at most {@code left} bytes (the bytes left
+   * from where the read starts, at least one: a read at the end then returns -1 as the array read does).
+   */
+  private int readInto(ByteBuffer dst, long left, ArrayRead read) throws IOException {
     if (dst.hasArray()) {
-      int n = read(position, dst.array(), dst.arrayOffset() + dst.position(), dst.remaining());
+      int n = read.read(dst.array(), dst.arrayOffset() + dst.position(), dst.remaining());
       if (n > 0) {
         dst.position(dst.position() + n);
       }
       return n;
     }
-    checkOpen();
-    if (position < 0) {
-      throw new EOFException(h.location() + ": negative position " + position);
+    int size = dst.hasRemaining() ? (int) Math.max(1, Math.min(dst.remaining(), Math.min(left, blockSize))) : 0;
+    byte[] tmp = new byte[size];
+    int n = read.read(tmp, 0, size);
+    if (n > 0) {
+      dst.put(tmp, 0, n);
     }
-    if (position >= length) {
-      return dst.hasRemaining() ? -1 : 0;
-    }
-    if (!dst.hasRemaining()) {
-      return 0;
-    }
-    byte[] tmp = new byte[(int) Math.min(dst.remaining(), Math.min(length - position, blockSize))];
-    int n = readAt(position, tmp, 0, tmp.length, posPlanner, false);
-    dst.put(tmp, 0, n);
     return n;
   }
 
@@ -284,7 +275,7 @@ public final class ObjectReader extends SlipstreamInputStream {
   private int readAt(long position, byte[] dst, int off, int len, ReadPlanner planner, boolean streamPath)
       throws IOException {
     len = (int) Math.min(len, length - position);
-    plan.read(position, len);
+    plan.countRead(position, len);
     long first = position / blockSize;
     if (streamPath && spans.copyAll(position, dst, off, len)) {
       // Bytes at hand: neither a jump nor a reason to prefetch, but part of a run of reads in order.
@@ -353,7 +344,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     if (len == 0) {
       return CompletableFuture.completedFuture(null);
     }
-    plan.read(position, len);
+    plan.countRead(position, len);
     columns.onRead(position, len);
     return vectored.read(position, dst, off, len);
   }
@@ -393,7 +384,7 @@ public final class ObjectReader extends SlipstreamInputStream {
           requests.closeWaitMillis());
     }
     spans.releaseAll();
-    plan.closed(spans.predictedBytes(), spans.unreadPredictedBytes());
+    plan.closed(predicted.predictedBytes(), predicted.unreadBytes());
   }
 
   private void checkOpen() throws IOException {

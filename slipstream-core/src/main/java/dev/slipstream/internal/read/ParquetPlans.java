@@ -59,7 +59,7 @@ public final class ParquetPlans {
         .scheduler(Scheduler.systemScheduler())
         .ticker(ticker)
         .build();
-    this.columns = new PredictedColumns(ticker);
+    this.columns = new PredictedColumns(IDLE, ticker);
   }
 
   /** The heap an entry takes, estimated. */

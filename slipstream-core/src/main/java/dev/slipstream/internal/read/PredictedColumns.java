@@ -6,6 +6,7 @@ package dev.slipstream.internal.read;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Ticker;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.BitSet;
 
@@ -44,11 +45,12 @@ final class PredictedColumns {
   /** Guarded by {@code this} for the counts in each {@link Use}; the cache bounds and expires the entries. */
   private final Cache<Long, Use> schemas;
 
-  PredictedColumns(Ticker ticker) {
+  /** @param idle how long a schema no stream closed on is remembered: its plans' ({@link ParquetPlans#IDLE}) */
+  PredictedColumns(Duration idle, Ticker ticker) {
     this.schemas = Caffeine.newBuilder()
         .maximumWeight(MAX_BYTES)
         .weigher(PredictedColumns::weight)
-        .expireAfterAccess(ParquetPlans.IDLE)
+        .expireAfterAccess(idle)
         .executor(Runnable::run)
         .ticker(ticker)
         .build();

@@ -3,10 +3,12 @@
  */
 package dev.slipstream.internal.read;
 
+import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.source.SourceChain;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -15,18 +17,25 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A stream's asynchronous fetches of exact ranges, each one of its requests, on the fetch executor: from
- * a tier that kept exactly that range, else through the chain in parallel parts of at most {@link #PART}
- * (each block's share from wherever it is), then offered to the tiers. What the large columnar ranges
- * ({@link JumpReads}), the asynchronous ranges ({@link VectoredReads}), the row groups read ahead ({@link
- * RowGroupAhead}) and the predicted columns ({@link ColumnsAhead}) fetch with; none of them waits here
- * (a caller who waits does so through {@link StreamRequests#await}).
+ * A stream's reads of ranges outside its block grid, and the one place they ask its {@link SourceChain}:
+ * the read-through of a range. A range comes from a tier that kept exactly that range, else from wherever
+ * its blocks are (the stream's blocks, a tier, S3 for the rest), and is then offered to the tiers to keep.
+ * The jump and columnar reads ({@link JumpReads}), the asynchronous ranges ({@link VectoredReads}), the
+ * row groups read ahead ({@link RowGroupAhead}) and the predicted columns ({@link ColumnsAhead}) all read
+ * through here; nothing else in this package asks the chain about a range.
+ *
+ * <p>Two ways to wait, one protocol: {@link #range} runs it on the fetch executor, in parallel parts of at
+ * most {@link #PART}, and returns at once (a caller who waits does so through {@link
+ * StreamRequests#await}); {@link #read} and {@link #fill} are for a caller who waits now, and look a small
+ * range up on the caller's thread, then fetch it in one request. A range of more than a part goes through
+ * {@link #range} either way.
  *
  * <p>Rules kept: a fetch thread never waits for another fetch; every range is one of the stream's
  * requests, so close cancels it, and its parts run under children of its token, so that a caller
  * interrupted while it waits for a range cancels that range's parts and no other request of the stream
  * (docs/architecture.md, rule 7). A range fetched ahead that a reader comes to wait for is promoted ahead
- * of every prefetch ({@link Fetch#promote}), as a block is when its reader arrives.
+ * of every prefetch ({@link Fetch#promote}), as a block is when its reader arrives. Bytes a tier holds
+ * reach a caller only through the tier's access check (rule 8, inside each tier).
  */
 final class RangeFetches {
   /** Largest part of a range: parts of one range are fetched in parallel. */
@@ -111,6 +120,69 @@ final class RangeFetches {
     }
     f.done = all.whenComplete((v, t) -> requests.end(f.token));
     return f;
+  }
+
+  /**
+   * Reads exactly {@code [position, position + len)} into {@code dst[off..]} for a caller who waits: from a
+   * tier that kept exactly this range, else from wherever its blocks are, then offered to the tiers. More
+   * than a {@link #PART} comes through {@link #range}; less is looked up on the caller's thread and fetched
+   * in one request.
+   */
+  void read(long position, byte[] dst, int off, int len, Purpose why) throws IOException {
+    if (len > PART) {
+      Fetch f = range(position, dst, off, len, why);
+      requests.await(f.done(), f::cancel);
+      return;
+    }
+    if (chain.readKeptRange(position, dst, off, len)) {
+      return;
+    }
+    requests.readWaiting(position, len, why, token -> chain.readAnywhere(position, dst, off, len, token));
+    chain.keepRange(position, dst, off, len);
+  }
+
+  /**
+   * Fills {@code span}, not yet filled, for a caller who waits and holds its filler's pin, and marks it
+   * filled. With {@code keep} (a footer's tail, a columnar extent) it reads through as {@link #read} does,
+   * straight into the span's buffer: the next query reads it from a tier. Without, it comes from S3 alone
+   * and is not offered (a readahead after a small read the tiers did not hold). Each request writing into
+   * the buffer pins it until it has ended, so that the buffer goes back to the pool only once none can
+   * write into it (a part may be waiting for a tier's access check, which no cancel stops).
+   */
+  void fill(Span span, boolean keep, Purpose why) throws IOException {
+    long start = span.start();
+    int len = span.length();
+    byte[] buffer = span.buffer();
+    if (keep && len > PART) {
+      Fetch f = range(start, buffer, 0, len, why); // looked up and kept as a range there
+      if (span.tryPin()) { // the parts' pin (the filler's is held by the caller): dropped once none of them runs
+        f.done().whenComplete((v, t) -> span.unpin());
+      }
+      requests.await(f.done(), f::cancel);
+      span.filled();
+      return;
+    }
+    boolean kept = keep && chain.readKeptRange(span);
+    if (!kept) {
+      requests.readWaiting(start, len, why, token -> chain.readFromStore(start, buffer, 0, len, token), span);
+    }
+    span.filled();
+    if (keep && !kept) {
+      chain.keepRange(span);
+    }
+  }
+
+  /**
+   * Reads {@code [position, position + len)} from the blocks the stream and its tiers hold, sending
+   * nothing; false if any share is missing from all (the shares found are then in dst).
+   */
+  boolean readHeld(long position, byte[] dst, int off, int len) throws IOException {
+    return chain.readFromTiers(position, dst, off, len);
+  }
+
+  /** Reads straight from S3 into the caller's array, for a caller who waits; nothing is offered to the tiers. */
+  void readFromStore(long position, byte[] dst, int off, int len, Purpose why) throws IOException {
+    requests.readWaiting(position, len, why, token -> chain.readFromStore(position, dst, off, len, token));
   }
 
   /** Reads {@code [position, position + len)} into {@code dst} in parallel parts on the fetch executor. */

@@ -16,9 +16,10 @@ import dev.slipstream.ReadPolicy;
  *       the previous one if it starts where that one ended, or a little ahead of it (at most
  *       {@link #SKIP_TOLERANCE} bytes, as a reader skipping a record header does), or if its block is
  *       already in memory. The first read counts as continuing from position 0. How far a run fetches ahead
- *       is {@link PrefetchDepth}'s to say: 2 blocks at first ({@code SEQUENTIAL}: the maximum), so that a
- *       reader that reads a header and jumps away wastes at most a block or two, then as deep as the
- *       reader needs. A jump resets the depth;
+ *       is {@link PrefetchDepth}'s to say: 2 blocks at first, so that a reader that reads a header and
+ *       jumps away wastes at most a block or two ({@code SEQUENTIAL}, a promised run: the depth the client
+ *       has learned, at least half of {@code prefetch.blocks}), then as deep as the reader needs
+ *       (docs/architecture.md, rule 5). A jump resets the depth;
  *       a small read after it fetches its own bytes ({@link Kind#SMALL_JUMP}), a large one the blocks it
  *       spans ({@link Kind#BLOCKS_AFTER_JUMP}).</li>
  *   <li><b>Ranges</b> ({@link ReadPolicy#RANDOM}: the caller said it reads a footer and then ranges, as

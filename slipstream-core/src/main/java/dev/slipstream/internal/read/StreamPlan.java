@@ -82,8 +82,12 @@ final class StreamPlan {
     keep(ParquetFooter.parseFooter(b, off, len, h.length()));
   }
 
-  /** A read of {@code [position, position + len)}: counted against each column chunk it touches. */
-  void read(long position, int len) {
+  /**
+   * Counts a read of {@code [position, position + len)} against each column chunk it touches (and notes
+   * a read among the page indexes): what the stream read of each column, told to the client's predicted
+   * columns at close. Reads nothing.
+   */
+  void countRead(long position, int len) {
     ParquetFooter f = footer();
     if (f == null) {
       return;

@@ -23,26 +23,32 @@
  *   <li>{@link dev.slipstream.internal.read.BlockWindow}: fills and drops those blocks (pin, fetch
  *       through the chain, prefetch depth, the per-stream cap); reads in order and after large jumps;</li>
  *   <li>{@link dev.slipstream.internal.read.HeldSpans}: what the stream fetched outside its blocks (the
- *       object's tail, a column chunk, a readahead), copied by every kind of read before it fetches;</li>
+ *       object's tail, a column chunk, a readahead, the predicted chunks), copied by every kind of read
+ *       before it fetches;</li>
  *   <li>{@link dev.slipstream.internal.read.StreamPlan}: the stream's Parquet plan ({@link
  *       dev.slipstream.internal.read.ParquetFooter}), taken from the client's {@link
  *       dev.slipstream.internal.read.ParquetPlans} for the version it reads, or parsed from the tail or
  *       the footer it read and given to the client, so that every later stream of that version reads by
  *       it;</li>
- *   <li>{@link dev.slipstream.internal.read.RangeFetches}: exact ranges, asynchronously, through the
- *       chain in parallel parts (or as a tier kept them), each part one of the stream's requests;</li>
+ *   <li>{@link dev.slipstream.internal.read.RangeFetches}: the read-through of a range outside the
+ *       blocks, the one place such a read asks the chain: as a tier kept it, else fetched (in parallel
+ *       parts when large or asynchronous, each one of the stream's requests), then offered to the
+ *       tiers;</li>
  *   <li>{@link dev.slipstream.internal.read.VectoredReads}: asynchronous (vectored) ranges: what the
  *       spans hold, the rest by {@link dev.slipstream.internal.read.RangeFetches}; with a plan,
  *       {@link dev.slipstream.internal.read.RowGroupAhead} reads the next Parquet row groups ahead;</li>
  *   <li>{@link dev.slipstream.internal.read.JumpReads}: small reads after a jump and columnar ranges,
  *       each fetched to its extent (the tail, a column chunk, the page indexes, a readahead) and held in
- *       the spans; a large one by {@link dev.slipstream.internal.read.RangeFetches};</li>
+ *       the spans, read through {@link dev.slipstream.internal.read.RangeFetches};</li>
  *   <li>{@link dev.slipstream.internal.read.ColumnsAhead}: at a stream's first column read, the chunks
  *       of the columns the client's readers read from the last files of that schema ({@link
  *       dev.slipstream.internal.read.PredictedColumns}, kept with the plans), fetched by {@link
- *       dev.slipstream.internal.read.RangeFetches} and held in the spans.</li>
+ *       dev.slipstream.internal.read.RangeFetches} and held in {@link
+ *       dev.slipstream.internal.read.PredictedSpans}, which counts what reads copied of them.</li>
  * </ul>
- * Bytes not in the stream's memory come through its {@link dev.slipstream.internal.source.SourceChain}.
+ * Bytes not in the stream's memory come through its {@link dev.slipstream.internal.source.SourceChain}:
+ * a block's by {@link dev.slipstream.internal.read.BlockWindow}, a range's by {@link
+ * dev.slipstream.internal.read.RangeFetches} alone.
  *
  * <p>The invariants that keep concurrent use safe: a reader pins one block at a time and never while it
  * waits for memory; a block's buffer is released only when its reference count reaches zero; every

@@ -50,6 +50,11 @@ class DiskCacheTest {
   }
 
   @Test
+  void theCacheAndItsSpaceLogUnderTheCachesClassName() {
+    assertThat(CacheSpace.LOGGER).isEqualTo(DiskCache.class.getName());
+  }
+
+  @Test
   void writtenBlocksReadBackWholeAndInPartsWithEveryByteRight() throws IOException {
     DiskCache c = cache(tmp.resolve("c"));
     ReadStatistics s = ReadStatistics.global().child();

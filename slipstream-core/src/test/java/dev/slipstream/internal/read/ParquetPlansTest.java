@@ -55,7 +55,7 @@ class ParquetPlansTest {
   @Test
   void predictedColumnsOfAnyNumberOfSchemasStayWithinTheirBytesAndGoWhenUnused() {
     AtomicLong now = new AtomicLong();
-    PredictedColumns columns = new PredictedColumns(now::get);
+    PredictedColumns columns = new PredictedColumns(ParquetPlans.IDLE, now::get);
     BitSet touched = new BitSet();
     touched.set(0, 8);
     for (long schema = 0; schema < 200_000; schema++) {

@@ -42,12 +42,12 @@ final class StreamRig implements AutoCloseable {
     this.chain = new SourceChain(h, blocks, List.of(tiers), new S3Source(fetch.ranges, fetch.parts), fetch.pool,
         blockSize, false, null);
     this.window = new BlockWindow(h, fetch.pool, fetch.fetcher, chain, blocks, requests, blockSize, maxDepth, 0);
-    this.spans = new HeldSpans(h.stats());
+    this.spans = new HeldSpans(new PredictedSpans(h.stats()));
     this.plan = new StreamPlan(h, new ParquetPlans());
     this.ranges = new RangeFetches(chain, fetch.fetcher, requests);
     this.vectored = new VectoredReads(ranges, fetch.pool, requests, h.stats(), spans, plan, blockSize, blockSize,
         (long) maxDepth * blockSize);
-    this.jumps = new JumpReads(h, chain, fetch.pool, requests, spans, plan, ranges, blockSize);
+    this.jumps = new JumpReads(h, fetch.pool, requests, spans, plan, ranges, blockSize);
   }
 
   long length() {

@@ -1,0 +1,151 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.read;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.block.Span;
+import dev.slipstream.internal.fetch.FetchRig;
+import dev.slipstream.internal.fetch.Purpose;
+import dev.slipstream.internal.source.Piece;
+import dev.slipstream.internal.source.ScriptedTier;
+import dev.slipstream.internal.store.ScriptedStore;
+import java.io.IOException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The read-through of a range, over a scripted store and a scripted tier: a range a tier kept comes from
+ * it with no request; any other is fetched (in parts when larger than a part) and then offered to the
+ * tiers; a span filled without keeping comes from S3 alone and asks no tier.
+ */
+class RangeFetchesTest {
+  private static final int KIB = 1024;
+  private static final int MIB = 1024 * KIB;
+  private static final int BLOCK = 256 * KIB;
+
+  private StreamRig rig;
+
+  @AfterEach
+  void close() {
+    if (rig != null) {
+      rig.close();
+    }
+  }
+
+  private StreamRig stream(byte[] data, int blockSize, ScriptedTier... tiers) {
+    rig = new StreamRig(new FetchRig(new ScriptedStore(data, FetchRig.ETAG), blockSize, 4, 64L * MIB), 4, tiers);
+    return rig;
+  }
+
+  private byte[] read(long position, int len) throws IOException {
+    byte[] dst = new byte[len];
+    rig.ranges.read(position, dst, 0, len, Purpose.RANGE);
+    return dst;
+  }
+
+  /** A span of {@code [start, start + len)} not yet filled, its filler's pin held by the test. */
+  private Span emptySpan(long start, int len) {
+    byte[] buffer = rig.fetch.pool.tryAcquire(BufferPool.sizeFor(len));
+    return new Span(start, buffer, len, rig.fetch.pool, rig.h.stats());
+  }
+
+  private static byte[] bytesOf(Span span) {
+    return java.util.Arrays.copyOf(span.buffer(), span.length());
+  }
+
+  @Test
+  void aRangeNoTierKeptIsFetchedOnceAndThenOfferedToTheTiers() throws IOException {
+    byte[] data = ScriptedStore.bytes(MIB);
+    ScriptedTier disk = new ScriptedTier("disk", data, Piece.Origin.DISK);
+    stream(data, BLOCK, disk);
+
+    byte[] got = read(500_000, 1000);
+
+    assertThat(got).isEqualTo(rig.data(500_000, 501_000));
+    assertThat(rig.fetch.store.ranges()).containsExactly(StreamRig.get(500_000, 501_000));
+    assertThat(disk.asked().get(0)).isEqualTo("disk read range 500000+1000 [0, 1000)"); // the kept range first
+    assertThat(disk.kept()).containsExactly(Piece.range(500_000, 1000));
+  }
+
+  @Test
+  void aRangeATierKeptComesFromItWithNoRequestAndIsNotOfferedAgain() throws IOException {
+    byte[] data = ScriptedStore.bytes(MIB);
+    ScriptedTier disk = new ScriptedTier("disk", data, Piece.Origin.DISK).holding(Piece.range(500_000, 1000));
+    stream(data, BLOCK, disk);
+
+    byte[] got = read(500_000, 1000);
+
+    assertThat(got).isEqualTo(rig.data(500_000, 501_000));
+    assertThat(rig.fetch.store.ranges()).isEmpty();
+    assertThat(disk.kept()).isEmpty();
+  }
+
+  @Test
+  void aRangeLargerThanAPartIsFetchedInPartsAndOfferedWhole() throws IOException {
+    byte[] data = ScriptedStore.bytes(3 * MIB);
+    ScriptedTier disk = new ScriptedTier("disk", data, Piece.Origin.DISK);
+    stream(data, MIB, disk);
+    int len = 3 * MIB / 2;
+
+    byte[] got = read(1000, len);
+
+    assertThat(got).isEqualTo(rig.data(1000, 1000 + len));
+    assertThat(rig.fetch.store.ranges()).containsExactlyInAnyOrder(StreamRig.get(1000, 1000 + len / 2),
+        StreamRig.get(1000 + len / 2, 1000 + len));
+    assertThat(disk.kept()).containsExactly(Piece.range(1000, len));
+  }
+
+  @Test
+  void aSpanFilledWithKeepingComesFromTheTierThatKeptItWithNoRequest() throws IOException {
+    byte[] data = ScriptedStore.bytes(MIB);
+    ScriptedTier disk = new ScriptedTier("disk", data, Piece.Origin.DISK).holding(Piece.range(900_000, 100_000));
+    stream(data, BLOCK, disk);
+    Span span = emptySpan(900_000, 100_000);
+
+    rig.ranges.fill(span, true, Purpose.FOOTER);
+
+    assertThat(span.isReady()).isTrue();
+    assertThat(bytesOf(span)).isEqualTo(rig.data(900_000, 1_000_000));
+    assertThat(rig.fetch.store.ranges()).isEmpty();
+    assertThat(disk.asked()).containsExactly("disk fill range 900000+100000");
+    assertThat(disk.kept()).isEmpty();
+    span.unpin();
+    span.releaseOwner();
+  }
+
+  @Test
+  void aSpanFilledWithKeepingThatNoTierKeptIsFetchedOnceAndOffered() throws IOException {
+    byte[] data = ScriptedStore.bytes(MIB);
+    ScriptedTier disk = new ScriptedTier("disk", data, Piece.Origin.DISK);
+    stream(data, BLOCK, disk);
+    Span span = emptySpan(900_000, 100_000);
+
+    rig.ranges.fill(span, true, Purpose.FOOTER);
+
+    assertThat(bytesOf(span)).isEqualTo(rig.data(900_000, 1_000_000));
+    assertThat(rig.fetch.store.ranges()).containsExactly(StreamRig.get(900_000, 1_000_000));
+    assertThat(disk.kept()).containsExactly(Piece.range(900_000, 100_000));
+    span.unpin();
+    span.releaseOwner();
+  }
+
+  @Test
+  void aSpanFilledWithoutKeepingComesFromS3AloneAndAsksNoTier() throws IOException {
+    byte[] data = ScriptedStore.bytes(MIB);
+    ScriptedTier disk = new ScriptedTier("disk", data, Piece.Origin.DISK).holding(Piece.range(300_000, 70_000));
+    stream(data, BLOCK, disk);
+    Span span = emptySpan(300_000, 70_000);
+
+    rig.ranges.fill(span, false, Purpose.READAHEAD);
+
+    assertThat(bytesOf(span)).isEqualTo(rig.data(300_000, 370_000));
+    assertThat(rig.fetch.store.ranges()).containsExactly(StreamRig.get(300_000, 370_000));
+    assertThat(disk.asked()).isEmpty();
+    assertThat(disk.kept()).isEmpty();
+    span.unpin();
+    span.releaseOwner();
+  }
+}
