@@ -332,7 +332,7 @@ public final class Slipstream implements AutoCloseable {
           new SharedNames(config.sharedNamespace(), config.sharedSecret().orElse(null)), config.sharedShadowFraction());
     }
     throw new IllegalArgumentException("shared.mode=" + config.sharedMode().name().toLowerCase(java.util.Locale.ROOT)
-        .replace('_', '-') + " needs a shared tier store on the class path: add the slipstream-memcached jar (slipstream-hadoop's jar carries it)");
+        .replace('_', '-') + " needs a shared tier store on the class path: add the slipstream-memcached jar (the drop-in jars of slipstream-hadoop and slipstream-iceberg carry it)");
   }
 
   /** Closes the S3 client; with isolated resources, also stops the fetch threads. Open streams should be closed first. */
