@@ -96,7 +96,8 @@ class DropInJarIT {
   /**
    * Two JVMs, each a SlipstreamFileIO from the jar with {@code slipstream.shared.mode=read-write} over one
    * memcached: the first reads a file from S3 and keeps its blocks in the tier; the second reads them from the
-   * tier, and sends S3 only the request that checks its access (rule 8).
+   * tier, but for the first block, which its open's GET brings from S3 (that answer is also what lets it serve
+   * cached bytes, rule 8).
    */
   @Test
   void twoFileIosInTwoJvmsShareTheTier(@TempDir Path tmp) throws Exception {
@@ -110,6 +111,9 @@ class DropInJarIT {
       properties.put("slipstream.shared.mode", "read-write");
       properties.put("slipstream.shared.servers", memcached.hostPort());
       properties.put("slipstream.shared.secret", "iceberg-drop-in-jar-test");
+      // A new JVM's first gets load and warm the tier's client: on a busy machine they can take longer than the
+      // 200 ms a get may wait by default, and a late one is a miss. This test is about where bytes come from.
+      properties.put("slipstream.shared.timeout", "30s");
       write(s3.catalogProperties(), path, data);
 
       Map<String, Long> first = readInChildJvm(tmp.resolve("first"), properties, path, Reader.sha256(data));
@@ -119,12 +123,47 @@ class DropInJarIT {
       assertThat(first.get(Counter.SHARED_SETS.metricName())).as("the first JVM keeps the file's 4 blocks: %s", first)
           .isEqualTo(4);
       assertThat(first.get(Counter.BYTES_FETCHED.metricName())).as("%s", first).isEqualTo(data.length);
-      assertThat(second.get(Counter.SHARED_HITS.metricName())).as("the second JVM reads from the tier: %s", second)
-          .isGreaterThanOrEqualTo(3);
+      assertThat(second.get(Counter.SHARED_HITS.metricName()))
+          .as("the second JVM reads from the tier all but the first block, which its open's GET brought: %s", second)
+          .isEqualTo(3);
       assertThat(second.get(Counter.SHARED_BYTES_READ.metricName()) + second.get(Counter.BYTES_FETCHED.metricName()))
           .as("%s", second).isEqualTo(data.length);
-      assertThat(second.get(Counter.BYTES_FETCHED.metricName())).as("from S3 at most the first block: %s", second)
-          .isLessThanOrEqualTo(1 << 20);
+      assertThat(second.get(Counter.BYTES_FETCHED.metricName())).as("from S3 the first block: %s", second)
+          .isEqualTo(1 << 20);
+    }
+  }
+
+  /**
+   * Iceberg 1.12's AWS bundle has no Apache 4 HTTP client: a FileIO from the jar, with Iceberg's runtime and
+   * a bundle but not the SDK's apache-client, fails {@code initialize} naming the jars to add. (It failed
+   * with {@code NoClassDefFoundError: software/amazon/awssdk/http/apache/ApacheHttpClient} alone before.)
+   */
+  @Test
+  void withoutTheSdksApacheClientInitializeNamesTheJarsToAdd() throws Exception {
+    List<java.net.URL> urls = new ArrayList<>();
+    for (String entry : childClassPath().split(java.io.File.pathSeparator)) {
+      urls.add(Path.of(entry).toUri().toURL());
+    }
+    try (java.net.URLClassLoader withoutApacheClient = new java.net.URLClassLoader(
+        urls.toArray(new java.net.URL[0]), ClassLoader.getPlatformClassLoader()) {
+          @Override
+          protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            if (name.startsWith("software.amazon.awssdk.http.apache.")) {
+              throw new ClassNotFoundException(name); // as with iceberg-aws-bundle 1.12 alone
+            }
+            return super.loadClass(name, resolve);
+          }
+        }) {
+      Object io = withoutApacheClient.loadClass(SlipstreamFileIO.class.getName()).getConstructor().newInstance();
+      java.lang.reflect.Method initialize = io.getClass().getMethod("initialize", Map.class);
+      Map<String, String> properties = Map.of("s3.endpoint", "http://127.0.0.1:9", "client.region", "us-east-1",
+          "s3.access-key-id", "a", "s3.secret-access-key", "b");
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> initialize.invoke(io, properties))
+          .cause().isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("software/amazon/awssdk/http/apache/ApacheHttpClient is missing")
+          .hasMessageContaining("Add software.amazon.awssdk:apache-client:"
+              + software.amazon.awssdk.core.util.VersionInfo.SDK_VERSION + " (the bundle's AWS SDK version)")
+          .hasMessageContaining("org.apache.httpcomponents:httpclient:4.5.13");
     }
   }
 
@@ -183,16 +222,26 @@ class DropInJarIT {
 
   /**
    * The jar, Iceberg's runtime (FileIO, S3FileIO), the AWS SDK it reads with (the bundle; with Iceberg 1.12,
-   * apache-client beside it), slf4j's API, and this test's own classes for {@link Reader}: not the module's
-   * classes, nor the tier's or its client's unshaded jars.
+   * apache-client, Apache HttpClient 4.5 and commons-logging beside it), slf4j's API, and this test's own
+   * classes for {@link Reader}: not the module's classes, nor the tier's or its client's unshaded jars.
    */
-  private static String childClassPath() throws URISyntaxException {
+  private static String childClassPath() throws URISyntaxException, ClassNotFoundException {
     Set<String> entries = new LinkedHashSet<>();
     entries.add(JAR.toAbsolutePath().toString());
-    for (Class<?> c : new Class<?>[] {org.apache.iceberg.io.FileIO.class, org.apache.iceberg.aws.s3.S3FileIO.class,
-        software.amazon.awssdk.services.s3.S3Client.class,
-        software.amazon.awssdk.http.apache.ApacheHttpClient.class, org.slf4j.Logger.class, Reader.class}) {
-      entries.add(Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
+    for (String c : new String[] {"org.apache.iceberg.io.FileIO", "org.apache.iceberg.aws.s3.S3FileIO",
+        "software.amazon.awssdk.services.s3.S3Client", "software.amazon.awssdk.http.apache.ApacheHttpClient",
+        "org.apache.http.client.HttpClient", "org.apache.http.protocol.HttpContext",
+        "org.apache.commons.logging.LogFactory", "org.slf4j.Logger", Reader.class.getName()}) {
+      Class<?> found;
+      try {
+        found = Class.forName(c, false, DropInJarIT.class.getClassLoader());
+      } catch (ClassNotFoundException e) {
+        if (c.startsWith("org.apache.")) {
+          continue; // Apache HttpClient and commons-logging: inside iceberg-aws-bundle up to 1.10, beside it in 1.12
+        }
+        throw e;
+      }
+      entries.add(Path.of(found.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
     }
     return String.join(java.io.File.pathSeparator, entries);
   }
@@ -226,7 +275,8 @@ class DropInJarIT {
       }
       PrintStream out = System.out;
       for (Counter c : new Counter[] {Counter.SHARED_HITS, Counter.SHARED_MISSES, Counter.SHARED_BYTES_READ,
-          Counter.SHARED_SETS, Counter.SHARED_SETS_DROPPED, Counter.SHARED_ERRORS, Counter.BYTES_FETCHED}) {
+          Counter.SHARED_SETS, Counter.SHARED_SETS_DROPPED, Counter.SHARED_ERRORS, Counter.SHARED_TIMEOUTS,
+          Counter.BYTES_FETCHED}) {
         out.println(c.metricName() + "=" + dev.slipstream.ReadStatistics.global().get(c));
       }
       out.flush();
