@@ -47,6 +47,11 @@ record FileIOClients(Slipstream reader, S3FileIO writer, ReadMetrics metrics) {
     try {
       return Slipstream.create(config);
     } catch (NoClassDefFoundError e) {
+      String missing = String.valueOf(e.getMessage());
+      if (!missing.startsWith("software/amazon/awssdk/http/apache/") && !missing.startsWith("org/apache/http/")
+          && !missing.startsWith("org/apache/commons/logging/")) {
+        throw e;
+      }
       throw new IllegalStateException("SlipstreamFileIO cannot build its S3 client, " + e.getMessage()
           + " is missing: it reads through the AWS SDK's Apache HTTP client, which iceberg-aws-bundle 1.12 does"
           + " not carry (it has the Apache 5 one only). Add software.amazon.awssdk:apache-client:" + sdkVersion()
