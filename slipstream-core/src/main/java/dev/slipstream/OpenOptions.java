@@ -9,7 +9,8 @@ import java.util.OptionalLong;
 /**
  * What the caller knows about the object and how it will read it.
  *
- * <p>With a known length no HEAD request is made; the ETag, when known too, pins the version from the
+ * <p>With a known length no HEAD request is made, nor with the {@link ReadPolicy#SEQUENTIAL} policy, whose
+ * first GET (of the first block) learns the length; the ETag, when known too, pins the version from the
  * first GET on (every GET carries {@code If-Match}); without it, the ETag of the first response is
  * pinned instead. A length that does not match the object fails the first read that sees the
  * difference, with a message saying so.

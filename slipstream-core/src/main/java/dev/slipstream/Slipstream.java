@@ -9,6 +9,7 @@ import dev.slipstream.internal.cache.DiskCache;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.FetchExecutor;
+import dev.slipstream.internal.fetch.FirstGet;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.ParallelParts;
 import dev.slipstream.internal.fetch.RangeReader;
@@ -198,6 +199,9 @@ public final class Slipstream implements AutoCloseable {
 
   /**
    * Opens an object. With a known length (and ETag), as a listing gives them, no HEAD request is made.
+   * Without one, a HEAD learns them, or the client's answer about the object within {@code access.ttl};
+   * with the {@link ReadPolicy#SEQUENTIAL} policy, the GET of the first block does instead (its
+   * {@code Content-Range} states the length), and the first read finds that block in memory.
    *
    * @throws java.io.FileNotFoundException if there is no such object
    * @throws java.nio.file.AccessDeniedException if S3 refuses access
@@ -217,6 +221,7 @@ public final class Slipstream implements AutoCloseable {
     // much is not known: it grants this open's access check but is not kept as the client's answer.
     long sentAt = options.fromStore() ? -1 : answers.generation();
     RecentAnswers.Answer known = length < 0 ? answers.fresh(location) : null;
+    FirstGet.Answer first = null;
     if (known != null) {
       // No HEAD: S3 answered this client about the object within access.ttl (rule 8).
       streamStats.increment(Counter.OPENS_FROM_ANSWER);
@@ -227,8 +232,14 @@ public final class Slipstream implements AutoCloseable {
       // renew it, so an object re-read all day is still asked about once per access.ttl.
     } else if (length < 0) {
       answered = true;
-      ObjectStore.ObjectMetadata m = fetcher.head(location, streamStats,
-          new CancelToken(() -> new IOException("cancelled: HEAD " + location), dev.slipstream.internal.fetch.Purpose.OPEN));
+      CancelToken token = new CancelToken(() -> new IOException("cancelled: open " + location),
+          dev.slipstream.internal.fetch.Purpose.OPEN);
+      if (options.policy() == ReadPolicy.SEQUENTIAL) {
+        // Read from the start: no HEAD, the GET of the first block says the length and version (rule 5).
+        first = fetcher.first(new ObjectHandle(location, -1, false, null, null, streamStats, answers),
+            config.blockSize(), token);
+      }
+      ObjectStore.ObjectMetadata m = first != null ? first.metadata() : fetcher.head(location, streamStats, token);
       length = m.length();
       etag = m.etag();
       lastModified = m.lastModified();
@@ -241,8 +252,9 @@ public final class Slipstream implements AutoCloseable {
     }
     ObjectReader reader = new ObjectReader(handle, resources.pool, fetcher, sources, config.blockSize(),
         config.prefetchBlocks(), learnedDepth, parquetPlans, options.policy(), options.splitEnd(), closeWaitMillis());
-    // A first block fetched ahead is served only for the version this stream reads (see OpenAhead).
-    Block ahead = openAhead.take(location, length, handle.etag());
+    // A first block fetched ahead is served only for the version this stream reads (see OpenAhead); one the
+    // open's own GET brought is that version.
+    Block ahead = first != null ? firstBlock(first, streamStats) : openAhead.take(location, length, handle.etag());
     if (ahead != null) {
       try {
         reader.adopt(ahead);
@@ -252,6 +264,24 @@ public final class Slipstream implements AutoCloseable {
     }
     openAhead.opened(location);
     return reader;
+  }
+
+  /**
+   * The bytes the open's first GET brought, as the stream's first block, held as an open-ahead block is
+   * handed over (the owner's reference and one pin); null if there are none, or the memory budget has no room
+   * for them now (the stream fetches them again).
+   */
+  private Block firstBlock(FirstGet.Answer first, ReadStatistics stats) {
+    byte[] bytes = first.bytes();
+    byte[] buffer = bytes.length == 0 ? null : resources.pool.tryAcquire(bytes.length);
+    if (buffer == null) {
+      return null;
+    }
+    System.arraycopy(bytes, 0, buffer, 0, bytes.length);
+    Block b = new Block(0, 0, buffer, bytes.length, false, resources.pool, stats, 1);
+    b.complete();
+    b.fetchEnded();
+    return b;
   }
 
   /**
@@ -332,7 +362,7 @@ public final class Slipstream implements AutoCloseable {
           new SharedNames(config.sharedNamespace(), config.sharedSecret().orElse(null)), config.sharedShadowFraction());
     }
     throw new IllegalArgumentException("shared.mode=" + config.sharedMode().name().toLowerCase(java.util.Locale.ROOT)
-        .replace('_', '-') + " needs a shared tier store on the class path: add the slipstream-memcached jar (slipstream-hadoop's jar carries it)");
+        .replace('_', '-') + " needs a shared tier store on the class path: add the slipstream-memcached jar (the drop-in jars of slipstream-hadoop and slipstream-iceberg carry it)");
   }
 
   /** Closes the S3 client; with isolated resources, also stops the fetch threads. Open streams should be closed first. */

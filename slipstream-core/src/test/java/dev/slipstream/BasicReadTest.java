@@ -68,6 +68,40 @@ class BasicReadTest {
     }
   }
 
+  /** Rule 5: a read from the start needs no HEAD; the first block's GET says the length and version. */
+  @Test
+  void aSequentialOpenWithNoLengthLearnsItFromItsFirstGetNotAHead() throws IOException {
+    for (int size : new int[] {1, 1000, BLOCK - 1, BLOCK, BLOCK + 1, BLOCK * 5 + 123}) {
+      S3.server().putGenerated("bkt", "seq-" + size, 5, size);
+      try (SlipstreamInputStream in = client.open(S3Location.parse("s3://bkt/seq-" + size),
+          OpenOptions.NONE.withPolicy(ReadPolicy.SEQUENTIAL))) {
+        assertThat(in.length()).as("%d bytes", size).isEqualTo(size);
+        assertThat(in.etag().replace("\"", "")).isEqualTo(S3.server().etag("bkt", "seq-" + size).replace("\"", ""));
+        assertThat(in.readAllBytes()).isEqualTo(TestData.bytes(5, size));
+        assertThat(in.statistics().get(Counter.HEAD_REQUESTS)).as("%d bytes", size).isZero();
+        assertThat(in.statistics().get(Counter.GET_REQUESTS)).as("one GET a block, the first one the open's")
+            .isEqualTo((size + BLOCK - 1) / BLOCK);
+        assertThat(in.statistics().get(Counter.BYTES_FETCHED)).isEqualTo(size);
+      }
+    }
+    assertThat(client.memoryInUse()).isZero();
+  }
+
+  @Test
+  void aSequentialOpenWithNoLengthOfAnEmptyOrMissingObject() throws IOException {
+    S3.server().putObject("bkt", "seq-empty", new byte[0]);
+    try (SlipstreamInputStream in = client.open(S3Location.parse("s3://bkt/seq-empty"),
+        OpenOptions.NONE.withPolicy(ReadPolicy.SEQUENTIAL))) {
+      assertThat(in.length()).isZero();
+      assertThat(in.read()).isEqualTo(-1);
+      assertThat(in.statistics().get(Counter.HEAD_REQUESTS)).as("no byte 0 to GET: a HEAD says the length")
+          .isLessThanOrEqualTo(1);
+    }
+    assertThatThrownBy(() -> client.open(S3Location.parse("s3://bkt/seq-missing"),
+        OpenOptions.NONE.withPolicy(ReadPolicy.SEQUENTIAL))).isInstanceOf(java.io.FileNotFoundException.class)
+        .hasMessageContaining("s3://bkt/seq-missing");
+  }
+
   @Test
   void emptyObject() throws IOException {
     S3.server().putObject("bkt", "empty", new byte[0]);

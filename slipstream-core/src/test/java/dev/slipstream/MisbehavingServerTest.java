@@ -4,6 +4,7 @@
 package dev.slipstream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 import dev.slipstream.testkit.Misbehaviour;
@@ -342,6 +343,57 @@ class MisbehavingServerTest {
     server.always(Misbehaviour.IGNORE_RANGE);
     try (Slipstream client = client()) {
       assertFails(client, key, ReadPath.SEQUENTIAL, IOException.class, "no Content-Length");
+    }
+  }
+
+  // ---- 6. the first GET of a sequential open of unknown length, in place of the HEAD ---------------
+
+  /** Opens {@code key} as a sequential read of unknown length and reads it whole. */
+  static byte[] readSequentialOfUnknownLength(Slipstream client, String key, long[] heads) throws IOException {
+    try (SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/" + key),
+        OpenOptions.NONE.withPolicy(ReadPolicy.SEQUENTIAL))) {
+      byte[] all = in.readAllBytes();
+      heads[0] = in.statistics().get(Counter.HEAD_REQUESTS);
+      return all;
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = Misbehaviour.class, names = {"NO_ETAG", "BARE_ETAG", "NO_CONTENT_LENGTH"})
+  void aSequentialOpenOfUnknownLengthLearnsItFromItsFirstGet(Misbehaviour m) throws IOException {
+    server.put(BUCKET, "first-get-big-" + m, big);
+    server.put(BUCKET, "first-get-small-" + m, small);
+    server.always(m);
+    try (Slipstream client = client()) {
+      long[] heads = {-1};
+      assertThat(readSequentialOfUnknownLength(client, "first-get-big-" + m, heads)).isEqualTo(big);
+      assertThat(heads[0]).as("no HEAD").isZero();
+      assertThat(readSequentialOfUnknownLength(client, "first-get-small-" + m, heads)).isEqualTo(small);
+      assertThat(heads[0]).as("no HEAD").isZero();
+    }
+  }
+
+  @Test
+  void aFirstGetAnsweredForAnotherRangeIsAClearError() throws IOException {
+    String key = "first-get-shifted";
+    server.put(BUCKET, key, big);
+    server.when(getOf(key).and(r -> r.range() != null && r.range().startsWith("bytes=0-")), Misbehaviour.SHIFT_RANGE);
+    try (Slipstream client = client()) {
+      assertThatThrownBy(() -> readSequentialOfUnknownLength(client, key, new long[1]))
+          .isInstanceOf(IOException.class).hasMessageContaining("s3://" + BUCKET + "/" + key)
+          .hasMessageContaining("not the first bytes with the object's length");
+    }
+  }
+
+  @Test
+  void aFirstGetAnsweredWithTheWholeObjectChunkedFallsBackToTheHead() throws IOException {
+    String key = "first-get-ignores-range";
+    server.put(BUCKET, key, small);
+    server.when(getOf(key), Misbehaviour.IGNORE_RANGE);
+    try (Slipstream client = client()) {
+      long[] heads = {-1};
+      assertThat(readSequentialOfUnknownLength(client, key, heads)).isEqualTo(small);
+      assertThat(heads[0]).as("a chunked 200 states no length: the HEAD does").isEqualTo(1);
     }
   }
 

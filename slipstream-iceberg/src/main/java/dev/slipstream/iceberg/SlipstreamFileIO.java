@@ -35,7 +35,8 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  * properties ({@link CatalogProperties}: S3FileIO's {@code s3.endpoint}, {@code s3.path-style-access},
  * {@code s3.access-key-id}, {@code s3.secret-access-key}, {@code s3.session-token} and
  * {@code client.region}, and {@code slipstream.*}). A file opened with its length (data files, delete
- * files, manifests) costs no HEAD; metadata and manifests are read whole, Parquet and ORC by ranges
+ * files, manifests) costs no HEAD, nor does one read whole by path (a {@code metadata.json}, a manifest
+ * list: the first GET says the length); metadata and manifests are read whole, Parquet and ORC by ranges
  * planned from the footer ({@link FileKind}).
  *
  * <p>Everything else, writes, deletes and listings, is Iceberg's own {@link S3FileIO}, initialized with the
@@ -94,7 +95,10 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
     return properties;
   }
 
-  /** A file whose length is learnt when first needed (one HEAD), not now. */
+  /**
+   * A file whose length is learnt when first needed, not now: from the first GET of a file read whole (a
+   * {@code metadata.json}, a manifest list), else with one HEAD.
+   */
   @Override
   public InputFile newInputFile(String path) {
     FileIOClients c = clients();

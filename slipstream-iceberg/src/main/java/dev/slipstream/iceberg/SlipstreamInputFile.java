@@ -20,7 +20,10 @@ import org.apache.iceberg.io.SeekableInputStream;
  * <p>Requests: a length given by the caller (Iceberg knows it for data files, delete files and manifests)
  * is trusted, and the file is opened with no HEAD. Without one, nothing is asked until it is needed: the
  * first of {@link #getLength()}, {@link #exists()} or {@link #newStream()} learns the length and ETag
- * with one HEAD (or from the client's recent answer), and later streams of this file open with both.
+ * (or takes the client's recent answer), and later streams of this file open with both. A stream of a
+ * file read whole (a {@code metadata.json}, a manifest list: Iceberg opens both by path and reads them
+ * from the start) learns them from the GET of its first block, with no HEAD; {@link #getLength()} and
+ * {@link #exists()} before any stream ask with one HEAD.
  *
  * <p>Each stream reads with the policy the file's name calls for ({@link FileKind}).
  *
@@ -100,10 +103,13 @@ final class SlipstreamInputFile implements InputFile {
     }
   }
 
-  /** The length, learnt from S3 with the ETag: one HEAD, or the client's answer about this object within access.ttl. */
+  /**
+   * The length, learnt from S3 with the ETag: one HEAD, or the client's answer about this object within
+   * access.ttl. Opened with no policy: one of a file read whole would GET its first block instead.
+   */
   private long stat() {
     try (SharedClients.Lease held = SharedClients.another(lease);
-         SlipstreamInputStream in = client.open(object, OpenOptions.NONE.withPolicy(kind.policy()))) {
+         SlipstreamInputStream in = client.open(object, OpenOptions.NONE)) {
       return learnt(in);
     } catch (FileNotFoundException e) {
       throw notFound(e);

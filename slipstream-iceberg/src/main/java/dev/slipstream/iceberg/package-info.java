@@ -16,12 +16,14 @@
  * <p>How the parts talk:
  * <pre>
  *   SlipstreamFileIO      the catalog's FileIO
- *     FileIOClients       one Slipstream client for reads, one S3FileIO for the rest
+ *     FileIOClients       one Slipstream client for reads, one S3FileIO for the rest; a missing Apache
+ *                         HTTP client (Iceberg 1.12's bundle) named with the jars to add
  *     SharedClients       the pairs deserialized copies share, one per JVM and properties, held by
  *                         leases (copies, open streams) and closed a minute after the last one ends
  *     CatalogProperties   catalog properties (s3.*, client.region, slipstream.*) to a SlipstreamConfig
  *     ReadMetrics         bytes and reads into Iceberg's metrics (Hadoop's FileSystem.Statistics)
- *     SlipstreamInputFile one file: its length as given (no HEAD) or asked for once; its read policy
+ *     SlipstreamInputFile one file: its length as given (no HEAD), or learnt once (from the first GET of a
+ *                         file read whole, else a HEAD); its read policy
  *       FileKind          which policy a file's name calls for: metadata whole, Parquet columnar
  *       IcebergInputStream  Iceberg's SeekableInputStream and RangeReadable over a Slipstream stream
  *     ForgettingOutputFile  S3FileIO's output file; a write makes the Slipstream client forget its answers

@@ -64,11 +64,17 @@ class IcebergOnSparkTest {
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions");
     catalog(b, "ss", SlipstreamFileIO.class.getName(), dir);
+    // A SlipstreamFileIO whose client keeps no answer (access.ttl=0): every open by path asks S3 anew, as a
+    // new job's does, so no read of the same file a moment earlier hides what an open costs.
+    catalog(b, "fresh", SlipstreamFileIO.class.getName(), dir);
+    b.config("spark.sql.catalog.fresh.slipstream.access.ttl", "0");
+    b.config("spark.sql.catalog.fresh.slipstream.block.size", "1M");
     catalog(b, "s3", S3FileIO.class.getName(), dir);
     b.config("spark.sql.catalog.ss.slipstream.block.size", "1M");
     spark = b.getOrCreate();
     spark.sql("CREATE NAMESPACE ss.db");
     spark.sql("CREATE NAMESPACE s3.db");
+    spark.sql("CREATE NAMESPACE fresh.db");
   }
 
   private static void catalog(SparkSession.Builder b, String name, String io, Path dir) {
@@ -213,18 +219,25 @@ class IcebergOnSparkTest {
     assertThat(rows("SELECT count(*) FROM ss.db.expiring.snapshots").get(0).getLong(0)).isEqualTo(1);
   }
 
-  /** Rule 5 through Iceberg: a columnar read fetches the footer and the chunks it needs, no more requests. */
+  /**
+   * Rule 5 through Iceberg: a columnar read fetches the footer and the chunks it needs, no more requests; and
+   * the table's metadata costs no HEAD, whether Iceberg gives the length (manifests) or not (the
+   * metadata.json and manifest list, whose first GET says it).
+   */
   @Test
-  void aProjectedQueryMakesNoMoreRequestsPerDataFileThanS3FileIo() throws Exception {
+  void aProjectedQueryMakesNoHeadAndNoMoreRequestsPerDataFileThanS3FileIo() throws Exception {
     spark.sql("CREATE TABLE ss.db.wide (id BIGINT, a DOUBLE, b STRING, c BIGINT, d STRING) USING iceberg");
     spark.sql("INSERT INTO ss.db.wide SELECT /*+ REPARTITION(4) */ id, rand(1) * id, sha2(CAST(id AS STRING), 256),"
         + " id * 7, uuid() FROM range(0, 200000)");
     String s3Name = registered("wide");
+    String freshName = registered("wide", "fresh");
     String query = "SELECT sum(c), count(*) FROM %s WHERE id %% 3 = 0";
 
     s3.shaper.clearRequestLog();
-    List<Row> slipstream = rows(String.format(query, "ss.db.wide"));
+    List<Row> slipstream = rows(String.format(query, freshName));
     List<RequestInfo> slipstreamRequests = dataFileRequests("/wide/data/");
+    List<RequestInfo> metadataRequests = s3.shaper.requestLog().stream()
+        .filter(r -> r.path().contains("/wide/metadata/")).toList();
     s3.shaper.clearRequestLog();
     List<Row> s3FileIo = rows(String.format(query, s3Name));
     List<RequestInfo> s3FileIoRequests = dataFileRequests("/wide/data/");
@@ -232,6 +245,11 @@ class IcebergOnSparkTest {
     assertThat(slipstream).isEqualTo(s3FileIo);
     assertThat(slipstreamRequests).as("no HEAD: Iceberg knows each data file's length")
         .noneMatch(RequestInfo::isHead);
+    assertThat(metadataRequests).as("the metadata.json, manifest list and manifests read")
+        .anySatisfy(r -> assertThat(r.path()).endsWith(".metadata.json"))
+        .anySatisfy(r -> assertThat(r.path()).contains("/snap-"));
+    assertThat(metadataRequests).as("no HEAD for metadata: Iceberg knows a manifest's length, and the first GET of"
+        + " a metadata.json or manifest list says the file's").noneMatch(RequestInfo::isHead);
     assertThat(slipstreamRequests).as("every GET names its end").allSatisfy(r ->
         assertThat(r.range()).matches("bytes=\\d+-\\d+"));
     // Seen: 3 GETs per file (the footer, two column chunks, each its exact range) where S3FileIO makes 4, open-ended.
@@ -262,10 +280,16 @@ class IcebergOnSparkTest {
 
   /** Registers the current metadata of {@code ss.db.<name>} in the S3FileIO catalog; returns the name there. */
   private static String registered(String name) throws Exception {
+    return registered(name, "s3");
+  }
+
+  /** Registers the current metadata of {@code ss.db.<name>} in {@code catalog}; returns the name there. */
+  private static String registered(String name, String catalog) throws Exception {
     String metadata = ((HasTableOperations) table("ss.db." + name)).operations().current().metadataFileLocation();
-    String s3Name = name + "_" + Math.abs(metadata.hashCode());
-    spark.sql("CALL s3.system.register_table(table => 'db." + s3Name + "', metadata_file => '" + metadata + "')");
-    return "s3.db." + s3Name;
+    String registered = name + "_" + Math.abs(metadata.hashCode());
+    spark.sql("CALL " + catalog + ".system.register_table(table => 'db." + registered + "', metadata_file => '"
+        + metadata + "')");
+    return catalog + ".db." + registered;
   }
 
   private static List<Row> rows(String sql) {

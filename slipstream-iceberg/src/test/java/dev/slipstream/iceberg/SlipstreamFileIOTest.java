@@ -101,6 +101,29 @@ class SlipstreamFileIOTest {
     assertThat(logged("HEAD")).as("the length and ETag are known from then on").isEqualTo(1);
   }
 
+  /**
+   * How Iceberg reads a table's metadata.json (a stream by path, read to the end) and a manifest list (a
+   * stream by path, then its length for Avro): the first GET says the length, with no HEAD.
+   */
+  @Test
+  void aMetadataFileReadByPathMakesNoHead() throws IOException {
+    for (String name : new String[] {"00001-abc.metadata.json", "snap-1-1-abc.avro"}) {
+      String path = "s3://" + BUCKET + "/table/metadata/" + name;
+      byte[] data = bytes(30_000, 4);
+      write(io, path, data);
+      s3.shaper.clearRequestLog();
+
+      InputFile file = io.newInputFile(path);
+      try (SeekableInputStream in = file.newStream()) {
+        assertThat(file.getLength()).isEqualTo(data.length);
+        assertThat(in.readAllBytes()).isEqualTo(data);
+      }
+
+      assertThat(logged("HEAD")).as("%s: %s", name, s3.shaper.requestLog()).isZero();
+      assertThat(logged("GET")).as("%s: %s", name, s3.shaper.requestLog()).isEqualTo(1);
+    }
+  }
+
   @Test
   void theStreamIsRangeReadable() throws IOException {
     String path = "s3://" + BUCKET + "/ranges/data.parquet";

@@ -133,6 +133,11 @@ public final class BlockFetcher {
     }
   }
 
+  /** The first GET of an object opened with no length, in place of its HEAD: see {@link FirstGet}. */
+  public FirstGet.Answer first(ObjectHandle h, int max, CancelToken token) throws IOException {
+    return ranges.first(h, max, token);
+  }
+
   /** HEAD with the same retry rules as GETs; {@code token}, once cancelled, ends it with its closed error. */
   public ObjectStore.ObjectMetadata head(S3Location location, dev.slipstream.ReadStatistics stats,
       CancelToken token) throws IOException {

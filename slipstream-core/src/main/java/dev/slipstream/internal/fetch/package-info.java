@@ -6,7 +6,9 @@
  * Getting bytes from the store, whatever the network does.
  * {@link dev.slipstream.internal.fetch.FetchExecutor} is the one bounded executor (urgent fetches
  * first); {@link dev.slipstream.internal.fetch.BlockFetcher} runs block fetches (filled by the
- * stream's chain of sources), range reads and access checks on it, and HEADs on the caller's thread;
+ * stream's chain of sources), range reads and access checks on it, and HEADs on the caller's thread, as
+ * the first GET of a sequential open of unknown length ({@link dev.slipstream.internal.fetch.FirstGet}),
+ * which learns the length in place of a HEAD;
  * {@link dev.slipstream.internal.fetch.RangeReader} is the retry layer of reads: one GET is an attempt
  * of {@link dev.slipstream.internal.store.Retrier} (capped exponential backoff with full jitter), and a
  * retry resumes at the last byte received.
