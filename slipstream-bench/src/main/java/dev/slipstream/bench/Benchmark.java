@@ -140,11 +140,14 @@ public final class Benchmark {
 
   /**
    * What the benchmark's own objects hold of the heap, for a workload that measures it: the link shaper's log
-   * of recent requests (up to 10,000 with their headers, which nothing here reads) is dropped; the log of GET
-   * latencies and the shaper's buffers of the connections open now are counted.
+   * of recent requests (up to 10,000 with their headers, which nothing here reads) and its count of each
+   * distinct request (about 80 bytes each: a reader that sends four ranged GETs an object would pay for it
+   * four times) are dropped; the log of GET latencies and the shaper's buffers of the connections open now
+   * are counted.
    */
   private static long harnessHeap(LinkShaper shaper, RequestCounter counter) {
     shaper.clearRequestLog();
+    shaper.forgetRequestCounts();
     return counter.retainedBytes() + shaper.openClientConnections() * SHAPER_BYTES_PER_CONNECTION;
   }
 

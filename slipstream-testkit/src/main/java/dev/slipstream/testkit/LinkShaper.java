@@ -235,6 +235,15 @@ public final class LinkShaper implements AutoCloseable {
     }
   }
 
+  /**
+   * Forgets how many times each request was seen (what gives a retry fresh draws, see {@link SeededDraws}):
+   * that count grows by about 80 bytes with every distinct request, so a caller that measures the heap
+   * between phases clears it, or a reader that sends more distinct requests would look heavier.
+   */
+  public void forgetRequestCounts() {
+    draws.forget();
+  }
+
   void recordRequest(RequestInfo info) {
     requestLog.addLast(info);
     if (requestLogSize.incrementAndGet() > REQUEST_LOG_SIZE && requestLog.pollFirst() != null) {
