@@ -11,10 +11,10 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The blocks in the cache's directory, least recently used first, and their total size: what eviction
@@ -38,8 +38,11 @@ final class BlockIndex {
 
   private final CacheDirectory directory;
   private final long rescanEvery;
-  /** Block name to file size, least recently used first. */
-  private final LinkedHashMap<String, Long> entries = new LinkedHashMap<>(64, 0.75f, true);
+  /**
+   * The blocks, least recently used first, each its own key and value: a name of 64 hex digits held as four
+   * longs, with its file's size (about 110 bytes of heap a block, where a String and a Long took 170).
+   */
+  private final LinkedHashMap<Entry, Entry> entries = new LinkedHashMap<>(64, 0.75f, true);
   private long totalBytes;
   private long writtenSinceScan;
 
@@ -64,20 +67,21 @@ final class BlockIndex {
 
   /** A hit: the block becomes the most recently used (and is counted if another process wrote it). */
   void used(String name, long size) {
-    if (entries.get(name) == null) {
+    if (entries.get(Entry.of(name, 0)) == null) {
       put(name, size);
     }
   }
 
   private void put(String name, long size) {
-    Long old = entries.put(name, size);
-    totalBytes += size - (old == null ? 0 : old);
+    Entry e = Entry.of(name, size);
+    Entry old = entries.put(e, e);
+    totalBytes += size - (old == null ? 0 : old.size);
   }
 
   void forget(String name) {
-    Long size = entries.remove(name);
-    if (size != null) {
-      totalBytes -= size;
+    Entry e = entries.remove(Entry.of(name, 0));
+    if (e != null) {
+      totalBytes -= e.size;
     }
   }
 
@@ -93,15 +97,15 @@ final class BlockIndex {
 
   /** Deletes the least recently used block; false if there is none. */
   boolean evictEldest() {
-    Iterator<Map.Entry<String, Long>> it = entries.entrySet().iterator();
+    Iterator<Entry> it = entries.values().iterator();
     if (!it.hasNext()) {
       return false;
     }
-    Map.Entry<String, Long> e = it.next();
+    Entry e = it.next();
     it.remove();
-    totalBytes -= e.getValue();
+    totalBytes -= e.size;
     try {
-      Files.deleteIfExists(directory.blockFile(e.getKey()));
+      Files.deleteIfExists(directory.blockFile(e.name()));
     } catch (IOException ex) {
       // already gone, or a read-only directory: the next scan sees it again
     }
@@ -163,5 +167,48 @@ final class BlockIndex {
       writtenSinceScan = 0;
     }
     return new ScanResult(found.size(), dropped);
+  }
+
+  /**
+   * A block's name ({@link BlockFile#name}: 32 bytes as 64 lowercase hex digits) as four longs, equal by
+   * name alone, and its file's size.
+   */
+  static final class Entry {
+    private final long a;
+    private final long b;
+    private final long c;
+    private final long d;
+    final long size;
+
+    private Entry(long a, long b, long c, long d, long size) {
+      this.a = a;
+      this.b = b;
+      this.c = c;
+      this.d = d;
+      this.size = size;
+    }
+
+    static Entry of(String name, long size) {
+      if (name.length() != 64) {
+        throw new IllegalArgumentException("not a block name: " + name);
+      }
+      return new Entry(HexFormat.fromHexDigitsToLong(name, 0, 16), HexFormat.fromHexDigitsToLong(name, 16, 32),
+          HexFormat.fromHexDigitsToLong(name, 32, 48), HexFormat.fromHexDigitsToLong(name, 48, 64), size);
+    }
+
+    String name() {
+      HexFormat hex = HexFormat.of();
+      return hex.toHexDigits(a) + hex.toHexDigits(b) + hex.toHexDigits(c) + hex.toHexDigits(d);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Entry e && a == e.a && b == e.b && c == e.c && d == e.d;
+    }
+
+    @Override
+    public int hashCode() {
+      return Long.hashCode(a ^ b ^ c ^ d);
+    }
   }
 }

@@ -36,7 +36,7 @@ final class CacheSpace {
   static final String LOGGER = "dev.slipstream.internal.cache.DiskCache";
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LOGGER);
 
-  /** The most files kept: about 18 MB of index on the heap, and 4 GiB of disk in files of 40 KB. */
+  /** The most files kept: about 11 MB of index on the heap, and 4 GiB of disk in files of 40 KB. */
   static final int MAX_FILES = 100_000;
 
   private final CacheDirectory directory;
