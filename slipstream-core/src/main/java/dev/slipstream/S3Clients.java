@@ -21,7 +21,8 @@ public final class S3Clients {
    * default region and credential chains where unset); the Apache HTTP client with
    * {@code 2 * fetch.threads + 8} connections, {@code read.stall.timeout} as its socket timeout and
    * {@code connect.timeout} to connect; the SDK's own retries off (Slipstream retries per block, so a
-   * request made directly on this client is not retried); checksums only where S3 requires them.
+   * request made directly on this client is not retried); checksums only where S3 requires them; the
+   * S3 endpoint rules' answer for a bucket (its endpoint and auth scheme) worked out once and reused.
    *
    * <p>The caller owns the client and closes it; a {@link Slipstream} given it does not.
    */

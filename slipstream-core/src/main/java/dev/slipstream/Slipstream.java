@@ -22,6 +22,7 @@ import dev.slipstream.internal.source.S3Source;
 import dev.slipstream.internal.source.SharedNames;
 import dev.slipstream.internal.source.Sources;
 import dev.slipstream.internal.store.ObjectStore;
+import dev.slipstream.internal.store.S3ClientFactory;
 import dev.slipstream.internal.store.S3ObjectStore;
 import dev.slipstream.internal.util.ETag;
 import java.io.IOException;
@@ -80,7 +81,9 @@ public final class Slipstream implements AutoCloseable {
           + " JVM); use a smaller block size or isolated resources");
     }
     Sources.Shared shared = sharedTier(config, stats); // first: a missing module must not leave an S3 client open
-    this.store = b.s3Client != null ? new S3ObjectStore(b.s3Client, false) : S3ObjectStore.create(config);
+    this.store = b.s3Client != null
+        ? S3ObjectStore.over(b.s3Client, false, b.requestScope)
+        : S3ObjectStore.over(S3ClientFactory.create(config), true, b.requestScope);
     this.ranges = new RangeReader(store, config);
     this.diskCache = config.cacheMode() == CacheMode.OFF ? null : DiskCache.open(config);
     this.fetcher = new BlockFetcher(store, ranges, resources.executor);
@@ -395,6 +398,7 @@ public final class Slipstream implements AutoCloseable {
     private SlipstreamConfig config = SlipstreamConfig.defaults();
     private boolean isolated;
     private software.amazon.awssdk.services.s3.S3Client s3Client;
+    private java.util.function.Supplier<Runnable> requestScope;
 
     private Builder() {}
 
@@ -417,6 +421,18 @@ public final class Slipstream implements AutoCloseable {
      */
     public Builder s3Client(software.amazon.awssdk.services.s3.S3Client client) {
       this.s3Client = Objects.requireNonNull(client, "client");
+      return this;
+    }
+
+    /**
+     * Makes every request to S3 inside a scope of the caller's: {@code enter} is called on the thread
+     * about to send the request (a fetch thread, or the reading thread for its access check) and
+     * returns what leaves the scope, run on the same thread once the request is answered (for a GET, at
+     * its response head). Both must be quick and must not fail. The Hadoop FileSystem activates its S3A
+     * audit span this way, as S3A does around its own requests.
+     */
+    public Builder requestScope(java.util.function.Supplier<Runnable> enter) {
+      this.requestScope = Objects.requireNonNull(enter, "enter");
       return this;
     }
 

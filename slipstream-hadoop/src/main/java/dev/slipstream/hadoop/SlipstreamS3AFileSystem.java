@@ -27,6 +27,7 @@ import org.apache.hadoop.fs.impl.OpenFileParameters;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.fs.statistics.IOStatistics;
 import org.apache.hadoop.fs.s3a.S3AFileSystem;
+import org.apache.hadoop.fs.s3a.Statistic;
 import org.apache.hadoop.fs.s3a.WriteOperationHelper;
 import org.apache.hadoop.fs.store.audit.AuditSpan;
 import org.apache.hadoop.util.Progressable;
@@ -68,8 +69,11 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     s3aConf.set(INPUT_STREAM_TYPE, "classic");
     super.initialize(name, s3aConf);
     this.defaultPolicy = OpenFileOptions.policyFromFadvise(conf.getTrimmed("fs.s3a.experimental.input.fadvise", ""));
+    AuditSpan readSpan = createSpan(Statistic.INVOCATION_OPEN.getSymbol(), null, null);
+    readSpan.deactivate(); // S3A activates a span it creates; this one is only for the read path's requests
     this.slipstream = Slipstream.builder().config(slipstreamConfig)
-        .s3Client(getS3AInternals().getAmazonS3Client("slipstream read path")).build();
+        .s3Client(getS3AInternals().getAmazonS3Client("slipstream read path"))
+        .requestScope(() -> inSpan(readSpan)).build();
     boolean clientSideEncryption = getS3EncryptionAlgorithm() != null
         && getS3EncryptionAlgorithm().name().startsWith("CSE");
     this.listings = new Listings(new S3AListingCallbacks(this, statistics, super::listStatus), slipstream,
@@ -78,6 +82,23 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
         path -> getS3AInternals().getObjectMetadata(path), listings.memory(),
         VectoredReads.shared(slipstreamConfig.fetchThreads()), statistics);
     HadoopConfig.announce(getBucket(), slipstreamConfig);
+  }
+
+  /**
+   * Activates {@code span} on this thread for one request, and returns what puts the thread's own span
+   * back. S3A's auditor sees every request of this client: one made outside any span is logged as
+   * such, at the cost of an exception built per request, and refused when
+   * {@code fs.s3a.audit.reject.out.of.span.operations} is set. S3A's own streams read inside the span
+   * of their open; Slipstream's fetch threads, shared by every stream, read inside this FileSystem's
+   * read span, whose id S3A's audit log (the referrer header) then names.
+   */
+  private Runnable inSpan(AuditSpan span) {
+    AuditSpan previous = getActiveAuditSpan();
+    if (previous == span) {
+      return () -> { };
+    }
+    span.activate();
+    return previous != null && previous.isValidSpan() ? previous::activate : span::deactivate;
   }
 
   /** Counters of every stream this FileSystem opened. */

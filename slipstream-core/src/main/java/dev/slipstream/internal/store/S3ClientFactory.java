@@ -19,6 +19,8 @@ import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
 import software.amazon.awssdk.retries.DefaultRetryStrategy;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
+import software.amazon.awssdk.services.s3.S3ServiceClientConfiguration;
+import software.amazon.awssdk.services.s3.endpoints.S3EndpointProvider;
 
 /**
  * Builds the S3 client for plain-Java use (Hadoop hands Slipstream the client S3A built instead).
@@ -27,13 +29,25 @@ import software.amazon.awssdk.services.s3.S3ClientBuilder;
  * retries are off: the fetcher retries per block, resuming at the last byte received. The socket
  * timeout is the stall timeout, so a body that stops delivering bytes fails instead of hanging.
  * Checksums are computed and validated only where S3 requires them, as S3-compatible servers do not
- * all support the newer checksum headers.
+ * all support the newer checksum headers (and a ranged GET never carries a whole object's checksum).
+ * The S3 endpoint rules' answers (the endpoint and the auth scheme) are worked out once per bucket and
+ * then reused ({@link KnownEndpoints}, {@link KnownAuthSchemes}): the rules decide everything they
+ * decided before, an access point ARN, FIPS or a custom endpoint included, but not on every GET.
  */
 public final class S3ClientFactory {
   private S3ClientFactory() {}
 
   /** The S3 client this configuration describes. */
   public static S3Client create(SlipstreamConfig config) {
+    return builder(config, true, true).build();
+  }
+
+  /**
+   * The builder of {@link #create}; {@code knownEndpoints} and {@code knownAuthSchemes}: the rules'
+   * answers kept per bucket ({@link KnownEndpoints}, {@link KnownAuthSchemes}), else asked on every
+   * request (to compare the two).
+   */
+  static S3ClientBuilder builder(SlipstreamConfig config, boolean knownEndpoints, boolean knownAuthSchemes) {
     S3ClientBuilder b = S3Client.builder()
         .httpClientBuilder(ApacheHttpClient.builder()
             // Prefetch and direct reads can both be in flight; leave headroom over the executor size.
@@ -48,7 +62,20 @@ public final class S3ClientFactory {
         .region(region(config))
         .credentialsProvider(credentials(config));
     config.endpoint().ifPresent(b::endpointOverride);
-    return b.build();
+    if (knownEndpoints || knownAuthSchemes) {
+      // A plugin sees the providers the SDK settled on (its defaults, the auth scheme preference of the
+      // profile, S3 Express) and wraps them, rather than choosing them again here.
+      b.addPlugin(c -> {
+        S3ServiceClientConfiguration.Builder s3 = (S3ServiceClientConfiguration.Builder) c;
+        if (knownEndpoints && s3.endpointProvider() instanceof S3EndpointProvider rules) {
+          s3.endpointProvider(new KnownEndpoints(rules));
+        }
+        if (knownAuthSchemes && s3.authSchemeProvider() != null) {
+          s3.authSchemeProvider(new KnownAuthSchemes(s3.authSchemeProvider()));
+        }
+      });
+    }
+    return b;
   }
 
   private static Region region(SlipstreamConfig config) {

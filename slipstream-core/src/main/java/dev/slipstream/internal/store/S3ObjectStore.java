@@ -46,6 +46,15 @@ public final class S3ObjectStore implements ObjectStore {
     this.ownsClient = ownsClient;
   }
 
+  /**
+   * {@code s3} (closed with the store if {@code ownsClient}), each request made inside the scope that
+   * {@code enter} enters and returns the way out of; {@code enter} null: no scope.
+   */
+  public static ObjectStore over(S3Client s3, boolean ownsClient, java.util.function.Supplier<Runnable> enter) {
+    S3ObjectStore store = new S3ObjectStore(s3, ownsClient);
+    return enter == null ? store : new ScopedObjectStore(store, enter);
+  }
+
   /** A store over a new S3 client built from {@code config}, closed with the store. */
   public static S3ObjectStore create(SlipstreamConfig config) {
     return new S3ObjectStore(S3ClientFactory.create(config), true);
