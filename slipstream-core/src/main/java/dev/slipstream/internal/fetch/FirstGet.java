@@ -113,7 +113,7 @@ public final class FirstGet {
           n = in.read(bytes, (int) got[0], want - (int) got[0]);
         } catch (IOException | RuntimeException e) {
           RetryCause cause = watch.stalled() ? RetryCause.STALL
-              : e instanceof IOException io ? RangeReader.classify(io) : RetryCause.OTHER;
+              : e instanceof IOException io ? BodyFailures.classify(io) : RetryCause.OTHER;
           throw new TransientStoreException(cause, "reading " + request + ": " + e, e);
         }
         watch.progress();

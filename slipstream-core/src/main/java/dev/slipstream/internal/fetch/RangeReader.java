@@ -13,8 +13,6 @@ import dev.slipstream.internal.store.Retrier;
 import dev.slipstream.internal.store.TransientStoreException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.SocketException;
-import java.net.SocketTimeoutException;
 
 /**
  * The retry layer: reads one byte range into a buffer, whatever the network does.
@@ -203,7 +201,7 @@ public final class RangeReader {
         } catch (IOException | RuntimeException e) {
           // The SDK reports some failures of a body being read (an abort, among others) unchecked.
           RetryCause cause = watch.stalled() ? RetryCause.STALL
-              : e instanceof IOException io ? classify(io) : RetryCause.OTHER;
+              : e instanceof IOException io ? BodyFailures.classify(io) : RetryCause.OTHER;
           throw new PartialProgress(cause, got, "reading " + h.location() + " bytes " + start + "-" + (end - 1)
               + (watch.stalled() ? ": no bytes for the stall timeout" : ": " + e), e);
         }
@@ -264,22 +262,6 @@ public final class RangeReader {
       }
       left -= r;
     }
-  }
-
-  static RetryCause classify(IOException e) {
-    if (e instanceof SocketTimeoutException) {
-      return RetryCause.STALL;
-    }
-    String name = e.getClass().getName();
-    String msg = String.valueOf(e.getMessage());
-    if (name.endsWith("ConnectionClosedException") || name.endsWith("TruncatedChunkException")
-        || msg.contains("Premature end")) {
-      return RetryCause.TRUNCATED;
-    }
-    if (e instanceof SocketException || e instanceof javax.net.ssl.SSLException) {
-      return RetryCause.CONNECTION_RESET;
-    }
-    return RetryCause.OTHER;
   }
 
   /** A transient failure in the middle of a body, with the bytes received before it. */
