@@ -48,6 +48,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link #close()}.
  */
 public final class Slipstream implements AutoCloseable {
+  /**
+   * The most the GET that opens an object of unknown length read from its start asks for: an Iceberg
+   * metadata file or manifest list whole, in one request and no HEAD. A larger object pays this GET in place
+   * of a HEAD (its bytes are dropped) and fetches its first block as any other, in parallel parts, rather than
+   * wait for a whole block over one connection before anything else is fetched.
+   */
+  static final int FIRST_GET_BYTES = 1 << 20;
+
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Slipstream.class);
 
   private final SlipstreamConfig config;
@@ -203,8 +211,9 @@ public final class Slipstream implements AutoCloseable {
   /**
    * Opens an object. With a known length (and ETag), as a listing gives them, no HEAD request is made.
    * Without one, a HEAD learns them, or the client's answer about the object within {@code access.ttl};
-   * with the {@link ReadPolicy#SEQUENTIAL} policy, the GET of the first block does instead (its
-   * {@code Content-Range} states the length), and the first read finds that block in memory.
+   * with the {@link ReadPolicy#SEQUENTIAL} policy, a GET of the first block (at most its first MiB) does
+   * instead (its {@code Content-Range} states the length), and the first read of an object within that finds
+   * it in memory.
    *
    * @throws java.io.FileNotFoundException if there is no such object
    * @throws java.nio.file.AccessDeniedException if S3 refuses access
@@ -240,7 +249,7 @@ public final class Slipstream implements AutoCloseable {
       if (options.policy() == ReadPolicy.SEQUENTIAL) {
         // Read from the start: no HEAD, the GET of the first block says the length and version (rule 5).
         first = fetcher.first(new ObjectHandle(location, -1, false, null, null, streamStats, answers),
-            config.blockSize(), token);
+            Math.min(config.blockSize(), FIRST_GET_BYTES), token);
       }
       ObjectStore.ObjectMetadata m = first != null ? first.metadata() : fetcher.head(location, streamStats, token);
       length = m.length();
@@ -257,7 +266,8 @@ public final class Slipstream implements AutoCloseable {
         config.prefetchBlocks(), learnedDepth, parquetPlans, options.policy(), options.splitEnd(), closeWaitMillis());
     // A first block fetched ahead is served only for the version this stream reads (see OpenAhead); one the
     // open's own GET brought is that version.
-    Block ahead = first != null ? firstBlock(first, streamStats) : openAhead.take(location, length, handle.etag());
+    Block ahead = first != null ? firstBlock(first, Math.min(length, config.blockSize()), streamStats)
+        : openAhead.take(location, length, handle.etag());
     if (ahead != null) {
       try {
         reader.adopt(ahead);
@@ -270,13 +280,14 @@ public final class Slipstream implements AutoCloseable {
   }
 
   /**
-   * The bytes the open's first GET brought, as the stream's first block, held as an open-ahead block is
-   * handed over (the owner's reference and one pin); null if there are none, or the memory budget has no room
-   * for them now (the stream fetches them again).
+   * The bytes the open's first GET brought, as the stream's first block of {@code blockLength} bytes, held as
+   * an open-ahead block is handed over (the owner's reference and one pin); null if they are not that whole
+   * block (a larger object: they are dropped, and the stream fetches its first block as any other), or the
+   * memory budget has no room for them now (the stream fetches them again).
    */
-  private Block firstBlock(FirstGet.Answer first, ReadStatistics stats) {
+  private Block firstBlock(FirstGet.Answer first, long blockLength, ReadStatistics stats) {
     byte[] bytes = first.bytes();
-    byte[] buffer = bytes.length == 0 ? null : resources.pool.tryAcquire(bytes.length);
+    byte[] buffer = bytes.length == 0 || bytes.length != blockLength ? null : resources.pool.tryAcquire(bytes.length);
     if (buffer == null) {
       return null;
     }

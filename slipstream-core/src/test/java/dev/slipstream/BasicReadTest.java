@@ -87,6 +87,34 @@ class BasicReadTest {
     assertThat(client.memoryInUse()).isZero();
   }
 
+  /**
+   * With blocks larger than the first GET's 1 MiB: an object within it comes whole with the open; a larger
+   * one pays that GET in place of a HEAD and fetches its first block as any other.
+   */
+  @Test
+  void aSequentialOpenWithNoLengthAsksAtMostOneMebibyteFirst() throws IOException {
+    int mib = Slipstream.FIRST_GET_BYTES;
+    try (Slipstream large = Slipstream.builder()
+        .config(TestClients.config(S3.server()).set("block.size", "2M").set("memory.max", "16M").build())
+        .isolatedResources().build()) {
+      for (int size : new int[] {mib - 1000, mib, 3 * mib + 5}) {
+        S3.server().putGenerated("bkt", "seq-large-" + size, 6, size);
+        try (SlipstreamInputStream in = large.open(S3Location.parse("s3://bkt/seq-large-" + size),
+            OpenOptions.NONE.withPolicy(ReadPolicy.SEQUENTIAL))) {
+          assertThat(in.length()).isEqualTo(size);
+          assertThat(in.readAllBytes()).isEqualTo(TestData.bytes(6, size));
+          ReadStatistics s = in.statistics();
+          assertThat(s.get(Counter.HEAD_REQUESTS)).as("%d bytes", size).isZero();
+          long blocks = (size + 2L * mib - 1) / (2L * mib);
+          boolean whole = size <= mib;
+          assertThat(s.get(Counter.GET_REQUESTS)).as("%d bytes: GETs", size).isEqualTo(whole ? 1 : 1 + blocks);
+          assertThat(s.get(Counter.BYTES_FETCHED)).as("%d bytes: fetched", size).isEqualTo(whole ? size : size + mib);
+        }
+      }
+      assertThat(large.memoryInUse()).isZero();
+    }
+  }
+
   @Test
   void aSequentialOpenWithNoLengthOfAnEmptyOrMissingObject() throws IOException {
     S3.server().putObject("bkt", "seq-empty", new byte[0]);
