@@ -266,7 +266,7 @@ public final class Slipstream implements AutoCloseable {
         config.prefetchBlocks(), learnedDepth, parquetPlans, options.policy(), options.splitEnd(), closeWaitMillis());
     // A first block fetched ahead is served only for the version this stream reads (see OpenAhead); one the
     // open's own GET brought is that version.
-    Block ahead = first != null ? firstBlock(first, Math.min(length, config.blockSize()), streamStats)
+    Block ahead = first != null ? first.asFirstBlock(Math.min(length, config.blockSize()), resources.pool, streamStats)
         : openAhead.take(location, length, handle.etag());
     if (ahead != null) {
       try {
@@ -277,25 +277,6 @@ public final class Slipstream implements AutoCloseable {
     }
     openAhead.opened(location);
     return reader;
-  }
-
-  /**
-   * The bytes the open's first GET brought, as the stream's first block of {@code blockLength} bytes, held as
-   * an open-ahead block is handed over (the owner's reference and one pin); null if they are not that whole
-   * block (a larger object: they are dropped, and the stream fetches its first block as any other), or the
-   * memory budget has no room for them now (the stream fetches them again).
-   */
-  private Block firstBlock(FirstGet.Answer first, long blockLength, ReadStatistics stats) {
-    byte[] bytes = first.bytes();
-    byte[] buffer = bytes.length == 0 || bytes.length != blockLength ? null : resources.pool.tryAcquire(bytes.length);
-    if (buffer == null) {
-      return null;
-    }
-    System.arraycopy(bytes, 0, buffer, 0, bytes.length);
-    Block b = new Block(0, 0, buffer, bytes.length, false, resources.pool, stats, 1);
-    b.complete();
-    b.fetchEnded();
-    return b;
   }
 
   /**

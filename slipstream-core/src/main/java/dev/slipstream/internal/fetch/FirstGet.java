@@ -5,7 +5,10 @@ package dev.slipstream.internal.fetch;
 
 import dev.slipstream.Counter;
 import dev.slipstream.Latency;
+import dev.slipstream.ReadStatistics;
 import dev.slipstream.RetryCause;
+import dev.slipstream.internal.block.Block;
+import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.store.ContentRange;
 import dev.slipstream.internal.store.ObjectStore;
 import dev.slipstream.internal.store.TransientStoreException;
@@ -32,7 +35,25 @@ public final class FirstGet {
    * What the first GET learnt: the object's length and version, and its first {@code min(block, length)}
    * bytes ({@code bytes.length} of them).
    */
-  public record Answer(ObjectStore.ObjectMetadata metadata, byte[] bytes) {}
+  public record Answer(ObjectStore.ObjectMetadata metadata, byte[] bytes) {
+    /**
+     * These bytes as the stream's first block of {@code blockLength} bytes, held as an open-ahead block is
+     * handed over (the owner's reference and one pin); null if they are not that whole block (a larger
+     * object: they are dropped, and the stream fetches its first block as any other), or the pool has no
+     * room for them now (the stream fetches them again).
+     */
+    public Block asFirstBlock(long blockLength, BufferPool pool, ReadStatistics stats) {
+      byte[] buffer = bytes.length == 0 || bytes.length != blockLength ? null : pool.tryAcquire(bytes.length);
+      if (buffer == null) {
+        return null;
+      }
+      System.arraycopy(bytes, 0, buffer, 0, bytes.length);
+      Block b = new Block(0, 0, buffer, bytes.length, false, pool, stats, 1);
+      b.complete();
+      b.fetchEnded();
+      return b;
+    }
+  }
 
   /**
    * One attempt: GET bytes {@code [0, max)} of {@code h}'s object ({@code h} names the stream in the request
