@@ -127,9 +127,12 @@ public enum ConfigKey {
       "How long memcached keeps a block written to the shared tier (it may evict it sooner); at most 30 days (720h), memcached's limit for a relative time."),
   SHARED_TIMEOUT("shared.timeout", positiveDuration(), "200ms",
       "Most a read waits for the shared tier's answer for one block before it goes to S3 instead (a "
-          + "miss); once 32 lookups were answered, the wait is three times the p99 of the last 512, at least 20 ms "
-          + "and at most this. A server that fails or times out 3 times in a row is left alone for 10 s, then 20, up to "
-          + "60 s, its blocks read from S3 meanwhile."),
+          + "miss); once 32 lookups were answered, the wait is three times the p99 of the last 512 (a lookup that "
+          + "timed out counted as taking its wait), at least 20 ms and at most this. A server that fails or times "
+          + "out 3 times in a row is left alone for 10 s, then 20, up to 60 s, its blocks read from S3 meanwhile."),
+  SHARED_TIMEOUT_ADAPTIVE("shared.timeout.adaptive", bool(), "true",
+      "false: every lookup waits up to shared.timeout, never less: for hosts whose load makes the tier's "
+          + "answers swing (a busy executor, a shared test machine), where a miss costs more than the wait."),
   SHARED_SHADOW_FRACTION("shared.shadow.fraction", fractionToWhole(), "1.0",
       "shared.mode=shadow: the share of blocks (and kept ranges) compared with the tier, from 0 to 1 (or 0% to "
           + "100%); 1 compares every one. Chosen by name, the same on every host and in every run, so a host finds "

@@ -222,6 +222,11 @@ public final class SlipstreamConfig {
     return value(ConfigKey.SHARED_TIMEOUT);
   }
 
+  /** Whether a lookup's wait follows the tier's recent answers (below {@link #sharedTimeout}), or is that timeout. */
+  public boolean sharedTimeoutAdaptive() {
+    return value(ConfigKey.SHARED_TIMEOUT_ADAPTIVE);
+  }
+
   /** Share of blocks shadow mode compares with the shared tier, in [0, 1]; 1 is every block. */
   public double sharedShadowFraction() {
     return value(ConfigKey.SHARED_SHADOW_FRACTION);

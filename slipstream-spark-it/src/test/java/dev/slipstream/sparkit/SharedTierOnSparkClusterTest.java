@@ -118,6 +118,11 @@ class SharedTierOnSparkClusterTest {
         .config("spark.hadoop.fs.slipstream.cache.disk.mode", "off")
         .config("spark.hadoop.fs.slipstream.shared.mode", mode)
         .config("spark.hadoop.fs.slipstream.shared.secret", SECRET)
+        // What the tier holds is measured here, not how fast it answers: on a machine other jobs load, a
+        // lookup can take longer than the 200 ms default, or than a wait fitted to quieter moments, and
+        // would then count as a miss.
+        .config("spark.hadoop.fs.slipstream.shared.timeout", "5s")
+        .config("spark.hadoop.fs.slipstream.shared.timeout.adaptive", "false")
         .config("spark.hadoop.fs.slipstream.shared.servers",
             pool.stream().map(MemcachedServer::hostPort).collect(Collectors.joining(",")));
     ExecutorGauges.sinkTo(csv).forEach(b::config);

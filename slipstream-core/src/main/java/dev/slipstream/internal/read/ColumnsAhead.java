@@ -189,7 +189,10 @@ final class ColumnsAhead {
     for (long p = start; p < fetchEnd; ) {
       int n;
       synchronized (this) {
-        n = (int) Math.min(Math.min(pieceSize, fetchEnd - p), left);
+        n = (int) Math.min(pieceSize, fetchEnd - p);
+        // Never a piece cut short by the budget: a tier finds a range only by its bounds, and another
+        // stream (another host) cuts the same run into whole pieces (RangeFetches).
+        n = n <= left ? n : 0;
         left -= n;
       }
       byte[] buffer = n <= 0 || requests.isClosed() ? null : pool.tryAcquire(BufferPool.sizeFor(n));

@@ -87,9 +87,10 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.predicted = new PredictedSpans(stats);
     this.spans = new HeldSpans(predicted);
     this.plan = new StreamPlan(h, plans);
-    RangeFetches ranges = new RangeFetches(chain, fetcher, requests);
-    // What a stream holds ahead of its reader comes in pieces G1 does not make humongous (HeapRegions).
+    // What a stream holds ahead of its reader comes in pieces G1 does not make humongous (HeapRegions),
+    // and ranges are kept in the tiers in the same pieces.
     int piece = HeapRegions.current().largestOrdinary(blockSize);
+    RangeFetches ranges = new RangeFetches(chain, fetcher, requests, piece);
     this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, plan, blockSize, piece,
         (long) maxDepth * blockSize);
     this.jumps = new JumpReads(h, pool, requests, spans, plan, ranges, blockSize);

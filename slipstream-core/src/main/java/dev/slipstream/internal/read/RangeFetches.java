@@ -14,12 +14,12 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A stream's reads of ranges outside its block grid, and the one place they ask its {@link SourceChain}:
- * the read-through of a range. A range comes from a tier that kept exactly that range, else from wherever
- * its blocks are (the stream's blocks, a tier, S3 for the rest), and is then offered to the tiers to keep.
+ * the read-through of a range. A range is kept in pieces cut from its start ({@code keptPiece}): each comes
+ * from a tier that kept exactly that piece, else from wherever its blocks are (the stream's blocks, a tier,
+ * S3 for the rest), and is then offered to the tiers to keep.
  * The jump and columnar reads ({@link JumpReads}), the asynchronous ranges ({@link VectoredReads}), the
  * row groups read ahead ({@link RowGroupAhead}) and the predicted columns ({@link ColumnsAhead}) all read
  * through here; nothing else in this package asks the chain about a range.
@@ -44,11 +44,22 @@ final class RangeFetches {
   private final SourceChain chain;
   private final BlockFetcher fetcher;
   private final StreamRequests requests;
+  private final int keptPiece;
 
-  RangeFetches(SourceChain chain, BlockFetcher fetcher, StreamRequests requests) {
+  /**
+   * @param keptPiece the size of the pieces a range is kept in and looked up by, cut from the range's start:
+   *     the pieces {@link ColumnsAhead} and {@link RowGroupAhead} fetch a run in, so that the same run is
+   *     found under the same names whichever way a stream (or another host's) fetched it, whole or in
+   *     pieces. A tier finds a range only by its exact bounds.
+   */
+  RangeFetches(SourceChain chain, BlockFetcher fetcher, StreamRequests requests, int keptPiece) {
+    if (keptPiece <= 0) {
+      throw new IllegalArgumentException("the kept piece must be positive: " + keptPiece);
+    }
     this.chain = chain;
     this.fetcher = fetcher;
     this.requests = requests;
+    this.keptPiece = keptPiece;
   }
 
   /**
@@ -101,10 +112,10 @@ final class RangeFetches {
   }
 
   /**
-   * Reads {@code [position, position + len)} into {@code dst[off..]}, asynchronously: from a tier if
-   * exactly this range is kept there (looked up on the fetch executor), else from wherever its blocks are
-   * in parallel parts, then offered to the tiers. Behind every read a caller waits for if {@code why} is
-   * {@link Purpose#ROW_GROUP_AHEAD}, until promoted.
+   * Reads {@code [position, position + len)} into {@code dst[off..]}, asynchronously: each of its kept
+   * pieces from a tier that kept exactly that piece (looked up on the fetch executor), the pieces missing
+   * from wherever their blocks are, in parallel parts, then offered to the tiers piece by piece. Behind
+   * every read a caller waits for if {@code why} is {@link Purpose#ROW_GROUP_AHEAD}, until promoted.
    */
   Fetch range(long position, byte[] dst, int off, int len, Purpose why) {
     // A prefetch queues behind every read a caller waits for.
@@ -113,13 +124,52 @@ final class RangeFetches {
     if (!chain.keepsRange(position, len)) {
       all = parts(f, position, dst, off, len);
     } else {
-      AtomicBoolean hit = new AtomicBoolean();
-      all = f.submit(t -> hit.set(chain.readKeptRange(position, dst, off, len)))
-          .thenCompose(v -> hit.get() ? CompletableFuture.<Void>completedFuture(null)
-              : parts(f, position, dst, off, len).thenRun(() -> chain.keepRange(position, dst, off, len)));
+      boolean[] found = new boolean[(int) ((len + (long) keptPiece - 1) / keptPiece)];
+      all = f.submit(t -> lookUpPieces(position, dst, off, len, found))
+          .thenCompose(v -> fetchMissingPieces(f, position, dst, off, len, found));
     }
     f.done = all.whenComplete((v, t) -> requests.end(f.token));
     return f;
+  }
+
+  /** Whether a read of {@code len} bytes for a caller who waits goes through {@link #range}. */
+  private boolean throughRange(long position, int len) {
+    return len > PART || len > keptPiece && chain.keepsRange(position, len);
+  }
+
+  /** Looks each kept piece of the range up in the tiers, in order, into its place in {@code dst}. */
+  private void lookUpPieces(long position, byte[] dst, int off, int len, boolean[] found) throws IOException {
+    for (int i = 0; i < found.length; i++) {
+      int from = i * keptPiece;
+      found[i] = chain.readKeptRange(position + from, dst, off + from, Math.min(keptPiece, len - from));
+    }
+  }
+
+  /**
+   * Fetches each run of pieces no tier had, in parts (as the whole range would be when none had any), and
+   * offers those pieces to the tiers once their run is in.
+   */
+  private CompletableFuture<Void> fetchMissingPieces(Fetch f, long position, byte[] dst, int off, int len,
+      boolean[] found) {
+    List<CompletableFuture<Void>> runs = new ArrayList<>();
+    for (int i = 0; i < found.length; ) {
+      if (found[i]) {
+        i++;
+        continue;
+      }
+      int first = i;
+      while (i < found.length && !found[i]) {
+        i++;
+      }
+      int from = first * keptPiece;
+      int to = Math.min(len, i * keptPiece);
+      runs.add(parts(f, position + from, dst, off + from, to - from).thenRun(() -> {
+        for (int p = from; p < to; p += keptPiece) {
+          chain.keepRange(position + p, dst, off + p, Math.min(keptPiece, to - p));
+        }
+      }));
+    }
+    return CompletableFuture.allOf(runs.toArray(CompletableFuture[]::new));
   }
 
   /**
@@ -129,7 +179,7 @@ final class RangeFetches {
    * in one request.
    */
   void read(long position, byte[] dst, int off, int len, Purpose why) throws IOException {
-    if (len > PART) {
+    if (throughRange(position, len)) {
       Fetch f = range(position, dst, off, len, why);
       requests.await(f.done(), f::cancel);
       return;
@@ -153,7 +203,7 @@ final class RangeFetches {
     long start = span.start();
     int len = span.length();
     byte[] buffer = span.buffer();
-    if (keep && len > PART) {
+    if (keep && throughRange(start, len)) {
       Fetch f = range(start, buffer, 0, len, why); // looked up and kept as a range there
       if (span.tryPin()) { // the parts' pin (the filler's is held by the caller): dropped once none of them runs
         f.done().whenComplete((v, t) -> span.unpin());
