@@ -78,6 +78,7 @@ class FillingHostProcessTest {
     // This test is about what the pool holds: both hosts wait longer. Block names do not depend on it.
     Map<String, String> settings = new HashMap<>(asked.settings());
     settings.put("shared.timeout", "30s");
+    settings.put("shared.timeout.adaptive", "false"); // nor a shorter wait fitted to quieter moments
     FillingHost.Request request = new FillingHost.Request(reader, asked.endpoint(), asked.bucket(), asked.key(),
         asked.length(), asked.crc32c(), settings);
     for (MemcachedServer m : fixture.memcached(64)) {

@@ -114,6 +114,7 @@ class DropInJarIT {
       // A new JVM's first gets load and warm the tier's client: on a busy machine they can take longer than the
       // 200 ms a get may wait by default, and a late one is a miss. This test is about where bytes come from.
       properties.put("slipstream.shared.timeout", "30s");
+      properties.put("slipstream.shared.timeout.adaptive", "false"); // nor a shorter wait fitted to quieter moments
       write(s3.catalogProperties(), path, data);
 
       Map<String, Long> first = readInChildJvm(tmp.resolve("first"), properties, path, Reader.sha256(data));

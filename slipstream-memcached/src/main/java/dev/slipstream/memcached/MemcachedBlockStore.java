@@ -47,12 +47,13 @@ public final class MemcachedBlockStore implements SharedBlockStore {
     @Override
     public SharedBlockStore open(SlipstreamConfig config, ReadStatistics stats) {
       return new MemcachedBlockStore(config.sharedServers(), config.sharedSecret().orElse(null),
-          config.sharedTimeout().toNanos(), (int) config.sharedTtl().toSeconds(), stats);
+          config.sharedTimeout().toNanos(), config.sharedTimeoutAdaptive(), (int) config.sharedTtl().toSeconds(),
+          stats);
     }
   }
 
-  MemcachedBlockStore(List<InetSocketAddress> servers, String secret, long timeoutNanos, int ttlSeconds,
-      ReadStatistics stats) {
+  MemcachedBlockStore(List<InetSocketAddress> servers, String secret, long timeoutNanos, boolean adaptiveTimeout,
+      int ttlSeconds, ReadStatistics stats) {
     this.servers = List.copyOf(servers);
     List<KetamaRing.Server> onRing = new ArrayList<>();
     for (InetSocketAddress a : servers) {
@@ -70,7 +71,7 @@ public final class MemcachedBlockStore implements SharedBlockStore {
     }
     this.ring = new KetamaRing(onRing);
     this.chunks = new Chunks(secret);
-    this.deadline = new LookupDeadline(timeoutNanos);
+    this.deadline = new LookupDeadline(timeoutNanos, adaptiveTimeout);
     this.writeTimeoutNanos = Math.max(TimeUnit.SECONDS.toNanos(2), timeoutNanos * 10);
     this.ttlSeconds = ttlSeconds;
     this.stats = stats;
@@ -112,11 +113,13 @@ public final class MemcachedBlockStore implements SharedBlockStore {
     ServerNumbers counted = numbers.get(s);
     counted.lookups.increment();
     long start = System.nanoTime();
+    long wait = deadline.nanos();
     CompletableFuture<List<byte[]>> asked = clients.get(s).get(keys).toCompletableFuture();
     List<byte[]> values;
     try {
-      values = asked.get(Math.max(0, start + deadline.nanos() - System.nanoTime()), TimeUnit.NANOSECONDS);
+      values = asked.get(Math.max(0, start + wait - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (TimeoutException t) {
+      deadline.timedOut(wait);
       failed(s, Counter.SHARED_TIMEOUTS, counted.timeouts);
       asked.cancel(false);
       return false;
