@@ -110,7 +110,9 @@ class OpenAheadFileSystemTest {
       // first byte. Every file after file 1 was fetched ahead.
       assertThat(stats.get(Counter.OPEN_AHEAD_USED)).isEqualTo(FILES - 2);
       assertThat(stats.get(Counter.OPEN_AHEAD_WASTED)).isZero();
-      assertThat(stats.get(Counter.GET_REQUESTS)).as("one GET per file").isEqualTo(FILES);
+      // A GET whose first byte came late on a busy machine is hedged: the same GET again, not another one.
+      assertThat(stats.get(Counter.GET_REQUESTS) - stats.get(Counter.HEDGED_REQUESTS)).as("one GET per file")
+          .isEqualTo(FILES);
     }
   }
 
@@ -135,7 +137,9 @@ class OpenAheadFileSystemTest {
         readAndVerify(fs, st);
       }
       assertThat(fs.getSlipstreamStatistics().get(Counter.OPEN_AHEAD_USED)).isEqualTo(FILES - 2);
-      assertThat(fs.getSlipstreamStatistics().get(Counter.GET_REQUESTS)).isEqualTo(FILES);
+      var stats = fs.getSlipstreamStatistics();
+      assertThat(stats.get(Counter.GET_REQUESTS) - stats.get(Counter.HEDGED_REQUESTS)).as("one GET per file, hedges apart")
+          .isEqualTo(FILES);
     }
   }
 
