@@ -87,12 +87,12 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.predicted = new PredictedSpans(stats);
     this.spans = new HeldSpans(predicted);
     this.plan = new StreamPlan(h, plans);
-    RangeFetches ranges = new RangeFetches(chain, fetcher, requests);
+    RangeFetches ranges = new RangeFetches(chain, fetcher, requests, pool, stats, spans);
     // What a stream holds ahead of its reader comes in pieces G1 does not make humongous (HeapRegions).
     int piece = HeapRegions.current().largestOrdinary(blockSize);
     this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, plan, blockSize, piece,
         (long) maxDepth * blockSize);
-    this.jumps = new JumpReads(h, pool, requests, spans, plan, ranges, blockSize);
+    this.jumps = new JumpReads(h, requests, spans, plan, ranges, blockSize);
     this.columns = new ColumnsAhead(plan, spans, predicted, pool,
         (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.PREDICTED_COLUMN).done(), requests, stats, piece,
         (long) maxDepth * blockSize, length);

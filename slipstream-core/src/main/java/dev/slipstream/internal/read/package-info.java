@@ -31,15 +31,18 @@
  *       the footer it read and given to the client, so that every later stream of that version reads by
  *       it;</li>
  *   <li>{@link dev.slipstream.internal.read.RangeFetches}: the read-through of a range outside the
- *       blocks, the one place such a read asks the chain: as a tier kept it, else fetched (in parallel
- *       parts when large or asynchronous, each one of the stream's requests), then offered to the
- *       tiers;</li>
- *   <li>{@link dev.slipstream.internal.read.VectoredReads}: asynchronous (vectored) ranges: what the
- *       spans hold, the rest by {@link dev.slipstream.internal.read.RangeFetches}; with a plan,
- *       {@link dev.slipstream.internal.read.RowGroupAhead} reads the next Parquet row groups ahead;</li>
- *   <li>{@link dev.slipstream.internal.read.JumpReads}: small reads after a jump and columnar ranges,
- *       each fetched to its extent (the tail, a column chunk, the page indexes, a readahead) and held in
- *       the spans, read through {@link dev.slipstream.internal.read.RangeFetches};</li>
+ *       blocks, the one place such a read asks the chain: from the blocks held, else as a tier kept it,
+ *       else fetched (in parallel parts when large or asynchronous, each one of the stream's requests),
+ *       then offered to the tiers; a caller who waits makes one call ({@code readThrough}), a vectored
+ *       range copies the spans first ({@code rangeUnheld});</li>
+ *   <li>{@link dev.slipstream.internal.read.VectoredReads}: asynchronous (vectored) ranges: with a plan,
+ *       {@link dev.slipstream.internal.read.RowGroupAhead} reads the next Parquet row groups ahead and a
+ *       range copies its pieces; what the spans hold, and the rest, by {@link
+ *       dev.slipstream.internal.read.RangeFetches};</li>
+ *   <li>{@link dev.slipstream.internal.read.JumpReads}: small reads after a jump and columnar ranges:
+ *       decides each one's extent (the tail, a column chunk, the page indexes, a readahead), reads it
+ *       through {@link dev.slipstream.internal.read.RangeFetches} in one call and holds it in the
+ *       spans;</li>
  *   <li>{@link dev.slipstream.internal.read.ColumnsAhead}: at a stream's first column read, the chunks
  *       of the columns the client's readers read from the last files of that schema ({@link
  *       dev.slipstream.internal.read.PredictedColumns}, kept with the plans), fetched by {@link

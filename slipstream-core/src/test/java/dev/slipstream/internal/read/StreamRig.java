@@ -44,10 +44,10 @@ final class StreamRig implements AutoCloseable {
     this.window = new BlockWindow(h, fetch.pool, fetch.fetcher, chain, blocks, requests, blockSize, maxDepth, 0);
     this.spans = new HeldSpans(new PredictedSpans(h.stats()));
     this.plan = new StreamPlan(h, new ParquetPlans());
-    this.ranges = new RangeFetches(chain, fetch.fetcher, requests);
+    this.ranges = new RangeFetches(chain, fetch.fetcher, requests, fetch.pool, h.stats(), spans);
     this.vectored = new VectoredReads(ranges, fetch.pool, requests, h.stats(), spans, plan, blockSize, blockSize,
         (long) maxDepth * blockSize);
-    this.jumps = new JumpReads(h, fetch.pool, requests, spans, plan, ranges, blockSize);
+    this.jumps = new JumpReads(h, requests, spans, plan, ranges, blockSize);
   }
 
   long length() {
