@@ -14,10 +14,10 @@ import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.ParallelParts;
 import dev.slipstream.internal.fetch.RangeReader;
 import dev.slipstream.internal.fetch.RecentAnswers;
+import dev.slipstream.internal.learn.LearnedDepth;
+import dev.slipstream.internal.learn.ParquetPlans;
 import dev.slipstream.internal.read.ObjectReader;
 import dev.slipstream.internal.read.OpenAhead;
-import dev.slipstream.internal.read.ParquetPlans;
-import dev.slipstream.internal.read.PrefetchDepth;
 import dev.slipstream.internal.source.S3Source;
 import dev.slipstream.internal.source.SharedNames;
 import dev.slipstream.internal.source.Sources;
@@ -68,7 +68,7 @@ public final class Slipstream implements AutoCloseable {
   private final BlockFetcher fetcher;
   private final Sources sources;
   /** The prefetch depth this client's sequential readers have needed: where a proven run starts. */
-  private final PrefetchDepth.Learned learnedDepth = new PrefetchDepth.Learned();
+  private final LearnedDepth learnedDepth = new LearnedDepth();
   /** The Parquet footers this client's streams have parsed: the plan of every later stream of that version. */
   private final ParquetPlans parquetPlans = new ParquetPlans();
   private final DiskCache diskCache;

@@ -6,6 +6,7 @@ package dev.slipstream.internal.read;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.Span;
+import dev.slipstream.internal.format.ParquetFooter;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;

@@ -8,6 +8,7 @@ import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
+import dev.slipstream.internal.format.ParquetFooter;
 import java.io.IOException;
 import java.util.List;
 

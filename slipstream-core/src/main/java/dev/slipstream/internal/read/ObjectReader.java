@@ -14,6 +14,8 @@ import dev.slipstream.internal.block.HeapRegions;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
+import dev.slipstream.internal.learn.LearnedDepth;
+import dev.slipstream.internal.learn.ParquetPlans;
 import dev.slipstream.internal.source.SourceChain;
 import dev.slipstream.internal.source.Sources;
 import java.io.EOFException;
@@ -72,7 +74,7 @@ public final class ObjectReader extends SlipstreamInputStream {
    * @param plans the Parquet plans the client has parsed, by object version
    */
   public ObjectReader(ObjectHandle h, BufferPool pool, BlockFetcher fetcher, Sources sources, int blockSize,
-      int maxDepth, PrefetchDepth.Learned learned, ParquetPlans plans, ReadPolicy policy, long splitEnd,
+      int maxDepth, LearnedDepth learned, ParquetPlans plans, ReadPolicy policy, long splitEnd,
       long closeWaitMillis) {
     this.h = h;
     this.blockSize = blockSize;

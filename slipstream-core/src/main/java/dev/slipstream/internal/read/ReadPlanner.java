@@ -4,6 +4,7 @@
 package dev.slipstream.internal.read;
 
 import dev.slipstream.ReadPolicy;
+import dev.slipstream.internal.learn.LearnedDepth;
 
 /**
  * Decides, for each read, how it is served: as part of a run in order (blocks, fetched ahead), or as a
@@ -99,7 +100,7 @@ final class ReadPlanner {
    * @param length the object's length
    * @param learned the depth the client has learned (see {@link PrefetchDepth})
    */
-  ReadPlanner(int blockSize, int maxDepth, ReadPolicy policy, long length, PrefetchDepth.Learned learned) {
+  ReadPlanner(int blockSize, int maxDepth, ReadPolicy policy, long length, LearnedDepth learned) {
     this.blockSize = blockSize;
     this.length = length;
     this.depth = new PrefetchDepth(maxDepth, policy == ReadPolicy.SEQUENTIAL, learned);

@@ -5,6 +5,8 @@ package dev.slipstream.internal.read;
 
 import dev.slipstream.Counter;
 import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.format.ParquetFooter;
+import dev.slipstream.internal.learn.ParquetPlans;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;

@@ -7,6 +7,7 @@ import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.Purpose;
+import dev.slipstream.internal.format.ParquetFooter;
 import java.util.concurrent.CompletableFuture;
 
 /**

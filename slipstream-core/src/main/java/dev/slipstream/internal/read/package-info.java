@@ -26,8 +26,8 @@
  *       object's tail, a column chunk, a readahead, the predicted chunks), copied by every kind of read
  *       before it fetches;</li>
  *   <li>{@link dev.slipstream.internal.read.StreamPlan}: the stream's Parquet plan ({@link
- *       dev.slipstream.internal.read.ParquetFooter}), taken from the client's {@link
- *       dev.slipstream.internal.read.ParquetPlans} for the version it reads, or parsed from the tail or
+ *       dev.slipstream.internal.format.ParquetFooter}), taken from the client's {@link
+ *       dev.slipstream.internal.learn.ParquetPlans} for the version it reads, or parsed from the tail or
  *       the footer it read and given to the client, so that every later stream of that version reads by
  *       it;</li>
  *   <li>{@link dev.slipstream.internal.read.RangeFetches}: the read-through of a range outside the
@@ -45,7 +45,7 @@
  *       spans;</li>
  *   <li>{@link dev.slipstream.internal.read.ColumnsAhead}: at a stream's first column read, the chunks
  *       of the columns the client's readers read from the last files of that schema ({@link
- *       dev.slipstream.internal.read.PredictedColumns}, kept with the plans), fetched by {@link
+ *       dev.slipstream.internal.learn.PredictedColumns}, kept with the plans), fetched by {@link
  *       dev.slipstream.internal.read.RangeFetches} and held in {@link
  *       dev.slipstream.internal.read.PredictedSpans}, which counts what reads copied of them.</li>
  * </ul>
@@ -58,8 +58,13 @@
  * request of the stream has a cancel token in the stream's in-flight set until it ends, so
  * {@code close()} can abort them all and wait for them.
  *
+ * <p>What a client learns across its streams (the Parquet footers it parsed, the columns its readers read,
+ * the depth they needed, the orders its caller declared) lives in {@code internal.learn}: a stream asks it
+ * and tells it, and keeps only its own share here.
+ *
  * <p>{@link dev.slipstream.internal.read.OpenAhead}, one per client, fetches the first block of the objects
- * a caller names as coming next; a stream opened for the same object, length and ETag adopts that block
+ * a caller names as coming next (by the orders of {@link dev.slipstream.internal.learn.ReadingOrders}); a stream opened for the same object, length and ETag adopts that block
  * ({@code ObjectReader.adopt}) before its first read. See its class comment for the block's lifecycle.
  */
 package dev.slipstream.internal.read;
+

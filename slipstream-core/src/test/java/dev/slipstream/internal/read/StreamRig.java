@@ -5,6 +5,7 @@ package dev.slipstream.internal.read;
 
 import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.learn.ParquetPlans;
 import dev.slipstream.internal.source.S3Source;
 import dev.slipstream.internal.source.SourceChain;
 import dev.slipstream.internal.source.Tier;

@@ -1,7 +1,7 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.read;
+package dev.slipstream.internal.format;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +13,7 @@ import java.util.List;
  * dictionary page header read field by field, then the chunk), to fetch every index at the first read of
  * one, to tell a columnar reader from a sequential one at its first read, and, while a reader decodes one
  * row group, to fetch the same columns of the next. The client keeps it for the object's version
- * ({@link ParquetPlans}), so that every later stream of that version has it from its first read.
+ * ({@code learn.ParquetPlans}), so that every later stream of that version has it from its first read.
  * Anything unexpected — not Parquet, an encrypted footer, a truncated or malformed one — yields null: no
  * plan, never an error.
  *
@@ -26,7 +26,7 @@ import java.util.List;
  * at its first data page. Writers put the indexes and bloom filters together between the last row group
  * and the footer.
  */
-final class ParquetFooter {
+public final class ParquetFooter {
   /**
    * One column chunk: bytes {@code [start, start + length)} of the file, its data pages from {@code
    * dataPages} on (a dictionary page before them, if they do not start the chunk); {@code pageIndexed}:
@@ -34,13 +34,13 @@ final class ParquetFooter {
    * column-index filter selects); {@code group} and {@code column}: its row group, and its place among
    * that row group's chunks (the column's, in a file whose row groups all have every column).
    */
-  record Chunk(long start, long length, long dataPages, boolean pageIndexed, int group, int column) {
+  public record Chunk(long start, long length, long dataPages, boolean pageIndexed, int group, int column) {
     /** Whether the chunk starts with a dictionary page. */
-    boolean dictionary() {
+    public boolean dictionary() {
       return dataPages > start;
     }
 
-    long end() {
+    public long end() {
       return start + length;
     }
   }
@@ -64,7 +64,7 @@ final class ParquetFooter {
   }
 
   /** The column chunk holding byte {@code position}, or null if none does. */
-  Chunk chunkAt(long position) {
+  public Chunk chunkAt(long position) {
     int lo = 0;
     int hi = byStart.length - 1;
     Chunk found = null;
@@ -81,13 +81,13 @@ final class ParquetFooter {
   }
 
   /** The chunk holding byte {@code position}, else the first one after it; null if none. */
-  Chunk chunkFrom(long position) {
+  public Chunk chunkFrom(long position) {
     Chunk c = chunkAt(position);
     return c != null ? c : next(position);
   }
 
   /** The chunk that starts next after {@code c}'s start, in the file's order; null after the last. */
-  Chunk chunkAfter(Chunk c) {
+  public Chunk chunkAfter(Chunk c) {
     return next(c.start());
   }
 
@@ -107,17 +107,17 @@ final class ParquetFooter {
   }
 
   /** Whether byte {@code position} is in the region of the page indexes and bloom filters. */
-  boolean inIndexes(long position) {
+  public boolean inIndexes(long position) {
     return indexStart >= 0 && position >= indexStart && position < indexEnd;
   }
 
   /** The start of the region of page indexes and bloom filters, or -1 if the footer names none. */
-  long indexStart() {
+  public long indexStart() {
     return indexStart;
   }
 
   /** The end of the region of page indexes and bloom filters, or -1 if the footer names none. */
-  long indexEnd() {
+  public long indexEnd() {
     return indexEnd;
   }
 
@@ -125,20 +125,20 @@ final class ParquetFooter {
    * A hash of the columns' paths and physical types, in order (from the first row group's column
    * metadata): the files of one table, with one schema, have the same value.
    */
-  long schema() {
+  public long schema() {
     return schema;
   }
 
   /** About what this plan takes of the heap: what {@link ParquetPlans} bounds. */
-  long heapBytes() {
+  public long heapBytes() {
     return 128 + 64L * byStart.length;
   }
 
-  int rowGroupCount() {
+  public int rowGroupCount() {
     return rowGroups.size();
   }
 
-  List<Chunk> rowGroup(int g) {
+  public List<Chunk> rowGroup(int g) {
     return rowGroups.get(g);
   }
 
@@ -146,7 +146,7 @@ final class ParquetFooter {
    * Parses the footer from {@code tail}, the last {@code tail.length} bytes of a file of {@code fileLength}
    * bytes; null if this is not a plain Parquet file or its footer is not all in {@code tail}.
    */
-  static ParquetFooter parse(byte[] tail, int tailLength, long fileLength) {
+  public static ParquetFooter parse(byte[] tail, int tailLength, long fileLength) {
     try {
       if (tailLength < 12 || fileLength < 12 || tail[tailLength - 4] != 'P' || tail[tailLength - 3] != 'A'
           || tail[tailLength - 2] != 'R' || tail[tailLength - 1] != '1') {
@@ -164,7 +164,7 @@ final class ParquetFooter {
   }
 
   /** The footer's length, as the 4 little-endian bytes at {@code b[at..]} give it. */
-  static long footerLength(byte[] b, int at) {
+  public static long footerLength(byte[] b, int at) {
     return (b[at] & 0xffL) | (b[at + 1] & 0xffL) << 8 | (b[at + 2] & 0xffL) << 16 | (b[at + 3] & 0xffL) << 24;
   }
 
@@ -172,7 +172,7 @@ final class ParquetFooter {
    * Parses a footer from {@code b[off..off + len)}: the footer alone, as a reader reads it once it knows
    * the length (when the footer is larger than the tail fetched first); null if it is not one.
    */
-  static ParquetFooter parseFooter(byte[] b, int off, int len, long fileLength) {
+  public static ParquetFooter parseFooter(byte[] b, int off, int len, long fileLength) {
     try {
       Reader r = new Reader(b, off, off + len);
       List<List<Chunk>> groups = r.fileMetaData();
@@ -200,7 +200,7 @@ final class ParquetFooter {
    * exactly from the start of one chunk to the end of another (a read of consecutive columns); null if it
    * is not such a range.
    */
-  int[] locate(long start, long end) {
+  public int[] locate(long start, long end) {
     for (int g = 0; g < rowGroups.size(); g++) {
       List<Chunk> chunks = rowGroups.get(g);
       int first = -1;

@@ -1,13 +1,14 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.read;
+package dev.slipstream.internal.learn;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Scheduler;
 import com.github.benmanes.caffeine.cache.Ticker;
 import dev.slipstream.S3Location;
+import dev.slipstream.internal.format.ParquetFooter;
 import java.time.Duration;
 
 /**
@@ -68,19 +69,19 @@ public final class ParquetPlans {
   }
 
   /** The plan kept for this version, or null. */
-  ParquetFooter get(S3Location location, long length, String etag) {
+  public ParquetFooter get(S3Location location, long length, String etag) {
     return etag == null ? null : plans.getIfPresent(new Version(location.bucket(), location.key(), length, etag));
   }
 
   /** Keeps {@code plan} for this version (nothing without an ETag), dropping the least useful beyond the bound. */
-  void put(S3Location location, long length, String etag, ParquetFooter plan) {
+  public void put(S3Location location, long length, String etag, ParquetFooter plan) {
     if (etag != null) {
       plans.put(new Version(location.bucket(), location.key(), length, etag), plan);
     }
   }
 
   /** The columns this client's readers read, by schema: what a stream fetches ahead of its reader. */
-  PredictedColumns columns() {
+  public PredictedColumns columns() {
     return columns;
   }
 
