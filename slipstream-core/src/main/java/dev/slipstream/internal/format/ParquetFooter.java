@@ -7,15 +7,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The plan of a Parquet file, read from its footer (Thrift compact protocol) only as far as byte ranges
+ * The layout of a Parquet file, read from its footer (Thrift compact protocol) only as far as byte ranges
  * go, every other field skipped: where each row group's column chunks lie, and the region of the page
  * indexes and bloom filters. A stream uses it to fetch a chunk whole when a read starts in it (a
  * dictionary page header read field by field, then the chunk), to fetch every index at the first read of
  * one, to tell a columnar reader from a sequential one at its first read, and, while a reader decodes one
  * row group, to fetch the same columns of the next. The client keeps it for the object's version
- * ({@code learn.ParquetPlans}), so that every later stream of that version has it from its first read.
+ * ({@code learn.ParquetFooters}), so that every later stream of that version has it from its first read.
  * Anything unexpected — not Parquet, an encrypted footer, a truncated or malformed one — yields null: no
- * plan, never an error.
+ * footer, never an error.
  *
  * <p>Format facts (Apache Parquet's {@code parquet.thrift}): the file ends with the footer, its length as
  * a 4-byte little-endian integer, and the magic {@code PAR1}. FileMetaData field 4 is the list of
@@ -129,7 +129,7 @@ public final class ParquetFooter {
     return schema;
   }
 
-  /** About what this plan takes of the heap: what {@link ParquetPlans} bounds. */
+  /** About what this footer takes of the heap: what {@code learn.ParquetFooters} bounds. */
   public long heapBytes() {
     return 128 + 64L * byStart.length;
   }
@@ -159,7 +159,7 @@ public final class ParquetFooter {
       }
       return parseFooter(tail, (int) (n - footerLength), (int) footerLength, fileLength);
     } catch (RuntimeException e) {
-      return null; // malformed: no plan
+      return null; // malformed: no footer
     }
   }
 
@@ -191,7 +191,7 @@ public final class ParquetFooter {
       }
       return groups.isEmpty() ? null : new ParquetFooter(groups, indexStart, indexEnd, r.schema);
     } catch (RuntimeException e) {
-      return null; // malformed: no plan
+      return null; // malformed: no footer
     }
   }
 

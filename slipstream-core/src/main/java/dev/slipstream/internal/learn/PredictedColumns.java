@@ -23,7 +23,7 @@ import java.util.BitSet;
  * <p>Switched off for a schema for good once, over at least {@link #JUDGED_AFTER} files with predicted
  * bytes, more than a quarter of those bytes went unread (row groups skipped by their statistics, tasks
  * that each read a part of one file). Bounded in bytes and time: at most {@link #MAX_BYTES} for all
- * schemas ({@link #weight}), and a schema no stream closed on for {@link ParquetPlans#IDLE} is forgotten
+ * schemas ({@link #weight}), and a schema no stream closed on for {@link ParquetFooters#IDLE} is forgotten
  * (relearnt from two files if its table is read again). Thread-safe; one per client.
  */
 public final class PredictedColumns {
@@ -46,7 +46,7 @@ public final class PredictedColumns {
   /** Guarded by {@code this} for the counts in each {@link Use}; the cache bounds and expires the entries. */
   private final Cache<Long, Use> schemas;
 
-  /** @param idle how long a schema no stream closed on is remembered: its plans' ({@link ParquetPlans#IDLE}) */
+  /** @param idle how long a schema no stream closed on is remembered: its footers' ({@link ParquetFooters#IDLE}) */
   PredictedColumns(Duration idle, Ticker ticker) {
     this.schemas = Caffeine.newBuilder()
         .maximumWeight(MAX_BYTES)

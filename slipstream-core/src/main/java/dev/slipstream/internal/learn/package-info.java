@@ -6,7 +6,7 @@
  * What a client learns across its streams, one class per thing learned, each one per client, bounded and
  * thread-safe; the streams (package {@code read}) ask it and tell it, and nothing here reads a byte:
  * <ul>
- *   <li>{@link dev.slipstream.internal.learn.ParquetPlans}: the Parquet footers it parsed, by object
+ *   <li>{@link dev.slipstream.internal.learn.ParquetFooters}: the Parquet footers it parsed, by object
  *       version, so that every later stream of that version has its file's layout from its first read;</li>
  *   <li>{@link dev.slipstream.internal.learn.PredictedColumns}: the columns its readers read whole from the
  *       files of each schema, which a stream fetches ahead at its first column read;</li>

@@ -54,7 +54,7 @@ final class JumpReads {
   private final StreamRequests requests;
   private final ReadStatistics stats;
   private final HeldSpans spans;
-  private final StreamPlan plan;
+  private final StreamFooter parquet;
   private final int blockSize;
   private final long length;
   /** Where every range read here comes from: the tiers, S3, and what is kept. */
@@ -65,13 +65,13 @@ final class JumpReads {
    * @param spans the bytes the stream holds outside its blocks: the tail and the spans fetched here
    * @param ranges the stream's read-through of ranges: every read here asks it, never the chain
    */
-  JumpReads(ObjectHandle h, StreamRequests requests, HeldSpans spans, StreamPlan plan,
+  JumpReads(ObjectHandle h, StreamRequests requests, HeldSpans spans, StreamFooter parquet,
       RangeFetches ranges, int blockSize) {
     this.h = h;
     this.requests = requests;
     this.stats = h.stats();
     this.spans = spans;
-    this.plan = plan;
+    this.parquet = parquet;
     this.ranges = ranges;
     this.blockSize = blockSize;
     this.length = h.length();
@@ -159,7 +159,7 @@ final class JumpReads {
    * {@code position}.
    */
   long extentStart(long position, int len) {
-    ParquetFooter footer = plan.footer();
+    ParquetFooter footer = parquet.footer();
     if (footer != null && footer.inIndexes(position) && position + len <= footer.indexEnd()
         && footer.indexEnd() - footer.indexStart() <= blockSize) {
       return footer.indexStart();
@@ -187,18 +187,18 @@ final class JumpReads {
     long end = position + len;
     switch (why) {
       case CHUNK -> {
-        ParquetFooter.Chunk c = plan.chunkAt(position);
+        ParquetFooter.Chunk c = parquet.chunkAt(position);
         // A chunk with an offset index may be read page by page: its dictionary page alone, then.
         end = Math.max(end, c.pageIndexed() ? c.dataPages() : c.end());
       }
-      case INDEX -> end = Math.max(end, plan.footer().indexEnd());
+      case INDEX -> end = Math.max(end, parquet.footer().indexEnd());
       default -> { }
     }
     long start = extentStart(position, len);
     // A range of a known chunk after a jump is one the reader planned from the footer (pages a column
     // index selected): no floor. Nor does an extension reach into bytes the stream holds: it saves no
     // round trip.
-    long floor = why == Purpose.RANGE && !inRun && plan.chunkAt(position) != null ? 0 : start + MIN_GET;
+    long floor = why == Purpose.RANGE && !inRun && parquet.chunkAt(position) != null ? 0 : start + MIN_GET;
     long more = Math.min(Math.max(floor, position + len + (long) ahead), spans.nextStart(position + len));
     end = Math.max(end, more);
     return Math.min(Math.min(end, length), start + Math.max(len, blockSize));
@@ -209,7 +209,7 @@ final class JumpReads {
    * dictionary page's header), the page indexes (a read among them), or the read's own range.
    */
   private Purpose purposeOf(long position, int len) {
-    ParquetFooter footer = plan.footer();
+    ParquetFooter footer = parquet.footer();
     if (footer == null) {
       return Purpose.RANGE;
     }
@@ -223,7 +223,7 @@ final class JumpReads {
   /**
    * The object's tail ({@link #tailSize}), kept, if {@code position} is the first stream read into it;
    * null otherwise. Once fetched it is held for the reads that follow (the footer, then the metadata
-   * before it) and offered to the plan.
+   * before it) and offered to the stream's footer.
    */
   private RangeFetches.Extent tailExtent(long position) {
     long tailStart = length - tailSize(length, blockSize);
@@ -247,12 +247,12 @@ final class JumpReads {
 
   /**
    * Holds a span the read-through fetched for the reads that follow (the object's tail, offered to the
-   * plan, or another span), then lets go of the caller's pin.
+   * stream's footer, or another span), then lets go of the caller's pin.
    */
   private void hold(Span span, boolean tail) {
     try {
       if (tail) {
-        plan.offerTail(span.buffer(), span.length());
+        parquet.offerTail(span.buffer(), span.length());
         spans.setTail(span);
       } else {
         spans.add(span);

@@ -12,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A stream's asynchronous range reads (Hadoop's vectored reads): a range waits for the predicted chunks
- * being fetched into it ({@link HeldSpans#pending}), then, once the stream has a Parquet plan, takes what
+ * being fetched into it ({@link HeldSpans#pending}), then, once the stream has a Parquet footer, takes what
  * the row groups read ahead hold ({@link RowGroupAhead}, which also fetches the next ones ahead), and the
  * rest goes to {@link RangeFetches#rangeUnheld}: what the stream's spans hold is copied (a column chunk a
  * dictionary read fetched whole, say), the rest fetched from wherever it is, in parallel parts. Each
@@ -27,30 +27,30 @@ final class VectoredReads {
   private final StreamRequests requests;
   private final ReadStatistics stats;
   private final HeldSpans spans;
-  private final StreamPlan plan;
+  private final StreamFooter parquet;
   private final int blockSize;
   private final int pieceSize;
   private final long maxAhead;
   private final Object lock = new Object();
-  /** Parquet row groups read ahead (guarded by {@code lock}); null until the stream has a plan. */
+  /** Parquet row groups read ahead (guarded by {@code lock}); null until the stream has a footer. */
   private RowGroupAhead rowGroups;
 
   /**
    * @param ranges what copies what the spans hold of a range and fetches the rest
    * @param spans the bytes the stream holds outside its blocks
-   * @param plan the stream's Parquet plan
+   * @param parquet the stream's Parquet footer
    * @param blockSize the stream's block size
    * @param pieceSize the largest piece of a row group read ahead
    * @param maxAhead the most bytes of row groups a stream holds ahead
    */
   VectoredReads(RangeFetches ranges, BufferPool pool, StreamRequests requests, ReadStatistics stats,
-      HeldSpans spans, StreamPlan plan, int blockSize, int pieceSize, long maxAhead) {
+      HeldSpans spans, StreamFooter parquet, int blockSize, int pieceSize, long maxAhead) {
     this.ranges = ranges;
     this.pool = pool;
     this.requests = requests;
     this.stats = stats;
     this.spans = spans;
-    this.plan = plan;
+    this.parquet = parquet;
     this.blockSize = blockSize;
     this.pieceSize = pieceSize;
     this.maxAhead = maxAhead;
@@ -70,13 +70,13 @@ final class VectoredReads {
         : ahead.read(position, dst, off, len, ranges::rangeUnheld);
   }
 
-  /** The Parquet row-group read-ahead, once the stream has a plan; null otherwise. */
+  /** The Parquet row-group read-ahead, once the stream has a footer; null otherwise. */
   private RowGroupAhead rowGroupAhead() {
     synchronized (lock) {
       if (rowGroups != null) {
         return rowGroups;
       }
-      ParquetFooter footer = plan.footer();
+      ParquetFooter footer = parquet.footer();
       if (footer != null && !requests.isClosed()) {
         // Through the chain: a row group fetched ahead by an earlier query is read from disk.
         rowGroups = new RowGroupAhead(footer, pool,

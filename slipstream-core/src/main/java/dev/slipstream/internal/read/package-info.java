@@ -25,9 +25,9 @@
  *   <li>{@link dev.slipstream.internal.read.HeldSpans}: what the stream fetched outside its blocks (the
  *       object's tail, a column chunk, a readahead, the predicted chunks), copied by every kind of read
  *       before it fetches;</li>
- *   <li>{@link dev.slipstream.internal.read.StreamPlan}: the stream's Parquet plan ({@link
+ *   <li>{@link dev.slipstream.internal.read.StreamFooter}: the stream's Parquet footer ({@link
  *       dev.slipstream.internal.format.ParquetFooter}), taken from the client's {@link
- *       dev.slipstream.internal.learn.ParquetPlans} for the version it reads, or parsed from the tail or
+ *       dev.slipstream.internal.learn.ParquetFooters} for the version it reads, or parsed from the tail or
  *       the footer it read and given to the client, so that every later stream of that version reads by
  *       it;</li>
  *   <li>{@link dev.slipstream.internal.read.RangeFetches}: the read-through of a range outside the
@@ -35,7 +35,7 @@
  *       else fetched (in parallel parts when large or asynchronous, each one of the stream's requests),
  *       then offered to the tiers; a caller who waits makes one call ({@code readThrough}), a vectored
  *       range copies the spans first ({@code rangeUnheld});</li>
- *   <li>{@link dev.slipstream.internal.read.VectoredReads}: asynchronous (vectored) ranges: with a plan,
+ *   <li>{@link dev.slipstream.internal.read.VectoredReads}: asynchronous (vectored) ranges: with a footer,
  *       {@link dev.slipstream.internal.read.RowGroupAhead} reads the next Parquet row groups ahead and a
  *       range copies its pieces; what the spans hold, and the rest, by {@link
  *       dev.slipstream.internal.read.RangeFetches};</li>
@@ -45,7 +45,7 @@
  *       spans;</li>
  *   <li>{@link dev.slipstream.internal.read.ColumnsAhead}: at a stream's first column read, the chunks
  *       of the columns the client's readers read from the last files of that schema ({@link
- *       dev.slipstream.internal.learn.PredictedColumns}, kept with the plans), fetched by {@link
+ *       dev.slipstream.internal.learn.PredictedColumns}, kept with the footers), fetched by {@link
  *       dev.slipstream.internal.read.RangeFetches} and held in {@link
  *       dev.slipstream.internal.read.PredictedSpans}, which counts what reads copied of them.</li>
  * </ul>
