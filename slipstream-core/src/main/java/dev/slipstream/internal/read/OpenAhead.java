@@ -12,6 +12,7 @@ import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
+import dev.slipstream.internal.fetch.InFlight;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.fetch.RecentAnswers;
@@ -21,8 +22,6 @@ import dev.slipstream.internal.util.ETag;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -97,7 +96,7 @@ public final class OpenAhead implements AutoCloseable {
   /** The reading orders the caller declared: what follows an object opened. */
   private final ReadingOrders orders = new ReadingOrders();
   /** Fetches started here that have not ended (handed-over blocks included, until their fetch ends). */
-  private final Set<CancelToken> inFlight = ConcurrentHashMap.newKeySet();
+  private final InFlight inFlight = new InFlight();
   /** Bytes of buffers held by prepared blocks not yet handed over. Guarded by {@code lock}. */
   private long heldBytes;
   private boolean closed;
@@ -343,18 +342,7 @@ public final class OpenAhead implements AutoCloseable {
       lock.unlock();
     }
     release(dropped);
-    long deadline = System.nanoTime() + closeWaitMillis * 1_000_000L;
-    while (!inFlight.isEmpty() && System.nanoTime() < deadline) {
-      for (CancelToken t : inFlight) {
-        t.cancel();
-      }
-      try {
-        Thread.sleep(1);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
+    inFlight.cancelAndAwait(closeWaitMillis);
   }
 
   // ---- internals -----------------------------------------------------------------------------
