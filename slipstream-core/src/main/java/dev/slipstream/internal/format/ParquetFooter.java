@@ -252,84 +252,87 @@ public final class ParquetFooter {
       this.end = end;
     }
 
+    /** What {@link #struct} does with a field: reads it and returns true, or returns false to skip it. */
+    private interface Field {
+      boolean read(short id, int type);
+    }
+
+    /**
+     * Reads a struct's fields up to its stop: each as {@code field} reads it, or skipped. The one loop over
+     * a struct's fields, whichever struct it is.
+     */
+    private void struct(Field field) {
+      short id = 0;
+      while (true) {
+        int h = u8();
+        int type = h & 0x0f;
+        if (type == STOP) {
+          return;
+        }
+        id = fieldId(h, id);
+        if (!field.read(id, type)) {
+          skip(type);
+        }
+      }
+    }
+
+    /** FileMetaData: field 4, its row groups. */
     List<List<Chunk>> fileMetaData() {
       List<List<Chunk>> groups = new ArrayList<>();
-      short id = 0;
-      while (true) {
-        int h = u8();
-        int type = h & 0x0f;
-        if (type == STOP) {
-          return groups;
+      struct((id, type) -> {
+        if (id != 4 || type != LIST) {
+          return false;
         }
-        id = fieldId(h, id);
-        if (id == 4 && type == LIST) {
-          int[] lh = listHeader();
-          for (int i = 0; i < lh[0]; i++) {
-            group = i;
-            groups.add(rowGroup());
-          }
-        } else {
-          skip(type);
+        int[] lh = listHeader();
+        for (int i = 0; i < lh[0]; i++) {
+          group = i;
+          groups.add(rowGroup());
         }
-      }
+        return true;
+      });
+      return groups;
     }
 
+    /** RowGroup: field 1, its column chunks. */
     private List<Chunk> rowGroup() {
       List<Chunk> chunks = new ArrayList<>();
-      short id = 0;
-      while (true) {
-        int h = u8();
-        int type = h & 0x0f;
-        if (type == STOP) {
-          return chunks;
+      struct((id, type) -> {
+        if (id != 1 || type != LIST) {
+          return false;
         }
-        id = fieldId(h, id);
-        if (id == 1 && type == LIST) {
-          int[] lh = listHeader();
-          for (int i = 0; i < lh[0]; i++) {
-            column = i;
-            chunks.add(columnChunk());
-          }
-        } else {
-          skip(type);
+        int[] lh = listHeader();
+        for (int i = 0; i < lh[0]; i++) {
+          column = i;
+          chunks.add(columnChunk());
         }
-      }
+        return true;
+      });
+      return chunks;
     }
 
+    /** ColumnChunk: field 3, its metadata; fields 4 to 7, its offset index's and column index's offsets and lengths. */
     private Chunk columnChunk() {
-      Chunk c = null;
-      long offsetIndex = -1;
-      long offsetIndexLength = -1;
-      long columnIndex = -1;
-      long columnIndexLength = -1;
-      short id = 0;
-      while (true) {
-        int h = u8();
-        int type = h & 0x0f;
-        if (type == STOP) {
-          if (c == null) {
-            throw new IllegalStateException("a column chunk without metadata");
-          }
-          index(offsetIndex, offsetIndexLength);
-          index(columnIndex, columnIndexLength);
-          boolean pageIndexed = offsetIndex >= 0 && offsetIndexLength > 0;
-          return new Chunk(c.start(), c.length(), c.dataPages(), pageIndexed, group, column);
-        }
-        id = fieldId(h, id);
+      Chunk[] meta = new Chunk[1];
+      long[] indexes = {-1, -1, -1, -1}; // fields 4 to 7, in order
+      struct((id, type) -> {
         if (id == 3 && type == STRUCT) {
-          c = columnMetaData();
-        } else if (id >= 4 && id <= 7 && (type == I64 || type == I32)) {
-          long v = zigzag(varint());
-          switch (id) {
-            case 4 -> offsetIndex = v;
-            case 5 -> offsetIndexLength = v;
-            case 6 -> columnIndex = v;
-            default -> columnIndexLength = v;
-          }
-        } else {
-          skip(type);
+          meta[0] = columnMetaData();
+          return true;
         }
+        if (id >= 4 && id <= 7 && (type == I64 || type == I32)) {
+          indexes[id - 4] = zigzag(varint());
+          return true;
+        }
+        return false;
+      });
+      Chunk c = meta[0];
+      if (c == null) {
+        throw new IllegalStateException("a column chunk without metadata");
       }
+      index(indexes[0], indexes[1]);
+      index(indexes[2], indexes[3]);
+      boolean pageIndexed = indexes[0] >= 0 && indexes[1] > 0;
+      return new Chunk(c.start(), c.length(), c.dataPages(), pageIndexed, group, column);
     }
 
     /** An index or bloom filter at {@code [offset, offset + length)} widens the index region. */
@@ -341,48 +344,39 @@ public final class ParquetFooter {
       indexEnd = Math.max(indexEnd, offset + length);
     }
 
+    /**
+     * ColumnMetaData: fields 7 (total compressed size), 9 (first data page), 11 (dictionary page), 14 and 15
+     * (bloom filter); in row group 0, fields 1 and 3 (the type and the path) hashed into the schema.
+     */
     private Chunk columnMetaData() {
-      long compressed = -1;
-      long dataPage = -1;
-      long dictionaryPage = -1;
-      long bloomFilter = -1;
-      long bloomFilterLength = -1;
-      short id = 0;
-      while (true) {
-        int h = u8();
-        int type = h & 0x0f;
-        if (type == STOP) {
-          break;
-        }
-        id = fieldId(h, id);
+      long[] v = {-1, -1, -1, -1, -1}; // compressed size, data page, dictionary page, bloom filter and its length
+      struct((id, type) -> {
         if (type == I64 && (id == 7 || id == 9 || id == 11 || id == 14)) {
-          long v = zigzag(varint());
-          if (id == 7) {
-            compressed = v;
-          } else if (id == 9) {
-            dataPage = v;
-          } else if (id == 11) {
-            dictionaryPage = v;
-          } else {
-            bloomFilter = v;
-          }
-        } else if (type == I32 && id == 15) {
-          bloomFilterLength = zigzag(varint());
-        } else if (group == 0 && (id == 1 || id == 3)) {
+          v[id == 7 ? 0 : id == 9 ? 1 : id == 11 ? 2 : 3] = zigzag(varint());
+          return true;
+        }
+        if (type == I32 && id == 15) {
+          v[4] = zigzag(varint());
+          return true;
+        }
+        if (group == 0 && (id == 1 || id == 3)) {
           int from = p; // the type, and path_in_schema: the column's identity, hashed as they are written
           skip(type);
           for (int i = from; i < p; i++) {
             schema = schema * 31 + b[i];
           }
-        } else {
-          skip(type);
+          return true;
         }
-      }
+        return false;
+      });
+      long compressed = v[0];
+      long dataPage = v[1];
+      long dictionaryPage = v[2];
       if (compressed <= 0 || dataPage < 0) {
         throw new IllegalStateException("column metadata without offsets");
       }
       // A bloom filter without its length (written before format 2.10) is left out: where it ends is unknown.
-      index(bloomFilter, bloomFilterLength);
+      index(v[3], v[4]);
       boolean dictionary = dictionaryPage > 0 && dictionaryPage < dataPage;
       return new Chunk(dictionary ? dictionaryPage : dataPage, compressed, dataPage, false, group, column);
     }
@@ -442,18 +436,7 @@ public final class ParquetFooter {
             }
           }
         }
-        case STRUCT -> {
-          short id = 0;
-          while (true) {
-            int h = u8();
-            int t = h & 0x0f;
-            if (t == STOP) {
-              break;
-            }
-            id = fieldId(h, id);
-            skip(t);
-          }
-        }
+        case STRUCT -> struct((id, t) -> false);
         default -> throw new IllegalStateException("unknown type " + type);
       }
       depth--;
