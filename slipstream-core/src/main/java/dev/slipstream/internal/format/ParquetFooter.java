@@ -25,6 +25,14 @@ import java.util.List;
  * the column index's. A chunk starts at its dictionary page if it has one (before the data pages), else
  * at its first data page. Writers put the indexes and bloom filters together between the last row group
  * and the footer.
+ *
+ * <p>Why our own parser and not parquet-java's (parquet-format-structures, which reads every field into
+ * Thrift-generated objects): measured on the same footers ({@code ParquetFooterParseBench} in the tests,
+ * JDK 17, 2026-11-27), ours parses 3.1 to 5.1 times faster (5.5 against 17 us for 4 row groups of 8 columns,
+ * 127 against 644 us for 16 x 50 with page indexes, 2.2 against 10.4 ms for 64 x 200), and it is about
+ * 9 KiB of classes in the jar where the library is 834 KB (1.17.0) plus javax.annotation-api, in a core that
+ * has no Parquet dependency at all. {@code ParquetFooterTest} checks that both find every chunk at the same
+ * place (docs/benchmarks.md, "The Parquet footer parser").
  */
 public final class ParquetFooter {
   /**
