@@ -16,13 +16,13 @@ import java.util.List;
  * Reads that fetch about what is asked for instead of whole blocks: small reads after a jump, and the
  * ranges of a columnar reader. Each comes from the tiers where they hold it, else from S3 in one GET (or
  * parallel parts), through the stream's read-through of ranges ({@link RangeFetches#readThrough}), called
- * once a read, which alone asks the chain; this class decides only what to read and what to hold. On the stream path that GET also
- * fetches bytes the next reads are likely to want, held as spans outside the block grid ({@link
- * HeldSpans}): the object's tail on the first read into it (a Parquet or ORC footer and the metadata
- * before it, {@link #tailSize}), or for a range, its extent ({@link #extentEnd}): after the first read of
- * a dictionary page's header at a Parquet column chunk's start, the whole chunk; after a read among the
- * page indexes, all of them; and never less than {@link #MIN_GET}, so that a page header read field by
- * field through Thrift costs one round trip, not one a field.
+ * once a read, which alone asks the chain; this class decides only what to read and what to hold. On the
+ * stream path that GET also fetches bytes the next reads are likely to want, held as spans outside the
+ * block grid ({@link HeldSpans}): the object's tail on the first read into it (a Parquet or ORC footer
+ * and the metadata before it, {@link #tailSize}), or for a range, its extent ({@link #extentEnd}): after
+ * the first read of a dictionary page's header at a Parquet column chunk's start, the whole chunk; after
+ * a read among the page indexes, all of them; and never less than {@link #MIN_GET}, so that a page
+ * header read field by field through Thrift costs one round trip, not one a field.
  *
  * <p>Rules kept: a span takes free memory only (when memory is short the read goes straight into the
  * caller's array); every GET is one of the stream's requests; spans are released on close and unbuffer,
