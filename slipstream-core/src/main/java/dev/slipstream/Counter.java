@@ -103,11 +103,11 @@ public enum Counter {
   /** Parquet: planned pieces the reader asked for before they could start, for want of free memory or over the per-stream bound. */
   ROW_GROUP_AHEAD_SKIPPED("row_group_ahead_skipped"),
   /**
-   * Parquet: footers parsed from a tail or footer a stream fetched, and kept by the client as the plan of
+   * Parquet: footers parsed from a tail or footer a stream fetched, and kept by the client as the layout of
    * that object version (where its column chunks, page indexes and bloom filters lie).
    */
   PARQUET_FOOTERS_PARSED("parquet_footers_parsed"),
-  /** Parquet: streams that read by a plan an earlier stream of the client parsed, with no footer read of their own. */
+  /** Parquet: streams that read by a footer an earlier stream of the client parsed, with no footer read of their own. */
   PARQUET_PLANS_REUSED("parquet_plans_reused"),
   /**
    * Reads that fetched more than they asked for so that the reads after them come from memory: the rest

@@ -14,10 +14,10 @@ import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.ParallelParts;
 import dev.slipstream.internal.fetch.RangeReader;
 import dev.slipstream.internal.fetch.RecentAnswers;
+import dev.slipstream.internal.learn.LearnedDepth;
+import dev.slipstream.internal.learn.ParquetFooters;
 import dev.slipstream.internal.read.ObjectReader;
 import dev.slipstream.internal.read.OpenAhead;
-import dev.slipstream.internal.read.ParquetPlans;
-import dev.slipstream.internal.read.PrefetchDepth;
 import dev.slipstream.internal.source.S3Source;
 import dev.slipstream.internal.source.SharedNames;
 import dev.slipstream.internal.source.Sources;
@@ -68,9 +68,9 @@ public final class Slipstream implements AutoCloseable {
   private final BlockFetcher fetcher;
   private final Sources sources;
   /** The prefetch depth this client's sequential readers have needed: where a proven run starts. */
-  private final PrefetchDepth.Learned learnedDepth = new PrefetchDepth.Learned();
-  /** The Parquet footers this client's streams have parsed: the plan of every later stream of that version. */
-  private final ParquetPlans parquetPlans = new ParquetPlans();
+  private final LearnedDepth learnedDepth = new LearnedDepth();
+  /** The Parquet footers this client's streams have parsed: the layout of every later stream of that version. */
+  private final ParquetFooters parquetFooters = new ParquetFooters();
   private final DiskCache diskCache;
   private final Lister lister;
   private final ReadStatistics stats = ReadStatistics.global().childWithLatencies();
@@ -263,7 +263,7 @@ public final class Slipstream implements AutoCloseable {
       handle.answered(sentAt); // S3 answered this open: cached bytes may be served
     }
     ObjectReader reader = new ObjectReader(handle, resources.pool, fetcher, sources, config.blockSize(),
-        config.prefetchBlocks(), learnedDepth, parquetPlans, options.policy(), options.splitEnd(), closeWaitMillis());
+        config.prefetchBlocks(), learnedDepth, parquetFooters, options.policy(), options.splitEnd(), closeWaitMillis());
     // A first block fetched ahead is served only for the version this stream reads (see OpenAhead); one the
     // open's own GET brought is that version.
     Block ahead = first != null ? first.asFirstBlock(Math.min(length, config.blockSize()), resources.pool, streamStats)

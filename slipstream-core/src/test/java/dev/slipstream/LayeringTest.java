@@ -22,17 +22,19 @@ import java.util.Set;
  * <pre>
  *   API         Slipstream, Lister, S3Clients, S3KeyOrder; dev.slipstream.metrics (it binds a client)
  *   read        the open stream
+ *   learn       what a client learns across its streams: footers, predicted columns, depth, orders
  *   source      where bytes come from: the tiers, then S3
  *   fetch       getting bytes from the store   |  cache   the disk cache      |  list   listings
  *   store       the object store, the retry loop
  *   block       buffers under one budget
+ *   format      file formats parsed from bytes: the Parquet footer
  *   values      every other public type of dev.slipstream and dev.slipstream.spi: configuration,
  *               statistics, locations, options, exceptions, and what the floors implement
  *               (SlipstreamInputStream, Listing, ReadingOrder, SharedBlockStore)
  *   util        ETag, AccessGate, daemon threads
  * </pre>
  * A floor uses the floors below it, never one above: fetch and cache know nothing of each other, nor
- * list of the read path. The public package is split: its entry points sit above read (they assemble a
+ * list of the read path; what a client learns knows nothing of how bytes are read. The public package is split: its entry points sit above read (they assemble a
  * client out of the floors), its values at the bottom (every floor takes a configuration, counts into
  * statistics, names a location), so a public value may use util and other values only.
  *
@@ -85,24 +87,28 @@ class LayeringTest {
       .consideringOnlyDependenciesInLayers()
       .layer("API").definedBy(on("api"))
       .layer("read").definedBy(on("read"))
+      .layer("learn").definedBy(on("learn"))
       .layer("source").definedBy(on("source"))
       .layer("fetch").definedBy(on("fetch"))
       .layer("cache").definedBy(on("cache"))
       .layer("list").definedBy(on("list"))
       .layer("store").definedBy(on("store"))
       .layer("block").definedBy(on("block"))
+      .layer("format").definedBy(on("format"))
       .layer("values").definedBy(on("values"))
       .layer("util").definedBy(on("util"))
       .whereLayer("API").mayNotBeAccessedByAnyLayer()
       .whereLayer("read").mayOnlyBeAccessedByLayers("API")
+      .whereLayer("learn").mayOnlyBeAccessedByLayers("API", "read")
       .whereLayer("source").mayOnlyBeAccessedByLayers("API", "read")
       .whereLayer("fetch").mayOnlyBeAccessedByLayers("API", "read", "source")
       .whereLayer("cache").mayOnlyBeAccessedByLayers("API", "read", "source")
       .whereLayer("list").mayOnlyBeAccessedByLayers("API")
       .whereLayer("store").mayOnlyBeAccessedByLayers("API", "read", "source", "fetch", "list")
       .whereLayer("block").mayOnlyBeAccessedByLayers("API", "read", "source", "fetch", "cache", "list", "store")
-      .whereLayer("values").mayOnlyBeAccessedByLayers("API", "read", "source", "fetch", "cache", "list", "store",
-          "block")
+      .whereLayer("format").mayOnlyBeAccessedByLayers("API", "read", "learn")
+      .whereLayer("values").mayOnlyBeAccessedByLayers("API", "read", "learn", "source", "fetch", "cache", "list",
+          "store", "block")
       .because("a floor of slipstream-core uses the floors below it, never one above (docs/architecture.md)");
 
   /** The internal packages one slice each, the entry points one, and each public value type its own. */

@@ -3,11 +3,10 @@
  */
 package dev.slipstream;
 
-import dev.slipstream.internal.block.HeapRegions;
-import dev.slipstream.internal.read.ParquetTestFiles;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.slipstream.internal.block.HeapRegions;
+import dev.slipstream.internal.format.ParquetTestFiles;
 import dev.slipstream.testkit.S3ServerExtension;
 import java.io.IOException;
 import java.util.Arrays;

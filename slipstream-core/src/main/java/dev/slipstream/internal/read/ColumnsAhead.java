@@ -6,6 +6,7 @@ package dev.slipstream.internal.read;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.Span;
+import dev.slipstream.internal.format.ParquetFooter;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -26,7 +27,7 @@ import java.util.concurrent.CompletableFuture;
  * evicting). Bytes the stream holds already are left out. Thread-safe.
  */
 final class ColumnsAhead {
-  private final StreamPlan plan;
+  private final StreamFooter parquet;
   private final HeldSpans spans;
   private final PredictedSpans predictedSpans;
   private final BufferPool pool;
@@ -36,7 +37,7 @@ final class ColumnsAhead {
   private final int pieceSize;
   /** The columns touched so far, each fetched ahead at most once; guarded by {@code this}. */
   private final BitSet touched = new BitSet();
-  /** The columns to fetch ahead, asked once the stream has a plan; guarded by {@code this}. */
+  /** The columns to fetch ahead, asked once the stream has a footer; guarded by {@code this}. */
   private BitSet predicted;
   private long left;
   private final long length;
@@ -50,9 +51,9 @@ final class ColumnsAhead {
    * @param budget the most bytes one stream fetches by prediction
    * @param length the object's length
    */
-  ColumnsAhead(StreamPlan plan, HeldSpans spans, PredictedSpans predictedSpans, BufferPool pool, RowGroupAhead.Fetch fetch,
+  ColumnsAhead(StreamFooter parquet, HeldSpans spans, PredictedSpans predictedSpans, BufferPool pool, RowGroupAhead.Fetch fetch,
       StreamRequests requests, ReadStatistics stats, int pieceSize, long budget, long length) {
-    this.plan = plan;
+    this.parquet = parquet;
     this.spans = spans;
     this.predictedSpans = predictedSpans;
     this.pool = pool;
@@ -70,7 +71,7 @@ final class ColumnsAhead {
    * that fetch instead of making its own).
    */
   void onRead(long position, int len) {
-    ParquetFooter footer = plan.footer();
+    ParquetFooter footer = parquet.footer();
     if (footer == null) {
       return;
     }
@@ -82,7 +83,7 @@ final class ColumnsAhead {
         return;
       }
       if (predicted == null) {
-        BitSet p = plan.predictedColumns();
+        BitSet p = parquet.predictedColumns();
         predicted = p == null ? new BitSet() : p;
       }
       for (ParquetFooter.Chunk c = footer.chunkFrom(position); c != null && c.start() < position + len;
@@ -110,7 +111,7 @@ final class ColumnsAhead {
    * touches one first, and the other would otherwise cost a small request of its own.
    */
   private void fetchAhead(ParquetFooter footer, BitSet columns, BitSet others, int fromGroup) {
-    boolean pagesFiltered = plan.indexesRead();
+    boolean pagesFiltered = parquet.indexesRead();
     List<long[]> runs = new ArrayList<>();
     for (int g = fromGroup; g < footer.rowGroupCount(); g++) {
       List<ParquetFooter.Chunk> chunks = footer.rowGroup(g);

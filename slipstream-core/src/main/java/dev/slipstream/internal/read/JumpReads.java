@@ -6,23 +6,23 @@ package dev.slipstream.internal.read;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.Span;
-import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
+import dev.slipstream.internal.format.ParquetFooter;
 import java.io.IOException;
 import java.util.List;
 
 /**
  * Reads that fetch about what is asked for instead of whole blocks: small reads after a jump, and the
  * ranges of a columnar reader. Each comes from the tiers where they hold it, else from S3 in one GET (or
- * parallel parts), through the stream's read-through of ranges ({@link RangeFetches}), which alone asks
- * the chain; this class decides only what to read and what to hold. On the stream path that GET also
- * fetches bytes the next reads are likely to want, held as spans outside the block grid ({@link
- * HeldSpans}): the object's tail on the first read into it (a Parquet or ORC footer and the metadata
- * before it, {@link #tailSize}), or for a range, its extent ({@link #extentEnd}): after the first read of
- * a dictionary page's header at a Parquet column chunk's start, the whole chunk; after a read among the
- * page indexes, all of them; and never less than {@link #MIN_GET}, so that a page header read field by
- * field through Thrift costs one round trip, not one a field.
+ * parallel parts), through the stream's read-through of ranges ({@link RangeFetches#readThrough}), called
+ * once a read, which alone asks the chain; this class decides only what to read and what to hold. On the
+ * stream path that GET also fetches bytes the next reads are likely to want, held as spans outside the
+ * block grid ({@link HeldSpans}): the object's tail on the first read into it (a Parquet or ORC footer
+ * and the metadata before it, {@link #tailSize}), or for a range, its extent ({@link #extentEnd}): after
+ * the first read of a dictionary page's header at a Parquet column chunk's start, the whole chunk; after
+ * a read among the page indexes, all of them; and never less than {@link #MIN_GET}, so that a page
+ * header read field by field through Thrift costs one round trip, not one a field.
  *
  * <p>Rules kept: a span takes free memory only (when memory is short the read goes straight into the
  * caller's array); every GET is one of the stream's requests; spans are released on close and unbuffer,
@@ -51,11 +51,10 @@ final class JumpReads {
   static final int MIN_TAIL = 8 * 1024;
 
   private final ObjectHandle h;
-  private final BufferPool pool;
   private final StreamRequests requests;
   private final ReadStatistics stats;
   private final HeldSpans spans;
-  private final StreamPlan plan;
+  private final StreamFooter parquet;
   private final int blockSize;
   private final long length;
   /** Where every range read here comes from: the tiers, S3, and what is kept. */
@@ -66,14 +65,13 @@ final class JumpReads {
    * @param spans the bytes the stream holds outside its blocks: the tail and the spans fetched here
    * @param ranges the stream's read-through of ranges: every read here asks it, never the chain
    */
-  JumpReads(ObjectHandle h, BufferPool pool, StreamRequests requests, HeldSpans spans, StreamPlan plan,
+  JumpReads(ObjectHandle h, StreamRequests requests, HeldSpans spans, StreamFooter parquet,
       RangeFetches ranges, int blockSize) {
     this.h = h;
-    this.pool = pool;
     this.requests = requests;
     this.stats = h.stats();
     this.spans = spans;
-    this.plan = plan;
+    this.parquet = parquet;
     this.ranges = ranges;
     this.blockSize = blockSize;
     this.length = h.length();
@@ -82,28 +80,23 @@ final class JumpReads {
   /**
    * A small read after a jump: from the tiers if its blocks are there; else one GET, which on the stream
    * path also fetches the object's tail (a jump into it) or {@link #READAHEAD} more bytes, kept for the
-   * reads that follow.
+   * reads that follow. One call to the read-through ({@link RangeFetches#readThrough}).
    */
   void readSmall(long position, byte[] dst, int off, int len, boolean streamPath) throws IOException {
-    if (ranges.readHeld(position, dst, off, len)) {
-      return;
-    }
-    Span span = null;
+    RangeFetches.Extent around = null;
     if (streamPath) {
-      span = fetchTail(position);
-      if (span == null) {
+      around = tailExtent(position);
+      if (around == null) {
         int readahead = Math.min(READAHEAD, blockSize / 8);
-        span = fetchSpan(position, (int) Math.min(length - position, (long) len + readahead), false, Purpose.READAHEAD);
-        if (span != null) {
-          hold(span);
-        }
+        around = new RangeFetches.Extent(position, (int) Math.min(length - position, (long) len + readahead), false,
+            Purpose.READAHEAD);
       }
     }
-    if (span == null) {
-      ranges.readFromStore(position, dst, off, len, Purpose.READAHEAD);
-      return;
+    Span span = ranges.readThrough(position, dst, off, len,
+        new RangeFetches.Through(true, false, Purpose.READAHEAD, around));
+    if (span != null) {
+      hold(span, around.why() == Purpose.FOOTER);
     }
-    copyAndUnpin(span, position, dst, off, len);
   }
 
   /**
@@ -117,9 +110,13 @@ final class JumpReads {
    */
   void readRange(long position, byte[] dst, int off, int len, int ahead, boolean inRun, boolean streamPath)
       throws IOException {
-    Span span = streamPath ? fetchTail(position) : null;
-    if (span != null) {
-      copyAndUnpin(span, position, dst, off, len);
+    RangeFetches.Extent tail = streamPath ? tailExtent(position) : null;
+    if (tail != null) {
+      Span span = ranges.readThrough(position, dst, off, len,
+          new RangeFetches.Through(false, true, Purpose.RANGE, tail));
+      if (span != null) {
+        hold(span, true);
+      }
       return;
     }
     // What the stream holds at one end of the read (a chunk its dictionary read fetched) is copied, and
@@ -143,20 +140,16 @@ final class JumpReads {
     long start = extentStart(position, len);
     long end = extentEnd(position, len, ahead, inRun, why);
     if (start == position && end == position + len) {
-      ranges.read(position, dst, off, len, Purpose.RANGE);
+      ranges.readThrough(position, dst, off, len, new RangeFetches.Through(false, true, Purpose.RANGE, null));
       return;
     }
-    if (ranges.readHeld(position, dst, off, len)) {
-      return;
+    // The blocks held first; if memory is short for the extent, the read alone.
+    RangeFetches.Extent extent = new RangeFetches.Extent(start, (int) (end - start), true, why);
+    Span span = ranges.readThrough(position, dst, off, len, new RangeFetches.Through(true, true, Purpose.RANGE, extent));
+    if (span != null) {
+      stats.increment(Counter.EXTENDED_READS);
+      hold(span, false);
     }
-    stats.increment(Counter.EXTENDED_READS);
-    span = fetchSpan(start, (int) (end - start), true, why);
-    if (span == null) {
-      ranges.read(position, dst, off, len, Purpose.RANGE); // memory is short
-      return;
-    }
-    hold(span);
-    copyAndUnpin(span, position, dst, off, len);
   }
 
   /**
@@ -166,7 +159,7 @@ final class JumpReads {
    * {@code position}.
    */
   long extentStart(long position, int len) {
-    ParquetFooter footer = plan.footer();
+    ParquetFooter footer = parquet.footer();
     if (footer != null && footer.inIndexes(position) && position + len <= footer.indexEnd()
         && footer.indexEnd() - footer.indexStart() <= blockSize) {
       return footer.indexStart();
@@ -194,18 +187,18 @@ final class JumpReads {
     long end = position + len;
     switch (why) {
       case CHUNK -> {
-        ParquetFooter.Chunk c = plan.chunkAt(position);
+        ParquetFooter.Chunk c = parquet.chunkAt(position);
         // A chunk with an offset index may be read page by page: its dictionary page alone, then.
         end = Math.max(end, c.pageIndexed() ? c.dataPages() : c.end());
       }
-      case INDEX -> end = Math.max(end, plan.footer().indexEnd());
+      case INDEX -> end = Math.max(end, parquet.footer().indexEnd());
       default -> { }
     }
     long start = extentStart(position, len);
     // A range of a known chunk after a jump is one the reader planned from the footer (pages a column
     // index selected): no floor. Nor does an extension reach into bytes the stream holds: it saves no
     // round trip.
-    long floor = why == Purpose.RANGE && !inRun && plan.chunkAt(position) != null ? 0 : start + MIN_GET;
+    long floor = why == Purpose.RANGE && !inRun && parquet.chunkAt(position) != null ? 0 : start + MIN_GET;
     long more = Math.min(Math.max(floor, position + len + (long) ahead), spans.nextStart(position + len));
     end = Math.max(end, more);
     return Math.min(Math.min(end, length), start + Math.max(len, blockSize));
@@ -216,7 +209,7 @@ final class JumpReads {
    * dictionary page's header), the page indexes (a read among them), or the read's own range.
    */
   private Purpose purposeOf(long position, int len) {
-    ParquetFooter footer = plan.footer();
+    ParquetFooter footer = parquet.footer();
     if (footer == null) {
       return Purpose.RANGE;
     }
@@ -228,24 +221,16 @@ final class JumpReads {
   }
 
   /**
-   * On the first stream read into the object's tail ({@link #tailSize}): fetches that tail in one GET,
-   * keeps it for the reads that follow (the footer, then the metadata before it), offers it to the plan,
-   * and returns it pinned for the caller. Null otherwise, or if memory is short.
+   * The object's tail ({@link #tailSize}), kept, if {@code position} is the first stream read into it;
+   * null otherwise. Once fetched it is held for the reads that follow (the footer, then the metadata
+   * before it) and offered to the stream's footer.
    */
-  private Span fetchTail(long position) throws IOException {
+  private RangeFetches.Extent tailExtent(long position) {
     long tailStart = length - tailSize(length, blockSize);
     if (spans.tail() != null || position < tailStart) {
       return null;
     }
-    Span span = fetchSpan(tailStart, (int) (length - tailStart), true, Purpose.FOOTER);
-    if (span != null) {
-      plan.offerTail(span.buffer(), span.length());
-      spans.setTail(span);
-      if (requests.isClosed()) {
-        spans.releaseAll(); // close() may have swept the spans before this one was held
-      }
-    }
-    return span;
+    return new RangeFetches.Extent(tailStart, (int) (length - tailStart), true, Purpose.FOOTER);
   }
 
   /**
@@ -261,37 +246,20 @@ final class JumpReads {
   }
 
   /**
-   * Fetches {@code [start, start + len)} into a pooled buffer held as bytes outside the grid, pinned
-   * for the caller; null if memory is short (the caller then reads directly). With {@code keep} (a
-   * footer's tail, a columnar extent) it reads through the tiers ({@link RangeFetches#fill}).
+   * Holds a span the read-through fetched for the reads that follow (the object's tail, offered to the
+   * stream's footer, or another span), then lets go of the caller's pin.
    */
-  private Span fetchSpan(long start, int len, boolean keep, Purpose why) throws IOException {
-    byte[] buffer = pool.tryAcquire(BufferPool.sizeFor(len));
-    if (buffer == null) {
-      return null;
-    }
-    Span b = new Span(start, buffer, len, pool, stats);
+  private void hold(Span span, boolean tail) {
     try {
-      ranges.fill(b, keep, why);
-      return b;
-    } catch (IOException | RuntimeException e) {
-      b.unpin();
-      b.releaseOwner();
-      throw e;
-    }
-  }
-
-  /** Holds a span for the reads that follow (still pinned for the caller). */
-  private void hold(Span span) {
-    spans.add(span);
-    if (requests.isClosed()) {
-      spans.releaseAll(); // close() may have swept the spans before this one was held
-    }
-  }
-
-  private static void copyAndUnpin(Span span, long position, byte[] dst, int off, int len) {
-    try {
-      System.arraycopy(span.buffer(), (int) (position - span.start()), dst, off, len);
+      if (tail) {
+        parquet.offerTail(span.buffer(), span.length());
+        spans.setTail(span);
+      } else {
+        spans.add(span);
+      }
+      if (requests.isClosed()) {
+        spans.releaseAll(); // close() may have swept the spans before this one was held
+      }
     } finally {
       span.unpin();
     }

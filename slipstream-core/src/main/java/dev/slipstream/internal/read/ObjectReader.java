@@ -14,6 +14,8 @@ import dev.slipstream.internal.block.HeapRegions;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
+import dev.slipstream.internal.learn.LearnedDepth;
+import dev.slipstream.internal.learn.ParquetFooters;
 import dev.slipstream.internal.source.SourceChain;
 import dev.slipstream.internal.source.Sources;
 import java.io.EOFException;
@@ -36,7 +38,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * </ul>
  * A columnar read (a range, or a vectored read) also tells {@link ColumnsAhead}, which at the first read
  * of a column the client predicts fetches that column's chunks to the file's end; and every read is
- * counted against the Parquet plan's columns ({@link StreamPlan#countRead}), which the client's {@link
+ * counted against the Parquet footer's columns ({@link StreamFooter#countRead}), which the client's {@link
  * PredictedColumns} learn from when the stream closes.
  * Whatever is not in the stream's memory comes through its {@link SourceChain}: the memory, disk and
  * shared tiers where configured, then S3.
@@ -57,7 +59,7 @@ public final class ObjectReader extends SlipstreamInputStream {
   private final BlockWindow window;
   private final HeldSpans spans;
   private final PredictedSpans predicted;
-  private final StreamPlan plan;
+  private final StreamFooter parquet;
   private final ColumnsAhead columns;
   private final JumpReads jumps;
   private final VectoredReads vectored;
@@ -69,10 +71,10 @@ public final class ObjectReader extends SlipstreamInputStream {
   /**
    * @param sources where the chain of this object's sources comes from
    * @param learned the prefetch depth the client has learned, shared by its streams
-   * @param plans the Parquet plans the client has parsed, by object version
+   * @param footers the Parquet footers the client has parsed, by object version
    */
   public ObjectReader(ObjectHandle h, BufferPool pool, BlockFetcher fetcher, Sources sources, int blockSize,
-      int maxDepth, PrefetchDepth.Learned learned, ParquetPlans plans, ReadPolicy policy, long splitEnd,
+      int maxDepth, LearnedDepth learned, ParquetFooters footers, ReadPolicy policy, long splitEnd,
       long closeWaitMillis) {
     this.h = h;
     this.blockSize = blockSize;
@@ -86,15 +88,15 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.window = new BlockWindow(h, pool, fetcher, chain, blocks, requests, blockSize, maxDepth, splitEnd);
     this.predicted = new PredictedSpans(stats);
     this.spans = new HeldSpans(predicted);
-    this.plan = new StreamPlan(h, plans);
+    this.parquet = new StreamFooter(h, footers);
     // What a stream holds ahead of its reader comes in pieces G1 does not make humongous (HeapRegions),
     // and ranges are kept in the tiers in the same pieces.
     int piece = HeapRegions.current().largestOrdinary(blockSize);
-    RangeFetches ranges = new RangeFetches(chain, fetcher, requests, piece);
-    this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, plan, blockSize, piece,
+    RangeFetches ranges = new RangeFetches(chain, fetcher, requests, pool, stats, spans, piece);
+    this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, parquet, blockSize, piece,
         (long) maxDepth * blockSize);
-    this.jumps = new JumpReads(h, pool, requests, spans, plan, ranges, blockSize);
-    this.columns = new ColumnsAhead(plan, spans, predicted, pool,
+    this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);
+    this.columns = new ColumnsAhead(parquet, spans, predicted, pool,
         (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.PREDICTED_COLUMN).done(), requests, stats, piece,
         (long) maxDepth * blockSize, length);
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
@@ -276,7 +278,7 @@ public final class ObjectReader extends SlipstreamInputStream {
   private int readAt(long position, byte[] dst, int off, int len, ReadPlanner planner, boolean streamPath)
       throws IOException {
     len = (int) Math.min(len, length - position);
-    plan.countRead(position, len);
+    parquet.countRead(position, len);
     long first = position / blockSize;
     if (streamPath && spans.copyAll(position, dst, off, len)) {
       // Bytes at hand: neither a jump nor a reason to prefetch, but part of a run of reads in order.
@@ -287,7 +289,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       stats.add(Counter.BYTES_FROM_MEMORY, len);
       return len;
     }
-    ReadPlanner.Decision d = planner.onRead(position, len, window.holds(first), plan.covers(position));
+    ReadPlanner.Decision d = planner.onRead(position, len, window.holds(first), parquet.covers(position));
     if (d.switched()) {
       stats.increment(Counter.SEQUENTIAL_SWITCHES);
     }
@@ -313,18 +315,18 @@ public final class ObjectReader extends SlipstreamInputStream {
     stats.add(Counter.BYTES_READ, len);
     if (streamPath) {
       window.dropBefore((position + len) / blockSize);
-      if (position + len == length - 8 && plan.missing()) {
+      if (position + len == length - 8 && parquet.missing()) {
         offerFooter(position, dst, off, len);
       }
     }
     return len;
   }
 
-  /** A read that ended where the footer's length field starts may have been the footer: the plan, if so. */
+  /** A read that ended where the footer's length field starts may have been the footer: the stream's, if so. */
   private void offerFooter(long position, byte[] dst, int off, int len) {
     byte[] lengthAndMagic = new byte[8];
     if (spans.copyAll(length - 8, lengthAndMagic, 0, 8)) {
-      plan.offerFooter(position, dst, off, len, lengthAndMagic);
+      parquet.offerFooter(position, dst, off, len, lengthAndMagic);
     }
   }
 
@@ -345,7 +347,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     if (len == 0) {
       return CompletableFuture.completedFuture(null);
     }
-    plan.countRead(position, len);
+    parquet.countRead(position, len);
     columns.onRead(position, len);
     return vectored.read(position, dst, off, len);
   }
@@ -385,7 +387,7 @@ public final class ObjectReader extends SlipstreamInputStream {
           requests.closeWaitMillis());
     }
     spans.releaseAll();
-    plan.closed(predicted.predictedBytes(), predicted.unreadBytes());
+    parquet.closed(predicted.predictedBytes(), predicted.unreadBytes());
   }
 
   private void checkOpen() throws IOException {

@@ -12,20 +12,16 @@ import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
+import dev.slipstream.internal.fetch.InFlight;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.fetch.RecentAnswers;
+import dev.slipstream.internal.learn.ReadingOrders;
 import dev.slipstream.internal.source.S3Source;
 import dev.slipstream.internal.util.ETag;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -73,14 +69,13 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Threads: none of its own. Fetches run on the shared executor; dropping stale entries happens on
  * the caller's thread at the next hint or open. State: at most {@code openahead.files} prepared blocks (in the
- * pool) and {@link #MAX_ORDERS} declared orders, the caller's own lists; neither grows with the objects read.
+ * pool) and the declared orders ({@link ReadingOrders}, the caller's own lists); neither grows with the objects
+ * read.
  */
 public final class OpenAhead implements AutoCloseable {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(OpenAhead.class);
   /** A prepared block unopened for this long is dropped at the next hint or open. */
   static final long MAX_IDLE_NANOS = 30_000_000_000L;
-  /** Reading orders remembered at once; the oldest is forgotten beyond this. */
-  static final int MAX_ORDERS = 16;
   /** Outcomes (a prepared block used or wasted) remembered to judge whether open-ahead pays. */
   static final int WINDOW = 32;
   /** Outcomes needed before open-ahead may judge itself. */
@@ -98,10 +93,10 @@ public final class OpenAhead implements AutoCloseable {
   private final ReentrantLock lock = new ReentrantLock();
   /** Prepared blocks by object, oldest first. Guarded by {@code lock}. */
   private final LinkedHashMap<S3Location, Prepared> prepared = new LinkedHashMap<>();
-  /** Reading orders, oldest first. Guarded by {@code lock}. */
-  private final ArrayDeque<Order> orders = new ArrayDeque<>();
+  /** The reading orders the caller declared: what follows an object opened. */
+  private final ReadingOrders orders = new ReadingOrders();
   /** Fetches started here that have not ended (handed-over blocks included, until their fetch ends). */
-  private final Set<CancelToken> inFlight = ConcurrentHashMap.newKeySet();
+  private final InFlight inFlight = new InFlight();
   /** Bytes of buffers held by prepared blocks not yet handed over. Guarded by {@code lock}. */
   private long heldBytes;
   private boolean closed;
@@ -263,25 +258,22 @@ public final class OpenAhead implements AutoCloseable {
    * hints files {@code i+1 .. i+openahead.files}. The first ones are hinted now.
    */
   public ReadingOrder readingInOrder(List<ObjectRef> files) {
-    Order order = new Order(List.copyOf(files));
+    ReadingOrders.Order order = ReadingOrders.of(files);
+    ReadingOrder declared = () -> forget(order);
     if (maxFiles == 0 || files.isEmpty()) {
-      return order;
+      return declared;
     }
-    List<Order> forgotten = new ArrayList<>();
     lock.lock();
     try {
       if (closed) {
-        return order;
+        return declared;
       }
-      orders.addLast(order);
-      while (orders.size() > MAX_ORDERS) {
-        forgotten.add(orders.pollFirst());
-      }
+      orders.remember(order);
     } finally {
       lock.unlock();
     }
-    hint(order.files.subList(0, Math.min(maxFiles, order.files.size())));
-    return order;
+    hint(order.files().subList(0, Math.min(maxFiles, order.files().size())));
+    return declared;
   }
 
   /** {@code location} was opened: hints the objects that follow it in the reading orders naming it. */
@@ -289,28 +281,29 @@ public final class OpenAhead implements AutoCloseable {
     if (maxFiles == 0) {
       return;
     }
-    List<ObjectRef> next = null;
+    List<ObjectRef> next = orders.opened(location, maxFiles);
+    if (!next.isEmpty()) {
+      hint(next);
+    }
+  }
+
+  /** The caller closed {@code order}: it is forgotten, and the blocks prepared for its objects dropped. */
+  private void forget(ReadingOrders.Order order) {
+    List<Prepared> dropped = new ArrayList<>();
     lock.lock();
     try {
-      for (Iterator<Order> it = orders.iterator(); it.hasNext(); ) {
-        Order o = it.next();
-        Integer i = o.index.get(location);
-        if (i == null) {
-          continue;
-        }
-        if (i == o.files.size() - 1) {
-          it.remove(); // its last object: nothing left to hint
-        }
-        if (next == null) {
-          next = o.files.subList(i + 1, Math.min(o.files.size(), i + 1 + maxFiles));
+      if (!orders.forget(order)) {
+        return;
+      }
+      for (Prepared p : List.copyOf(prepared.values())) {
+        if (order.names(p.ref.location())) {
+          remove(p, dropped);
         }
       }
     } finally {
       lock.unlock();
     }
-    if (next != null && !next.isEmpty()) {
-      hint(next);
-    }
+    release(dropped);
   }
 
   /** Fetches started here that have not ended yet (for tests and diagnostics). */
@@ -349,18 +342,7 @@ public final class OpenAhead implements AutoCloseable {
       lock.unlock();
     }
     release(dropped);
-    long deadline = System.nanoTime() + closeWaitMillis * 1_000_000L;
-    while (!inFlight.isEmpty() && System.nanoTime() < deadline) {
-      for (CancelToken t : inFlight) {
-        t.cancel();
-      }
-      try {
-        Thread.sleep(1);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
+    inFlight.cancelAndAwait(closeWaitMillis);
   }
 
   // ---- internals -----------------------------------------------------------------------------
@@ -464,36 +446,4 @@ public final class OpenAhead implements AutoCloseable {
   /** @param sentAt the client's {@link RecentAnswers#generation} when the fetch was prepared */
   private record Prepared(ObjectRef ref, Block block, ObjectHandle handle, CancelToken token, long createdNanos,
       long sentAt) {}
-
-  /** A declared reading order: its objects, and where each stands in it. */
-  private final class Order implements ReadingOrder {
-    final List<ObjectRef> files;
-    final Map<S3Location, Integer> index = new HashMap<>();
-
-    Order(List<ObjectRef> files) {
-      this.files = files;
-      for (int i = 0; i < files.size(); i++) {
-        index.putIfAbsent(files.get(i).location(), i);
-      }
-    }
-
-    @Override
-    public void close() {
-      List<Prepared> dropped = new ArrayList<>();
-      lock.lock();
-      try {
-        if (!orders.remove(this)) {
-          return;
-        }
-        for (Prepared p : List.copyOf(prepared.values())) {
-          if (index.containsKey(p.ref.location())) {
-            remove(p, dropped);
-          }
-        }
-      } finally {
-        lock.unlock();
-      }
-      release(dropped);
-    }
-  }
 }

@@ -3,7 +3,7 @@
  */
 package dev.slipstream.internal.read;
 
-import java.util.concurrent.atomic.AtomicInteger;
+import dev.slipstream.internal.learn.LearnedDepth;
 
 /**
  * How many blocks a run of reads in order fetches ahead, tuned by what the reader meets: the one place
@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the depth the client has learned, and at least half the cap: it has promised the run.
  * While the depth is growing it doubles with each block the reader enters, up to the cap ({@code
  * prefetch.blocks}); entering the second block proves the run sequential, and the depth then starts from
- * what the client has learned ({@link Learned}) instead of ramping up again. When the reader finds a
+ * what the client has learned ({@link LearnedDepth}) instead of ramping up again. When the reader finds a
  * whole window of blocks already there (as many in a row as the depth), it is ahead of the link: the
  * depth halves (not below 2) and stops growing, and the client learns the lower depth, so that a slow
  * consumer (a decoder, a writer) holds no more blocks than it needs. A wait for a block makes the depth
@@ -27,32 +27,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * profile the link is full at about 12 (300 MB/s over 25 MB/s per connection). Not thread-safe: its
  * planner guards it.
  */
-public final class PrefetchDepth {
+final class PrefetchDepth {
   /** The depth a run starts at (unless its caller promised to read sequentially: see {@link #start()}). */
-  static final int START = 2;
-
-  /** What a client has learned: the depth a proven run starts from. Thread-safe; one per client. */
-  public static final class Learned {
-    private final AtomicInteger depth = new AtomicInteger(START);
-
-    public Learned() {}
-
-    int get() {
-      return depth.get();
-    }
-
-    void raise(int d) {
-      depth.accumulateAndGet(d, Math::max);
-    }
-
-    void lower(int d) {
-      depth.accumulateAndGet(Math.max(START, d), Math::min);
-    }
-  }
+  static final int START = LearnedDepth.START;
 
   private final int cap;
   private final boolean sequential;
-  private final Learned learned;
+  private final LearnedDepth learned;
   private int depth;
   private boolean growing = true;
   /** The last block entered by the current run, or -1 at the start of a run. */
@@ -65,7 +46,7 @@ public final class PrefetchDepth {
    * @param cap most blocks ahead ({@code prefetch.blocks})
    * @param sequential the caller promised to read in order: start deep
    */
-  PrefetchDepth(int cap, boolean sequential, Learned learned) {
+  PrefetchDepth(int cap, boolean sequential, LearnedDepth learned) {
     this.cap = cap;
     this.sequential = sequential;
     this.learned = learned;

@@ -3,6 +3,8 @@
  */
 package dev.slipstream.internal.read;
 
+import dev.slipstream.ReadStatistics;
+import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
@@ -26,9 +28,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Two ways to wait, one protocol: {@link #range} runs it on the fetch executor, in parallel parts of at
  * most {@link #PART}, and returns at once (a caller who waits does so through {@link
- * StreamRequests#await}); {@link #read} and {@link #fill} are for a caller who waits now, and look a small
- * range up on the caller's thread, then fetch it in one request. A range of more than a part goes through
- * {@link #range} either way.
+ * StreamRequests#await}); {@link #readThrough} is for a caller who waits now, in one call: the blocks held,
+ * then the tiers, then S3 (the read alone, or an extent around it into a span the caller then holds), then
+ * the tiers are offered what came. It looks a small range up on the caller's thread and fetches it in one
+ * request; a range of more than a part goes through {@link #range} either way.
  *
  * <p>Rules kept: a fetch thread never waits for another fetch; every range is one of the stream's
  * requests, so close cancels it, and its parts run under children of its token, so that a caller
@@ -44,22 +47,92 @@ final class RangeFetches {
   private final SourceChain chain;
   private final BlockFetcher fetcher;
   private final StreamRequests requests;
+  private final BufferPool pool;
+  private final ReadStatistics stats;
+  private final HeldSpans spans;
   private final int keptPiece;
 
   /**
+   * @param pool where the spans {@link #readThrough} fetches into come from (free memory only)
+   * @param spans what the stream holds outside its blocks: a vectored range copies it ({@link #rangeUnheld})
    * @param keptPiece the size of the pieces a range is kept in and looked up by, cut from the range's start:
    *     the pieces {@link ColumnsAhead} and {@link RowGroupAhead} fetch a run in, so that the same run is
    *     found under the same names whichever way a stream (or another host's) fetched it, whole or in
    *     pieces. A tier finds a range only by its exact bounds.
    */
-  RangeFetches(SourceChain chain, BlockFetcher fetcher, StreamRequests requests, int keptPiece) {
+  RangeFetches(SourceChain chain, BlockFetcher fetcher, StreamRequests requests, BufferPool pool,
+      ReadStatistics stats, HeldSpans spans, int keptPiece) {
     if (keptPiece <= 0) {
       throw new IllegalArgumentException("the kept piece must be positive: " + keptPiece);
     }
     this.chain = chain;
     this.fetcher = fetcher;
     this.requests = requests;
+    this.pool = pool;
+    this.stats = stats;
+    this.spans = spans;
     this.keptPiece = keptPiece;
+  }
+
+  /**
+   * Bytes fetched around a read into a span of the pool, which the caller holds for the reads that follow:
+   * {@code [start, start + length)}. With {@code keep} (a footer's tail, a columnar extent) it is looked up
+   * as a tier kept exactly this range and, once fetched, offered to the tiers; without (a readahead after a
+   * small read the tiers did not hold), it comes from S3 alone. {@code why} is the fetch's purpose.
+   */
+  record Extent(long start, int length, boolean keep, Purpose why) {}
+
+  /**
+   * How {@link #readThrough} serves a read a caller waits for.
+   *
+   * @param blocksFirst first from the blocks the stream and its tiers hold, sending nothing if they hold
+   *     it all
+   * @param keep the read alone (without {@code around}, or when memory is short for it) is looked up as a
+   *     tier kept exactly it, read from wherever its blocks are, and offered to the tiers; without, it
+   *     comes from S3 in one request and is not offered
+   * @param why the purpose of the read alone
+   * @param around the extent fetched around the read and held by the caller; null for the read alone
+   */
+  record Through(boolean blocksFirst, boolean keep, Purpose why, Extent around) {}
+
+  /**
+   * Reads {@code [position, position + len)} into {@code dst[off..]} for a caller who waits, in one call,
+   * as {@code how} says: from the blocks the stream and its tiers hold ({@link Through#blocksFirst}); else
+   * the extent around it ({@link Through#around}) into a span of free memory, as a tier kept it or from S3
+   * and then offered to the tiers ({@link #fill}); else (no extent, or memory short for it) the read alone
+   * ({@link Through#keep}).
+   *
+   * @return with the read in {@code dst} either way, the span filled with the extent, pinned for the
+   *     caller, who holds it and then unpins it; null if no extent was fetched
+   */
+  Span readThrough(long position, byte[] dst, int off, int len, Through how) throws IOException {
+    Extent e = how.around();
+    if (e != null && (position < e.start() || position + len > e.start() + e.length())) {
+      throw new IllegalArgumentException("extent " + e.start() + "+" + e.length() + " does not cover the read "
+          + position + "+" + len);
+    }
+    if (how.blocksFirst() && chain.readFromTiers(position, dst, off, len)) {
+      return null;
+    }
+    byte[] buffer = e == null ? null : pool.tryAcquire(BufferPool.sizeFor(e.length()));
+    if (buffer != null) {
+      Span span = new Span(e.start(), buffer, e.length(), pool, stats);
+      try {
+        fill(span, e.keep(), e.why());
+        System.arraycopy(buffer, (int) (position - e.start()), dst, off, len);
+        return span;
+      } catch (IOException | RuntimeException ex) {
+        span.unpin();
+        span.releaseOwner();
+        throw ex;
+      }
+    }
+    if (how.keep()) {
+      read(position, dst, off, len, how.why());
+    } else {
+      requests.readWaiting(position, len, how.why(), token -> chain.readFromStore(position, dst, off, len, token));
+    }
+    return null;
   }
 
   /**
@@ -173,8 +246,25 @@ final class RangeFetches {
   }
 
   /**
-   * Reads exactly {@code [position, position + len)} into {@code dst[off..]} for a caller who waits: from a
-   * tier that kept exactly this range, else from wherever its blocks are, then offered to the tiers. More
+   * A vectored range: copies what the stream's spans hold of {@code [position, position + len)} now (a
+   * column chunk a dictionary read fetched whole, say) and reads the rest by {@link #range}: the one gap
+   * at an end, or the whole range if what is held lies inside it (it would cut one GET in two).
+   */
+  CompletableFuture<Void> rangeUnheld(long position, byte[] dst, int off, int len) {
+    List<long[]> gaps = spans.copyHeld(position, dst, off, len);
+    if (gaps.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    if (gaps.size() > 1 || gaps.get(0)[0] == position && gaps.get(0)[1] == position + len) {
+      return range(position, dst, off, len, Purpose.RANGE).done();
+    }
+    long[] g = gaps.get(0);
+    return range(g[0], dst, off + (int) (g[0] - position), (int) (g[1] - g[0]), Purpose.RANGE).done();
+  }
+
+  /**
+   * {@link #readThrough}'s read alone, with keeping. Reads exactly {@code [position, position + len)} into
+   * {@code dst[off..]} for a caller who waits: from a tier that kept exactly this range, else from wherever its blocks are, then offered to the tiers. More
    * than a {@link #PART} comes through {@link #range}; less is looked up on the caller's thread and fetched
    * in one request.
    */
@@ -192,8 +282,8 @@ final class RangeFetches {
   }
 
   /**
-   * Fills {@code span}, not yet filled, for a caller who waits and holds its filler's pin, and marks it
-   * filled. With {@code keep} (a footer's tail, a columnar extent) it reads through as {@link #read} does,
+   * {@link #readThrough}'s extent. Fills {@code span}, not yet filled, for a caller who waits and holds its
+   * filler's pin, and marks it filled. With {@code keep} (a footer's tail, a columnar extent) it reads through as {@link #read} does,
    * straight into the span's buffer: the next query reads it from a tier. Without, it comes from S3 alone
    * and is not offered (a readahead after a small read the tiers did not hold). Each request writing into
    * the buffer pins it until it has ended, so that the buffer goes back to the pool only once none can
@@ -220,19 +310,6 @@ final class RangeFetches {
     if (keep && !kept) {
       chain.keepRange(span);
     }
-  }
-
-  /**
-   * Reads {@code [position, position + len)} from the blocks the stream and its tiers hold, sending
-   * nothing; false if any share is missing from all (the shares found are then in dst).
-   */
-  boolean readHeld(long position, byte[] dst, int off, int len) throws IOException {
-    return chain.readFromTiers(position, dst, off, len);
-  }
-
-  /** Reads straight from S3 into the caller's array, for a caller who waits; nothing is offered to the tiers. */
-  void readFromStore(long position, byte[] dst, int off, int len, Purpose why) throws IOException {
-    requests.readWaiting(position, len, why, token -> chain.readFromStore(position, dst, off, len, token));
   }
 
   /** Reads {@code [position, position + len)} into {@code dst} in parallel parts on the fetch executor. */

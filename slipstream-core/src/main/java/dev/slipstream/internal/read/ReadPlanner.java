@@ -4,6 +4,7 @@
 package dev.slipstream.internal.read;
 
 import dev.slipstream.ReadPolicy;
+import dev.slipstream.internal.learn.LearnedDepth;
 
 /**
  * Decides, for each read, how it is served: as part of a run in order (blocks, fetched ahead), or as a
@@ -25,7 +26,7 @@ import dev.slipstream.ReadPolicy;
  *   <li><b>Ranges</b> ({@link ReadPolicy#RANDOM}: the caller said it reads a footer and then ranges, as
  *       Parquet and ORC readers do; or an {@code ADAPTIVE} stream whose first read lands in the object's
  *       last {@link #TAIL_ZONE} bytes, which is how such readers start, or in a column chunk or the page
- *       indexes of the Parquet plan the client has for the object, as a reader opened again after its
+ *       indexes of the Parquet footer the client has for the object, as a reader opened again after its
  *       footer was read starts). Every read is a range ({@link Kind#EXACT}): never padded to a block, an
  *       object of one block not fetched whole, its extent {@link JumpReads}' to say;
  *       a read that continues the previous one also fetches as many bytes again as its run has read
@@ -99,7 +100,7 @@ final class ReadPlanner {
    * @param length the object's length
    * @param learned the depth the client has learned (see {@link PrefetchDepth})
    */
-  ReadPlanner(int blockSize, int maxDepth, ReadPolicy policy, long length, PrefetchDepth.Learned learned) {
+  ReadPlanner(int blockSize, int maxDepth, ReadPolicy policy, long length, LearnedDepth learned) {
     this.blockSize = blockSize;
     this.length = length;
     this.depth = new PrefetchDepth(maxDepth, policy == ReadPolicy.SEQUENTIAL, learned);
@@ -110,7 +111,7 @@ final class ReadPlanner {
 
   /**
    * @param blockInMemory the block of {@code position} is in the stream's memory
-   * @param planned the stream's Parquet plan has a column chunk or the page indexes at {@code position}
+   * @param planned the stream's Parquet footer has a column chunk or the page indexes at {@code position}
    */
   synchronized Decision onRead(long position, int len, boolean blockInMemory, boolean planned) {
     boolean first = !anyRead;

@@ -8,6 +8,7 @@ import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.HeapRegions;
 import dev.slipstream.internal.block.Span;
+import dev.slipstream.internal.format.ParquetFooter;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;

@@ -10,14 +10,13 @@ import dev.slipstream.S3Location;
 import dev.slipstream.internal.block.PooledBytes;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
+import dev.slipstream.internal.fetch.InFlight;
 import dev.slipstream.internal.fetch.Failures;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -34,7 +33,7 @@ import java.util.function.Supplier;
 final class StreamRequests {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StreamRequests.class);
 
-  private final Set<CancelToken> inFlight = ConcurrentHashMap.newKeySet();
+  private final InFlight inFlight = new InFlight();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final S3Location location;
   private final ReadStatistics stats;
@@ -72,13 +71,6 @@ final class StreamRequests {
     inFlight.remove(token);
   }
 
-  /** Cancels every request not yet ended: the stream is closing. */
-  private void cancelAll() {
-    for (CancelToken t : inFlight) {
-      t.cancel();
-    }
-  }
-
   long closeWaitMillis() {
     return closeWaitMillis;
   }
@@ -94,20 +86,9 @@ final class StreamRequests {
 
   /** Cancels the requests not yet ended and waits, bounded, until they have. */
   void awaitEnd() {
-    long deadline = System.nanoTime() + closeWaitMillis * 1_000_000L;
-    while (!inFlight.isEmpty()) {
-      cancelAll();
-      if (System.nanoTime() > deadline) {
-        LOG.warn("{}: {} request(s) still ending {} ms after they were cancelled", location, inFlight.size(),
-            closeWaitMillis);
-        return;
-      }
-      try {
-        Thread.sleep(1);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
+    if (!inFlight.cancelAndAwait(closeWaitMillis) && !Thread.currentThread().isInterrupted()) {
+      LOG.warn("{}: {} request(s) still ending {} ms after they were cancelled", location, inFlight.size(),
+          closeWaitMillis);
     }
   }
 

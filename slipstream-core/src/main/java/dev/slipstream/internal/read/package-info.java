@@ -25,24 +25,27 @@
  *   <li>{@link dev.slipstream.internal.read.HeldSpans}: what the stream fetched outside its blocks (the
  *       object's tail, a column chunk, a readahead, the predicted chunks), copied by every kind of read
  *       before it fetches;</li>
- *   <li>{@link dev.slipstream.internal.read.StreamPlan}: the stream's Parquet plan ({@link
- *       dev.slipstream.internal.read.ParquetFooter}), taken from the client's {@link
- *       dev.slipstream.internal.read.ParquetPlans} for the version it reads, or parsed from the tail or
+ *   <li>{@link dev.slipstream.internal.read.StreamFooter}: the stream's Parquet footer ({@link
+ *       dev.slipstream.internal.format.ParquetFooter}), taken from the client's {@link
+ *       dev.slipstream.internal.learn.ParquetFooters} for the version it reads, or parsed from the tail or
  *       the footer it read and given to the client, so that every later stream of that version reads by
  *       it;</li>
  *   <li>{@link dev.slipstream.internal.read.RangeFetches}: the read-through of a range outside the
- *       blocks, the one place such a read asks the chain: as a tier kept it, else fetched (in parallel
- *       parts when large or asynchronous, each one of the stream's requests), then offered to the
- *       tiers;</li>
- *   <li>{@link dev.slipstream.internal.read.VectoredReads}: asynchronous (vectored) ranges: what the
- *       spans hold, the rest by {@link dev.slipstream.internal.read.RangeFetches}; with a plan,
- *       {@link dev.slipstream.internal.read.RowGroupAhead} reads the next Parquet row groups ahead;</li>
- *   <li>{@link dev.slipstream.internal.read.JumpReads}: small reads after a jump and columnar ranges,
- *       each fetched to its extent (the tail, a column chunk, the page indexes, a readahead) and held in
- *       the spans, read through {@link dev.slipstream.internal.read.RangeFetches};</li>
+ *       blocks, the one place such a read asks the chain: from the blocks held, else as a tier kept it,
+ *       else fetched (in parallel parts when large or asynchronous, each one of the stream's requests),
+ *       then offered to the tiers; a caller who waits makes one call ({@code readThrough}), a vectored
+ *       range copies the spans first ({@code rangeUnheld});</li>
+ *   <li>{@link dev.slipstream.internal.read.VectoredReads}: asynchronous (vectored) ranges: with a footer,
+ *       {@link dev.slipstream.internal.read.RowGroupAhead} reads the next Parquet row groups ahead and a
+ *       range copies its pieces; what the spans hold, and the rest, by {@link
+ *       dev.slipstream.internal.read.RangeFetches};</li>
+ *   <li>{@link dev.slipstream.internal.read.JumpReads}: small reads after a jump and columnar ranges:
+ *       decides each one's extent (the tail, a column chunk, the page indexes, a readahead), reads it
+ *       through {@link dev.slipstream.internal.read.RangeFetches} in one call and holds it in the
+ *       spans;</li>
  *   <li>{@link dev.slipstream.internal.read.ColumnsAhead}: at a stream's first column read, the chunks
  *       of the columns the client's readers read from the last files of that schema ({@link
- *       dev.slipstream.internal.read.PredictedColumns}, kept with the plans), fetched by {@link
+ *       dev.slipstream.internal.learn.PredictedColumns}, kept with the footers), fetched by {@link
  *       dev.slipstream.internal.read.RangeFetches} and held in {@link
  *       dev.slipstream.internal.read.PredictedSpans}, which counts what reads copied of them.</li>
  * </ul>
@@ -55,8 +58,13 @@
  * request of the stream has a cancel token in the stream's in-flight set until it ends, so
  * {@code close()} can abort them all and wait for them.
  *
+ * <p>What a client learns across its streams (the Parquet footers it parsed, the columns its readers read,
+ * the depth they needed, the orders its caller declared) lives in {@code internal.learn}: a stream asks it
+ * and tells it, and keeps only its own share here.
+ *
  * <p>{@link dev.slipstream.internal.read.OpenAhead}, one per client, fetches the first block of the objects
- * a caller names as coming next; a stream opened for the same object, length and ETag adopts that block
+ * a caller names as coming next (by the orders of {@link dev.slipstream.internal.learn.ReadingOrders}); a stream opened for the same object, length and ETag adopts that block
  * ({@code ObjectReader.adopt}) before its first read. See its class comment for the block's lifecycle.
  */
 package dev.slipstream.internal.read;
+

@@ -11,6 +11,7 @@ import dev.slipstream.ReadPolicy;
 import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.Purpose;
+import dev.slipstream.internal.learn.LearnedDepth;
 import dev.slipstream.internal.source.Piece;
 import dev.slipstream.internal.source.ScriptedTier;
 import dev.slipstream.internal.store.ScriptedStore;
@@ -37,7 +38,7 @@ class BlockWindowTest {
   }
 
   private ReadPlanner planner() {
-    return new ReadPlanner(BLOCK, MAX_DEPTH, ReadPolicy.ADAPTIVE, LENGTH, new PrefetchDepth.Learned());
+    return new ReadPlanner(BLOCK, MAX_DEPTH, ReadPolicy.ADAPTIVE, LENGTH, new LearnedDepth());
   }
 
   private byte[] jump(long position, int len) throws IOException {

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.slipstream.Counter;
 import dev.slipstream.internal.fetch.FetchRig;
+import dev.slipstream.internal.format.ParquetTestFiles;
 import dev.slipstream.internal.source.Piece;
 import dev.slipstream.internal.source.ScriptedTier;
 import dev.slipstream.internal.store.ScriptedStore;
@@ -106,7 +107,7 @@ class JumpReadsTest {
     assertThat(lengthAndMagic).isEqualTo(rig.data(length - 8, length));
     assertThat(footer).isEqualTo(rig.data(length - 100, length - 50));
     assertThat(rig.fetch.store.ranges()).containsExactly(StreamRig.get(length - tail, length));
-    assertThat(rig.plan.footer()).isNotNull();
+    assertThat(rig.parquet.footer()).isNotNull();
   }
 
   @Test
@@ -114,7 +115,7 @@ class JumpReadsTest {
     byte[] file = ParquetTestFiles.file(2, 4, 100_000, 1000, 0, 7);
     stream(file, BLOCK);
     long length = file.length;
-    range(length - 8, 8, true); // the tail: the plan
+    range(length - 8, 8, true); // the tail: the footer
     rig.fetch.store.forget();
 
     byte[] header = range(4, 16, true); // chunk 0 of row group 0 starts at 4, with its dictionary page

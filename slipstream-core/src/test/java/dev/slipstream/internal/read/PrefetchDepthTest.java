@@ -5,6 +5,7 @@ package dev.slipstream.internal.read;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.slipstream.internal.learn.LearnedDepth;
 import org.junit.jupiter.api.Test;
 
 /** The prefetch depth follows the reader: deeper while it waits, shallower while it is ahead. */
@@ -21,7 +22,7 @@ class PrefetchDepthTest {
 
   @Test
   void aRunDoublesItsDepthWithEachBlockUpToTheCap() {
-    PrefetchDepth d = new PrefetchDepth(16, false, new PrefetchDepth.Learned());
+    PrefetchDepth d = new PrefetchDepth(16, false, new LearnedDepth());
     assertThat(d.enter(0)).isEqualTo(2);
     d.arrived(0, true);
     assertThat(d.enter(1)).isEqualTo(4);
@@ -35,7 +36,7 @@ class PrefetchDepthTest {
 
   @Test
   void aReaderAheadOfTheLinkHalvesTheDepthAndAWaitMakesItGrowAgain() {
-    PrefetchDepth.Learned learned = new PrefetchDepth.Learned();
+    LearnedDepth learned = new LearnedDepth();
     PrefetchDepth d = new PrefetchDepth(16, false, learned);
     assertThat(run(d, 0, 3, true)).isEqualTo(16);
     assertThat(learned.get()).isEqualTo(16);
@@ -56,7 +57,7 @@ class PrefetchDepthTest {
 
   @Test
   void eachBlockCountsOnceHoweverManyReadsItTakes() {
-    PrefetchDepth d = new PrefetchDepth(16, false, new PrefetchDepth.Learned());
+    PrefetchDepth d = new PrefetchDepth(16, false, new LearnedDepth());
     d.enter(0);
     d.arrived(0, true);
     d.enter(0);
@@ -66,7 +67,7 @@ class PrefetchDepthTest {
 
   @Test
   void aProvenRunStartsFromWhatTheClientLearned() {
-    PrefetchDepth.Learned learned = new PrefetchDepth.Learned();
+    LearnedDepth learned = new LearnedDepth();
     run(new PrefetchDepth(16, false, learned), 0, 5, true);
     assertThat(learned.get()).isEqualTo(16);
 
@@ -78,7 +79,7 @@ class PrefetchDepthTest {
 
   @Test
   void aJumpStartsTheRunAgain() {
-    PrefetchDepth d = new PrefetchDepth(16, false, new PrefetchDepth.Learned());
+    PrefetchDepth d = new PrefetchDepth(16, false, new LearnedDepth());
     run(d, 0, 3, true);
     d.reset();
     assertThat(d.enter(40)).isEqualTo(2);
@@ -86,7 +87,7 @@ class PrefetchDepthTest {
 
   @Test
   void aCallerThatPromisedSequentialReadsStartsAtHalfTheCapOrTheLearnedDepthIfDeeper() {
-    PrefetchDepth.Learned learned = new PrefetchDepth.Learned();
+    LearnedDepth learned = new LearnedDepth();
     PrefetchDepth d = new PrefetchDepth(6, true, learned);
     assertThat(d.enter(0)).as("nothing learned yet: half the cap").isEqualTo(3);
     d.arrived(0, true);
@@ -95,7 +96,7 @@ class PrefetchDepthTest {
     assertThat(d.enter(2)).as("the cap holds").isEqualTo(6);
     assertThat(new PrefetchDepth(6, true, learned).enter(0)).as("the learned depth").isEqualTo(6);
     assertThat(new PrefetchDepth(6, false, learned).enter(0)).as("a plain open still ramps").isEqualTo(2);
-    PrefetchDepth none = new PrefetchDepth(0, false, new PrefetchDepth.Learned());
+    PrefetchDepth none = new PrefetchDepth(0, false, new LearnedDepth());
     assertThat(run(none, 0, 10, true)).isZero(); // prefetch.blocks=0: no prefetch at all
   }
 }

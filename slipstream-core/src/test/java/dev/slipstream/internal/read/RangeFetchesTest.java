@@ -19,7 +19,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The read-through of a range, over a scripted store and a scripted tier: a range a tier kept comes from
  * it with no request; any other is fetched (in parts when larger than a part) and then offered to the
- * tiers; a span filled without keeping comes from S3 alone and asks no tier.
+ * tiers; a span filled without keeping comes from S3 alone and asks no tier. A read a caller waits for
+ * goes through in one call ({@link RangeFetches#readThrough}): the blocks held, then the extent around it
+ * (kept, else fetched and offered), else, with memory short, the read alone.
  */
 class RangeFetchesTest {
   private static final int KIB = 1024;
@@ -181,5 +183,72 @@ class RangeFetchesTest {
     assertThat(disk.kept()).isEmpty();
     span.unpin();
     span.releaseOwner();
+  }
+
+  private static final RangeFetches.Through EXTENDED_BLOCKS_FIRST =
+      new RangeFetches.Through(true, true, Purpose.RANGE, new RangeFetches.Extent(400_000, 200_000, true, Purpose.CHUNK));
+
+  @Test
+  void aReadThroughWhoseBlocksATierHoldsSendsNothingAndFetchesNoExtent() throws IOException {
+    byte[] data = ScriptedStore.bytes(MIB);
+    ScriptedTier disk = new ScriptedTier("disk", data, Piece.Origin.DISK).holding(Piece.block(1, BLOCK, BLOCK));
+    stream(data, BLOCK, disk);
+    byte[] dst = new byte[1000];
+
+    Span span = rig.ranges.readThrough(500_000, dst, 0, 1000, EXTENDED_BLOCKS_FIRST);
+
+    assertThat(span).isNull();
+    assertThat(dst).isEqualTo(rig.data(500_000, 501_000));
+    assertThat(rig.fetch.store.ranges()).isEmpty();
+    assertThat(disk.kept()).isEmpty();
+  }
+
+  @Test
+  void aReadThroughThatMissesFetchesItsExtentOnceOffersItAndReturnsItPinned() throws IOException {
+    byte[] data = ScriptedStore.bytes(MIB);
+    ScriptedTier disk = new ScriptedTier("disk", data, Piece.Origin.DISK);
+    stream(data, BLOCK, disk);
+    byte[] dst = new byte[1000];
+
+    Span span = rig.ranges.readThrough(500_000, dst, 0, 1000, EXTENDED_BLOCKS_FIRST);
+
+    assertThat(dst).isEqualTo(rig.data(500_000, 501_000));
+    assertThat(span.start()).isEqualTo(400_000);
+    assertThat(bytesOf(span)).isEqualTo(rig.data(400_000, 600_000));
+    assertThat(rig.fetch.store.ranges()).containsExactly(StreamRig.get(400_000, 600_000));
+    assertThat(disk.asked()).containsExactly(
+        "disk read block 1 [" + (500_000 - BLOCK) + ", " + (501_000 - BLOCK) + ")", // the blocks first
+        "disk fill range 400000+200000");
+    assertThat(disk.kept()).containsExactly(Piece.range(400_000, 200_000));
+    span.unpin();
+    span.releaseOwner();
+  }
+
+  @Test
+  void aReadThroughWithMemoryShortForItsExtentReadsItselfAloneInOneRequest() throws IOException {
+    byte[] data = ScriptedStore.bytes(MIB);
+    stream(data, BLOCK);
+    java.util.List<byte[]> taken = new java.util.ArrayList<>();
+    for (byte[] b; (b = rig.fetch.pool.tryAcquire(BufferPool.sizeFor(200_000))) != null; ) {
+      taken.add(b);
+    }
+    byte[] dst = new byte[1000];
+
+    Span span = rig.ranges.readThrough(500_000, dst, 0, 1000, EXTENDED_BLOCKS_FIRST);
+
+    assertThat(span).isNull();
+    assertThat(dst).isEqualTo(rig.data(500_000, 501_000));
+    assertThat(rig.fetch.store.ranges()).containsExactly(StreamRig.get(500_000, 501_000));
+    taken.forEach(rig.fetch.pool::release);
+  }
+
+  @Test
+  void anExtentThatDoesNotCoverTheReadIsRefused() {
+    stream(ScriptedStore.bytes(MIB), BLOCK);
+    RangeFetches.Through how =
+        new RangeFetches.Through(true, true, Purpose.RANGE, new RangeFetches.Extent(0, 1000, true, Purpose.CHUNK));
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> rig.ranges.readThrough(500, new byte[1000], 0, 1000, how))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("does not cover");
   }
 }

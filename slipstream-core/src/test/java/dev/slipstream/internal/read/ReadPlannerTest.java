@@ -6,6 +6,7 @@ package dev.slipstream.internal.read;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.ReadPolicy;
+import dev.slipstream.internal.learn.LearnedDepth;
 import dev.slipstream.internal.read.ReadPlanner.Decision;
 import dev.slipstream.internal.read.ReadPlanner.Kind;
 import java.util.ArrayList;
@@ -25,7 +26,7 @@ class ReadPlannerTest {
   private static final long PROOF = Math.max(ReadPlanner.SKIP_TOLERANCE, BLOCK / 8);
 
   private static ReadPlanner planner(ReadPolicy policy) {
-    return new ReadPlanner(BLOCK, MAX_DEPTH, policy, LENGTH, new PrefetchDepth.Learned());
+    return new ReadPlanner(BLOCK, MAX_DEPTH, policy, LENGTH, new LearnedDepth());
   }
 
   // ---- prefetching mode: which reads are in order --------------------------------------------
@@ -79,7 +80,7 @@ class ReadPlannerTest {
   void theGapToleratedIsNeverMoreThanTheSkipToleranceWhateverTheBlockSize() {
     for (int blockSize : new int[] {64 * KIB, 256 * KIB, MIB, 8 * MIB, 64 * MIB}) {
       ReadPlanner p = new ReadPlanner(blockSize, MAX_DEPTH, ReadPolicy.ADAPTIVE, 1024L * MIB,
-          new PrefetchDepth.Learned());
+          new LearnedDepth());
       p.onRead(0, 1000, false, false);
       assertThat(p.onRead(1000 + ReadPlanner.SKIP_TOLERANCE + 1, 1000, false, false).inOrder())
           .as("block size %d", blockSize).isFalse();
@@ -203,7 +204,7 @@ class ReadPlannerTest {
 
   @Test
   void aMaximumDepthBelowTwoCapsTheStartingDepth() {
-    ReadPlanner p = new ReadPlanner(BLOCK, 1, ReadPolicy.ADAPTIVE, LENGTH, new PrefetchDepth.Learned());
+    ReadPlanner p = new ReadPlanner(BLOCK, 1, ReadPolicy.ADAPTIVE, LENGTH, new LearnedDepth());
     p.onRead(0, 4 * KIB, false, false);
     assertThat(p.enterBlock(0)).isEqualTo(1);
     assertThat(p.enterBlock(1)).isEqualTo(1);
@@ -261,14 +262,14 @@ class ReadPlannerTest {
 
   @Test
   void aFirstReadAtTheStartOfASmallObjectIsNotAFooter() {
-    ReadPlanner p = new ReadPlanner(BLOCK, MAX_DEPTH, ReadPolicy.ADAPTIVE, 100 * KIB, new PrefetchDepth.Learned());
+    ReadPlanner p = new ReadPlanner(BLOCK, MAX_DEPTH, ReadPolicy.ADAPTIVE, 100 * KIB, new LearnedDepth());
     assertThat(p.onRead(0, 4 * KIB, false, false).kind()).isEqualTo(Kind.IN_ORDER);
     assertThat(p.readsRanges()).isFalse();
   }
 
   @Test
   void aFirstReadPastTheStartOfASmallObjectIsInItsTailAndReadsRanges() {
-    ReadPlanner p = new ReadPlanner(BLOCK, MAX_DEPTH, ReadPolicy.ADAPTIVE, 100 * KIB, new PrefetchDepth.Learned());
+    ReadPlanner p = new ReadPlanner(BLOCK, MAX_DEPTH, ReadPolicy.ADAPTIVE, 100 * KIB, new LearnedDepth());
     assertThat(p.onRead(100 * KIB - 8, 8, false, false).kind()).isEqualTo(Kind.EXACT);
     assertThat(p.readsRanges()).isTrue();
   }
@@ -419,7 +420,7 @@ class ReadPlannerTest {
 
   @Test
   void aheadNeverExceedsTheProofNorGoesNegative() {
-    ReadPlanner p = new ReadPlanner(64 * MIB, MAX_DEPTH, ReadPolicy.RANDOM, 1024L * MIB, new PrefetchDepth.Learned());
+    ReadPlanner p = new ReadPlanner(64 * MIB, MAX_DEPTH, ReadPolicy.RANDOM, 1024L * MIB, new LearnedDepth());
     long proof = Math.max(ReadPlanner.SKIP_TOLERANCE, 64 * MIB / 8);
     long pos = 0;
     int[] lens = {1, 100, 4 * KIB, 3 * MIB, 10, 7 * MIB, 1 * KIB, 64 * KIB};

@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.Purpose;
+import dev.slipstream.internal.format.ParquetFooter;
+import dev.slipstream.internal.format.ParquetTestFiles;
 import dev.slipstream.internal.store.ScriptedStore;
 import java.util.ArrayList;
 import java.util.List;

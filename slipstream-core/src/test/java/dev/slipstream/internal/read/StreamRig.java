@@ -5,6 +5,7 @@ package dev.slipstream.internal.read;
 
 import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.learn.ParquetFooters;
 import dev.slipstream.internal.source.S3Source;
 import dev.slipstream.internal.source.SourceChain;
 import dev.slipstream.internal.source.Tier;
@@ -26,7 +27,7 @@ final class StreamRig implements AutoCloseable {
   final SourceChain chain;
   final BlockWindow window;
   final HeldSpans spans;
-  final StreamPlan plan;
+  final StreamFooter parquet;
   final RangeFetches ranges;
   final VectoredReads vectored;
   final JumpReads jumps;
@@ -43,11 +44,11 @@ final class StreamRig implements AutoCloseable {
         blockSize, false, null);
     this.window = new BlockWindow(h, fetch.pool, fetch.fetcher, chain, blocks, requests, blockSize, maxDepth, 0);
     this.spans = new HeldSpans(new PredictedSpans(h.stats()));
-    this.plan = new StreamPlan(h, new ParquetPlans());
-    this.ranges = new RangeFetches(chain, fetch.fetcher, requests, blockSize);
-    this.vectored = new VectoredReads(ranges, fetch.pool, requests, h.stats(), spans, plan, blockSize, blockSize,
+    this.parquet = new StreamFooter(h, new ParquetFooters());
+    this.ranges = new RangeFetches(chain, fetch.fetcher, requests, fetch.pool, h.stats(), spans, blockSize);
+    this.vectored = new VectoredReads(ranges, fetch.pool, requests, h.stats(), spans, parquet, blockSize, blockSize,
         (long) maxDepth * blockSize);
-    this.jumps = new JumpReads(h, fetch.pool, requests, spans, plan, ranges, blockSize);
+    this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);
   }
 
   long length() {

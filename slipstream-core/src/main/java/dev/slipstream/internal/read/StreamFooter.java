@@ -5,32 +5,36 @@ package dev.slipstream.internal.read;
 
 import dev.slipstream.Counter;
 import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.format.ParquetFooter;
+import dev.slipstream.internal.learn.ParquetFooters;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * One stream's Parquet plan ({@link ParquetFooter}): the client's for the version the stream reads, from
- * the first read on; else the one parsed from the tail or the footer this stream read, given to the
- * client for its later streams. Null while none is known (not Parquet, or not yet read). Thread-safe.
+ * One stream's Parquet footer ({@link ParquetFooter}, the file's layout): the client's for the version the
+ * stream reads, from the first read on; else the one parsed from the tail or the footer this stream read,
+ * given to the client for its later streams. Null while none is known (not Parquet, or not yet read). The
+ * stream's reads are counted against its column chunks ({@link #countRead}), which the client's predicted
+ * columns learn from when the stream closes. Thread-safe.
  */
-final class StreamPlan {
+final class StreamFooter {
   private final ObjectHandle h;
-  private final ParquetPlans plans;
+  private final ParquetFooters footers;
   private volatile ParquetFooter footer;
-  /** The client's plans were asked for this stream's version (once its ETag is known). */
+  /** The client's footers were asked for this stream's version (once its ETag is known). */
   private volatile boolean asked;
   /** Bytes this stream's reads took of each chunk they touched, by the chunk; guarded by {@code this}. */
   private final Map<ParquetFooter.Chunk, Long> chunksRead = new HashMap<>();
   /** A read was among the page indexes: the reader filters pages by a column index. */
   private volatile boolean indexesRead;
 
-  StreamPlan(ObjectHandle h, ParquetPlans plans) {
+  StreamFooter(ObjectHandle h, ParquetFooters footers) {
     this.h = h;
-    this.plans = plans;
+    this.footers = footers;
   }
 
-  /** The plan, or null. */
+  /** The footer, or null. */
   ParquetFooter footer() {
     ParquetFooter f = footer;
     if (f != null || asked) {
@@ -41,7 +45,7 @@ final class StreamPlan {
       return null; // no version to name yet: asked again once a response pins it
     }
     asked = true;
-    f = plans.get(h.location(), h.length(), etag);
+    f = footers.get(h.location(), h.length(), etag);
     if (f != null) {
       footer = f;
       h.stats().increment(Counter.PARQUET_PLANS_REUSED);
@@ -49,19 +53,19 @@ final class StreamPlan {
     return f;
   }
 
-  /** The column chunk holding byte {@code position} by the plan, or null (no plan, or no chunk there). */
+  /** The column chunk holding byte {@code position} by the footer, or null (no footer, or no chunk there). */
   ParquetFooter.Chunk chunkAt(long position) {
     ParquetFooter f = footer();
     return f == null ? null : f.chunkAt(position);
   }
 
-  /** Whether the plan has a column chunk or the page indexes at {@code position}. */
+  /** Whether the footer has a column chunk or the page indexes at {@code position}. */
   boolean covers(long position) {
     ParquetFooter f = footer();
     return f != null && (f.chunkAt(position) != null || f.inIndexes(position));
   }
 
-  /** The object's tail, {@code b[0..len)}, was fetched: its footer, if it holds one, is the plan. */
+  /** The object's tail, {@code b[0..len)}, was fetched: its footer, if it holds one, is the stream's. */
   void offerTail(byte[] b, int len) {
     if (footer == null) {
       keep(ParquetFooter.parse(b, len, h.length()));
@@ -131,11 +135,11 @@ final class StreamPlan {
 
   /**
    * The columns whose chunks the client fetches ahead once this stream touches them (see {@link
-   * PredictedColumns}), or null: no plan, or no prediction for its schema.
+   * PredictedColumns}), or null: no footer, or no prediction for its schema.
    */
   BitSet predictedColumns() {
     ParquetFooter f = footer();
-    return f == null ? null : plans.columns().predict(f.schema());
+    return f == null ? null : footers.columns().predict(f.schema());
   }
 
   /**
@@ -151,11 +155,11 @@ final class StreamPlan {
     ParquetFooter f = footer;
     if (f != null) {
       BitSet[] read = columnsRead();
-      plans.columns().closed(f.schema(), read[0], read[1], predicted, unread);
+      footers.columns().closed(f.schema(), read[0], read[1], predicted, unread);
     }
   }
 
-  /** Whether the plan is still to be found: only then is a footer worth offering. */
+  /** Whether the footer is still to be found: only then is a footer worth offering. */
   boolean missing() {
     return footer == null;
   }
@@ -166,6 +170,6 @@ final class StreamPlan {
     }
     footer = f;
     h.stats().increment(Counter.PARQUET_FOOTERS_PARSED);
-    plans.put(h.location(), h.length(), h.etag(), f);
+    footers.put(h.location(), h.length(), h.etag(), f);
   }
 }

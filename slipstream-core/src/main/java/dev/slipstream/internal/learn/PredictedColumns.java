@@ -1,11 +1,12 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.read;
+package dev.slipstream.internal.learn;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Ticker;
+import dev.slipstream.internal.format.ParquetFooter;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -13,7 +14,7 @@ import java.util.BitSet;
 /**
  * The columns a client's readers read whole from the files of one schema ({@link ParquetFooter#schema}):
  * a query reads the same columns from every file of a table, so once a stream touches such a column, its
- * chunks in the rest of the file are fetched together ({@link ColumnsAhead}) instead of one round trip
+ * chunks in the rest of the file are fetched together ({@code read.ColumnsAhead}) instead of one round trip
  * after another as the reader asks. A column is predicted once the last two files that touched it read
  * it whole (at least three quarters of the bytes of its chunks they touched); a file that touched it
  * and read only a part of it (pages a column index selected, a dictionary page of a row group its
@@ -22,10 +23,10 @@ import java.util.BitSet;
  * <p>Switched off for a schema for good once, over at least {@link #JUDGED_AFTER} files with predicted
  * bytes, more than a quarter of those bytes went unread (row groups skipped by their statistics, tasks
  * that each read a part of one file). Bounded in bytes and time: at most {@link #MAX_BYTES} for all
- * schemas ({@link #weight}), and a schema no stream closed on for {@link ParquetPlans#IDLE} is forgotten
+ * schemas ({@link #weight}), and a schema no stream closed on for {@link ParquetFooters#IDLE} is forgotten
  * (relearnt from two files if its table is read again). Thread-safe; one per client.
  */
-final class PredictedColumns {
+public final class PredictedColumns {
   /** The most heap the schemas' counts take: 256 KiB, a thousand schemas of a few dozen columns. */
   static final long MAX_BYTES = 256L << 10;
   /** Files with predicted bytes before their unread share is judged. */
@@ -45,7 +46,7 @@ final class PredictedColumns {
   /** Guarded by {@code this} for the counts in each {@link Use}; the cache bounds and expires the entries. */
   private final Cache<Long, Use> schemas;
 
-  /** @param idle how long a schema no stream closed on is remembered: its plans' ({@link ParquetPlans#IDLE}) */
+  /** @param idle how long a schema no stream closed on is remembered: its footers' ({@link ParquetFooters#IDLE}) */
   PredictedColumns(Duration idle, Ticker ticker) {
     this.schemas = Caffeine.newBuilder()
         .maximumWeight(MAX_BYTES)
@@ -65,7 +66,7 @@ final class PredictedColumns {
   }
 
   /** The columns of {@code schema} to fetch ahead once a stream touches them; null when there are none. */
-  synchronized BitSet predict(long schema) {
+  public synchronized BitSet predict(long schema) {
     Use u = schemas.getIfPresent(schema);
     if (u == null || u.off) {
       return null;
@@ -84,7 +85,7 @@ final class PredictedColumns {
    * whole} of them whole, and fetched {@code predicted} bytes by prediction of which {@code unread} went
    * unread.
    */
-  synchronized void closed(long schema, BitSet touched, BitSet whole, long predicted, long unread) {
+  public synchronized void closed(long schema, BitSet touched, BitSet whole, long predicted, long unread) {
     if (touched.isEmpty() && predicted == 0) {
       return; // a footer stream, say: it says nothing of the columns
     }

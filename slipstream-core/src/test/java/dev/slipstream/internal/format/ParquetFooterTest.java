@@ -1,12 +1,12 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.read;
+package dev.slipstream.internal.format;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
-import dev.slipstream.internal.read.ParquetFooter.Chunk;
+import dev.slipstream.internal.format.ParquetFooter.Chunk;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -30,6 +30,24 @@ class ParquetFooterTest {
   private static final long BODY = FIRST_CHUNK + (long) GROUPS * COLUMNS * CHUNK;
 
   // ---- a valid footer ----------------------------------------------------------------------------
+
+  /** The same footers read by parquet-java's own parser: every chunk where it says, and the page indexes. */
+  @Test
+  void everyChunkIsWhereParquetFormatStructuresSaysItIs() throws Exception {
+    int[][] shapes = {{1, 1, 0}, {3, 4, 0}, {5, 7, 1}, {16, 50, 1}};
+    for (int[] shape : shapes) {
+      byte[] file = ParquetTestFiles.file(shape[0], shape[1], 1000, 300, shape[2] == 1 ? shape[0] * shape[1] * 64 : 0,
+          shape[0]);
+      int[] at = ParquetFormatFooters.footerOf(file);
+      ParquetFooter ours = ParquetFooter.parseFooter(file, at[0], at[1], file.length);
+      List<List<Chunk>> theirs = ParquetFormatFooters.chunks(file, at[0], at[1]);
+      assertThat(ours.rowGroupCount()).as("%s", java.util.Arrays.toString(shape)).isEqualTo(theirs.size());
+      for (int g = 0; g < theirs.size(); g++) {
+        assertThat(ours.rowGroup(g)).as("row group %d of %s", g, java.util.Arrays.toString(shape))
+            .containsExactlyElementsOf(theirs.get(g));
+      }
+    }
+  }
 
   @Test
   void aValidFooterGivesEveryRowGroupAndItsChunks() {

@@ -1,0 +1,99 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.learn;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Scheduler;
+import com.github.benmanes.caffeine.cache.Ticker;
+import dev.slipstream.S3Location;
+import dev.slipstream.internal.format.ParquetFooter;
+import java.time.Duration;
+
+/**
+ * The Parquet footers a client has parsed, by object version: the layout every later stream of that version
+ * reads by from its first read (a second open of the file, an open by path with no read policy, a task
+ * given another row group of it), without fetching or parsing the footer again. A version is the bucket,
+ * key, length and ETag; with no ETag known there is no version to name, and nothing is kept or found.
+ *
+ * <p>A footer is metadata, not bytes: using it serves nothing before S3 has answered a stream's open, it
+ * only decides what that stream fetches. Bounded in bytes and time, so that a client reading ever-new
+ * files keeps a flat heap and gives the memory back once it stops: the footers weigh at most {@link
+ * #MAX_BYTES} together ({@link #weight}), the least useful dropped first, and a footer unused for {@link
+ * #IDLE} goes (by the JVM-wide scheduler thread, even when the client is idle). Thread-safe; one per client.
+ */
+public final class ParquetFooters {
+  /**
+   * The most heap the footers of one client take: at about 56 bytes a column chunk, the footers of 10,000
+   * files of 30 chunks each, several times the files one executor reads in a stage.
+   */
+  static final long MAX_BYTES = 16L << 20;
+  /**
+   * How long an unused footer is kept: it pays when a file is opened again (the next task of a
+   * stage, the next query of a notebook's session over the same table), which comes within minutes or
+   * rarely at all.
+   */
+  static final Duration IDLE = Duration.ofMinutes(10);
+  /**
+   * Heap an entry takes besides its footer ({@link ParquetFooter#heapBytes}) and its key's characters: the
+   * cache's node (64) and hash-table entry (40), the version (32), its key's String (40) and its ETag's
+   * String (40 + 34 for a quoted MD5).
+   */
+  static final int ENTRY_BYTES = 64 + 40 + 32 + 40 + 74;
+
+  private record Version(String bucket, String key, long length, String etag) {}
+
+  private final PredictedColumns columns;
+  private final Cache<Version, ParquetFooter> footers;
+
+  public ParquetFooters() {
+    this(MAX_BYTES, Ticker.systemTicker());
+  }
+
+  ParquetFooters(long maxBytes, Ticker ticker) {
+    this.footers = Caffeine.newBuilder()
+        .maximumWeight(maxBytes)
+        .weigher(ParquetFooters::weight)
+        .expireAfterAccess(IDLE)
+        .executor(Runnable::run)
+        .scheduler(Scheduler.systemScheduler())
+        .ticker(ticker)
+        .build();
+    this.columns = new PredictedColumns(IDLE, ticker);
+  }
+
+  /** The heap an entry takes, estimated. */
+  private static int weight(Version v, ParquetFooter footer) {
+    return (int) Math.min(Integer.MAX_VALUE, ENTRY_BYTES + v.key().length() + footer.heapBytes());
+  }
+
+  /** The footer kept for this version, or null. */
+  public ParquetFooter get(S3Location location, long length, String etag) {
+    return etag == null ? null : footers.getIfPresent(new Version(location.bucket(), location.key(), length, etag));
+  }
+
+  /** Keeps {@code footer} for this version (nothing without an ETag), dropping the least useful beyond the bound. */
+  public void put(S3Location location, long length, String etag, ParquetFooter footer) {
+    if (etag != null) {
+      footers.put(new Version(location.bucket(), location.key(), length, etag), footer);
+    }
+  }
+
+  /** The columns this client's readers read, by schema: what a stream fetches ahead of its reader. */
+  public PredictedColumns columns() {
+    return columns;
+  }
+
+  /** Footers kept, expired ones dropped first (for tests and diagnostics). */
+  long size() {
+    footers.cleanUp();
+    return footers.estimatedSize();
+  }
+
+  /** The estimated heap the footers take, expired ones dropped first (for tests and diagnostics). */
+  long weightedBytes() {
+    footers.cleanUp();
+    return footers.policy().eviction().orElseThrow().weightedSize().orElseThrow();
+  }
+}

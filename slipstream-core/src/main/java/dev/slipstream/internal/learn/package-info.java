@@ -1,0 +1,21 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+
+/**
+ * What a client learns across its streams, one class per thing learned, each one per client, bounded and
+ * thread-safe; the streams (package {@code read}) ask it and tell it, and nothing here reads a byte:
+ * <ul>
+ *   <li>{@link dev.slipstream.internal.learn.ParquetFooters}: the Parquet footers it parsed, by object
+ *       version, so that every later stream of that version has its file's layout from its first read;</li>
+ *   <li>{@link dev.slipstream.internal.learn.PredictedColumns}: the columns its readers read whole from the
+ *       files of each schema, which a stream fetches ahead at its first column read;</li>
+ *   <li>{@link dev.slipstream.internal.learn.LearnedDepth}: the prefetch depth its readers needed, where a
+ *       proven sequential run starts;</li>
+ *   <li>{@link dev.slipstream.internal.learn.ReadingOrders}: the orders its caller declared it reads files
+ *       in, so that open-ahead knows which objects follow the one opened.</li>
+ * </ul>
+ * A stream keeps its own share of each (what it counted, what it predicted, its depth) in {@code read};
+ * it tells this package what it learned when it closes, or as it goes for the depth.
+ */
+package dev.slipstream.internal.learn;
