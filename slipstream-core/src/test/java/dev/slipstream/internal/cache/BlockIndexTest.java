@@ -45,7 +45,7 @@ class BlockIndexTest {
   void keepsAtMost40BytesOfHeapAFileAtTheBoundOnFiles() throws IOException {
     BlockIndex index = new BlockIndex(directory(), 4L << 30, CacheSpace.MAX_FILES);
     for (int i = 0; i < CacheSpace.MAX_FILES; i++) {
-      index.written(BlockIndex.name(i * 0x9E3779B97F4A7C15L, ~i * 0xC2B2AE3D27D4EB4FL), 5_000 + i % 1000);
+      index.written(RecencyTable.name(i * 0x9E3779B97F4A7C15L, ~i * 0xC2B2AE3D27D4EB4FL), 5_000 + i % 1000);
     }
     assertThat(index.size()).isEqualTo(CacheSpace.MAX_FILES);
     assertThat((double) index.heapBytes() / index.size()).as("bytes of heap a file").isLessThanOrEqualTo(40);
@@ -183,7 +183,7 @@ class BlockIndexTest {
     }
     String name = BlockFile.name(id);
     assertThat(name).isEqualTo("f0efeeedecebeae9e8e7e6e5e4e3e2e1");
-    assertThat(BlockIndex.name(0xf0efeeedecebeae9L, 0xe8e7e6e5e4e3e2e1L)).isEqualTo(name);
+    assertThat(RecencyTable.name(0xf0efeeedecebeae9L, 0xe8e7e6e5e4e3e2e1L)).isEqualTo(name);
     assertThat(BlockFile.blockName(name + ".blk")).isEqualTo(name);
     assertThat(BlockFile.blockName("ab".repeat(32) + ".blk")).isNull();
     assertThat(BlockFile.isLegacyBlockFile("ab".repeat(32) + ".blk")).isTrue();
