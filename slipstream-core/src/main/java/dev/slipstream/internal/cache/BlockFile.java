@@ -21,13 +21,19 @@ import java.util.zip.CRC32C;
  * The format of one cached block on disk, and the only names the cache ever gives its files.
  *
  * <p>Why a class of its own: what a cache file looks like (its name and its header) decides what the
- * cache may read, reuse and delete. A name is the 64 hex digits of the block's SHA-256 id and
- * {@value #SUFFIX}; a file being written is that id, a dot, 16 hex digits and {@value #TMP_SUFFIX}. Only
- * names matching these patterns exactly are ever deleted, so a user's {@code notes.tmp} or {@code
- * x.blk} is never taken for the cache's own.
+ * cache may read, reuse and delete. A name is the 32 hex digits of the first {@value #NAME_BYTES} bytes of the
+ * block's SHA-256 id and {@value #SUFFIX}; a file being written is that name, a dot, 16 hex digits and
+ * {@value #TMP_SUFFIX}. Only names matching these patterns exactly are ever deleted, so a user's {@code
+ * notes.tmp} or {@code x.blk} is never taken for the cache's own.
  *
- * <p>A file holds a header (magic, the id, block length, chunk size, one CRC32C per {@value #CHUNK}-byte
- * chunk, a CRC32C of the header) and the block's bytes.
+ * <p>A file holds a header (magic, the whole 32-byte id, block length, chunk size, one CRC32C per {@value
+ * #CHUNK}-byte chunk, a CRC32C of the header) and the block's bytes. Why the name is half the id: the index
+ * keeps every name in memory, two longs a file ({@link BlockIndex}); 128 bits of SHA-256 do not collide by
+ * chance (about 2<sup>-64</sup> at four billion files), and if two blocks ever shared a name, the header's
+ * whole id, checked on every read, makes the other's file a miss, never its bytes.
+ *
+ * <p>Before, names were the whole id's 64 hex digits ({@link #isLegacyBlockFile}); a scan deletes such files,
+ * which no read looks for any more.
  */
 final class BlockFile {
   /** Bytes covered by one CRC32C: a partial read checks only the chunks it touches. */
@@ -38,15 +44,20 @@ final class BlockFile {
   static final int FORMAT = 1;
   private static final byte[] MAGIC = "SLIPBLK1".getBytes(StandardCharsets.US_ASCII);
   static final int ID_BYTES = 32;
+  /** The bytes of the id a file's name holds: 128 bits. */
+  static final int NAME_BYTES = 16;
 
-  private static final Pattern BLOCK_NAME = Pattern.compile("[0-9a-f]{64}\\.blk");
-  private static final Pattern TMP_NAME = Pattern.compile("[0-9a-f]{64}\\.[0-9a-f]{16}\\.tmp");
+  private static final Pattern BLOCK_NAME = Pattern.compile("[0-9a-f]{32}\\.blk");
+  private static final Pattern TMP_NAME = Pattern.compile("[0-9a-f]{32}\\.[0-9a-f]{16}\\.tmp");
+  private static final Pattern LEGACY_BLOCK_NAME = Pattern.compile("[0-9a-f]{64}\\.blk");
+  private static final Pattern LEGACY_TMP_NAME = Pattern.compile("[0-9a-f]{64}\\.[0-9a-f]{16}\\.tmp");
   private static final Pattern SHARD_NAME = Pattern.compile("[0-9a-f]{2}");
 
   private BlockFile() {}
 
+  /** The name of the block whose id is {@code id}: its first {@link #NAME_BYTES} bytes in hex. */
   static String name(byte[] id) {
-    return HexFormat.of().formatHex(id);
+    return HexFormat.of().formatHex(id, 0, NAME_BYTES);
   }
 
   /** The file name of a finished block named {@code name}. */
@@ -65,8 +76,14 @@ final class BlockFile {
         ? fileName.substring(0, fileName.length() - SUFFIX.length()) : null;
   }
 
+  /** A file being written under this format's names (or left by a writer that died). */
   static boolean isTempFile(String fileName) {
-    return TMP_NAME.matcher(fileName).matches();
+    return TMP_NAME.matcher(fileName).matches() || LEGACY_TMP_NAME.matcher(fileName).matches();
+  }
+
+  /** A finished block file under the names of before (the whole id): no read finds it any more. */
+  static boolean isLegacyBlockFile(String fileName) {
+    return LEGACY_BLOCK_NAME.matcher(fileName).matches();
   }
 
   /** The subdirectory holding block {@code name}: its first two hex digits. */

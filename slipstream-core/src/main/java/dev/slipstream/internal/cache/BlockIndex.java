@@ -9,12 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HexFormat;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.List;
+import java.util.Arrays;
 
 /**
  * The blocks in the cache's directory, least recently used first, and their total size: what eviction
@@ -31,6 +26,9 @@ import java.util.List;
  * <p>A scan looks only into the cache's own directory and shard subdirectories, and deletes only files
  * whose names are exactly the cache's own ({@link BlockFile}). Not thread-safe: {@link CacheSpace} holds
  * the lock.
+ *
+ * <p>The names and sizes live in a {@link RecencyTable}: about 33 bytes of heap a file at the bound on files,
+ * where a map of objects took about 110.
  */
 final class BlockIndex {
   /** A temporary file older than this is a leftover of a crashed writer, not one being written. */
@@ -38,56 +36,45 @@ final class BlockIndex {
 
   private final CacheDirectory directory;
   private final long rescanEvery;
-  /**
-   * The blocks, least recently used first, each its own key and value: a name of 64 hex digits held as four
-   * longs, with its file's size (about 110 bytes of heap a block, where a String and a Long took 170).
-   */
-  private final LinkedHashMap<Entry, Entry> entries = new LinkedHashMap<>(64, 0.75f, true);
-  private long totalBytes;
+  private final RecencyTable table;
   private long writtenSinceScan;
 
-  BlockIndex(CacheDirectory directory, long maxBytes) {
+  BlockIndex(CacheDirectory directory, long maxBytes, int maxFiles) {
     this.directory = directory;
     this.rescanEvery = Math.max(1, maxBytes / 16);
+    this.table = new RecencyTable(maxFiles);
   }
 
   long totalBytes() {
-    return totalBytes;
+    return table.totalSize();
   }
 
   int size() {
-    return entries.size();
+    return table.size();
+  }
+
+  /** The heap the index keeps, in bytes ({@link RecencyTable#heapBytes}). */
+  long heapBytes() {
+    return table.heapBytes();
   }
 
   /** A block this process wrote. */
   void written(String name, long size) {
-    put(name, size);
+    table.put(name, size);
     writtenSinceScan += size;
   }
 
   /** A hit: the block becomes the most recently used (and is counted if another process wrote it). */
   void used(String name, long size) {
-    if (entries.get(Entry.of(name, 0)) == null) {
-      put(name, size);
-    }
-  }
-
-  private void put(String name, long size) {
-    Entry e = Entry.of(name, size);
-    Entry old = entries.put(e, e);
-    totalBytes += size - (old == null ? 0 : old.size);
+    table.touch(name, size);
   }
 
   void forget(String name) {
-    Entry e = entries.remove(Entry.of(name, 0));
-    if (e != null) {
-      totalBytes -= e.size;
-    }
+    table.remove(name);
   }
 
   void clear() {
-    entries.clear();
-    totalBytes = 0;
+    table.clear();
   }
 
   /** True once this process has written enough since the last scan that other processes' blocks may be missed. */
@@ -97,15 +84,12 @@ final class BlockIndex {
 
   /** Deletes the least recently used block; false if there is none. */
   boolean evictEldest() {
-    Iterator<Entry> it = entries.values().iterator();
-    if (!it.hasNext()) {
+    String name = table.removeEldest();
+    if (name == null) {
       return false;
     }
-    Entry e = it.next();
-    it.remove();
-    totalBytes -= e.size;
     try {
-      Files.deleteIfExists(directory.blockFile(e.name()));
+      Files.deleteIfExists(directory.blockFile(name));
     } catch (IOException ex) {
       // already gone, or a read-only directory: the next scan sees it again
     }
@@ -117,12 +101,14 @@ final class BlockIndex {
 
   /**
    * Rebuilds the index from the directory, oldest modification first. With {@code validate}, a block file
-   * whose header is not its own is deleted; with {@code clear}, every block file is. Temporary files of
-   * crashed writers are deleted. Other names are not the cache's and are left alone.
+   * whose header is not its own is deleted; with {@code clear}, every block file is. Files under the names of
+   * before ({@link BlockFile#isLegacyBlockFile}) are deleted: no read finds them. Temporary files of crashed
+   * writers are deleted. Other names are not the cache's and are left alone.
    */
   ScanResult scan(boolean validate, boolean clear) throws IOException {
-    record Found(String name, long size, long modified) {}
-    List<Found> found = new ArrayList<>();
+    // The blocks found: name's halves, size, modification time; four longs each, sorted by time at the end.
+    long[] found = new long[4 * 64];
+    int n = 0;
     int dropped = 0;
     long now = System.currentTimeMillis();
     try (DirectoryStream<Path> shards = directory.shards()) {
@@ -132,7 +118,8 @@ final class BlockIndex {
             String fn = p.getFileName().toString();
             String name = BlockFile.blockName(fn);
             boolean temp = name == null && BlockFile.isTempFile(fn);
-            if (name == null && !temp) {
+            boolean legacy = name == null && !temp && BlockFile.isLegacyBlockFile(fn);
+            if (name == null && !temp && !legacy) {
               continue; // not the cache's
             }
             BasicFileAttributes a;
@@ -149,66 +136,46 @@ final class BlockIndex {
               if (now - modified > STALE_TMP_MILLIS) {
                 Files.deleteIfExists(p);
               }
-            } else if (clear || (validate && !BlockFile.isValid(p, name))) {
+            } else if (legacy || clear || (validate && !BlockFile.isValid(p, name))
+                || a.size() > RecencyTable.MAX_SIZE) {
               Files.deleteIfExists(p);
               dropped++;
             } else {
-              found.add(new Found(name, a.size(), modified));
+              if (4 * (n + 1) > found.length) {
+                found = Arrays.copyOf(found, found.length * 2);
+              }
+              found[4 * n] = modified;
+              found[4 * n + 1] = RecencyTable.high(name);
+              found[4 * n + 2] = RecencyTable.low(name);
+              found[4 * n + 3] = a.size();
+              n++;
             }
           }
         }
       }
     } finally {
-      found.sort(Comparator.comparingLong(Found::modified).thenComparing(Found::name));
       clear();
-      for (Found f : found) {
-        put(f.name(), f.size());
+      for (int i : byModification(found, n)) {
+        table.put(found[4 * i + 1], found[4 * i + 2], found[4 * i + 3]);
       }
       writtenSinceScan = 0;
     }
-    return new ScanResult(found.size(), dropped);
+    return new ScanResult(n, dropped);
   }
 
-  /**
-   * A block's name ({@link BlockFile#name}: 32 bytes as 64 lowercase hex digits) as four longs, equal by
-   * name alone, and its file's size.
-   */
-  static final class Entry {
-    private final long a;
-    private final long b;
-    private final long c;
-    private final long d;
-    final long size;
-
-    private Entry(long a, long b, long c, long d, long size) {
-      this.a = a;
-      this.b = b;
-      this.c = c;
-      this.d = d;
-      this.size = size;
+  /** The numbers of the {@code n} blocks found, oldest modification first, then by name. */
+  private static Integer[] byModification(long[] found, int n) {
+    Integer[] order = new Integer[n];
+    for (int i = 0; i < n; i++) {
+      order[i] = i;
     }
-
-    static Entry of(String name, long size) {
-      if (name.length() != 64) {
-        throw new IllegalArgumentException("not a block name: " + name);
+    Arrays.sort(order, (x, y) -> {
+      int c = Long.compare(found[4 * x], found[4 * y]);
+      if (c == 0) {
+        c = Long.compareUnsigned(found[4 * x + 1], found[4 * y + 1]);
       }
-      return new Entry(HexFormat.fromHexDigitsToLong(name, 0, 16), HexFormat.fromHexDigitsToLong(name, 16, 32),
-          HexFormat.fromHexDigitsToLong(name, 32, 48), HexFormat.fromHexDigitsToLong(name, 48, 64), size);
-    }
-
-    String name() {
-      HexFormat hex = HexFormat.of();
-      return hex.toHexDigits(a) + hex.toHexDigits(b) + hex.toHexDigits(c) + hex.toHexDigits(d);
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Entry e && a == e.a && b == e.b && c == e.c && d == e.d;
-    }
-
-    @Override
-    public int hashCode() {
-      return Long.hashCode(a ^ b ^ c ^ d);
-    }
+      return c != 0 ? c : Long.compareUnsigned(found[4 * x + 2], found[4 * y + 2]);
+    });
+    return order;
   }
 }

@@ -18,10 +18,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * cache.disk.min.free} of the file system left free, and at most {@link #MAX_FILES} files. The least
  * recently used blocks are evicted first, each eviction counted ({@link Counter#DISK_CACHE_EVICTIONS}).
  *
- * <p>Why a bound on files: the index keeps about 180 bytes of heap per file (its 68-character name, its
- * size and a map entry). Blocks of 8 MiB fill {@code cache.disk.max} with a few hundred files, but the
- * footers and column chunks of small Parquet files are a few KB each: 4 GiB of them would be a million
- * files and 180 MB of heap, growing with every small object read.
+ * <p>Why a bound on files: the index keeps about 33 bytes of heap per file ({@link BlockIndex#heapBytes}).
+ * Blocks of 8 MiB fill {@code cache.disk.max} with a few hundred files, but the footers and column chunks
+ * of small Parquet files are a few KB each: 4 GiB of them would be a million files, and the index would
+ * grow with every small object read.
  *
  * <p>It owns the {@link BlockIndex} and its lock, and recency: a block written or read gets a new
  * modification time, so that processes sharing the directory evict in one order. A block that cannot
@@ -36,7 +36,7 @@ final class CacheSpace {
   static final String LOGGER = "dev.slipstream.internal.cache.DiskCache";
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LOGGER);
 
-  /** The most files kept: about 11 MB of index on the heap, and 4 GiB of disk in files of 40 KB. */
+  /** The most files kept: about 3.3 MB of index on the heap, and 4 GiB of disk in files of 40 KB. */
   static final int MAX_FILES = 100_000;
 
   private final CacheDirectory directory;
@@ -53,7 +53,7 @@ final class CacheSpace {
     this.maxBytes = maxBytes;
     this.maxFiles = maxFiles;
     this.minFree = minFree;
-    this.index = new BlockIndex(directory, maxBytes);
+    this.index = new BlockIndex(directory, maxBytes, maxFiles);
   }
 
   long maxBytes() {

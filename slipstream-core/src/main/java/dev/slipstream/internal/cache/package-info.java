@@ -14,7 +14,8 @@
  * refuses what it did not create (another user's directory, a symlink, a directory others may write
  * to); {@link dev.slipstream.internal.cache.BlockFile} is the file format and the cache's exact file
  * names, the only files it ever deletes; {@link dev.slipstream.internal.cache.BlockIndex} keeps the
- * least-recently-used order and the size of the whole directory, whichever processes wrote it. Every
+ * least-recently-used order and the size of the whole directory, whichever processes wrote it, in a
+ * {@link dev.slipstream.internal.cache.RecencyTable} of a few bytes a file. Every
  * cache problem is a miss: the read goes to S3.
  */
 package dev.slipstream.internal.cache;
