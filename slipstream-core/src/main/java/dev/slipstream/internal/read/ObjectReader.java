@@ -284,6 +284,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       }
       stats.add(Counter.BYTES_READ, len);
       stats.add(Counter.BYTES_FROM_MEMORY, len);
+      plan.offerRead(position, dst, off, len);
       return len;
     }
     ReadPlanner.Decision d = planner.onRead(position, len, window.holds(first), plan.covers(position));
@@ -316,6 +317,7 @@ public final class ObjectReader extends SlipstreamInputStream {
         offerFooter(position, dst, off, len);
       }
     }
+    plan.offerRead(position, dst, off, len);
     return len;
   }
 

@@ -45,6 +45,8 @@ public final class ParquetPlans {
 
   private final PredictedColumns columns;
   private final Cache<Version, ParquetFooter> plans;
+  /** The ORC plans, kept beside the Parquet ones with the same bounds. */
+  private final OrcPlans orc;
 
   public ParquetPlans() {
     this(MAX_BYTES, Ticker.systemTicker());
@@ -60,6 +62,7 @@ public final class ParquetPlans {
         .ticker(ticker)
         .build();
     this.columns = new PredictedColumns(IDLE, ticker);
+    this.orc = new OrcPlans(maxBytes, ticker);
   }
 
   /** The heap an entry takes, estimated. */
@@ -77,6 +80,11 @@ public final class ParquetPlans {
     if (etag != null) {
       plans.put(new Version(location.bucket(), location.key(), length, etag), plan);
     }
+  }
+
+  /** The ORC plans of this client's objects. */
+  OrcPlans orc() {
+    return orc;
   }
 
   /** The columns this client's readers read, by schema: what a stream fetches ahead of its reader. */

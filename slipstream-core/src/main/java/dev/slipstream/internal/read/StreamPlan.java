@@ -24,10 +24,13 @@ final class StreamPlan {
   private final Map<ParquetFooter.Chunk, Long> chunksRead = new HashMap<>();
   /** A read was among the page indexes: the reader filters pages by a column index. */
   private volatile boolean indexesRead;
+  /** The ORC plan of the version, learnt from the tail or the client's ({@link OrcStreamPlan}). */
+  private final OrcStreamPlan orc;
 
   StreamPlan(ObjectHandle h, ParquetPlans plans) {
     this.h = h;
     this.plans = plans;
+    this.orc = new OrcStreamPlan(h, plans.orc());
   }
 
   /** The plan, or null. */
@@ -55,16 +58,29 @@ final class StreamPlan {
     return f == null ? null : f.chunkAt(position);
   }
 
-  /** Whether the plan has a column chunk or the page indexes at {@code position}. */
+  /** Whether the plan has a column chunk or the page indexes at {@code position}, or an ORC stripe there. */
   boolean covers(long position) {
     ParquetFooter f = footer();
-    return f != null && (f.chunkAt(position) != null || f.inIndexes(position));
+    return f != null ? f.chunkAt(position) != null || f.inIndexes(position) : orc.covers(position);
+  }
+
+  /**
+   * A read of {@code b[off..off + len)} at {@code position} is done: if it was an ORC file's tail or a
+   * stripe's footer, the ORC plan learns from it ({@link OrcStreamPlan#offerRead}). Reads nothing.
+   */
+  void offerRead(long position, byte[] b, int off, int len) {
+    if (footer == null) {
+      orc.offerRead(position, b, off, len);
+    }
   }
 
   /** The object's tail, {@code b[0..len)}, was fetched: its footer, if it holds one, is the plan. */
   void offerTail(byte[] b, int len) {
     if (footer == null) {
       keep(ParquetFooter.parse(b, len, h.length()));
+    }
+    if (footer == null) {
+      orc.offerRead(h.length() - len, b, 0, len);
     }
   }
 

@@ -1,0 +1,75 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.read;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Scheduler;
+import com.github.benmanes.caffeine.cache.Ticker;
+import dev.slipstream.S3Location;
+
+/**
+ * The ORC plans a client has learnt, by object version, as {@link ParquetPlans} keeps Parquet footers:
+ * the plan every later stream of that version reads by from its first read (the record reader Hive and
+ * Spark open after the split computation or the schema read its tail), without the tail being read
+ * again. A plan grows as readers read the stripes' footers ({@link OrcPlan#learn}); it is weighed again
+ * then. Same version, bounds and expiry as {@link ParquetPlans}. Thread-safe; one per client.
+ */
+final class OrcPlans {
+  /**
+   * Heap an entry takes besides its plan ({@link OrcPlan#heapBytes}) and its key's characters: as a
+   * Parquet plan's ({@link ParquetPlans#ENTRY_BYTES}).
+   */
+  static final int ENTRY_BYTES = ParquetPlans.ENTRY_BYTES;
+
+  private record Version(String bucket, String key, long length, String etag) {}
+
+  private final Cache<Version, OrcPlan> plans;
+
+  OrcPlans() {
+    this(ParquetPlans.MAX_BYTES, Ticker.systemTicker());
+  }
+
+  OrcPlans(long maxBytes, Ticker ticker) {
+    this.plans = Caffeine.newBuilder()
+        .maximumWeight(maxBytes)
+        .weigher(OrcPlans::weight)
+        .expireAfterAccess(ParquetPlans.IDLE)
+        .executor(Runnable::run)
+        .scheduler(Scheduler.systemScheduler())
+        .ticker(ticker)
+        .build();
+  }
+
+  private static int weight(Version v, OrcPlan plan) {
+    return (int) Math.min(Integer.MAX_VALUE, ENTRY_BYTES + v.key().length() + plan.heapBytes());
+  }
+
+  /** The plan kept for this version, or null. */
+  OrcPlan get(S3Location location, long length, String etag) {
+    return etag == null ? null : plans.getIfPresent(new Version(location.bucket(), location.key(), length, etag));
+  }
+
+  /**
+   * Keeps {@code plan} for this version (nothing without an ETag), or weighs it again once it has grown;
+   * the least useful dropped beyond the bound.
+   */
+  void put(S3Location location, long length, String etag, OrcPlan plan) {
+    if (etag != null) {
+      plans.put(new Version(location.bucket(), location.key(), length, etag), plan);
+    }
+  }
+
+  /** Plans kept, expired ones dropped first (for tests and diagnostics). */
+  long size() {
+    plans.cleanUp();
+    return plans.estimatedSize();
+  }
+
+  /** The estimated heap the plans take, expired ones dropped first (for tests and diagnostics). */
+  long weightedBytes() {
+    plans.cleanUp();
+    return plans.policy().eviction().orElseThrow().weightedSize().orElseThrow();
+  }
+}
