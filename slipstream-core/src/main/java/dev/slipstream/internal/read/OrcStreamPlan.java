@@ -46,6 +46,17 @@ final class OrcStreamPlan {
     return p;
   }
 
+  /** The data stream holding byte {@code position} as a column chunk of its stripe, or null (see {@link StreamPlan#chunkAt}). */
+  ParquetFooter.Chunk chunkAt(long position) {
+    OrcPlan p = plan();
+    OrcTail.Stream s = p == null ? null : p.streamAt(position);
+    if (s == null || s.index()) {
+      return null; // index streams are read as a filter needs them: the floor applies
+    }
+    OrcTail.Stripe stripe = p.tail().stripeAt(position);
+    return new ParquetFooter.Chunk(s.start(), s.length(), s.start(), false, stripe.index(), s.column());
+  }
+
   /** Whether the plan has a stripe at {@code position}. */
   boolean covers(long position) {
     OrcPlan p = plan();

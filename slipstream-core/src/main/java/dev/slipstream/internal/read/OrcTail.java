@@ -17,7 +17,8 @@ import java.util.zip.Inflater;
  *
  * <p>Format facts (Apache ORC's specification and {@code orc_proto.proto}): the file ends with the
  * PostScript, never compressed, and one byte giving its length. PostScript field 1 is the footer's
- * length, 2 the compression (0 none, 1 zlib, 2 snappy, 3 lzo, 4 lz4, 5 zstd, 6 brotli), 3 the
+ * length, 2 the compression (0 none, 1 zlib, 2 snappy, 3 lzo, 4 lz4, 5 zstd, 6 brotli; none, zlib,
+ * snappy and lz4 are decoded here), 3 the
  * compression block size, 5 the metadata's length, and 8000 the magic {@code "ORC"}. The footer lies just
  * before the PostScript (the metadata before it); Footer field 3 lists the StripeInformation (1 offset, 2
  * index length, 3 data length, 4 footer length), field 4 the types. A stripe is its index streams, then
@@ -30,10 +31,11 @@ final class OrcTail {
   private static final int ROW_INDEX = 6;
   private static final int BLOOM_FILTER = 7;
   private static final int BLOOM_FILTER_UTF8 = 8;
-  /** The codecs decoded here; others (lzo, lz4, zstd, brotli) give no plan. */
+  /** The codecs decoded here; others (lzo, zstd, brotli) give no plan. */
   static final int NONE = 0;
   static final int ZLIB = 1;
   static final int SNAPPY = 2;
+  static final int LZ4 = 4;
   /** The largest PostScript: a few dozen bytes in practice; the length byte allows 255. */
   private static final int MAX_POSTSCRIPT = 255;
   /** The most a compressed part may decompress to: a footer of a hundred thousand stripes is well below. */
@@ -143,7 +145,7 @@ final class OrcTail {
           ps.skip(tag);
         }
       }
-      if (!magic || footerLength <= 0 || footerLength > psStart || (codec != NONE && codec != ZLIB && codec != SNAPPY)
+      if (!magic || footerLength <= 0 || footerLength > psStart || (codec != NONE && codec != ZLIB && codec != SNAPPY && codec != LZ4)
           || blockSize <= 0 || blockSize > MAX_DECOMPRESSED) {
         return null; // not ORC, the footer before the bytes at hand, or a codec not decoded here
       }
@@ -325,6 +327,8 @@ final class OrcTail {
         got = inflate(b, p, n, chunk);
       } else if (codec == SNAPPY) {
         got = Snappy.decompress(b, p, n, chunk);
+      } else if (codec == LZ4) {
+        got = Lz4.decompress(b, p, n, chunk);
       } else {
         throw new IllegalStateException("codec " + codec);
       }
@@ -515,6 +519,70 @@ final class OrcTail {
         throw new IllegalStateException("snappy output " + o + " of " + n);
       }
       return n;
+    }
+  }
+
+  /** Decoder of LZ4's block format (no frame), as ORC stores a compressed chunk. */
+  static final class Lz4 {
+    private Lz4() {}
+
+    /** Decompresses {@code b[off..off + len)} into {@code out}: the bytes written; never past {@code out}. */
+    static int decompress(byte[] b, int off, int len, byte[] out) {
+      int p = off;
+      int end = off + len;
+      int o = 0;
+      while (p < end) {
+        int token = b[p++] & 0xff;
+        long literals = token >>> 4;
+        if (literals == 15) {
+          long[] more = extra(b, end, p);
+          literals += more[0];
+          p = (int) more[1];
+        }
+        if (literals > end - p || literals > out.length - o) {
+          throw new IllegalStateException("literals past their bounds");
+        }
+        System.arraycopy(b, p, out, o, (int) literals);
+        p += (int) literals;
+        o += (int) literals;
+        if (p == end) {
+          return o; // the last sequence has literals only
+        }
+        if (end - p < 2) {
+          throw new IllegalStateException("a truncated offset");
+        }
+        int offset = (b[p] & 0xff) | (b[p + 1] & 0xff) << 8;
+        p += 2;
+        long match = (token & 15) + 4L;
+        if ((token & 15) == 15) {
+          long[] more = extra(b, end, p);
+          match += more[0];
+          p = (int) more[1];
+        }
+        if (offset <= 0 || offset > o || match > out.length - o) {
+          throw new IllegalStateException("a match past its bounds");
+        }
+        for (int i = 0; i < match; i++) { // may overlap its own output: byte by byte
+          out[o] = out[o - offset];
+          o++;
+        }
+      }
+      throw new IllegalStateException("a block that ends with a match");
+    }
+
+    /** {the sum of a length's extra bytes from {@code b[p..]} (255 each until one is less), where they end}. */
+    private static long[] extra(byte[] b, int end, int p) {
+      long sum = 0;
+      while (true) {
+        if (p >= end) {
+          throw new IllegalStateException("a truncated length");
+        }
+        int x = b[p++] & 0xff;
+        sum += x;
+        if (x != 255) {
+          return new long[] {sum, p};
+        }
+      }
     }
   }
 }

@@ -52,10 +52,14 @@ final class StreamPlan {
     return f;
   }
 
-  /** The column chunk holding byte {@code position} by the plan, or null (no plan, or no chunk there). */
+  /**
+   * The column chunk holding byte {@code position} by the plan, or null (no plan, or no chunk there); for
+   * an ORC file, the data stream of a stripe whose footer a reader has read, as a chunk with no dictionary
+   * page (a range in it is one the reader planned from the stripe's footer).
+   */
   ParquetFooter.Chunk chunkAt(long position) {
     ParquetFooter f = footer();
-    return f == null ? null : f.chunkAt(position);
+    return f != null ? f.chunkAt(position) : orc.chunkAt(position);
   }
 
   /** Whether the plan has a column chunk or the page indexes at {@code position}, or an ORC stripe there. */
