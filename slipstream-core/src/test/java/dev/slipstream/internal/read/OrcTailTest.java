@@ -24,11 +24,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * allocation its bytes do not justify.
  */
 @Timeout(30)
-class OrcTailTest {
+public class OrcTailTest {
   static final int STRIPES = 5;
   static final int COLUMNS = 4; // the root struct and 3 columns
   /** Index bytes, data bytes and footer bytes of each stripe, written here. */
-  static final int INDEX = 300;
+  public static final int INDEX = 300;
   static final int DATA = 40_000;
   static final int BLOCK = 64 * 1024;
 
@@ -239,12 +239,12 @@ class OrcTailTest {
   // ---- the file, written here ----------------------------------------------------------------
 
   /** An ORC file's bytes: "ORC", the stripes (zeros but their footers), the footer, the PostScript, its length. */
-  static final class OrcFileBytes {
-    final byte[] file;
-    final List<Long> stripeOffsets = new ArrayList<>();
-    final List<Long> stripeFooterLengths = new ArrayList<>();
+  public static final class OrcFileBytes {
+    public final byte[] file;
+    public final List<Long> stripeOffsets = new ArrayList<>();
+    public final List<Long> stripeFooterLengths = new ArrayList<>();
     /** Footer, PostScript and its length byte. */
-    final int tailLength;
+    public final int tailLength;
     private final int codec;
     private final int footerLength;
 
@@ -252,7 +252,8 @@ class OrcTailTest {
       this(codec, STRIPES, DATA);
     }
 
-    OrcFileBytes(int codec, int stripes, int data) throws IOException {
+    /** A file of {@code stripes} stripes of {@link #INDEX} index bytes and {@code data} data bytes each. */
+    public OrcFileBytes(int codec, int stripes, int data) throws IOException {
       this.codec = codec;
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       out.writeBytes("ORC".getBytes(StandardCharsets.US_ASCII));
