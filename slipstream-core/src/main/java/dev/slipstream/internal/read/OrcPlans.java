@@ -8,34 +8,36 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Scheduler;
 import com.github.benmanes.caffeine.cache.Ticker;
 import dev.slipstream.S3Location;
+import java.time.Duration;
 
 /**
  * The ORC plans a client has learnt, by object version, as {@link ParquetPlans} keeps Parquet footers:
  * the plan every later stream of that version reads by from its first read (the record reader Hive and
  * Spark open after the split computation or the schema read its tail), without the tail being read
  * again. A plan grows as readers read the stripes' footers ({@link OrcPlan#learn}); it is weighed again
- * then. Same version, bounds and expiry as {@link ParquetPlans}. Thread-safe; one per client.
+ * then. Same version, bounds and expiry as {@link ParquetPlans}, which owns it. Thread-safe; one per client.
  */
 final class OrcPlans {
   /**
-   * Heap an entry takes besides its plan ({@link OrcPlan#heapBytes}) and its key's characters: as a
-   * Parquet plan's ({@link ParquetPlans#ENTRY_BYTES}).
+   * Heap an entry takes besides its plan ({@link OrcPlan#heapBytes}) and its key's characters, as a
+   * Parquet plan's: the cache's node (64) and hash-table entry (40), the version (32), its key's String
+   * (40) and its ETag's String (40 + 34 for a quoted MD5).
    */
-  static final int ENTRY_BYTES = ParquetPlans.ENTRY_BYTES;
+  static final int ENTRY_BYTES = 64 + 40 + 32 + 40 + 74;
 
   private record Version(String bucket, String key, long length, String etag) {}
 
   private final Cache<Version, OrcPlan> plans;
 
-  OrcPlans() {
-    this(ParquetPlans.MAX_BYTES, Ticker.systemTicker());
-  }
-
-  OrcPlans(long maxBytes, Ticker ticker) {
+  /**
+   * @param maxBytes the most heap the plans take together
+   * @param idle how long an unused plan is kept
+   */
+  OrcPlans(long maxBytes, Duration idle, Ticker ticker) {
     this.plans = Caffeine.newBuilder()
         .maximumWeight(maxBytes)
         .weigher(OrcPlans::weight)
-        .expireAfterAccess(ParquetPlans.IDLE)
+        .expireAfterAccess(idle)
         .executor(Runnable::run)
         .scheduler(Scheduler.systemScheduler())
         .ticker(ticker)

@@ -62,7 +62,7 @@ public final class ParquetPlans {
         .ticker(ticker)
         .build();
     this.columns = new PredictedColumns(IDLE, ticker);
-    this.orc = new OrcPlans(maxBytes, ticker);
+    this.orc = new OrcPlans(maxBytes, IDLE, ticker);
   }
 
   /** The heap an entry takes, estimated. */
