@@ -1,0 +1,78 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.read;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.slipstream.S3Location;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The ORC plans of one client stay within their bytes however many files it reads, grown or not, and go when unused. */
+class OrcPlansTest {
+  static OrcTailTest.OrcFileBytes orc;
+
+  static OrcPlan plan() throws Exception {
+    if (orc == null) {
+      orc = new OrcTailTest.OrcFileBytes(OrcTail.ZLIB, 5, 30_000);
+    }
+    OrcTail t = OrcTail.parse(orc.file, orc.file.length, orc.file.length);
+    assertThat(t).isNotNull();
+    return new OrcPlan(t);
+  }
+
+  @Test
+  void aPlanIsFoundForItsVersionOnly() throws Exception {
+    OrcPlans plans = new OrcPlans(ParquetPlans.MAX_BYTES, ParquetPlans.IDLE, System::nanoTime);
+    OrcPlan p = plan();
+    S3Location l = S3Location.parse("s3://b/t/part-0.orc");
+    plans.put(l, 100, "\"e1\"", p);
+    assertThat(plans.get(l, 100, "\"e1\"")).isSameAs(p);
+    assertThat(plans.get(l, 100, "\"e2\"")).as("another version").isNull();
+    assertThat(plans.get(l, 101, "\"e1\"")).as("another length").isNull();
+    plans.put(l, 100, null, p);
+    assertThat(plans.get(l, 100, null)).as("no ETag, no version").isNull();
+  }
+
+  @Test
+  void aStripeFooterTeachesItsStreamsOnceAndThePlanWeighsThem() throws Exception {
+    OrcPlan p = plan();
+    OrcTail.Stripe s = p.tail().stripes().get(1);
+    long before = p.heapBytes();
+    assertThat(p.footerAt(s.footerStart(), (int) s.footerLength())).isEqualTo(s);
+    assertThat(p.footerAt(s.footerStart(), (int) s.footerLength() + 1)).isNull();
+    assertThat(p.streamAt(s.dataStart())).as("unknown before its footer is read").isNull();
+    assertThat(p.learn(s, orc.file, (int) s.footerStart(), (int) s.footerLength())).isTrue();
+    assertThat(p.learn(s, orc.file, (int) s.footerStart(), (int) s.footerLength())).as("once").isFalse();
+    assertThat(p.streamAt(s.dataStart()).column()).isEqualTo(1);
+    assertThat(p.streamAt(s.footerStart() - 1).column()).isEqualTo(3);
+    assertThat(p.streamAt(s.footerStart())).as("the footer is no stream").isNull();
+    assertThat(p.heapBytes()).isGreaterThan(before);
+  }
+
+  /** 200,000 distinct files read, each plan grown by a stripe's streams: within their bytes, and all go once unused. */
+  @Test
+  void plansOfAnyNumberOfFilesStayWithinTheirBytesAndGoWhenUnused() throws Exception {
+    AtomicLong now = new AtomicLong();
+    OrcPlans plans = new OrcPlans(ParquetPlans.MAX_BYTES, ParquetPlans.IDLE, now::get);
+    long perPlan = 0;
+    for (int i = 0; i < 200_000; i++) {
+      OrcPlan p = plan();
+      S3Location l = S3Location.parse("s3://b/t/part-" + i + ".orc");
+      String etag = "\"" + Integer.toHexString(i) + "\"";
+      plans.put(l, orc.file.length, etag, p);
+      OrcTail.Stripe s = p.tail().stripes().get(0);
+      p.learn(s, orc.file, (int) s.footerStart(), (int) s.footerLength());
+      plans.put(l, orc.file.length, etag, p); // weighed again, as a stream does once it learnt
+      perPlan = OrcPlans.ENTRY_BYTES + p.heapBytes() + "t/part-100000.orc".length();
+      now.addAndGet(1_000_000);
+    }
+    assertThat(plans.weightedBytes()).isLessThanOrEqualTo(ParquetPlans.MAX_BYTES);
+    assertThat(plans.size()).isLessThanOrEqualTo(ParquetPlans.MAX_BYTES / (perPlan - 2))
+        .isGreaterThan(ParquetPlans.MAX_BYTES / perPlan / 2);
+    now.addAndGet(ParquetPlans.IDLE.toNanos());
+    assertThat(plans.size()).isZero();
+    assertThat(plans.weightedBytes()).isZero();
+  }
+}
