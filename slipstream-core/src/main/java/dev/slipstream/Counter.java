@@ -110,6 +110,13 @@ public enum Counter {
   /** Parquet: streams that read by a footer an earlier stream of the client parsed, with no footer read of their own. */
   PARQUET_PLANS_REUSED("parquet_plans_reused"),
   /**
+   * ORC: tails parsed from a read of a file's end, kept by the client as the plan of that object version
+   * (where its stripes lie, and their streams once a reader has read their footers).
+   */
+  ORC_TAILS_PARSED("orc_tails_parsed"),
+  /** ORC: streams that read by a plan an earlier stream of the client learnt, with no tail read of their own. */
+  ORC_PLANS_REUSED("orc_plans_reused"),
+  /**
    * Reads that fetched more than they asked for so that the reads after them come from memory: the rest
    * of the column chunk (or the page indexes) a read started in, or at least 64 KiB.
    */

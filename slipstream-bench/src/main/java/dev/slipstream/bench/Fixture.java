@@ -25,6 +25,7 @@ final class Fixture implements AutoCloseable {
   private final Path scratch;
   private final Map<String, Long> crcs = new HashMap<>();
   private ParquetDataSet parquet;
+  private OrcDataSet orc;
 
   Fixture(Uploader uploader, long seed, BenchSizes sizes, Path scratch) {
     this.uploader = uploader;
@@ -86,6 +87,23 @@ final class Fixture implements AutoCloseable {
 
   void harnessHeap(java.util.function.LongSupplier bytes) {
     this.harnessHeap = bytes;
+  }
+
+  /**
+   * The ORC file, generated locally and uploaded on first use: an eighth of the Parquet file's size, in as
+   * many stripes as it has row groups (each at least 1 MiB).
+   */
+  OrcDataSet orc(String key) throws IOException {
+    if (orc == null) {
+      Path file = scratch.resolve("table.orc");
+      OrcDataSet data = OrcDataSet.generate(file, Math.max(1L << 20, sizes.parquetBytes() / 8),
+          sizes.parquetRowGroups(), seed);
+      uploader.putFile(key, file);
+      Files.deleteIfExists(file);
+      Files.deleteIfExists(scratch.resolve(".table.orc.crc"));
+      orc = data;
+    }
+    return orc;
   }
 
   /** The Parquet file, generated locally and uploaded on first use. */

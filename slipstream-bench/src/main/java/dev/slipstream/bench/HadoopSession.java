@@ -167,6 +167,11 @@ final class HadoopSession implements ReadSession {
   }
 
   @Override
+  public FileSystem hadoopFileSystem() {
+    return fs;
+  }
+
+  @Override
   public InputFile parquetFile(FileRef file) throws IOException {
     // Parquet looks the FileSystem up by the status's path: Hadoop's cache gives it this session's instance.
     return HadoopInputFile.fromStatus((FileStatus) file.handle(), conf);

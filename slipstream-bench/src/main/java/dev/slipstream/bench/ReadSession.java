@@ -70,6 +70,11 @@ interface ReadSession extends Closeable {
     return null;
   }
 
+  /** The Hadoop FileSystem this reader reads through (orc-core reads through one), or null where it has none. */
+  default org.apache.hadoop.fs.FileSystem hadoopFileSystem() {
+    return null;
+  }
+
   /** The object as Parquet reads it. */
   InputFile parquetFile(FileRef file) throws IOException;
 

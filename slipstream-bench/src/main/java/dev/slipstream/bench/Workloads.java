@@ -10,7 +10,8 @@ import java.util.List;
  */
 final class Workloads {
   private static final List<String> NAMES = List.of(SequentialWorkload.NAME, SequentialWorkload.PLAIN_OPEN,
-      WarmReadWorkload.NAME, ParquetWorkload.FULL, ParquetWorkload.PROJECTED, RandomWorkload.NAME, SmallFilesWorkload.NAME, SmallFilesWorkload.BY_PATH,
+      WarmReadWorkload.NAME, ParquetWorkload.FULL, ParquetWorkload.PROJECTED, OrcWorkload.FULL, OrcWorkload.PROJECTED,
+      RandomWorkload.NAME, SmallFilesWorkload.NAME, SmallFilesWorkload.BY_PATH,
       ListingWorkload.DIRECTORIES, ListingWorkload.PER_DIRECTORY,
       ListingWorkload.GLOB, ListingWorkload.RECURSIVE, ReReadWorkload.FIRST, ReReadWorkload.AGAIN);
 
@@ -60,6 +61,8 @@ final class Workloads {
       case WarmReadWorkload.NAME -> new WarmReadWorkload();
       case ParquetWorkload.FULL -> new ParquetWorkload(false);
       case ParquetWorkload.PROJECTED -> new ParquetWorkload(true);
+      case OrcWorkload.FULL -> new OrcWorkload(false);
+      case OrcWorkload.PROJECTED -> new OrcWorkload(true);
       case RandomWorkload.NAME -> new RandomWorkload();
       case ReReadWorkload.FIRST -> new ReReadWorkload(false);
       case ReReadWorkload.AGAIN -> new ReReadWorkload(true);

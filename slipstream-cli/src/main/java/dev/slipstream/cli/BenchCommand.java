@@ -61,7 +61,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--workloads", paramLabel = "LIST", split = ",", order = 12,
       description = "Workloads to run, comma-separated: sequential, sequential-plain-open, sequential-warm,"
-          + " parquet-full, parquet-projected, random, small-files, small-files-open, listing, listing-per-dir, listing-glob, listing-recursive,"
+          + " parquet-full, parquet-projected, orc-full, orc-projected, random, small-files, small-files-open, listing, listing-per-dir, listing-glob, listing-recursive,"
           + " first-read, re-read; sequential-unhedged and parquet-full-unhedged (Slipstream with hedged"
           + " requests off, to compare on --profile heavy-tail), re-read-no-memory-cache (Slipstream with"
           + " cache.memory=false: its re-read from the disk cache), sequential-whole-blocks (Slipstream with"

@@ -46,6 +46,8 @@ public final class ParquetFooters {
 
   private final PredictedColumns columns;
   private final Cache<Version, ParquetFooter> footers;
+  /** The ORC layouts, kept beside the Parquet footers with the same bounds. */
+  private final OrcLayouts orc;
 
   public ParquetFooters() {
     this(MAX_BYTES, Ticker.systemTicker());
@@ -61,6 +63,7 @@ public final class ParquetFooters {
         .ticker(ticker)
         .build();
     this.columns = new PredictedColumns(IDLE, ticker);
+    this.orc = new OrcLayouts(maxBytes, IDLE, ticker);
   }
 
   /** The heap an entry takes, estimated. */
@@ -78,6 +81,11 @@ public final class ParquetFooters {
     if (etag != null) {
       footers.put(new Version(location.bucket(), location.key(), length, etag), footer);
     }
+  }
+
+  /** The ORC layouts of this client's objects. */
+  public OrcLayouts orc() {
+    return orc;
   }
 
   /** The columns this client's readers read, by schema: what a stream fetches ahead of its reader. */

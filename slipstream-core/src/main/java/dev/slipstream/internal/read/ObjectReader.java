@@ -287,6 +287,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       }
       stats.add(Counter.BYTES_READ, len);
       stats.add(Counter.BYTES_FROM_MEMORY, len);
+      parquet.offerRead(position, dst, off, len);
       return len;
     }
     ReadPlanner.Decision d = planner.onRead(position, len, window.holds(first), parquet.covers(position));
@@ -319,6 +320,7 @@ public final class ObjectReader extends SlipstreamInputStream {
         offerFooter(position, dst, off, len);
       }
     }
+    parquet.offerRead(position, dst, off, len);
     return len;
   }
 

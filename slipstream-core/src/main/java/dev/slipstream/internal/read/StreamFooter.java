@@ -28,10 +28,13 @@ final class StreamFooter {
   private final Map<ParquetFooter.Chunk, Long> chunksRead = new HashMap<>();
   /** A read was among the page indexes: the reader filters pages by a column index. */
   private volatile boolean indexesRead;
+  /** The ORC layout of the version, learnt from the tail or the client's ({@link StreamOrcLayout}). */
+  private final StreamOrcLayout orc;
 
   StreamFooter(ObjectHandle h, ParquetFooters footers) {
     this.h = h;
     this.footers = footers;
+    this.orc = new StreamOrcLayout(h, footers.orc());
   }
 
   /** The footer, or null. */
@@ -53,22 +56,39 @@ final class StreamFooter {
     return f;
   }
 
-  /** The column chunk holding byte {@code position} by the footer, or null (no footer, or no chunk there). */
+  /**
+   * The column chunk holding byte {@code position} by the footer, or null (no footer, or no chunk there); for
+   * an ORC file, the data stream of a stripe whose footer a reader has read, as a chunk with no dictionary
+   * page (a range in it is one the reader planned from the stripe's footer).
+   */
   ParquetFooter.Chunk chunkAt(long position) {
     ParquetFooter f = footer();
-    return f == null ? null : f.chunkAt(position);
+    return f != null ? f.chunkAt(position) : orc.chunkAt(position);
   }
 
-  /** Whether the footer has a column chunk or the page indexes at {@code position}. */
+  /** Whether the footer has a column chunk or the page indexes at {@code position}, or an ORC stripe there. */
   boolean covers(long position) {
     ParquetFooter f = footer();
-    return f != null && (f.chunkAt(position) != null || f.inIndexes(position));
+    return f != null ? f.chunkAt(position) != null || f.inIndexes(position) : orc.covers(position);
+  }
+
+  /**
+   * A read of {@code b[off..off + len)} at {@code position} is done: if it was an ORC file's tail or a
+   * stripe's footer, the ORC layout learns from it ({@link StreamOrcLayout#offerRead}). Reads nothing.
+   */
+  void offerRead(long position, byte[] b, int off, int len) {
+    if (footer == null) {
+      orc.offerRead(position, b, off, len);
+    }
   }
 
   /** The object's tail, {@code b[0..len)}, was fetched: its footer, if it holds one, is the stream's. */
   void offerTail(byte[] b, int len) {
     if (footer == null) {
       keep(ParquetFooter.parse(b, len, h.length()));
+    }
+    if (footer == null) {
+      orc.offerRead(h.length() - len, b, 0, len);
     }
   }
 

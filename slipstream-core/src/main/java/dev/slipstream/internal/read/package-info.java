@@ -29,7 +29,9 @@
  *       dev.slipstream.internal.format.ParquetFooter}), taken from the client's {@link
  *       dev.slipstream.internal.learn.ParquetFooters} for the version it reads, or parsed from the tail or
  *       the footer it read and given to the client, so that every later stream of that version reads by
- *       it;</li>
+ *       it; for an ORC file, its {@link dev.slipstream.internal.read.StreamOrcLayout}: the stripes from the
+ *       tail ({@link dev.slipstream.internal.format.OrcTail}), each stripe's streams from its footer, kept
+ *       by version in the client's {@link dev.slipstream.internal.learn.OrcLayouts};</li>
  *   <li>{@link dev.slipstream.internal.read.RangeFetches}: the read-through of a range outside the
  *       blocks, the one place such a read asks the chain: from the blocks held, else as a tier kept it,
  *       else fetched (in parallel parts when large or asynchronous, each one of the stream's requests),

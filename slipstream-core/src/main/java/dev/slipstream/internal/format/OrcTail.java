@@ -1,0 +1,588 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.format;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.DataFormatException;
+import java.util.zip.Inflater;
+
+/**
+ * The plan of an ORC file, read from its tail (protobuf) only as far as byte ranges go, every other field
+ * skipped: where each stripe lies, its index streams, its data and its footer; and, from a stripe's footer
+ * once a reader has read it, where each of that stripe's streams lies and of which column it is. Anything
+ * unexpected — not ORC, a codec this class does not decode, a truncated or malformed tail — yields null:
+ * no plan, never an error, never a wrong range.
+ *
+ * <p>Format facts (Apache ORC's specification and {@code orc_proto.proto}): the file ends with the
+ * PostScript, never compressed, and one byte giving its length. PostScript field 1 is the footer's
+ * length, 2 the compression (0 none, 1 zlib, 2 snappy, 3 lzo, 4 lz4, 5 zstd, 6 brotli; none, zlib,
+ * snappy and lz4 are decoded here), 3 the
+ * compression block size, 5 the metadata's length, and 8000 the magic {@code "ORC"}. The footer lies just
+ * before the PostScript (the metadata before it); Footer field 3 lists the StripeInformation (1 offset, 2
+ * index length, 3 data length, 4 footer length), field 4 the types. A stripe is its index streams, then
+ * its data streams, then its footer; StripeFooter field 1 lists the streams in the order they lie from
+ * the stripe's start (Stream: 1 kind, 2 column, 3 length). Compressed parts are chunks, each after a
+ * 3-byte little-endian header: its length times two, plus one if the chunk is stored as is.
+ */
+public final class OrcTail {
+  /** Stream kinds that are indexes (row index, bloom filters), read before the data when a filter needs them. */
+  private static final int ROW_INDEX = 6;
+  private static final int BLOOM_FILTER = 7;
+  private static final int BLOOM_FILTER_UTF8 = 8;
+  /** The codecs decoded here; others (lzo, zstd, brotli) give no plan. */
+  public static final int NONE = 0;
+  public static final int ZLIB = 1;
+  public static final int SNAPPY = 2;
+  public static final int LZ4 = 4;
+  /** The largest PostScript: a few dozen bytes in practice; the length byte allows 255. */
+  private static final int MAX_POSTSCRIPT = 255;
+  /** The most a compressed part may decompress to: a footer of a hundred thousand stripes is well below. */
+  public static final int MAX_DECOMPRESSED = 16 << 20;
+
+  /** One stripe, the {@code index}th: its index streams from {@code offset}, then its data, then its footer. */
+  public record Stripe(long offset, long indexLength, long dataLength, long footerLength, int index) {
+    public long dataStart() {
+      return offset + indexLength;
+    }
+
+    public long footerStart() {
+      return offset + indexLength + dataLength;
+    }
+
+    public long end() {
+      return footerStart() + footerLength;
+    }
+  }
+
+  /** One stream of a stripe: bytes {@code [start, start + length)} of column {@code column}, an index or data. */
+  public record Stream(long start, long length, int column, boolean index) {
+    public long end() {
+      return start + length;
+    }
+  }
+
+  private final List<Stripe> stripes;
+  private final int codec;
+  private final int blockSize;
+  private final long schema;
+  private final int columns;
+
+  private OrcTail(List<Stripe> stripes, int codec, int blockSize, long schema, int columns) {
+    this.stripes = List.copyOf(stripes);
+    this.codec = codec;
+    this.blockSize = blockSize;
+    this.schema = schema;
+    this.columns = columns;
+  }
+
+  public List<Stripe> stripes() {
+    return stripes;
+  }
+
+  /** A hash of the file's types (kinds, subtypes, field names): files of one table have the same value. */
+  public long schema() {
+    return schema;
+  }
+
+  /** The columns of the file's schema (the root struct is column 0). */
+  public int columns() {
+    return columns;
+  }
+
+  /** About what this plan takes of the heap, its stripes' streams aside. */
+  public long heapBytes() {
+    return 96 + 48L * stripes.size();
+  }
+
+  /** Whether the object's last bytes look like ORC's: a PostScript of a sane length ending in {@code "ORC"}. */
+  public static boolean looksLikeOrc(byte[] tail, int tailLength) {
+    if (tailLength < 5) {
+      return false;
+    }
+    int psLength = tail[tailLength - 1] & 0xff;
+    // The magic is the PostScript's last field (8000, a 3-byte string): its bytes end the PostScript.
+    return psLength >= 4 && psLength < tailLength && tail[tailLength - 2] == 'C' && tail[tailLength - 3] == 'R'
+        && tail[tailLength - 4] == 'O';
+  }
+
+  /**
+   * Parses the plan from {@code tail[0..tailLength)}, the last bytes of an ORC file of {@code fileLength}
+   * bytes; null if this is not ORC, its codec is not decoded here, or the footer is not all in the tail.
+   */
+  public static OrcTail parse(byte[] tail, int tailLength, long fileLength) {
+    return parse(tail, 0, tailLength, fileLength);
+  }
+
+  /** As {@link #parse(byte[], int, long)}, the tail being {@code b[off..off + tailLength)}. */
+  public static OrcTail parse(byte[] b, int off, int tailLength, long fileLength) {
+    try {
+      byte[] tail = off == 0 ? b : java.util.Arrays.copyOfRange(b, off, off + tailLength);
+      if (tailLength > fileLength || !looksLikeOrc(tail, tailLength)) {
+        return null;
+      }
+      int psLength = tail[tailLength - 1] & 0xff;
+      int psStart = tailLength - 1 - psLength;
+      Proto ps = new Proto(tail, psStart, tailLength - 1);
+      long footerLength = -1;
+      long codec = NONE;
+      long blockSize = 256 * 1024;
+      boolean magic = false;
+      while (ps.more()) {
+        int tag = ps.tag();
+        int field = tag >>> 3;
+        if (field == 1 && (tag & 7) == 0) {
+          footerLength = ps.varint();
+        } else if (field == 2 && (tag & 7) == 0) {
+          codec = ps.varint();
+        } else if (field == 3 && (tag & 7) == 0) {
+          blockSize = ps.varint();
+        } else if (field == 8000 && (tag & 7) == 2) {
+          int[] s = ps.bytes();
+          magic = s[1] == 3 && tail[s[0]] == 'O' && tail[s[0] + 1] == 'R' && tail[s[0] + 2] == 'C';
+        } else {
+          ps.skip(tag);
+        }
+      }
+      if (!magic || footerLength <= 0 || footerLength > psStart || (codec != NONE && codec != ZLIB && codec != SNAPPY && codec != LZ4)
+          || blockSize <= 0 || blockSize > MAX_DECOMPRESSED) {
+        return null; // not ORC, the footer before the bytes at hand, or a codec not decoded here
+      }
+      byte[] footer = decompress(tail, (int) (psStart - footerLength), (int) footerLength, (int) codec, (int) blockSize);
+      return footer(footer, (int) codec, (int) blockSize, fileLength);
+    } catch (RuntimeException e) {
+      return null; // malformed: no plan
+    }
+  }
+
+  private static OrcTail footer(byte[] b, int codec, int blockSize, long fileLength) {
+    Proto f = new Proto(b, 0, b.length);
+    List<Stripe> stripes = new ArrayList<>();
+    long schema = 17;
+    int types = 0;
+    while (f.more()) {
+      int tag = f.tag();
+      int field = tag >>> 3;
+      if (field == 3 && (tag & 7) == 2) {
+        int[] s = f.bytes();
+        stripes.add(stripe(new Proto(b, s[0], s[0] + s[1]), stripes.size()));
+      } else if (field == 4 && (tag & 7) == 2) {
+        int[] s = f.bytes();
+        types++;
+        for (int i = s[0]; i < s[0] + s[1]; i++) {
+          schema = schema * 31 + b[i];
+        }
+        schema = schema * 31 + types;
+      } else {
+        f.skip(tag);
+      }
+    }
+    long previousEnd = 3; // the magic "ORC" starts the file
+    for (Stripe s : stripes) {
+      if (s.offset() < previousEnd || s.indexLength() < 0 || s.dataLength() < 0 || s.footerLength() <= 0
+          || s.indexLength() > fileLength || s.dataLength() > fileLength || s.footerLength() > fileLength
+          || s.end() > fileLength) {
+        return null; // overlapping, out of order or beyond the file: not a plan to trust
+      }
+      previousEnd = s.end();
+    }
+    return stripes.isEmpty() ? null : new OrcTail(stripes, codec, blockSize, schema, types);
+  }
+
+  private static Stripe stripe(Proto p, int index) {
+    long offset = -1;
+    long indexLength = 0;
+    long data = 0;
+    long footer = -1;
+    while (p.more()) {
+      int tag = p.tag();
+      if ((tag & 7) != 0) {
+        p.skip(tag);
+        continue;
+      }
+      switch (tag >>> 3) {
+        case 1 -> offset = p.varint();
+        case 2 -> indexLength = p.varint();
+        case 3 -> data = p.varint();
+        case 4 -> footer = p.varint();
+        default -> p.varint();
+      }
+    }
+    return new Stripe(offset, indexLength, data, footer, index);
+  }
+
+  /** The stripe whose bytes (index, data or footer) hold {@code position}, or null. */
+  public Stripe stripeAt(long position) {
+    int lo = 0;
+    int hi = stripes.size() - 1;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      Stripe s = stripes.get(mid);
+      if (position < s.offset()) {
+        hi = mid - 1;
+      } else if (position >= s.end()) {
+        lo = mid + 1;
+      } else {
+        return s;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The streams of {@code stripe}, parsed from its footer {@code b[off..off + len)} (all of it, as a reader
+   * reads it); null if these bytes are not its footer, or the streams do not fill the stripe's index and
+   * data exactly.
+   */
+  public List<Stream> streams(Stripe stripe, byte[] b, int off, int len) {
+    try {
+      if (len != stripe.footerLength()) {
+        return null;
+      }
+      byte[] footer = decompress(b, off, len, codec, blockSize);
+      Proto p = new Proto(footer, 0, footer.length);
+      List<Stream> streams = new ArrayList<>();
+      long at = stripe.offset();
+      while (p.more()) {
+        int tag = p.tag();
+        if (tag >>> 3 != 1 || (tag & 7) != 2) {
+          p.skip(tag);
+          continue;
+        }
+        int[] s = p.bytes();
+        Proto sp = new Proto(footer, s[0], s[0] + s[1]);
+        long kind = 1; // DATA, protobuf's default of the field is the first value (PRESENT, 0) but writers set it
+        boolean kindSet = false;
+        long column = 0;
+        long length = 0;
+        while (sp.more()) {
+          int st = sp.tag();
+          if ((st & 7) != 0) {
+            sp.skip(st);
+            continue;
+          }
+          switch (st >>> 3) {
+            case 1 -> {
+              kind = sp.varint();
+              kindSet = true;
+            }
+            case 2 -> column = sp.varint();
+            case 3 -> length = sp.varint();
+            default -> sp.varint();
+          }
+        }
+        if (!kindSet) {
+          kind = 0;
+        }
+        if (length < 0 || column < 0 || column > Integer.MAX_VALUE || length > stripe.footerStart() - at) {
+          return null;
+        }
+        if (kind >= 100 || length == 0) {
+          continue; // encrypted-file statistics live elsewhere; an empty stream takes no bytes
+        }
+        boolean index = kind == ROW_INDEX || kind == BLOOM_FILTER || kind == BLOOM_FILTER_UTF8;
+        streams.add(new Stream(at, length, (int) column, index));
+        at += length;
+      }
+      return at == stripe.footerStart() ? streams : null;
+    } catch (RuntimeException e) {
+      return null; // malformed: no streams
+    }
+  }
+
+  /**
+   * {@code b[off..off + len)} decompressed: as is with no codec, else chunk by chunk, each at most {@code
+   * blockSize} bytes once decompressed and all of them at most {@link #MAX_DECOMPRESSED}.
+   */
+  public static byte[] decompress(byte[] b, int off, int len, int codec, int blockSize) {
+    if (off < 0 || len < 0 || off + len > b.length) {
+      throw new IllegalArgumentException("bounds");
+    }
+    if (codec == NONE) {
+      return java.util.Arrays.copyOfRange(b, off, off + len);
+    }
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(Math.min(len * 4, 1 << 16));
+    int p = off;
+    int end = off + len;
+    byte[] chunk = new byte[Math.min(blockSize, MAX_DECOMPRESSED)];
+    while (p < end) {
+      if (end - p < 3) {
+        throw new IllegalStateException("a truncated chunk header");
+      }
+      int h = (b[p] & 0xff) | (b[p + 1] & 0xff) << 8 | (b[p + 2] & 0xff) << 16;
+      p += 3;
+      int n = h >>> 1;
+      if (n > end - p) {
+        throw new IllegalStateException("a chunk past the part");
+      }
+      int got;
+      if ((h & 1) != 0) {
+        if (n > chunk.length) {
+          throw new IllegalStateException("a chunk larger than the block size");
+        }
+        System.arraycopy(b, p, chunk, 0, n);
+        got = n;
+      } else if (codec == ZLIB) {
+        got = inflate(b, p, n, chunk);
+      } else if (codec == SNAPPY) {
+        got = Snappy.decompress(b, p, n, chunk);
+      } else if (codec == LZ4) {
+        got = Lz4.decompress(b, p, n, chunk);
+      } else {
+        throw new IllegalStateException("codec " + codec);
+      }
+      if (out.size() + got > MAX_DECOMPRESSED) {
+        throw new IllegalStateException("decompresses to too much");
+      }
+      out.write(chunk, 0, got);
+      p += n;
+    }
+    return out.toByteArray();
+  }
+
+  /** Raw deflate of {@code b[off..off + len)} into {@code out}: the bytes written. */
+  private static int inflate(byte[] b, int off, int len, byte[] out) {
+    Inflater inflater = new Inflater(true);
+    try {
+      inflater.setInput(b, off, len);
+      int n = 0;
+      while (!inflater.finished()) {
+        if (n == out.length) {
+          throw new IllegalStateException("a chunk larger than the block size");
+        }
+        int got = inflater.inflate(out, n, out.length - n);
+        if (got == 0 && (inflater.needsInput() || inflater.needsDictionary())) {
+          throw new IllegalStateException("a truncated deflate chunk");
+        }
+        n += got;
+      }
+      return n;
+    } catch (DataFormatException e) {
+      throw new IllegalStateException("a malformed deflate chunk", e);
+    } finally {
+      inflater.end();
+    }
+  }
+
+  /** Minimal reader of protobuf's wire format over {@code b[p..end)}: every read bounded by {@code end}. */
+  private static final class Proto {
+    private final byte[] b;
+    private final int end;
+    private int p;
+
+    Proto(byte[] b, int start, int end) {
+      if (start < 0 || end > b.length || start > end) {
+        throw new IllegalStateException("bounds");
+      }
+      this.b = b;
+      this.p = start;
+      this.end = end;
+    }
+
+    boolean more() {
+      return p < end;
+    }
+
+    int tag() {
+      long t = varint();
+      if (t <= 0 || t > Integer.MAX_VALUE) {
+        throw new IllegalStateException("tag " + t);
+      }
+      return (int) t;
+    }
+
+    long varint() {
+      long v = 0;
+      for (int shift = 0; shift < 64; shift += 7) {
+        if (p >= end) {
+          throw new IllegalStateException("past the message");
+        }
+        int x = b[p++] & 0xff;
+        v |= (long) (x & 0x7f) << shift;
+        if ((x & 0x80) == 0) {
+          return v;
+        }
+      }
+      throw new IllegalStateException("varint too long");
+    }
+
+    /** A length-delimited field's {start, length}, which this reader steps over. */
+    int[] bytes() {
+      long n = varint();
+      if (n < 0 || n > end - p) {
+        throw new IllegalStateException("length " + n);
+      }
+      int[] s = {p, (int) n};
+      p += (int) n;
+      return s;
+    }
+
+    void skip(int tag) {
+      switch (tag & 7) {
+        case 0 -> varint();
+        case 1 -> advance(8);
+        case 2 -> bytes();
+        case 5 -> advance(4);
+        default -> throw new IllegalStateException("wire type " + (tag & 7));
+      }
+    }
+
+    private void advance(int n) {
+      if (n > end - p) {
+        throw new IllegalStateException("past the message");
+      }
+      p += n;
+    }
+  }
+
+  /** Decoder of Snappy's raw format (no framing), as ORC stores a compressed chunk. */
+  static final class Snappy {
+    private Snappy() {}
+
+    /** Decompresses {@code b[off..off + len)} into {@code out}: the bytes written; never past {@code out}. */
+    static int decompress(byte[] b, int off, int len, byte[] out) {
+      int p = off;
+      int end = off + len;
+      long expected = 0;
+      for (int shift = 0; ; shift += 7) {
+        if (p >= end || shift > 28) {
+          throw new IllegalStateException("a bad snappy length");
+        }
+        int x = b[p++] & 0xff;
+        expected |= (long) (x & 0x7f) << shift;
+        if ((x & 0x80) == 0) {
+          break;
+        }
+      }
+      if (expected > out.length) {
+        throw new IllegalStateException("a chunk larger than the block size");
+      }
+      int n = (int) expected;
+      int o = 0;
+      while (p < end) {
+        int tag = b[p++] & 0xff;
+        int kind = tag & 3;
+        if (kind == 0) { // literal
+          long length = tag >>> 2;
+          if (length >= 60) {
+            int bytes = (int) length - 59;
+            if (end - p < bytes) {
+              throw new IllegalStateException("a truncated literal");
+            }
+            length = 0;
+            for (int i = 0; i < bytes; i++) {
+              length |= (long) (b[p++] & 0xff) << (8 * i);
+            }
+          }
+          length++;
+          if (length > end - p || length > n - o) {
+            throw new IllegalStateException("a literal past its bounds");
+          }
+          System.arraycopy(b, p, out, o, (int) length);
+          p += (int) length;
+          o += (int) length;
+        } else {
+          int length;
+          int offset;
+          if (kind == 1) {
+            if (end - p < 1) {
+              throw new IllegalStateException("a truncated copy");
+            }
+            length = ((tag >>> 2) & 7) + 4;
+            offset = ((tag >>> 5) << 8) | (b[p++] & 0xff);
+          } else if (kind == 2) {
+            if (end - p < 2) {
+              throw new IllegalStateException("a truncated copy");
+            }
+            length = (tag >>> 2) + 1;
+            offset = (b[p] & 0xff) | (b[p + 1] & 0xff) << 8;
+            p += 2;
+          } else {
+            if (end - p < 4) {
+              throw new IllegalStateException("a truncated copy");
+            }
+            length = (tag >>> 2) + 1;
+            offset = (b[p] & 0xff) | (b[p + 1] & 0xff) << 8 | (b[p + 2] & 0xff) << 16 | (b[p + 3] & 0xff) << 24;
+            p += 4;
+          }
+          if (offset <= 0 || offset > o || length > n - o) {
+            throw new IllegalStateException("a copy past its bounds");
+          }
+          for (int i = 0; i < length; i++) { // may overlap its own output: byte by byte
+            out[o] = out[o - offset];
+            o++;
+          }
+        }
+      }
+      if (o != n) {
+        throw new IllegalStateException("snappy output " + o + " of " + n);
+      }
+      return n;
+    }
+  }
+
+  /** Decoder of LZ4's block format (no frame), as ORC stores a compressed chunk. */
+  static final class Lz4 {
+    private Lz4() {}
+
+    /** Decompresses {@code b[off..off + len)} into {@code out}: the bytes written; never past {@code out}. */
+    static int decompress(byte[] b, int off, int len, byte[] out) {
+      int p = off;
+      int end = off + len;
+      int o = 0;
+      while (p < end) {
+        int token = b[p++] & 0xff;
+        long literals = token >>> 4;
+        if (literals == 15) {
+          long[] more = extra(b, end, p);
+          literals += more[0];
+          p = (int) more[1];
+        }
+        if (literals > end - p || literals > out.length - o) {
+          throw new IllegalStateException("literals past their bounds");
+        }
+        System.arraycopy(b, p, out, o, (int) literals);
+        p += (int) literals;
+        o += (int) literals;
+        if (p == end) {
+          return o; // the last sequence has literals only
+        }
+        if (end - p < 2) {
+          throw new IllegalStateException("a truncated offset");
+        }
+        int offset = (b[p] & 0xff) | (b[p + 1] & 0xff) << 8;
+        p += 2;
+        long match = (token & 15) + 4L;
+        if ((token & 15) == 15) {
+          long[] more = extra(b, end, p);
+          match += more[0];
+          p = (int) more[1];
+        }
+        if (offset <= 0 || offset > o || match > out.length - o) {
+          throw new IllegalStateException("a match past its bounds");
+        }
+        for (int i = 0; i < match; i++) { // may overlap its own output: byte by byte
+          out[o] = out[o - offset];
+          o++;
+        }
+      }
+      throw new IllegalStateException("a block that ends with a match");
+    }
+
+    /** {the sum of a length's extra bytes from {@code b[p..]} (255 each until one is less), where they end}. */
+    private static long[] extra(byte[] b, int end, int p) {
+      long sum = 0;
+      while (true) {
+        if (p >= end) {
+          throw new IllegalStateException("a truncated length");
+        }
+        int x = b[p++] & 0xff;
+        sum += x;
+        if (x != 255) {
+          return new long[] {sum, p};
+        }
+      }
+    }
+  }
+}

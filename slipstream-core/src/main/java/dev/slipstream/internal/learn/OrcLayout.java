@@ -1,0 +1,92 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.learn;
+
+import dev.slipstream.internal.format.OrcTail;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * The layout of one ORC object version: its stripes from the tail ({@link OrcTail}), and the streams of
+ * each stripe whose footer a reader has read. Shared by the streams of that version through {@link
+ * OrcLayouts}; thread-safe.
+ */
+public final class OrcLayout {
+  private final OrcTail tail;
+  /** The streams of each stripe, by its index; null while its footer is unread. */
+  private final AtomicReferenceArray<List<OrcTail.Stream>> streams;
+
+  public OrcLayout(OrcTail tail) {
+    this.tail = tail;
+    this.streams = new AtomicReferenceArray<>(tail.stripes().size());
+  }
+
+  public OrcTail tail() {
+    return tail;
+  }
+
+  /** Whether byte {@code position} is in a stripe: a reader of the file reads there by the plan. */
+  public boolean covers(long position) {
+    return tail.stripeAt(position) != null;
+  }
+
+  /** The stripe whose footer is exactly {@code [position, position + len)}, or null. */
+  public OrcTail.Stripe footerAt(long position, int len) {
+    OrcTail.Stripe s = tail.stripeAt(position);
+    return s != null && s.footerStart() == position && s.footerLength() == len ? s : null;
+  }
+
+  /** Whether the streams of {@code stripe} are known. */
+  public boolean knows(OrcTail.Stripe stripe) {
+    return streams.get(stripe.index()) != null;
+  }
+
+  /**
+   * Learns the streams of {@code stripe} from its footer {@code b[off..off + len)}, as a reader read it;
+   * false if they are known already or these bytes are not its footer.
+   */
+  public boolean learn(OrcTail.Stripe stripe, byte[] b, int off, int len) {
+    int i = stripe.index();
+    if (i < 0 || streams.get(i) != null) {
+      return false;
+    }
+    List<OrcTail.Stream> s = tail.streams(stripe, b, off, len);
+    return s != null && streams.compareAndSet(i, null, List.copyOf(s));
+  }
+
+  /** The stream holding byte {@code position}, or null (no stripe there, or its footer unread). */
+  public OrcTail.Stream streamAt(long position) {
+    OrcTail.Stripe stripe = tail.stripeAt(position);
+    if (stripe == null) {
+      return null;
+    }
+    List<OrcTail.Stream> s = streams.get(stripe.index());
+    if (s == null) {
+      return null;
+    }
+    for (OrcTail.Stream x : s) {
+      if (position >= x.start() && position < x.end()) {
+        return x;
+      }
+    }
+    return null;
+  }
+
+  /** The streams of {@code stripe}, or null while its footer is unread. */
+  public List<OrcTail.Stream> streams(OrcTail.Stripe stripe) {
+    return streams.get(stripe.index());
+  }
+
+  /** About what this plan takes of the heap, the streams it knows included. */
+  public long heapBytes() {
+    long bytes = tail.heapBytes() + 16 + 4L * streams.length();
+    for (int i = 0; i < streams.length(); i++) {
+      List<OrcTail.Stream> s = streams.get(i);
+      if (s != null) {
+        bytes += 16 + 48L * s.size();
+      }
+    }
+    return bytes;
+  }
+}

@@ -1,0 +1,97 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.read;
+
+import dev.slipstream.Counter;
+import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.format.OrcTail;
+import dev.slipstream.internal.format.ParquetFooter;
+import dev.slipstream.internal.learn.OrcLayout;
+import dev.slipstream.internal.learn.OrcLayouts;
+
+/**
+ * One stream's ORC layout ({@link OrcLayout}): the client's for the version the stream reads, from the first
+ * read on; else the one parsed from the tail this stream read, given to the client for its later streams.
+ * A reader's read of a stripe's footer teaches the plan that stripe's streams, for this stream and the
+ * later ones. With a plan, a stream whose first read lands in a stripe reads ranges ({@link
+ * ReadPlanner}), as one whose first read is the tail does: the record reader that Hive and Spark open
+ * after a first reader read the tail (for the split or the schema) starts at a stripe's footer, and
+ * without the plan it would be read as a file read in order, whole. Null while none is known. Thread-safe.
+ */
+final class StreamOrcLayout {
+  private final ObjectHandle h;
+  private final OrcLayouts plans;
+  private volatile OrcLayout plan;
+  /** The client's plans were asked for this stream's version (once its ETag is known). */
+  private volatile boolean asked;
+
+  StreamOrcLayout(ObjectHandle h, OrcLayouts plans) {
+    this.h = h;
+    this.plans = plans;
+  }
+
+  /** The plan, or null. */
+  OrcLayout plan() {
+    OrcLayout p = plan;
+    if (p != null || asked) {
+      return p;
+    }
+    String etag = h.etag();
+    if (etag == null) {
+      return null; // no version to name yet: asked again once a response pins it
+    }
+    asked = true;
+    p = plans.get(h.location(), h.length(), etag);
+    if (p != null) {
+      plan = p;
+      h.stats().increment(Counter.ORC_PLANS_REUSED);
+    }
+    return p;
+  }
+
+  /** The data stream holding byte {@code position} as a column chunk of its stripe, or null (see {@link StreamFooter#chunkAt}). */
+  ParquetFooter.Chunk chunkAt(long position) {
+    OrcLayout p = plan();
+    OrcTail.Stream s = p == null ? null : p.streamAt(position);
+    if (s == null || s.index()) {
+      return null; // index streams are read as a filter needs them: the floor applies
+    }
+    OrcTail.Stripe stripe = p.tail().stripeAt(position);
+    return new ParquetFooter.Chunk(s.start(), s.length(), s.start(), false, stripe.index(), s.column());
+  }
+
+  /** Whether the plan has a stripe at {@code position}. */
+  boolean covers(long position) {
+    OrcLayout p = plan();
+    return p != null && p.covers(position);
+  }
+
+  /**
+   * A read of {@code b[off..off + len)} at {@code position} is done: with no plan yet, a read that ended
+   * at the object's end may hold an ORC tail, the plan then; with one, a read of exactly a stripe's footer
+   * teaches the plan that stripe's streams. Anything else, or bytes that parse as neither, change nothing.
+   */
+  void offerRead(long position, byte[] b, int off, int len) {
+    OrcLayout p = plan();
+    long length = h.length();
+    if (p == null) {
+      if (position + len != length || len < 5 || b[off + len - 2] != 'C' || b[off + len - 3] != 'R'
+          || b[off + len - 4] != 'O') {
+        return; // not a read of an ORC file's end
+      }
+      OrcTail tail = OrcTail.parse(b, off, len, length);
+      if (tail != null) {
+        p = new OrcLayout(tail);
+        plan = p;
+        h.stats().increment(Counter.ORC_TAILS_PARSED);
+        plans.put(h.location(), length, h.etag(), p);
+      }
+      return;
+    }
+    OrcTail.Stripe s = p.footerAt(position, len);
+    if (s != null && p.learn(s, b, off, len)) {
+      plans.put(h.location(), length, h.etag(), p); // weighed again, with its new streams
+    }
+  }
+}
