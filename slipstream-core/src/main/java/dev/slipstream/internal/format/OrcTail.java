@@ -36,6 +36,7 @@ public final class OrcTail {
   public static final int ZLIB = 1;
   public static final int SNAPPY = 2;
   public static final int LZ4 = 4;
+  public static final int ZSTD = 5;
   /** The largest PostScript: a few dozen bytes in practice; the length byte allows 255. */
   private static final int MAX_POSTSCRIPT = 255;
   /** The most a compressed part may decompress to: a footer of a hundred thousand stripes is well below. */
@@ -145,7 +146,7 @@ public final class OrcTail {
           ps.skip(tag);
         }
       }
-      if (!magic || footerLength <= 0 || footerLength > psStart || (codec != NONE && codec != ZLIB && codec != SNAPPY && codec != LZ4)
+      if (!magic || footerLength <= 0 || footerLength > psStart || !decodes((int) codec)
           || blockSize <= 0 || blockSize > MAX_DECOMPRESSED) {
         return null; // not ORC, the footer before the bytes at hand, or a codec not decoded here
       }
@@ -329,6 +330,8 @@ public final class OrcTail {
         got = Snappy.decompress(b, p, n, chunk);
       } else if (codec == LZ4) {
         got = Lz4.decompress(b, p, n, chunk);
+      } else if (codec == ZSTD && Zstd.FRAME != null) {
+        got = Zstd.decompress(b, p, n, chunk);
       } else {
         throw new IllegalStateException("codec " + codec);
       }
@@ -339,6 +342,53 @@ public final class OrcTail {
       p += n;
     }
     return out.toByteArray();
+  }
+
+  /**
+   * Whether tails compressed with {@code codec} are decoded here: none, zlib, Snappy and LZ4 always; zstd
+   * (Spark's default for ORC since 3.2) when zstd-jni is on the class path, as it is in Spark. LZO, Brotli
+   * and the others are not: such a file is read as one with no layout known.
+   */
+  static boolean decodes(int codec) {
+    return codec == NONE || codec == ZLIB || codec == SNAPPY || codec == LZ4 || codec == ZSTD && Zstd.FRAME != null;
+  }
+
+  /**
+   * zstd frames through zstd-jni's {@code Zstd.decompressByteArray}, found on the class path (Spark and
+   * ORC's writers bring it) rather than a dependency of core; null when it is not there or its native
+   * library does not load. Looked up when the first zstd tail is met.
+   */
+  static final class Zstd {
+    static final java.lang.invoke.MethodHandle FRAME = find();
+
+    private Zstd() {}
+
+    private static java.lang.invoke.MethodHandle find() {
+      try {
+        Class<?> c = Class.forName("com.github.luben.zstd.Zstd", true, OrcTail.class.getClassLoader());
+        return java.lang.invoke.MethodHandles.publicLookup().findStatic(c, "decompressByteArray",
+            java.lang.invoke.MethodType.methodType(long.class, byte[].class, int.class, int.class, byte[].class,
+                int.class, int.class));
+      } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
+        return null; // not on the class path, or no native library for this platform
+      }
+    }
+
+    /** The frame {@code b[off..off + len)} into {@code out}: the bytes written. */
+    static int decompress(byte[] b, int off, int len, byte[] out) {
+      long n;
+      try {
+        n = (long) FRAME.invokeExact(out, 0, out.length, b, off, len);
+      } catch (RuntimeException | Error e) {
+        throw e;
+      } catch (Throwable t) {
+        throw new IllegalStateException("zstd: " + t, t);
+      }
+      if (n < 0 || n > out.length) {
+        throw new IllegalStateException("a zstd chunk that does not decode"); // zstd's errors are negative here
+      }
+      return (int) n;
+    }
   }
 
   /** Raw deflate of {@code b[off..off + len)} into {@code out}: the bytes written. */
