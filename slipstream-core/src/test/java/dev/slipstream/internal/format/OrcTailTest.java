@@ -131,14 +131,14 @@ public class OrcTailTest {
     byte[] zeros = new byte[BLOCK * 4];
     byte[] deflated = deflate(zeros);
     byte[] part = chunk(deflated, false);
-    assertThatCode(() -> OrcTail.decompress(part, 0, part.length, OrcTail.ZLIB, BLOCK))
+    assertThatCode(() -> OrcChunks.decompress(part, 0, part.length, OrcTail.ZLIB, BLOCK))
         .isInstanceOf(IllegalStateException.class);
   }
 
   @Test
   void aSnappyLengthPastTheBlockSizeIsAnErrorBeforeAnyAllocation() {
     byte[] part = chunk(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f, 0}, false);
-    assertThatCode(() -> OrcTail.decompress(part, 0, part.length, OrcTail.SNAPPY, BLOCK))
+    assertThatCode(() -> OrcChunks.decompress(part, 0, part.length, OrcTail.SNAPPY, BLOCK))
         .isInstanceOf(IllegalStateException.class);
   }
 
@@ -152,7 +152,7 @@ public class OrcTailTest {
       }
       byte[] compressed = org.xerial.snappy.Snappy.compress(data);
       byte[] out = new byte[BLOCK];
-      int n = OrcTail.Snappy.decompress(compressed, 0, compressed.length, out);
+      int n = OrcChunks.Snappy.decompress(compressed, 0, compressed.length, out);
       assertThat(java.util.Arrays.copyOf(out, n)).isEqualTo(data);
     }
   }
@@ -168,7 +168,7 @@ public class OrcTailTest {
       }
       byte[] compressed = compressor.compress(data);
       byte[] out = new byte[BLOCK];
-      int n = OrcTail.Lz4.decompress(compressed, 0, compressed.length, out);
+      int n = OrcChunks.Lz4.decompress(compressed, 0, compressed.length, out);
       assertThat(java.util.Arrays.copyOf(out, n)).isEqualTo(data);
     }
   }
@@ -181,7 +181,7 @@ public class OrcTailTest {
       random.nextBytes(b);
       for (int codec : new int[] {OrcTail.ZLIB, OrcTail.SNAPPY, OrcTail.LZ4}) {
         try {
-          OrcTail.decompress(b, 0, b.length, codec, BLOCK);
+          OrcChunks.decompress(b, 0, b.length, codec, BLOCK);
         } catch (IllegalStateException expected) {
           // malformed: the one error the parser turns into no plan
         }
