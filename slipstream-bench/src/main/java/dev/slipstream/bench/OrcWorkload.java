@@ -4,7 +4,6 @@
 package dev.slipstream.bench;
 
 import java.io.IOException;
-import java.util.Map;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 
@@ -69,20 +68,8 @@ final class OrcWorkload implements Workload {
       @Override
       public String verify() {
         OrcScan.Outcome o = outcome[0];
-        if (o.rows() != data.rows()) {
-          return "read " + o.rows() + " rows, the file has " + data.rows();
-        }
         int expectedColumns = projected ? OrcDataSet.PROJECTED.size() : data.columnHashes().size();
-        if (o.columnHashes().size() != expectedColumns) {
-          return "decoded " + o.columnHashes().size() + " columns, expected " + expectedColumns;
-        }
-        for (Map.Entry<String, Long> e : o.columnHashes().entrySet()) {
-          Long want = data.columnHashes().get(e.getKey());
-          if (want == null || want.longValue() != e.getValue().longValue()) {
-            return "the values of column " + e.getKey() + " differ from those written";
-          }
-        }
-        return null;
+        return DecodedColumns.mismatch(o.rows(), o.columnHashes(), data.rows(), data.columnHashes(), expectedColumns);
       }
     };
   }

@@ -4,7 +4,6 @@
 package dev.slipstream.bench;
 
 import java.io.IOException;
-import java.util.Map;
 
 /**
  * Workload 2: a multi-row-group Parquet file read through parquet-java, in full ({@code parquet-full}) or
@@ -57,20 +56,8 @@ final class ParquetWorkload implements Workload {
       @Override
       public String verify() {
         ParquetScan.Outcome o = outcome[0];
-        if (o.rows() != data.rows()) {
-          return "read " + o.rows() + " rows, the file has " + data.rows();
-        }
         int expectedColumns = projected ? ParquetDataSet.PROJECTED.size() : data.columnHashes().size();
-        if (o.columnHashes().size() != expectedColumns) {
-          return "decoded " + o.columnHashes().size() + " columns, expected " + expectedColumns;
-        }
-        for (Map.Entry<String, Long> e : o.columnHashes().entrySet()) {
-          Long want = data.columnHashes().get(e.getKey());
-          if (want == null || want.longValue() != e.getValue().longValue()) {
-            return "the values of column " + e.getKey() + " differ from those written";
-          }
-        }
-        return null;
+        return DecodedColumns.mismatch(o.rows(), o.columnHashes(), data.rows(), data.columnHashes(), expectedColumns);
       }
     };
   }
