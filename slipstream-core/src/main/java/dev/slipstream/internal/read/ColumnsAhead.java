@@ -192,7 +192,7 @@ final class ColumnsAhead {
       synchronized (this) {
         n = (int) Math.min(pieceSize, fetchEnd - p);
         // Never a piece cut short by the budget: a tier finds a range only by its bounds, and another
-        // stream (another host) cuts the same run into whole pieces (RangeFetches).
+        // stream (another host) cuts the same run into whole pieces (RangeThrough).
         n = n <= left ? n : 0;
         left -= n;
       }

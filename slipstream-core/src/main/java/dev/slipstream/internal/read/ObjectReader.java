@@ -16,6 +16,7 @@ import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.learn.LearnedDepth;
 import dev.slipstream.internal.learn.ParquetFooters;
+import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.internal.source.SourceChain;
 import dev.slipstream.internal.source.Sources;
 import java.io.EOFException;
@@ -41,7 +42,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * counted against the Parquet footer's columns ({@link StreamFooter#countRead}), which the client's {@link
  * PredictedColumns} learn from when the stream closes.
  * Whatever is not in the stream's memory comes through its {@link SourceChain}: the memory, disk and
- * shared tiers where configured, then S3.
+ * shared tiers where configured, then S3; a block by {@link BlockWindow}, a range outside the block grid
+ * through the chain's read-through of ranges ({@link RangeThrough}), which the parts above call and which
+ * alone asks the tiers and S3 about a range.
  *
  * <p>Rules kept here: blocks left behind by the sequential reader are dropped after each read, and after
  * a jump those far from the new position; {@code close()} cancels every request of the stream and waits,
@@ -92,7 +95,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     // What a stream holds ahead of its reader comes in pieces G1 does not make humongous (HeapRegions),
     // and ranges are kept in the tiers in the same pieces.
     int piece = HeapRegions.current().largestOrdinary(blockSize);
-    RangeFetches ranges = new RangeFetches(chain, fetcher, requests, pool, stats, spans, piece);
+    RangeThrough ranges = chain.ranges(fetcher, requests, spans::copyHeld, piece);
     this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, parquet, blockSize, piece,
         (long) maxDepth * blockSize);
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);

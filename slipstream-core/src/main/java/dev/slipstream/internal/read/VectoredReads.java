@@ -8,13 +8,14 @@ import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.format.ParquetFooter;
+import dev.slipstream.internal.source.RangeThrough;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * A stream's asynchronous range reads (Hadoop's vectored reads): a range waits for the predicted chunks
  * being fetched into it ({@link HeldSpans#pending}), then, once the stream has a Parquet footer, takes what
  * the row groups read ahead hold ({@link RowGroupAhead}, which also fetches the next ones ahead), and the
- * rest goes to {@link RangeFetches#rangeUnheld}: what the stream's spans hold is copied (a column chunk a
+ * rest goes to {@link RangeThrough#rangeUnheld}: what the stream's spans hold is copied (a column chunk a
  * dictionary read fetched whole, say), the rest fetched from wherever it is, in parallel parts. Each
  * range passes each of these once, in this order.
  *
@@ -22,7 +23,7 @@ import java.util.concurrent.CompletableFuture;
  * them; they take free memory only, within the stream's budget for them.
  */
 final class VectoredReads {
-  private final RangeFetches ranges;
+  private final RangeThrough ranges;
   private final BufferPool pool;
   private final StreamRequests requests;
   private final ReadStatistics stats;
@@ -43,7 +44,7 @@ final class VectoredReads {
    * @param pieceSize the largest piece of a row group read ahead
    * @param maxAhead the most bytes of row groups a stream holds ahead
    */
-  VectoredReads(RangeFetches ranges, BufferPool pool, StreamRequests requests, ReadStatistics stats,
+  VectoredReads(RangeThrough ranges, BufferPool pool, StreamRequests requests, ReadStatistics stats,
       HeldSpans spans, StreamFooter parquet, int blockSize, int pieceSize, long maxAhead) {
     this.ranges = ranges;
     this.pool = pool;

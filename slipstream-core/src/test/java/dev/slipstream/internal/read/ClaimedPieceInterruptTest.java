@@ -9,6 +9,7 @@ import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.format.ParquetFooter;
 import dev.slipstream.internal.format.ParquetTestFiles;
+import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.internal.store.ScriptedStore;
 import java.io.InterruptedIOException;
 import java.util.concurrent.CompletableFuture;
@@ -92,7 +93,7 @@ class ClaimedPieceInterruptTest {
     assertThat(piecesAsked.await(10, TimeUnit.SECONDS)).as("row group 1's pieces are in flight").isTrue();
 
     // Another thread reads a large range of the same stream (parts on the fetch executor), and waits.
-    int len = RangeFetches.PART + 100;
+    int len = RangeThrough.PART + 100;
     CompletableFuture<Throwable> other = new CompletableFuture<>();
     Thread reader = new Thread(() -> {
       try {
