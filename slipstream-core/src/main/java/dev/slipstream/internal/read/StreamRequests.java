@@ -21,13 +21,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
  * Whether one stream is closed, and every request of it that has not ended (block fetches, direct and
  * asynchronous reads), each by its cancel token: {@code close()} cancels them all and waits, bounded,
  * until they have ended, so that no request outlives its stream (docs/architecture.md, rule 6). A caller
- * who waits for a read of the stream waits here too ({@link #readWaiting}, {@link #await}): an interrupt
+ * who waits for a read of the stream waits here too ({@link #readWaiting}, {@link #awaitRange}): an interrupt
  * cancels the requests made for that caller, never another thread's (rule 7), nor a fetch other reads
  * share ({@link #awaitShared}); the caller's array is handed back only once they stopped writing into it.
  */
@@ -126,12 +127,14 @@ final class StreamRequests implements RangeThrough.Requests {
   }
 
   /**
-   * Waits on the caller's thread for {@code requests}, reads made for this caller alone that write into its
-   * array; an interrupt runs {@code cancel}, which stops them and nothing else (see {@link #readWaiting}).
+   * Starts a range for a caller who waits, as a request of the stream, and waits for it on the caller's
+   * thread: reads made for this caller alone that write into its array; an interrupt cancels the range,
+   * which stops them and nothing else (see {@link #readWaiting}).
    */
   @Override
-  public void await(CompletableFuture<Void> requests, Runnable cancel) throws IOException {
-    await(requests, cancel, "");
+  public void awaitRange(Purpose why, Function<CancelToken, RangeThrough.Fetch> range) throws IOException {
+    RangeThrough.Fetch f = range.apply(start(why));
+    await(f.done(), f::cancel, "");
   }
 
   /**

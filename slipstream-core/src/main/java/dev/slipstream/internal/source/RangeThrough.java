@@ -31,7 +31,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Two ways to wait, one protocol: {@link #range} runs it on the fetch executor, in parallel parts of at
  * most {@link #PART}, and returns at once (a caller who waits does so through the stream's {@link
- * Requests#await}); {@link #readThrough} is for a caller who waits now, in one call: the blocks held,
+ * Requests#awaitRange}); {@link #readThrough} is for a caller who waits now, in one call: the blocks held,
  * then the tiers, then S3 (the read alone, or an extent around it into a span the caller then holds), then
  * the tiers are offered what came. It looks a small range up on the caller's thread and fetches it in one
  * request; a range of more than a part goes through {@link #range} either way.
@@ -67,8 +67,12 @@ public final class RangeThrough {
      */
     void readWaiting(long position, int len, Purpose why, Work read, PooledBytes into) throws IOException;
 
-    /** Waits for {@code requests}, made for this caller alone; an interrupt runs {@code cancel}. */
-    void await(CompletableFuture<Void> requests, Runnable cancel) throws IOException;
+    /**
+     * Starts a range a caller waits for, as a request of the stream ({@code start} is given its token and
+     * submits the range's work), and waits for it on the caller's thread; an interrupt cancels the range
+     * ({@link Fetch#cancel}) and nothing else.
+     */
+    void awaitRange(Purpose why, java.util.function.Function<CancelToken, Fetch> start) throws IOException;
   }
 
   /** A read into a caller's array on a fetch thread, given the token that can stop it. */
@@ -246,8 +250,13 @@ public final class RangeThrough {
    * every read a caller waits for if {@code why} is {@link Purpose#ROW_GROUP_AHEAD}, until promoted.
    */
   public Fetch range(long position, byte[] dst, int off, int len, Purpose why) {
+    return range(requests.start(why), position, dst, off, len, why);
+  }
+
+  /** {@link #range} as the request of {@code token}, which ends once the range has. */
+  private Fetch range(CancelToken token, long position, byte[] dst, int off, int len, Purpose why) {
     // A prefetch queues behind every read a caller waits for.
-    Fetch f = new Fetch(requests.start(why), fetcher, why != Purpose.ROW_GROUP_AHEAD);
+    Fetch f = new Fetch(token, fetcher, why != Purpose.ROW_GROUP_AHEAD);
     CompletableFuture<Void> all;
     if (!keepsRange(position, len)) {
       all = parts(f, position, dst, off, len);
@@ -325,8 +334,7 @@ public final class RangeThrough {
    */
   void read(long position, byte[] dst, int off, int len, Purpose why) throws IOException {
     if (throughRange(position, len)) {
-      Fetch f = range(position, dst, off, len, why);
-      requests.await(f.done(), f::cancel);
+      requests.awaitRange(why, token -> range(token, position, dst, off, len, why));
       return;
     }
     if (readKeptRange(position, dst, off, len)) {
@@ -350,11 +358,13 @@ public final class RangeThrough {
     int len = span.length();
     byte[] buffer = span.buffer();
     if (keep && throughRange(start, len)) {
-      Fetch f = range(start, buffer, 0, len, why); // looked up and kept as a range there
-      if (span.tryPin()) { // the parts' pin (the filler's is held by the caller): dropped once none of them runs
-        f.done().whenComplete((v, t) -> span.unpin());
-      }
-      requests.await(f.done(), f::cancel);
+      requests.awaitRange(why, token -> {
+        Fetch f = range(token, start, buffer, 0, len, why); // looked up and kept as a range there
+        if (span.tryPin()) { // the parts' pin (the filler's is held by the caller): dropped once none of them runs
+          f.done().whenComplete((v, t) -> span.unpin());
+        }
+        return f;
+      });
       span.filled();
       return;
     }

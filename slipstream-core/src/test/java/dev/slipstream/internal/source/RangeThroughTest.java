@@ -84,7 +84,13 @@ class RangeThroughTest {
     }
 
     @Override
-    public void await(CompletableFuture<Void> requests, Runnable cancel) throws IOException {
+    public void awaitRange(Purpose why, java.util.function.Function<CancelToken, RangeThrough.Fetch> range)
+        throws IOException {
+      RangeThrough.Fetch f = range.apply(start(why));
+      await(f.done(), f::cancel);
+    }
+
+    private void await(CompletableFuture<Void> requests, Runnable cancel) throws IOException {
       try {
         requests.get();
       } catch (InterruptedException e) {
