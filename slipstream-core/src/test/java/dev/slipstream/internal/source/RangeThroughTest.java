@@ -80,7 +80,11 @@ class RangeThroughTest {
     public void readWaiting(long position, int len, Purpose why, RangeThrough.Work read, PooledBytes into)
         throws IOException {
       CancelToken token = start(why);
-      await(fetcher.submitRead(true, token, () -> read.run(token), () -> end(token)), token::cancel);
+      try {
+        await(fetcher.submitRead(true, token, () -> read.run(token), () -> { }), token::cancel);
+      } finally {
+        end(token);
+      }
     }
 
     @Override
