@@ -26,12 +26,12 @@ import java.util.concurrent.CompletableFuture;
  * <p>Bounded by {@code budget} bytes a stream, and by the pool's free memory (never waiting, never
  * evicting). Bytes the stream holds already are left out. Thread-safe.
  */
-final class ColumnsAhead {
+final class ColumnPrefetch {
   private final StreamFooter parquet;
   private final HeldSpans spans;
   private final PredictedSpans predictedSpans;
   private final BufferPool pool;
-  private final RowGroupAhead.Fetch fetch;
+  private final RowGroupPrefetch.Fetch fetch;
   private final StreamRequests requests;
   private final ReadStatistics stats;
   private final int pieceSize;
@@ -51,7 +51,7 @@ final class ColumnsAhead {
    * @param budget the most bytes one stream fetches by prediction
    * @param length the object's length
    */
-  ColumnsAhead(StreamFooter parquet, HeldSpans spans, PredictedSpans predictedSpans, BufferPool pool, RowGroupAhead.Fetch fetch,
+  ColumnPrefetch(StreamFooter parquet, HeldSpans spans, PredictedSpans predictedSpans, BufferPool pool, RowGroupPrefetch.Fetch fetch,
       StreamRequests requests, ReadStatistics stats, int pieceSize, long budget, long length) {
     this.parquet = parquet;
     this.spans = spans;

@@ -37,7 +37,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *       object no larger than a block is fetched whole, once, instead);</li>
  *   <li>asynchronous (vectored) ranges: {@link VectoredReads}.</li>
  * </ul>
- * A columnar read (a range, or a vectored read) also tells {@link ColumnsAhead}, which at the first read
+ * A columnar read (a range, or a vectored read) also tells {@link ColumnPrefetch}, which at the first read
  * of a column the client predicts fetches that column's chunks to the file's end; and every read is
  * counted against the Parquet footer's columns ({@link StreamFooter#countRead}), which the client's {@link
  * PredictedColumns} learn from when the stream closes.
@@ -63,7 +63,7 @@ public final class ObjectReader extends SlipstreamInputStream {
   private final HeldSpans spans;
   private final PredictedSpans predicted;
   private final StreamFooter parquet;
-  private final ColumnsAhead columns;
+  private final ColumnPrefetch columns;
   private final JumpReads jumps;
   private final VectoredReads vectored;
   private final ReentrantLock seqLock = new ReentrantLock();
@@ -99,7 +99,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, parquet, blockSize, piece,
         (long) maxDepth * blockSize);
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);
-    this.columns = new ColumnsAhead(parquet, spans, predicted, pool,
+    this.columns = new ColumnPrefetch(parquet, spans, predicted, pool,
         (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.PREDICTED_COLUMN).done(), requests, stats, piece,
         (long) maxDepth * blockSize, length);
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);

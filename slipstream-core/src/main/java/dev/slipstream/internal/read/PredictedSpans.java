@@ -14,7 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The column chunks one stream fetched by prediction ({@link ColumnsAhead}), and their accounts. While
+ * The column chunks one stream fetched by prediction ({@link ColumnPrefetch}), and their accounts. While
  * one is being fetched, a read that needs its bytes waits for it ({@link #pending}) instead of fetching
  * them again; what reads copied of each is counted, and what they did not is counted unread when it is
  * released: the stream's share of what {@link PredictedColumns} judges a schema's predictions by. The

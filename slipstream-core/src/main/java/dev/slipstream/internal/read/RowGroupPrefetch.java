@@ -43,7 +43,7 @@ import java.util.concurrent.CompletableFuture;
  * reader waiting for it was interrupted: its fetch is the stream's, for every read that claims it.
  * Thread-safe.
  */
-final class RowGroupAhead {
+final class RowGroupPrefetch {
   /**
    * Pieces planned of row group 1 while a stream has read only row group 0: a task given the file's
    * first row group alone wastes no more (the sequential read's start, {@link PrefetchDepth#START}).
@@ -137,7 +137,7 @@ final class RowGroupAhead {
    *     HeapRegions#largestOrdinary}), since what a stream holds ahead must not cut up the heap's free regions
    * @param maxHeld the most bytes a stream holds ahead; 0 reads nothing ahead
    */
-  RowGroupAhead(ParquetFooter footer, BufferPool pool, Ahead ahead, Held heldBytes, ReadStatistics stats,
+  RowGroupPrefetch(ParquetFooter footer, BufferPool pool, Ahead ahead, Held heldBytes, ReadStatistics stats,
       int blockSize, int pieceSize, long maxHeld) {
     this.footer = footer;
     this.pool = pool;

@@ -14,7 +14,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A stream's asynchronous range reads (Hadoop's vectored reads): a range waits for the predicted chunks
  * being fetched into it ({@link HeldSpans#pending}), then, once the stream has a Parquet footer, takes what
- * the row groups read ahead hold ({@link RowGroupAhead}, which also fetches the next ones ahead), and the
+ * the row groups read ahead hold ({@link RowGroupPrefetch}, which also fetches the next ones ahead), and the
  * rest goes to {@link RangeThrough#rangeUnheld}: what the stream's spans hold is copied (a column chunk a
  * dictionary read fetched whole, say), the rest fetched from wherever it is, in parallel parts. Each
  * range passes each of these once, in this order.
@@ -34,7 +34,7 @@ final class VectoredReads {
   private final long maxAhead;
   private final Object lock = new Object();
   /** Parquet row groups read ahead (guarded by {@code lock}); null until the stream has a footer. */
-  private RowGroupAhead rowGroups;
+  private RowGroupPrefetch rowGroups;
 
   /**
    * @param ranges what copies what the spans hold of a range and fetches the rest
@@ -66,13 +66,13 @@ final class VectoredReads {
   }
 
   private CompletableFuture<Void> readNow(long position, byte[] dst, int off, int len) {
-    RowGroupAhead ahead = rowGroupAhead();
+    RowGroupPrefetch ahead = rowGroupPrefetch();
     return ahead == null ? ranges.rangeUnheld(position, dst, off, len)
         : ahead.read(position, dst, off, len, ranges::rangeUnheld);
   }
 
   /** The Parquet row-group read-ahead, once the stream has a footer; null otherwise. */
-  private RowGroupAhead rowGroupAhead() {
+  private RowGroupPrefetch rowGroupPrefetch() {
     synchronized (lock) {
       if (rowGroups != null) {
         return rowGroups;
@@ -80,7 +80,7 @@ final class VectoredReads {
       ParquetFooter footer = parquet.footer();
       if (footer != null && !requests.isClosed()) {
         // Through the chain: a row group fetched ahead by an earlier query is read from disk.
-        rowGroups = new RowGroupAhead(footer, pool,
+        rowGroups = new RowGroupPrefetch(footer, pool,
             (p, d, o, n) -> ranges.range(p, d, o, n, Purpose.ROW_GROUP_AHEAD), spans::unheldEnd, stats, blockSize,
             pieceSize, maxAhead);
       }
@@ -90,7 +90,7 @@ final class VectoredReads {
 
   /** Gives back the row groups read ahead (unbuffer). */
   void clear() {
-    RowGroupAhead rg = rowGroups();
+    RowGroupPrefetch rg = rowGroups();
     if (rg != null) {
       rg.clear();
     }
@@ -98,13 +98,13 @@ final class VectoredReads {
 
   /** Cancels the row groups being read ahead: before the stream waits for its requests to end. */
   void close() {
-    RowGroupAhead rg = rowGroups();
+    RowGroupPrefetch rg = rowGroups();
     if (rg != null) {
       rg.close();
     }
   }
 
-  private RowGroupAhead rowGroups() {
+  private RowGroupPrefetch rowGroups() {
     synchronized (lock) {
       return rowGroups;
     }

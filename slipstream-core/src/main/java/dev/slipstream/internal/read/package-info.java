@@ -35,14 +35,14 @@
  *       tail ({@link dev.slipstream.internal.format.OrcTail}), each stripe's streams from its footer, kept
  *       by version in the client's {@link dev.slipstream.internal.learn.OrcLayouts};</li>
  *   <li>{@link dev.slipstream.internal.read.VectoredReads}: asynchronous (vectored) ranges: with a footer,
- *       {@link dev.slipstream.internal.read.RowGroupAhead} reads the next Parquet row groups ahead and a
+ *       {@link dev.slipstream.internal.read.RowGroupPrefetch} reads the next Parquet row groups ahead and a
  *       range copies its pieces; what the spans hold, and the rest, by the stream's {@link
  *       dev.slipstream.internal.source.RangeThrough};</li>
  *   <li>{@link dev.slipstream.internal.read.JumpReads}: small reads after a jump and columnar ranges:
  *       decides each one's extent (the tail, a column chunk, the page indexes, a readahead), reads it
  *       through the stream's {@link dev.slipstream.internal.source.RangeThrough} in one call and holds
  *       it in the spans;</li>
- *   <li>{@link dev.slipstream.internal.read.ColumnsAhead}: at a stream's first column read, the chunks
+ *   <li>{@link dev.slipstream.internal.read.ColumnPrefetch}: at a stream's first column read, the chunks
  *       of the columns the client's readers read from the last files of that schema ({@link
  *       dev.slipstream.internal.learn.PredictedColumns}, kept with the footers), fetched by {@link
  *       dev.slipstream.internal.source.RangeThrough} and held in {@link
@@ -64,7 +64,10 @@
  * the depth they needed, the orders its caller declared) lives in {@code internal.learn}: a stream asks it
  * and tells it, and keeps only its own share here.
  *
- * <p>{@link dev.slipstream.internal.read.OpenAhead}, one per client, fetches the first block of the objects
+ * <p>Names keep to one scope each: a part of one stream that fetches ahead of its reader is a prefetch
+ * ({@link dev.slipstream.internal.read.RowGroupPrefetch}, {@link dev.slipstream.internal.read.ColumnPrefetch},
+ * and {@link dev.slipstream.internal.read.BlockWindow}'s blocks); {@link dev.slipstream.internal.read.OpenAhead},
+ * one per client, fetches the first block of the objects
  * a caller names as coming next (by the orders of {@link dev.slipstream.internal.learn.ReadingOrders}); a stream opened for the same object, length and ETag adopts that block
  * ({@code ObjectReader.adopt}) before its first read. See its class comment for the block's lifecycle.
  */

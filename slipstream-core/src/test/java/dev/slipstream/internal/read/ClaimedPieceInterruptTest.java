@@ -86,7 +86,7 @@ class ClaimedPieceInterruptTest {
     for (int i = 0; i < 20; i++) {
       rig.fetch.store.then(answer());
     }
-    RowGroupAhead ahead = new RowGroupAhead(ParquetFooter.parse(file, file.length, file.length), rig.fetch.pool,
+    RowGroupPrefetch ahead = new RowGroupPrefetch(ParquetFooter.parse(file, file.length, file.length), rig.fetch.pool,
         (p, d, o, n) -> rig.ranges.range(p, d, o, n, Purpose.ROW_GROUP_AHEAD), (s, e) -> e, rig.h.stats(), CHUNK,
         CHUNK, 4L * GROUP);
     ahead.read(groupStart(0), new byte[GROUP], 0, GROUP, this::rest).get(10, TimeUnit.SECONDS);
