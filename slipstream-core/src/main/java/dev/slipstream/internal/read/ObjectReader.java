@@ -61,7 +61,6 @@ public final class ObjectReader extends SlipstreamInputStream {
   private final StreamRequests requests;
   private final BlockWindow window;
   private final HeldSpans spans;
-  private final PredictedSpans predicted;
   private final StreamFooter parquet;
   private final ColumnPrefetch columns;
   private final JumpReads jumps;
@@ -89,8 +88,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     HeldBlocks blocks = new HeldBlocks(stats);
     SourceChain chain = sources.chain(h, blocks, blockSize);
     this.window = new BlockWindow(h, pool, fetcher, chain, blocks, requests, blockSize, maxDepth, splitEnd);
-    this.predicted = new PredictedSpans(stats);
-    this.spans = new HeldSpans(predicted);
+    this.spans = new HeldSpans();
     this.parquet = new StreamFooter(h, footers);
     // What a stream holds ahead of its reader comes in pieces G1 does not make humongous (HeapRegions),
     // and ranges are kept in the tiers in the same pieces.
@@ -99,7 +97,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, parquet, blockSize, piece,
         (long) maxDepth * blockSize);
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);
-    this.columns = new ColumnPrefetch(parquet, spans, predicted, pool,
+    this.columns = new ColumnPrefetch(parquet, spans, pool,
         (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.PREDICTED_COLUMN).done(), requests, stats, piece,
         (long) maxDepth * blockSize, length);
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
@@ -392,7 +390,7 @@ public final class ObjectReader extends SlipstreamInputStream {
           requests.closeWaitMillis());
     }
     spans.releaseAll();
-    parquet.closed(predicted.predictedBytes(), predicted.unreadBytes());
+    parquet.closed(columns.predictedBytes(), columns.unreadBytes());
   }
 
   private void checkOpen() throws IOException {

@@ -25,7 +25,7 @@
  *   <li>{@link dev.slipstream.internal.read.BlockWindow}: fills and drops those blocks (pin, fetch
  *       through the chain, prefetch depth, the per-stream cap); reads in order and after large jumps;</li>
  *   <li>{@link dev.slipstream.internal.read.HeldSpans}: what the stream fetched outside its blocks (the
- *       object's tail, a column chunk, a readahead, the predicted chunks), copied by every kind of read
+ *       object's tail, a column chunk, a readahead, the spans fetched ahead), copied by every kind of read
  *       before it fetches;</li>
  *   <li>{@link dev.slipstream.internal.read.StreamFooter}: the stream's Parquet footer ({@link
  *       dev.slipstream.internal.format.ParquetFooter}), taken from the client's {@link
@@ -42,11 +42,12 @@
  *       decides each one's extent (the tail, a column chunk, the page indexes, a readahead), reads it
  *       through the stream's {@link dev.slipstream.internal.source.RangeThrough} in one call and holds
  *       it in the spans;</li>
- *   <li>{@link dev.slipstream.internal.read.ColumnPrefetch}: at a stream's first column read, the chunks
- *       of the columns the client's readers read from the last files of that schema ({@link
+ *   <li>{@link dev.slipstream.internal.read.ColumnPrefetch}: predicted columns in the stream, the one
+ *       class of this package for them: at a stream's first column read, the chunks of the columns the
+ *       client's readers read from the last files of that schema ({@link
  *       dev.slipstream.internal.learn.PredictedColumns}, kept with the footers), fetched by {@link
- *       dev.slipstream.internal.source.RangeThrough} and held in {@link
- *       dev.slipstream.internal.read.PredictedSpans}, which counts what reads copied of them.</li>
+ *       dev.slipstream.internal.source.RangeThrough} and held in the spans as spans fetched ahead; it
+ *       counts what reads copied of them and what they did not.</li>
  * </ul>
  * Bytes not in the stream's memory come through its {@link dev.slipstream.internal.source.SourceChain}:
  * a block's by {@link dev.slipstream.internal.read.BlockWindow}; a range's outside the block grid through

@@ -44,7 +44,7 @@ final class StreamRig implements AutoCloseable {
     this.chain = new SourceChain(h, blocks, List.of(tiers), new S3Source(fetch.ranges, fetch.parts), fetch.pool,
         blockSize, false, null);
     this.window = new BlockWindow(h, fetch.pool, fetch.fetcher, chain, blocks, requests, blockSize, maxDepth, 0);
-    this.spans = new HeldSpans(new PredictedSpans(h.stats()));
+    this.spans = new HeldSpans();
     this.parquet = new StreamFooter(h, new ParquetFooters());
     this.ranges = chain.ranges(fetch.fetcher, requests, spans::copyHeld, blockSize);
     this.vectored = new VectoredReads(ranges, fetch.pool, requests, h.stats(), spans, parquet, blockSize, blockSize,
