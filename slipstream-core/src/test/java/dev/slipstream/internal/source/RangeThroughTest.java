@@ -115,14 +115,18 @@ class RangeThroughTest {
     final RangeThrough ranges;
 
     Rig(FetchRig fetch, ScriptedTier... tiers) {
+      this(fetch, (p, dst, off, len) -> List.of(new long[] {p, p + len}), tiers);
+    }
+
+    /** As above, the stream holding what {@code held} copies. */
+    Rig(FetchRig fetch, RangeThrough.HeldSpans held, ScriptedTier... tiers) {
       this.fetch = fetch;
       this.h = fetch.answered();
       this.requests = new Requests(fetch.fetcher);
       int blockSize = fetch.config.blockSize();
       SourceChain chain = new SourceChain(h, OwnBlocks.NONE, List.of(tiers), new S3Source(fetch.ranges, fetch.parts),
           fetch.pool, blockSize, false, null);
-      this.ranges = chain.ranges(fetch.fetcher, requests, (p, dst, off, len) -> List.of(new long[] {p, p + len}),
-          blockSize);
+      this.ranges = chain.ranges(fetch.fetcher, requests, held, blockSize);
     }
 
     byte[] data(long start, long end) {
@@ -276,6 +280,66 @@ class RangeThroughTest {
     assertThat(disk.kept()).isEmpty();
     span.unpin();
     span.releaseOwner();
+  }
+
+  /** A stream that holds {@code [from, to)}: copies it into a range and returns the rest as gaps. */
+  private static RangeThrough.HeldSpans holding(byte[] data, long from, long to) {
+    return (p, dst, off, len) -> {
+      long end = p + len;
+      long a = Math.max(p, from);
+      long b = Math.min(end, to);
+      if (a >= b) {
+        return List.of(new long[] {p, end});
+      }
+      System.arraycopy(data, (int) a, dst, off + (int) (a - p), (int) (b - a));
+      java.util.List<long[]> gaps = new java.util.ArrayList<>();
+      if (a > p) {
+        gaps.add(new long[] {p, a});
+      }
+      if (b < end) {
+        gaps.add(new long[] {b, end});
+      }
+      return gaps;
+    };
+  }
+
+  @Test
+  void aVectoredRangeCopiesWhatTheStreamHoldsAtItsStartAndFetchesOnlyTheGapAtItsEnd() throws Exception {
+    byte[] data = ScriptedStore.bytes(MIB);
+    rig = new Rig(new FetchRig(new ScriptedStore(data, FetchRig.ETAG), BLOCK, 4, 64L * MIB),
+        holding(data, 100_000, 150_000));
+    byte[] dst = new byte[100_000];
+
+    rig.ranges.rangeUnheld(100_000, dst, 0, 100_000).get();
+
+    assertThat(dst).isEqualTo(rig.data(100_000, 200_000));
+    assertThat(rig.fetch.store.ranges()).containsExactly(Rig.get(150_000, 200_000));
+  }
+
+  @Test
+  void aVectoredRangeWhoseHeldBytesLieInsideItIsFetchedWholeInOneGet() throws Exception {
+    byte[] data = ScriptedStore.bytes(MIB);
+    rig = new Rig(new FetchRig(new ScriptedStore(data, FetchRig.ETAG), BLOCK, 4, 64L * MIB),
+        holding(data, 120_000, 150_000));
+    byte[] dst = new byte[100_000];
+
+    rig.ranges.rangeUnheld(100_000, dst, 0, 100_000).get();
+
+    assertThat(dst).isEqualTo(rig.data(100_000, 200_000));
+    assertThat(rig.fetch.store.ranges()).containsExactly(Rig.get(100_000, 200_000)); // not cut in two
+  }
+
+  @Test
+  void aVectoredRangeTheStreamHoldsWholeSendsNothing() throws Exception {
+    byte[] data = ScriptedStore.bytes(MIB);
+    rig = new Rig(new FetchRig(new ScriptedStore(data, FetchRig.ETAG), BLOCK, 4, 64L * MIB),
+        holding(data, 0, 300_000));
+    byte[] dst = new byte[100_000];
+
+    rig.ranges.rangeUnheld(100_000, dst, 0, 100_000).get();
+
+    assertThat(dst).isEqualTo(rig.data(100_000, 200_000));
+    assertThat(rig.fetch.store.ranges()).isEmpty();
   }
 
   private static final RangeThrough.Through EXTENDED_BLOCKS_FIRST =
