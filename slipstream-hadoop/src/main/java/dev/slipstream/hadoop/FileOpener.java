@@ -49,7 +49,7 @@ final class FileOpener {
   private final Function<Path, String> pathToKey;
   private final Head head;
   private final ListingMemory listings;
-  private final VectoredReads vectoredReads;
+  private final MergedRanges vectoredReads;
   private final FileSystem.Statistics statistics;
 
   /**
@@ -57,7 +57,7 @@ final class FileOpener {
    * @param statistics the FileSystem's, where every open and every byte read is counted
    */
   FileOpener(Slipstream slipstream, String bucket, Function<Path, String> pathToKey, Head head,
-      ListingMemory listings, VectoredReads vectoredReads, FileSystem.Statistics statistics) {
+      ListingMemory listings, MergedRanges vectoredReads, FileSystem.Statistics statistics) {
     this.slipstream = slipstream;
     this.bucket = bucket;
     this.pathToKey = pathToKey;

@@ -42,7 +42,7 @@ final class SlipstreamFSInputStream extends FSInputStream
    */
   private volatile Reopen reopen;
   private final FileSystem.Statistics fsStatistics;
-  private final VectoredReads vectored;
+  private final MergedRanges vectored;
   private volatile IOStatistics ioStatistics;
   /** Where the first read of any kind started, or -1 before it: open-ahead's evidence (see the FileSystem). */
   private volatile long firstRead = -1;
@@ -57,13 +57,13 @@ final class SlipstreamFSInputStream extends FSInputStream
     T run(SlipstreamInputStream in) throws IOException;
   }
 
-  SlipstreamFSInputStream(SlipstreamInputStream in, FileSystem.Statistics fsStatistics, VectoredReads vectored) {
+  SlipstreamFSInputStream(SlipstreamInputStream in, FileSystem.Statistics fsStatistics, MergedRanges vectored) {
     this(in, null, fsStatistics, vectored);
   }
 
   /** @param reopen for a stream opened with a listing's version (see {@link #reopen}); or null */
   SlipstreamFSInputStream(SlipstreamInputStream in, Reopen reopen, FileSystem.Statistics fsStatistics,
-      VectoredReads vectored) {
+      MergedRanges vectored) {
     this.in = in;
     this.reopen = reopen;
     this.fsStatistics = fsStatistics;
@@ -252,12 +252,12 @@ final class SlipstreamFSInputStream extends FSInputStream
 
   @Override
   public int minSeekForVectorReads() {
-    return VectoredReads.MIN_SEEK;
+    return MergedRanges.MIN_SEEK;
   }
 
   @Override
   public int maxReadSizeForVectorReads() {
-    return VectoredReads.MAX_MERGED;
+    return MergedRanges.MAX_MERGED;
   }
 
   @Override

@@ -80,7 +80,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
         slipstreamConfig, conf, clientSideEncryption);
     this.opener = new FileOpener(slipstream, getBucket(), this::pathToKey,
         path -> getS3AInternals().getObjectMetadata(path), listings.memory(),
-        VectoredReads.shared(slipstreamConfig.fetchThreads()), statistics);
+        MergedRanges.shared(slipstreamConfig.fetchThreads()), statistics);
     HadoopConfig.announce(getBucket(), slipstreamConfig);
   }
 

@@ -19,7 +19,7 @@
  *       version come from (the caller's file status, a recent listing or read, else S3A's own HEAD),
  *       makes them the core's {@code OpenOptions}, and fetches the next files ahead. The stream is wrapped
  *       in {@link dev.slipstream.hadoop.SlipstreamFSInputStream}, which speaks Hadoop's stream interfaces
- *       (vectored reads through {@link dev.slipstream.hadoop.VectoredReads}) and counts bytes into
+ *       (vectored reads through {@link dev.slipstream.hadoop.MergedRanges}) and counts bytes into
  *       {@code FileSystem.Statistics}, where Spark's input metrics come from;
  *       {@link dev.slipstream.hadoop.ReadIOStatistics} names the counters as IOStatistics.</li>
  *   <li><b>Listing.</b> {@link dev.slipstream.hadoop.Listings} decides which listing answers each

@@ -7,18 +7,18 @@ import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.source.Piece;
-import dev.slipstream.internal.source.SourceChain;
+import dev.slipstream.internal.source.OwnBlocks;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The blocks one stream holds, by index, fetched or being fetched: the map its {@link BlockWindow}
- * fills and drops, and, for its {@link SourceChain}, the stream's own blocks, which serve the shares of
+ * fills and drops, and, for its {@link dev.slipstream.internal.source.RangeThrough}, the stream's own blocks, which serve the shares of
  * range reads that cross them. Made before both, so that each is given it when it is built; the window
  * alone adds and removes blocks. Thread-safe.
  */
-final class HeldBlocks implements SourceChain.OwnBlocks {
+final class HeldBlocks implements OwnBlocks {
   private final ReadStatistics stats;
   private final Map<Long, Block> blocks = new ConcurrentHashMap<>();
 

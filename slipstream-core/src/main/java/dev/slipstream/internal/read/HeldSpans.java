@@ -6,8 +6,11 @@ package dev.slipstream.internal.read;
 import dev.slipstream.internal.block.Span;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The bytes a stream holds outside its block grid: the object's tail (a footer and the metadata before
@@ -15,12 +18,13 @@ import java.util.concurrent.CompletableFuture;
  * started in it, the page indexes, a readahead after a small read). The sequential reads, the positional
  * reads and the vectored reads of the stream all copy from here before they fetch.
  *
- * <p>Also the column chunks fetched by prediction, while they are fetched too: {@link PredictedSpans}
- * keeps them and their accounts, and a read that needs bytes of one waits for it ({@link #pending})
- * instead of fetching them again.
+ * <p>Also the spans fetched ahead of the reads ({@link #addAhead}: the chunks {@link ColumnPrefetch}
+ * fetches), while they are fetched too: a read that needs bytes of one waits for it ({@link #pending})
+ * instead of fetching them again; how many bytes of each reads copied is told to whoever fetched it when
+ * it goes ({@link Released}), and the accounts are theirs.
  *
- * <p>Bounded: the tail, and at most {@link #MAX_SPANS} other spans, the oldest dropped first (predicted
- * chunks are bounded by the stream's budget for them, not here). Every span
+ * <p>Bounded: the tail, and at most {@link #MAX_SPANS} other spans, the oldest dropped first (the spans
+ * fetched ahead are bounded by their fetcher's budget, not here). Every span
  * is filled pool memory that the pool may take back while no reader copies from it (then a read finds it
  * gone and fetches again). Released on close and unbuffer; a buffer returns to the pool once no reader
  * copies from it. Thread-safe.
@@ -35,11 +39,27 @@ final class HeldSpans {
   private volatile Span tail;
   /** Newest last; guarded by {@code this}. */
   private final List<Span> spans = new ArrayList<>();
-  /** The chunks fetched by prediction: held bytes too, under their own lock (never taken inside this one's). */
-  private final PredictedSpans predicted;
+  /** The spans fetched ahead: held bytes too, under their own lock (never taken inside this one's). */
+  private final Ahead ahead = new Ahead();
 
-  HeldSpans(PredictedSpans predicted) {
-    this.predicted = predicted;
+  /** Told, once, when a span fetched ahead goes: how many of its bytes reads copied (0 if its fetch failed). */
+  @FunctionalInterface
+  interface Released {
+    void released(long copied);
+  }
+
+  /**
+   * Holds {@code span}, fetched ahead of the reads and being fetched: with its owner's reference (the
+   * filler's pin is the filler's to drop); {@code fetched} completes once it is filled or dropped; {@code
+   * released} is told once when it goes.
+   */
+  void addAhead(Span span, CompletableFuture<Void> fetched, Released released) {
+    ahead.add(span, fetched, released);
+  }
+
+  /** A span fetched ahead whose fetch failed: dropped (a read fetches its bytes itself), none of it copied. */
+  void dropAhead(Span span) {
+    ahead.drop(span);
   }
 
   /** The object's tail, if a read fetched it; null otherwise. */
@@ -101,7 +121,7 @@ final class HeldSpans {
         }
       }
     }
-    for (Span s : predicted.spans()) {
+    for (Span s : ahead.spans()) {
       if (s.end() <= p && s.end() > previous) {
         previous = s.end();
       }
@@ -123,7 +143,7 @@ final class HeldSpans {
         }
       }
     }
-    for (Span s : predicted.spans()) {
+    for (Span s : ahead.spans()) {
       if (s.start() >= p && s.start() < next) {
         next = s.start();
       }
@@ -188,7 +208,7 @@ final class HeldSpans {
         }
       }
     }
-    for (Span s : predicted.spans()) {
+    for (Span s : ahead.spans()) {
       if (s.start() < end && p < s.end()) {
         found.add(s);
       }
@@ -209,19 +229,19 @@ final class HeldSpans {
     } finally {
       s.unpin();
     }
-    predicted.copied(s, n);
+    ahead.copied(s, n);
     return true;
   }
 
   /**
-   * Completes once every predicted span overlapping {@code [p, p + len)} is filled or has failed (never
+   * Completes once every span fetched ahead overlapping {@code [p, p + len)} is filled or has failed (never
    * exceptionally): then what the spans hold can be copied, and the rest is fetched.
    */
   CompletableFuture<Void> pending(long p, int len) {
-    return predicted.pending(p, len);
+    return ahead.pending(p, len);
   }
 
-  /** Drops every span, the tail and the predicted ones; their buffers return once no reader copies from them. */
+  /** Drops every span, the tail and those fetched ahead; their buffers return once no reader copies from them. */
   void releaseAll() {
     List<Span> all;
     synchronized (this) {
@@ -232,9 +252,78 @@ final class HeldSpans {
       }
       tail = null;
     }
-    all.addAll(predicted.removeAll());
+    all.addAll(ahead.removeAll());
     for (Span s : all) {
       s.releaseOwner();
+    }
+  }
+
+  /**
+   * The spans fetched ahead, being fetched or filled, in the order they were started, and how many bytes
+   * of each reads copied. Thread-safe; never calls out while it holds its lock.
+   */
+  private static final class Ahead {
+    /** Guarded by {@code this}. */
+    private final Map<Span, Fetched> spans = new LinkedHashMap<>();
+
+    /** A span's fetch, who is told when it goes, and how many of its bytes reads copied, each byte once at most. */
+    private record Fetched(CompletableFuture<Void> fetched, Released released, AtomicLong copied) {}
+
+    synchronized void add(Span span, CompletableFuture<Void> fetched, Released released) {
+      spans.put(span, new Fetched(fetched, released, new AtomicLong()));
+    }
+
+    void drop(Span span) {
+      Fetched f;
+      synchronized (this) {
+        f = spans.remove(span);
+      }
+      if (f != null) {
+        f.released().released(0);
+        span.releaseOwner();
+      }
+    }
+
+    synchronized List<Span> spans() {
+      return spans.isEmpty() ? List.of() : List.copyOf(spans.keySet());
+    }
+
+    void copied(Span s, int n) {
+      Fetched f;
+      synchronized (this) {
+        f = spans.get(s);
+      }
+      if (f != null) {
+        f.copied().accumulateAndGet(n, (had, more) -> Math.min(s.length(), had + more));
+      }
+    }
+
+    CompletableFuture<Void> pending(long p, int len) {
+      long end = p + len;
+      List<CompletableFuture<Void>> waits = new ArrayList<>(2);
+      synchronized (this) {
+        for (Map.Entry<Span, Fetched> e : spans.entrySet()) {
+          Span s = e.getKey();
+          if (s.start() < end && p < s.end() && !e.getValue().fetched().isDone()) {
+            waits.add(e.getValue().fetched().handle((v, t) -> null));
+          }
+        }
+      }
+      return waits.isEmpty() ? CompletableFuture.completedFuture(null)
+          : CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new));
+    }
+
+    /** Lets go of every span, telling each one's fetcher what reads copied; returns them, for the caller to release. */
+    List<Span> removeAll() {
+      Map<Span, Fetched> all;
+      synchronized (this) {
+        all = new LinkedHashMap<>(spans);
+        spans.clear();
+      }
+      for (Fetched f : all.values()) {
+        f.released().released(f.copied().get());
+      }
+      return new ArrayList<>(all.keySet());
     }
   }
 }

@@ -9,13 +9,14 @@ import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.format.ParquetFooter;
+import dev.slipstream.internal.source.RangeThrough;
 import java.io.IOException;
 import java.util.List;
 
 /**
  * Reads that fetch about what is asked for instead of whole blocks: small reads after a jump, and the
  * ranges of a columnar reader. Each comes from the tiers where they hold it, else from S3 in one GET (or
- * parallel parts), through the stream's read-through of ranges ({@link RangeFetches#readThrough}), called
+ * parallel parts), through the stream's read-through of ranges ({@link RangeThrough#readThrough}), called
  * once a read, which alone asks the chain; this class decides only what to read and what to hold. On the
  * stream path that GET also fetches bytes the next reads are likely to want, held as spans outside the
  * block grid ({@link HeldSpans}): the object's tail on the first read into it (a Parquet or ORC footer
@@ -58,7 +59,7 @@ final class JumpReads {
   private final int blockSize;
   private final long length;
   /** Where every range read here comes from: the tiers, S3, and what is kept. */
-  private final RangeFetches ranges;
+  private final RangeThrough ranges;
 
   /**
    * @param requests the stream's requests: every S3 read here is one, waited for there
@@ -66,7 +67,7 @@ final class JumpReads {
    * @param ranges the stream's read-through of ranges: every read here asks it, never the chain
    */
   JumpReads(ObjectHandle h, StreamRequests requests, HeldSpans spans, StreamFooter parquet,
-      RangeFetches ranges, int blockSize) {
+      RangeThrough ranges, int blockSize) {
     this.h = h;
     this.requests = requests;
     this.stats = h.stats();
@@ -80,20 +81,20 @@ final class JumpReads {
   /**
    * A small read after a jump: from the tiers if its blocks are there; else one GET, which on the stream
    * path also fetches the object's tail (a jump into it) or {@link #READAHEAD} more bytes, kept for the
-   * reads that follow. One call to the read-through ({@link RangeFetches#readThrough}).
+   * reads that follow. One call to the read-through ({@link RangeThrough#readThrough}).
    */
   void readSmall(long position, byte[] dst, int off, int len, boolean streamPath) throws IOException {
-    RangeFetches.Extent around = null;
+    RangeThrough.Extent around = null;
     if (streamPath) {
       around = tailExtent(position);
       if (around == null) {
         int readahead = Math.min(READAHEAD, blockSize / 8);
-        around = new RangeFetches.Extent(position, (int) Math.min(length - position, (long) len + readahead), false,
+        around = new RangeThrough.Extent(position, (int) Math.min(length - position, (long) len + readahead), false,
             Purpose.READAHEAD);
       }
     }
     Span span = ranges.readThrough(position, dst, off, len,
-        new RangeFetches.Through(true, false, Purpose.READAHEAD, around));
+        new RangeThrough.Through(true, false, Purpose.READAHEAD, around));
     if (span != null) {
       hold(span, around.why() == Purpose.FOOTER);
     }
@@ -110,10 +111,10 @@ final class JumpReads {
    */
   void readRange(long position, byte[] dst, int off, int len, int ahead, boolean inRun, boolean streamPath)
       throws IOException {
-    RangeFetches.Extent tail = streamPath ? tailExtent(position) : null;
+    RangeThrough.Extent tail = streamPath ? tailExtent(position) : null;
     if (tail != null) {
       Span span = ranges.readThrough(position, dst, off, len,
-          new RangeFetches.Through(false, true, Purpose.RANGE, tail));
+          new RangeThrough.Through(false, true, Purpose.RANGE, tail));
       if (span != null) {
         hold(span, true);
       }
@@ -140,12 +141,12 @@ final class JumpReads {
     long start = extentStart(position, len);
     long end = extentEnd(position, len, ahead, inRun, why);
     if (start == position && end == position + len) {
-      ranges.readThrough(position, dst, off, len, new RangeFetches.Through(false, true, Purpose.RANGE, null));
+      ranges.readThrough(position, dst, off, len, new RangeThrough.Through(false, true, Purpose.RANGE, null));
       return;
     }
     // The blocks held first; if memory is short for the extent, the read alone.
-    RangeFetches.Extent extent = new RangeFetches.Extent(start, (int) (end - start), true, why);
-    Span span = ranges.readThrough(position, dst, off, len, new RangeFetches.Through(true, true, Purpose.RANGE, extent));
+    RangeThrough.Extent extent = new RangeThrough.Extent(start, (int) (end - start), true, why);
+    Span span = ranges.readThrough(position, dst, off, len, new RangeThrough.Through(true, true, Purpose.RANGE, extent));
     if (span != null) {
       stats.increment(Counter.EXTENDED_READS);
       hold(span, false);
@@ -225,12 +226,12 @@ final class JumpReads {
    * null otherwise. Once fetched it is held for the reads that follow (the footer, then the metadata
    * before it) and offered to the stream's footer.
    */
-  private RangeFetches.Extent tailExtent(long position) {
+  private RangeThrough.Extent tailExtent(long position) {
     long tailStart = length - tailSize(length, blockSize);
     if (spans.tail() != null || position < tailStart) {
       return null;
     }
-    return new RangeFetches.Extent(tailStart, (int) (length - tailStart), true, Purpose.FOOTER);
+    return new RangeThrough.Extent(tailStart, (int) (length - tailStart), true, Purpose.FOOTER);
   }
 
   /**

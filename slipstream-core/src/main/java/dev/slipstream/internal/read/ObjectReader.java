@@ -16,6 +16,7 @@ import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.learn.LearnedDepth;
 import dev.slipstream.internal.learn.ParquetFooters;
+import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.internal.source.SourceChain;
 import dev.slipstream.internal.source.Sources;
 import java.io.EOFException;
@@ -36,12 +37,14 @@ import java.util.concurrent.locks.ReentrantLock;
  *       object no larger than a block is fetched whole, once, instead);</li>
  *   <li>asynchronous (vectored) ranges: {@link VectoredReads}.</li>
  * </ul>
- * A columnar read (a range, or a vectored read) also tells {@link ColumnsAhead}, which at the first read
+ * A columnar read (a range, or a vectored read) also tells {@link ColumnPrefetch}, which at the first read
  * of a column the client predicts fetches that column's chunks to the file's end; and every read is
  * counted against the Parquet footer's columns ({@link StreamFooter#countRead}), which the client's {@link
  * PredictedColumns} learn from when the stream closes.
  * Whatever is not in the stream's memory comes through its {@link SourceChain}: the memory, disk and
- * shared tiers where configured, then S3.
+ * shared tiers where configured, then S3; a block by {@link BlockWindow}, a range outside the block grid
+ * through the chain's read-through of ranges ({@link RangeThrough}), which the parts above call and which
+ * alone asks the tiers and S3 about a range.
  *
  * <p>Rules kept here: blocks left behind by the sequential reader are dropped after each read, and after
  * a jump those far from the new position; {@code close()} cancels every request of the stream and waits,
@@ -58,9 +61,8 @@ public final class ObjectReader extends SlipstreamInputStream {
   private final StreamRequests requests;
   private final BlockWindow window;
   private final HeldSpans spans;
-  private final PredictedSpans predicted;
   private final StreamFooter parquet;
-  private final ColumnsAhead columns;
+  private final ColumnPrefetch columns;
   private final JumpReads jumps;
   private final VectoredReads vectored;
   private final ReentrantLock seqLock = new ReentrantLock();
@@ -86,17 +88,16 @@ public final class ObjectReader extends SlipstreamInputStream {
     HeldBlocks blocks = new HeldBlocks(stats);
     SourceChain chain = sources.chain(h, blocks, blockSize);
     this.window = new BlockWindow(h, pool, fetcher, chain, blocks, requests, blockSize, maxDepth, splitEnd);
-    this.predicted = new PredictedSpans(stats);
-    this.spans = new HeldSpans(predicted);
+    this.spans = new HeldSpans();
     this.parquet = new StreamFooter(h, footers);
     // What a stream holds ahead of its reader comes in pieces G1 does not make humongous (HeapRegions),
     // and ranges are kept in the tiers in the same pieces.
     int piece = HeapRegions.current().largestOrdinary(blockSize);
-    RangeFetches ranges = new RangeFetches(chain, fetcher, requests, pool, stats, spans, piece);
+    RangeThrough ranges = chain.ranges(fetcher, requests, spans::copyHeld, piece);
     this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, parquet, blockSize, piece,
         (long) maxDepth * blockSize);
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);
-    this.columns = new ColumnsAhead(parquet, spans, predicted, pool,
+    this.columns = new ColumnPrefetch(parquet, spans, pool,
         (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.PREDICTED_COLUMN).done(), requests, stats, piece,
         (long) maxDepth * blockSize, length);
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
@@ -389,7 +390,7 @@ public final class ObjectReader extends SlipstreamInputStream {
           requests.closeWaitMillis());
     }
     spans.releaseAll();
-    parquet.closed(predicted.predictedBytes(), predicted.unreadBytes());
+    parquet.closed(columns.predictedBytes(), columns.unreadBytes());
   }
 
   private void checkOpen() throws IOException {

@@ -14,23 +14,25 @@ import dev.slipstream.internal.fetch.InFlight;
 import dev.slipstream.internal.fetch.Failures;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
+import dev.slipstream.internal.source.RangeThrough;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
  * Whether one stream is closed, and every request of it that has not ended (block fetches, direct and
  * asynchronous reads), each by its cancel token: {@code close()} cancels them all and waits, bounded,
  * until they have ended, so that no request outlives its stream (docs/architecture.md, rule 6). A caller
- * who waits for a read of the stream waits here too ({@link #readWaiting}, {@link #await}): an interrupt
+ * who waits for a read of the stream waits here too ({@link #readWaiting}, {@link #awaitRange}): an interrupt
  * cancels the requests made for that caller, never another thread's (rule 7), nor a fetch other reads
  * share ({@link #awaitShared}); the caller's array is handed back only once they stopped writing into it.
  */
-final class StreamRequests {
+final class StreamRequests implements RangeThrough.Requests {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StreamRequests.class);
 
   private final InFlight inFlight = new InFlight();
@@ -52,7 +54,8 @@ final class StreamRequests {
   }
 
   /** A new request's token, failing with the stream's closed error; cancelled at once if the stream is closed. */
-  CancelToken start(Purpose why) {
+  @Override
+  public CancelToken start(Purpose why) {
     return start(this::closedError, why);
   }
 
@@ -67,7 +70,8 @@ final class StreamRequests {
   }
 
   /** The request of {@code token} has ended. */
-  void end(CancelToken token) {
+  @Override
+  public void end(CancelToken token) {
     inFlight.remove(token);
   }
 
@@ -94,11 +98,6 @@ final class StreamRequests {
 
   // ---- waiting for reads ---------------------------------------------------------------------
 
-  /** An S3 read into a caller's array, given the token that can stop it. */
-  interface ReadWork {
-    void run(CancelToken token) throws IOException;
-  }
-
   /**
    * Runs {@code read} on the fetch executor, ahead of every prefetch, as a request of the stream, and
    * waits for it on the caller's thread. A caller's GET never runs on its own thread: interrupted
@@ -106,18 +105,14 @@ final class StreamRequests {
    * a killed task for the whole stall timeout. Here an interrupt cancels the request (an open body is
    * aborted, a response still to come is dropped unread) and the read ends at once with an {@link
    * InterruptedIOException}, the interrupt status kept; the caller's array is handed back only once the
-   * request stopped writing into it (bounded by the stream's close wait).
+   * request stopped writing into it (bounded by the stream's close wait). Into {@code into}'s buffer, if
+   * not null: pinned until the request has ended, so that a caller
+   * interrupted before then, which lets go of the bytes, never has their buffer recycled to another stream
+   * while the request may still write into it.
    */
-  void readWaiting(long position, int len, Purpose why, ReadWork read) throws IOException {
-    readWaiting(position, len, why, read, null);
-  }
-
-  /**
-   * As {@link #readWaiting(long, int, Purpose, ReadWork)}, into {@code into}'s buffer: pinned until the
-   * request has ended, so that a caller interrupted before then, which lets go of the bytes, never has their
-   * buffer recycled to another stream while the request may still write into it.
-   */
-  void readWaiting(long position, int len, Purpose why, ReadWork read, PooledBytes into) throws IOException {
+  @Override
+  public void readWaiting(long position, int len, Purpose why, RangeThrough.Work read, PooledBytes into)
+      throws IOException {
     checkOpen();
     CancelToken token = start(why);
     boolean pinned = into != null && into.tryPin();
@@ -132,11 +127,14 @@ final class StreamRequests {
   }
 
   /**
-   * Waits on the caller's thread for {@code requests}, reads made for this caller alone that write into its
-   * array; an interrupt runs {@code cancel}, which stops them and nothing else (see {@link #readWaiting}).
+   * Starts a range for a caller who waits, as a request of the stream, and waits for it on the caller's
+   * thread: reads made for this caller alone that write into its array; an interrupt cancels the range,
+   * which stops them and nothing else (see {@link #readWaiting}).
    */
-  void await(CompletableFuture<Void> requests, Runnable cancel) throws IOException {
-    await(requests, cancel, "");
+  @Override
+  public void awaitRange(Purpose why, Function<CancelToken, RangeThrough.Fetch> range) throws IOException {
+    RangeThrough.Fetch f = range.apply(start(why));
+    await(f.done(), f::cancel, "");
   }
 
   /**

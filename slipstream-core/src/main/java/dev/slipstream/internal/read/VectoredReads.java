@@ -8,13 +8,14 @@ import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.format.ParquetFooter;
+import dev.slipstream.internal.source.RangeThrough;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * A stream's asynchronous range reads (Hadoop's vectored reads): a range waits for the predicted chunks
  * being fetched into it ({@link HeldSpans#pending}), then, once the stream has a Parquet footer, takes what
- * the row groups read ahead hold ({@link RowGroupAhead}, which also fetches the next ones ahead), and the
- * rest goes to {@link RangeFetches#rangeUnheld}: what the stream's spans hold is copied (a column chunk a
+ * the row groups read ahead hold ({@link RowGroupPrefetch}, which also fetches the next ones ahead), and the
+ * rest goes to {@link RangeThrough#rangeUnheld}: what the stream's spans hold is copied (a column chunk a
  * dictionary read fetched whole, say), the rest fetched from wherever it is, in parallel parts. Each
  * range passes each of these once, in this order.
  *
@@ -22,7 +23,7 @@ import java.util.concurrent.CompletableFuture;
  * them; they take free memory only, within the stream's budget for them.
  */
 final class VectoredReads {
-  private final RangeFetches ranges;
+  private final RangeThrough ranges;
   private final BufferPool pool;
   private final StreamRequests requests;
   private final ReadStatistics stats;
@@ -33,7 +34,7 @@ final class VectoredReads {
   private final long maxAhead;
   private final Object lock = new Object();
   /** Parquet row groups read ahead (guarded by {@code lock}); null until the stream has a footer. */
-  private RowGroupAhead rowGroups;
+  private RowGroupPrefetch rowGroups;
 
   /**
    * @param ranges what copies what the spans hold of a range and fetches the rest
@@ -43,7 +44,7 @@ final class VectoredReads {
    * @param pieceSize the largest piece of a row group read ahead
    * @param maxAhead the most bytes of row groups a stream holds ahead
    */
-  VectoredReads(RangeFetches ranges, BufferPool pool, StreamRequests requests, ReadStatistics stats,
+  VectoredReads(RangeThrough ranges, BufferPool pool, StreamRequests requests, ReadStatistics stats,
       HeldSpans spans, StreamFooter parquet, int blockSize, int pieceSize, long maxAhead) {
     this.ranges = ranges;
     this.pool = pool;
@@ -65,13 +66,13 @@ final class VectoredReads {
   }
 
   private CompletableFuture<Void> readNow(long position, byte[] dst, int off, int len) {
-    RowGroupAhead ahead = rowGroupAhead();
+    RowGroupPrefetch ahead = rowGroupPrefetch();
     return ahead == null ? ranges.rangeUnheld(position, dst, off, len)
         : ahead.read(position, dst, off, len, ranges::rangeUnheld);
   }
 
   /** The Parquet row-group read-ahead, once the stream has a footer; null otherwise. */
-  private RowGroupAhead rowGroupAhead() {
+  private RowGroupPrefetch rowGroupPrefetch() {
     synchronized (lock) {
       if (rowGroups != null) {
         return rowGroups;
@@ -79,7 +80,7 @@ final class VectoredReads {
       ParquetFooter footer = parquet.footer();
       if (footer != null && !requests.isClosed()) {
         // Through the chain: a row group fetched ahead by an earlier query is read from disk.
-        rowGroups = new RowGroupAhead(footer, pool,
+        rowGroups = new RowGroupPrefetch(footer, pool,
             (p, d, o, n) -> ranges.range(p, d, o, n, Purpose.ROW_GROUP_AHEAD), spans::unheldEnd, stats, blockSize,
             pieceSize, maxAhead);
       }
@@ -89,7 +90,7 @@ final class VectoredReads {
 
   /** Gives back the row groups read ahead (unbuffer). */
   void clear() {
-    RowGroupAhead rg = rowGroups();
+    RowGroupPrefetch rg = rowGroups();
     if (rg != null) {
       rg.clear();
     }
@@ -97,13 +98,13 @@ final class VectoredReads {
 
   /** Cancels the row groups being read ahead: before the stream waits for its requests to end. */
   void close() {
-    RowGroupAhead rg = rowGroups();
+    RowGroupPrefetch rg = rowGroups();
     if (rg != null) {
       rg.close();
     }
   }
 
-  private RowGroupAhead rowGroups() {
+  private RowGroupPrefetch rowGroups() {
     synchronized (lock) {
       return rowGroups;
     }

@@ -14,16 +14,18 @@
  * is wired to another later):
  * <ul>
  *   <li>{@link dev.slipstream.internal.read.StreamRequests}: whether the stream is closed, and every
- *       request of it, by its cancel token, so that {@code close()} can cancel them and wait; a caller
- *       who waits for a read waits here, and an interrupt cancels the requests made for that caller, never
- *       another thread's nor a fetch other reads share;</li>
+ *       request of it, by its cancel token, so that {@code close()} can cancel them and wait (the
+ *       read-through of ranges makes its requests here); a caller who waits for a read waits here,
+ *       and an interrupt cancels the requests made for that caller, never another thread's nor a fetch
+ *       other reads share;</li>
  *   <li>{@link dev.slipstream.internal.read.HeldBlocks}: the blocks the stream holds, by index; the
- *       stream's {@link dev.slipstream.internal.source.SourceChain} is built over them (they serve the
- *       shares of range reads that cross them, never a block the chain fetches);</li>
+ *       stream's {@link dev.slipstream.internal.source.SourceChain} and its read-through of ranges are
+ *       built over them (they serve the shares of range reads that cross them, never a block the chain
+ *       fetches);</li>
  *   <li>{@link dev.slipstream.internal.read.BlockWindow}: fills and drops those blocks (pin, fetch
  *       through the chain, prefetch depth, the per-stream cap); reads in order and after large jumps;</li>
  *   <li>{@link dev.slipstream.internal.read.HeldSpans}: what the stream fetched outside its blocks (the
- *       object's tail, a column chunk, a readahead, the predicted chunks), copied by every kind of read
+ *       object's tail, a column chunk, a readahead, the spans fetched ahead), copied by every kind of read
  *       before it fetches;</li>
  *   <li>{@link dev.slipstream.internal.read.StreamFooter}: the stream's Parquet footer ({@link
  *       dev.slipstream.internal.format.ParquetFooter}), taken from the client's {@link
@@ -32,28 +34,27 @@
  *       it; for an ORC file, its {@link dev.slipstream.internal.read.StreamOrcLayout}: the stripes from the
  *       tail ({@link dev.slipstream.internal.format.OrcTail}), each stripe's streams from its footer, kept
  *       by version in the client's {@link dev.slipstream.internal.learn.OrcLayouts};</li>
- *   <li>{@link dev.slipstream.internal.read.RangeFetches}: the read-through of a range outside the
- *       blocks, the one place such a read asks the chain: from the blocks held, else as a tier kept it,
- *       else fetched (in parallel parts when large or asynchronous, each one of the stream's requests),
- *       then offered to the tiers; a caller who waits makes one call ({@code readThrough}), a vectored
- *       range copies the spans first ({@code rangeUnheld});</li>
  *   <li>{@link dev.slipstream.internal.read.VectoredReads}: asynchronous (vectored) ranges: with a footer,
- *       {@link dev.slipstream.internal.read.RowGroupAhead} reads the next Parquet row groups ahead and a
- *       range copies its pieces; what the spans hold, and the rest, by {@link
- *       dev.slipstream.internal.read.RangeFetches};</li>
+ *       {@link dev.slipstream.internal.read.RowGroupPrefetch} reads the next Parquet row groups ahead and a
+ *       range copies its pieces; what the spans hold, and the rest, by the stream's {@link
+ *       dev.slipstream.internal.source.RangeThrough};</li>
  *   <li>{@link dev.slipstream.internal.read.JumpReads}: small reads after a jump and columnar ranges:
  *       decides each one's extent (the tail, a column chunk, the page indexes, a readahead), reads it
- *       through {@link dev.slipstream.internal.read.RangeFetches} in one call and holds it in the
- *       spans;</li>
- *   <li>{@link dev.slipstream.internal.read.ColumnsAhead}: at a stream's first column read, the chunks
- *       of the columns the client's readers read from the last files of that schema ({@link
+ *       through the stream's {@link dev.slipstream.internal.source.RangeThrough} in one call and holds
+ *       it in the spans;</li>
+ *   <li>{@link dev.slipstream.internal.read.ColumnPrefetch}: predicted columns in the stream, the one
+ *       class of this package for them: at a stream's first column read, the chunks of the columns the
+ *       client's readers read from the last files of that schema ({@link
  *       dev.slipstream.internal.learn.PredictedColumns}, kept with the footers), fetched by {@link
- *       dev.slipstream.internal.read.RangeFetches} and held in {@link
- *       dev.slipstream.internal.read.PredictedSpans}, which counts what reads copied of them.</li>
+ *       dev.slipstream.internal.source.RangeThrough} and held in the spans as spans fetched ahead; it
+ *       counts what reads copied of them and what they did not.</li>
  * </ul>
  * Bytes not in the stream's memory come through its {@link dev.slipstream.internal.source.SourceChain}:
- * a block's by {@link dev.slipstream.internal.read.BlockWindow}, a range's by {@link
- * dev.slipstream.internal.read.RangeFetches} alone.
+ * a block's by {@link dev.slipstream.internal.read.BlockWindow}; a range's outside the block grid through
+ * the chain's read-through of ranges ({@link dev.slipstream.internal.source.RangeThrough}, made once a
+ * stream over the chain's tiers, with the stream's blocks, spans and requests): the blocks held, else as a
+ * tier kept it, else fetched (in parallel parts when large or asynchronous), then offered to the tiers. No
+ * class of this package asks the tiers or S3 about a range itself.
  *
  * <p>The invariants that keep concurrent use safe: a reader pins one block at a time and never while it
  * waits for memory; a block's buffer is released only when its reference count reaches zero; every
@@ -64,7 +65,10 @@
  * the depth they needed, the orders its caller declared) lives in {@code internal.learn}: a stream asks it
  * and tells it, and keeps only its own share here.
  *
- * <p>{@link dev.slipstream.internal.read.OpenAhead}, one per client, fetches the first block of the objects
+ * <p>Names keep to one scope each: a part of one stream that fetches ahead of its reader is a prefetch
+ * ({@link dev.slipstream.internal.read.RowGroupPrefetch}, {@link dev.slipstream.internal.read.ColumnPrefetch},
+ * and {@link dev.slipstream.internal.read.BlockWindow}'s blocks); {@link dev.slipstream.internal.read.OpenAhead},
+ * one per client, fetches the first block of the objects
  * a caller names as coming next (by the orders of {@link dev.slipstream.internal.learn.ReadingOrders}); a stream opened for the same object, length and ETag adopts that block
  * ({@code ObjectReader.adopt}) before its first read. See its class comment for the block's lifecycle.
  */

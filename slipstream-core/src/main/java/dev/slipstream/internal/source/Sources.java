@@ -92,7 +92,7 @@ public final class Sources {
   }
 
   /** The chain of one open object, whose stream holds the blocks {@code own}. */
-  public SourceChain chain(ObjectHandle h, SourceChain.OwnBlocks own, int blockSize) {
+  public SourceChain chain(ObjectHandle h, OwnBlocks own, int blockSize) {
     List<Tier> tiers = new ArrayList<>();
     if (memoryCache) {
       tiers.add(new MemoryTier(pool, this, h, blockSize, () -> fetcher.accessGate(h)));

@@ -9,7 +9,7 @@ import java.io.IOException;
 /**
  * A source of an object's bytes before S3, the last source: the memory cache ({@link MemoryTier}), the
  * local disk cache ({@link DiskTier}), the shared tier ({@link SharedTier}). (The blocks the stream holds
- * itself are not a tier: see {@link SourceChain.OwnBlocks}.) A tier's trouble is a miss, never a failed
+ * itself are not a tier: see {@link OwnBlocks}.) A tier's trouble is a miss, never a failed
  * read (docs/architecture.md, rule 2); the one exception a tier may throw is S3's refusal of this open,
  * which every tier, keeping bytes across opens, asks for before it serves one (rule 8).
  */

@@ -4,7 +4,7 @@
 
 /**
  * Where an open object's bytes come from, as one chain asked in one place: the blocks the stream holds
- * ({@link dev.slipstream.internal.source.SourceChain.OwnBlocks}, for the shares of a range read), then
+ * ({@link dev.slipstream.internal.source.OwnBlocks}, for the shares of a range read), then
  * {@link dev.slipstream.internal.source.Tier}s in order, each where configured: {@link
  * dev.slipstream.internal.source.MemoryTier}, what the client's earlier streams left in free pool memory
  * (a whole block taken over with its buffer); {@link dev.slipstream.internal.source.DiskTier}, the local
@@ -16,8 +16,12 @@
  * dev.slipstream.internal.source.S3Source}, the last source, whose retries and hedged requests live
  * below it. Every tier serves a byte only through S3's access check for the open. {@link
  * dev.slipstream.internal.source.Sources} assembles the chain of each open object; {@link
- * dev.slipstream.internal.source.SourceChain} asks it, says where a block came from ({@link
- * dev.slipstream.internal.source.Piece.Origin}), and offers what S3 gave back to the tiers (write-behind).
+ * dev.slipstream.internal.source.SourceChain} asks it for blocks, says where a block came from ({@link
+ * dev.slipstream.internal.source.Piece.Origin}), and offers the blocks a stream leaves to the tiers
+ * (write-behind); its {@link dev.slipstream.internal.source.RangeThrough}, one a stream, is the read-through
+ * of ranges outside the block grid, the one place a stream's range reads ask where their bytes are: the
+ * blocks the stream holds, the tiers, then S3 for what is missing, in the stream's requests, and what S3
+ * gave back offered to the tiers.
  * A tier's trouble is a miss; only S3's answer fails a read. Pieces ({@link
  * dev.slipstream.internal.source.Piece}) are named by the object's version: a block of the stream's grid,
  * or exactly a range a columnar reader fetched (kept by the memory and disk tiers, not the shared one).

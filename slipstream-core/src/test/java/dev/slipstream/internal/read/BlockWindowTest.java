@@ -13,6 +13,7 @@ import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.learn.LearnedDepth;
 import dev.slipstream.internal.source.Piece;
+import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.internal.source.ScriptedTier;
 import dev.slipstream.internal.store.ScriptedStore;
 import java.io.IOException;
@@ -114,8 +115,12 @@ class BlockWindowTest {
     rig.fetch.store.forget();
     byte[] dst = new byte[BLOCK];
 
-    assertThat(rig.chain.readFromTiers(2 * BLOCK + 50, dst, 0, 100)).isTrue();
-    rig.chain.readAnywhere(3 * BLOCK - 10, dst, 0, 30, FetchRig.token(Purpose.RANGE));
+    // the blocks first: all held, nothing sent
+    assertThat(rig.ranges.readThrough(2 * BLOCK + 50, dst, 0, 100,
+        new RangeThrough.Through(true, false, Purpose.READAHEAD, null))).isNull();
+    assertThat(rig.fetch.store.ranges()).isEmpty();
+    // the read alone: its share of block 2 from the window, the rest from S3
+    rig.ranges.readThrough(3 * BLOCK - 10, dst, 0, 30, new RangeThrough.Through(false, true, Purpose.RANGE, null));
 
     assertThat(dst).startsWith(rig.data(3 * BLOCK - 10, 3 * BLOCK + 20));
     assertThat(rig.fetch.store.ranges()).containsExactly(StreamRig.get(3 * BLOCK, 3 * BLOCK + 20));

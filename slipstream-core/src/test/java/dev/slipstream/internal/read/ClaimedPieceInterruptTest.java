@@ -9,6 +9,7 @@ import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.format.ParquetFooter;
 import dev.slipstream.internal.format.ParquetTestFiles;
+import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.internal.store.ScriptedStore;
 import java.io.InterruptedIOException;
 import java.util.concurrent.CompletableFuture;
@@ -85,14 +86,14 @@ class ClaimedPieceInterruptTest {
     for (int i = 0; i < 20; i++) {
       rig.fetch.store.then(answer());
     }
-    RowGroupAhead ahead = new RowGroupAhead(ParquetFooter.parse(file, file.length, file.length), rig.fetch.pool,
+    RowGroupPrefetch ahead = new RowGroupPrefetch(ParquetFooter.parse(file, file.length, file.length), rig.fetch.pool,
         (p, d, o, n) -> rig.ranges.range(p, d, o, n, Purpose.ROW_GROUP_AHEAD), (s, e) -> e, rig.h.stats(), CHUNK,
         CHUNK, 4L * GROUP);
     ahead.read(groupStart(0), new byte[GROUP], 0, GROUP, this::rest).get(10, TimeUnit.SECONDS);
     assertThat(piecesAsked.await(10, TimeUnit.SECONDS)).as("row group 1's pieces are in flight").isTrue();
 
     // Another thread reads a large range of the same stream (parts on the fetch executor), and waits.
-    int len = RangeFetches.PART + 100;
+    int len = RangeThrough.PART + 100;
     CompletableFuture<Throwable> other = new CompletableFuture<>();
     Thread reader = new Thread(() -> {
       try {

@@ -6,6 +6,7 @@ package dev.slipstream.internal.read;
 import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.learn.ParquetFooters;
+import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.internal.source.S3Source;
 import dev.slipstream.internal.source.SourceChain;
 import dev.slipstream.internal.source.Tier;
@@ -28,7 +29,7 @@ final class StreamRig implements AutoCloseable {
   final BlockWindow window;
   final HeldSpans spans;
   final StreamFooter parquet;
-  final RangeFetches ranges;
+  final RangeThrough ranges;
   final VectoredReads vectored;
   final JumpReads jumps;
 
@@ -43,9 +44,9 @@ final class StreamRig implements AutoCloseable {
     this.chain = new SourceChain(h, blocks, List.of(tiers), new S3Source(fetch.ranges, fetch.parts), fetch.pool,
         blockSize, false, null);
     this.window = new BlockWindow(h, fetch.pool, fetch.fetcher, chain, blocks, requests, blockSize, maxDepth, 0);
-    this.spans = new HeldSpans(new PredictedSpans(h.stats()));
+    this.spans = new HeldSpans();
     this.parquet = new StreamFooter(h, new ParquetFooters());
-    this.ranges = new RangeFetches(chain, fetch.fetcher, requests, fetch.pool, h.stats(), spans, blockSize);
+    this.ranges = chain.ranges(fetch.fetcher, requests, spans::copyHeld, blockSize);
     this.vectored = new VectoredReads(ranges, fetch.pool, requests, h.stats(), spans, parquet, blockSize, blockSize,
         (long) maxDepth * blockSize);
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.slipstream.Counter;
 import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.source.Piece;
+import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.internal.source.ScriptedTier;
 import dev.slipstream.internal.store.ScriptedStore;
 import java.util.concurrent.ExecutionException;
@@ -18,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Asynchronous ranges over a scripted store: the GETs each sends (one per range, or equal parts of at
- * most {@link RangeFetches#PART}, none for what the stream or a tier holds), and the bytes it returns.
+ * most {@link RangeThrough#PART}, none for what the stream or a tier holds), and the bytes it returns.
  */
 class VectoredReadsTest {
   private static final int MIB = 1 << 20;

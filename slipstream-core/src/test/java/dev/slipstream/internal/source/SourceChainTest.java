@@ -37,7 +37,7 @@ class SourceChainTest {
   /** The stream's own blocks, and what the chain asked of them. */
   private final Set<Long> ownHeld = Collections.synchronizedSet(new java.util.HashSet<>());
   private final List<String> ownAsked = Collections.synchronizedList(new ArrayList<>());
-  private final SourceChain.OwnBlocks own = (piece, from, dst, off, n) -> {
+  private final OwnBlocks own = (piece, from, dst, off, n) -> {
     ownAsked.add("own read " + ScriptedTier.describe(piece));
     if (!ownHeld.contains(piece.index())) {
       return false;
@@ -53,6 +53,14 @@ class SourceChainTest {
 
   private SourceChain chain(boolean keepEveryBlock, ScriptedTier... tiers) {
     return new SourceChain(h, own, List.of(tiers), s3, rig.pool, BLOCK, keepEveryBlock, null);
+  }
+
+  /**
+   * The chain's read-through of ranges, for its steps that ask the stream's blocks, the tiers and S3 (no
+   * request of a stream, no span: those are {@link RangeThroughTest}'s).
+   */
+  private RangeThrough ranges(ScriptedTier... tiers) {
+    return chain(false, tiers).ranges(rig.fetcher, null, null, BLOCK);
   }
 
   private static Piece block(long index) {
@@ -155,7 +163,7 @@ class SourceChainTest {
     byte[] dst = new byte[5 * BLOCK];
 
     // [512, 5632): block 0 from the stream, 1 and 2 missing, 3 from the disk, 4 and 5 missing
-    chain(false, memory, disk).readAnywhere(512, dst, 0, 5 * BLOCK, FetchRig.token(Purpose.RANGE));
+    ranges(memory, disk).readAnywhere(512, dst, 0, 5 * BLOCK, FetchRig.token(Purpose.RANGE));
 
     assertThat(dst).isEqualTo(data(512, 512 + 5 * BLOCK));
     assertThat(rig.store.ranges()).containsExactly("1024-3072", "4096-5632");
@@ -170,7 +178,7 @@ class SourceChainTest {
   void readingFromTheTiersAloneSendsNoRequestAndSaysWhetherAllWasThere() throws IOException {
     ownHeld.add(1L);
     memory.holding(block(2));
-    SourceChain chain = chain(false, memory, disk);
+    RangeThrough chain = ranges(memory, disk);
     byte[] dst = new byte[2 * BLOCK];
 
     assertThat(chain.readFromTiers(BLOCK + 100, dst, 0, 2 * BLOCK)).isFalse(); // block 3 is nowhere
@@ -184,7 +192,7 @@ class SourceChainTest {
   void aKeptRangeIsFoundOnlyByTheSameRangeAndAFetchedOneIsOfferedToTheTiersThatKeepRanges() throws IOException {
     disk.holding(Piece.range(100, 2000));
     memory.keepingNoRange();
-    SourceChain chain = chain(false, memory, disk);
+    RangeThrough chain = ranges(memory, disk);
     byte[] dst = new byte[2000];
 
     assertThat(chain.readKeptRange(100, dst, 0, 2000)).isTrue();
@@ -196,7 +204,7 @@ class SourceChainTest {
 
     assertThat(disk.kept()).containsExactly(Piece.range(3000, 500));
     assertThat(memory.kept()).containsExactly(Piece.range(3000, 500)); // offered; the tier says what it keeps
-    assertThat(chain(false, memory).keepsRange(3000, 500)).isFalse();
+    assertThat(ranges(memory).keepsRange(3000, 500)).isFalse();
     assertThat(rig.store.ranges()).isEmpty();
   }
 
@@ -207,8 +215,8 @@ class SourceChainTest {
     try {
       ObjectHandle h = small.answered();
       byte[] hog = small.pool.tryAcquire(BufferPool.SIZE_UNIT);
-      SourceChain chain = new SourceChain(h, own, List.of(disk), new S3Source(small.ranges, small.parts),
-          small.pool, BLOCK, false, null);
+      RangeThrough chain = new SourceChain(h, own, List.of(disk), new S3Source(small.ranges, small.parts),
+          small.pool, BLOCK, false, null).ranges(small.fetcher, null, null, BLOCK);
 
       chain.keepRange(0, data, 0, 500);
 

@@ -1,18 +1,27 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.read;
+package dev.slipstream.internal.source;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.block.PooledBytes;
 import dev.slipstream.internal.block.Span;
+import dev.slipstream.internal.fetch.BlockFetcher;
+import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.FetchRig;
+import dev.slipstream.internal.fetch.Failures;
+import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
-import dev.slipstream.internal.source.Piece;
-import dev.slipstream.internal.source.ScriptedTier;
 import dev.slipstream.internal.store.ScriptedStore;
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -20,26 +29,114 @@ import org.junit.jupiter.api.Test;
  * The read-through of a range, over a scripted store and a scripted tier: a range a tier kept comes from
  * it with no request; any other is fetched (in parts when larger than a part) and then offered to the
  * tiers; a span filled without keeping comes from S3 alone and asks no tier. A read a caller waits for
- * goes through in one call ({@link RangeFetches#readThrough}): the blocks held, then the extent around it
+ * goes through in one call ({@link RangeThrough#readThrough}): the blocks held, then the extent around it
  * (kept, else fetched and offered), else, with memory short, the read alone.
  */
-class RangeFetchesTest {
+class RangeThroughTest {
   private static final int KIB = 1024;
   private static final int MIB = 1024 * KIB;
   private static final int BLOCK = 256 * KIB;
 
-  private StreamRig rig;
+  private Rig rig;
 
   @AfterEach
   void close() {
     if (rig != null) {
-      rig.close();
+      assertThat(rig.requests.inFlight).isEmpty(); // every request made has ended
+      rig.fetch.close();
     }
   }
 
-  private StreamRig stream(byte[] data, int blockSize, ScriptedTier... tiers) {
-    rig = new StreamRig(new FetchRig(new ScriptedStore(data, FetchRig.ETAG), blockSize, 4, 64L * MIB), 4, tiers);
+  private Rig stream(byte[] data, int blockSize, ScriptedTier... tiers) {
+    rig = new Rig(new FetchRig(new ScriptedStore(data, FetchRig.ETAG), blockSize, 4, 64L * MIB), tiers);
     return rig;
+  }
+
+  /**
+   * The requests of one stream, as a stream keeps them: each by its token until it ends; a caller waits for
+   * its reads on its own thread while they run on the fetch executor.
+   */
+  static final class Requests implements RangeThrough.Requests {
+    final Set<CancelToken> inFlight = ConcurrentHashMap.newKeySet();
+    private final BlockFetcher fetcher;
+
+    Requests(BlockFetcher fetcher) {
+      this.fetcher = fetcher;
+    }
+
+    @Override
+    public CancelToken start(Purpose why) {
+      CancelToken token = new CancelToken(() -> new IOException("closed"), why);
+      inFlight.add(token);
+      return token;
+    }
+
+    @Override
+    public void end(CancelToken token) {
+      inFlight.remove(token);
+    }
+
+    @Override
+    public void readWaiting(long position, int len, Purpose why, RangeThrough.Work read, PooledBytes into)
+        throws IOException {
+      CancelToken token = start(why);
+      try {
+        await(fetcher.submitRead(true, token, () -> read.run(token), () -> { }), token::cancel);
+      } finally {
+        end(token);
+      }
+    }
+
+    @Override
+    public void awaitRange(Purpose why, java.util.function.Function<CancelToken, RangeThrough.Fetch> range)
+        throws IOException {
+      RangeThrough.Fetch f = range.apply(start(why));
+      await(f.done(), f::cancel);
+    }
+
+    private void await(CompletableFuture<Void> requests, Runnable cancel) throws IOException {
+      try {
+        requests.get();
+      } catch (InterruptedException e) {
+        cancel.run();
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException();
+      } catch (ExecutionException e) {
+        throw Failures.cause(e, "test");
+      }
+    }
+  }
+
+  /** One stream's read-through of ranges over a scripted store, holding no blocks and no spans. */
+  static final class Rig {
+    final FetchRig fetch;
+    final ObjectHandle h;
+    final Requests requests;
+    final RangeThrough ranges;
+
+    Rig(FetchRig fetch, ScriptedTier... tiers) {
+      this(fetch, (p, dst, off, len) -> List.of(new long[] {p, p + len}), tiers);
+    }
+
+    /** As above, the stream holding what {@code held} copies. */
+    Rig(FetchRig fetch, RangeThrough.HeldSpans held, ScriptedTier... tiers) {
+      this.fetch = fetch;
+      this.h = fetch.answered();
+      this.requests = new Requests(fetch.fetcher);
+      int blockSize = fetch.config.blockSize();
+      SourceChain chain = new SourceChain(h, OwnBlocks.NONE, List.of(tiers), new S3Source(fetch.ranges, fetch.parts),
+          fetch.pool, blockSize, false, null);
+      this.ranges = chain.ranges(fetch.fetcher, requests, held, blockSize);
+    }
+
+    byte[] data(long start, long end) {
+      return fetch.data(start, end);
+    }
+
+    /** The GET of bytes {@code [start, end)}, as {@code ScriptedStore} names it. */
+    static String get(long start, long end) {
+      return start + "-" + end;
+    }
   }
 
   private byte[] read(long position, int len) throws IOException {
@@ -67,7 +164,7 @@ class RangeFetchesTest {
     byte[] got = read(500_000, 1000);
 
     assertThat(got).isEqualTo(rig.data(500_000, 501_000));
-    assertThat(rig.fetch.store.ranges()).containsExactly(StreamRig.get(500_000, 501_000));
+    assertThat(rig.fetch.store.ranges()).containsExactly(Rig.get(500_000, 501_000));
     assertThat(disk.asked().get(0)).isEqualTo("disk read range 500000+1000 [0, 1000)"); // the kept range first
     assertThat(disk.kept()).containsExactly(Piece.range(500_000, 1000));
   }
@@ -96,8 +193,8 @@ class RangeFetchesTest {
 
     assertThat(got).isEqualTo(rig.data(1000, 1000 + len));
     // the requests do not follow the pieces: as many parts as the whole range needs
-    assertThat(rig.fetch.store.ranges()).containsExactlyInAnyOrder(StreamRig.get(1000, 1000 + len / 2),
-        StreamRig.get(1000 + len / 2, 1000 + len));
+    assertThat(rig.fetch.store.ranges()).containsExactlyInAnyOrder(Rig.get(1000, 1000 + len / 2),
+        Rig.get(1000 + len / 2, 1000 + len));
     assertThat(disk.kept()).containsExactlyInAnyOrder(Piece.range(1000, MIB), Piece.range(1000 + MIB, len - MIB));
   }
 
@@ -129,8 +226,8 @@ class RangeFetchesTest {
     byte[] got = read(1000, 3 * MIB);
 
     assertThat(got).isEqualTo(rig.data(1000, 1000 + 3 * MIB));
-    assertThat(rig.fetch.store.ranges()).containsExactlyInAnyOrder(StreamRig.get(1000, 1000 + MIB),
-        StreamRig.get(1000 + 2 * MIB, 1000 + 3 * MIB));
+    assertThat(rig.fetch.store.ranges()).containsExactlyInAnyOrder(Rig.get(1000, 1000 + MIB),
+        Rig.get(1000 + 2 * MIB, 1000 + 3 * MIB));
     assertThat(shared.kept()).containsExactlyInAnyOrder(Piece.range(1000, MIB), Piece.range(1000 + 2 * MIB, MIB));
   }
 
@@ -162,7 +259,7 @@ class RangeFetchesTest {
     rig.ranges.fill(span, true, Purpose.FOOTER);
 
     assertThat(bytesOf(span)).isEqualTo(rig.data(900_000, 1_000_000));
-    assertThat(rig.fetch.store.ranges()).containsExactly(StreamRig.get(900_000, 1_000_000));
+    assertThat(rig.fetch.store.ranges()).containsExactly(Rig.get(900_000, 1_000_000));
     assertThat(disk.kept()).containsExactly(Piece.range(900_000, 100_000));
     span.unpin();
     span.releaseOwner();
@@ -178,15 +275,75 @@ class RangeFetchesTest {
     rig.ranges.fill(span, false, Purpose.READAHEAD);
 
     assertThat(bytesOf(span)).isEqualTo(rig.data(300_000, 370_000));
-    assertThat(rig.fetch.store.ranges()).containsExactly(StreamRig.get(300_000, 370_000));
+    assertThat(rig.fetch.store.ranges()).containsExactly(Rig.get(300_000, 370_000));
     assertThat(disk.asked()).isEmpty();
     assertThat(disk.kept()).isEmpty();
     span.unpin();
     span.releaseOwner();
   }
 
-  private static final RangeFetches.Through EXTENDED_BLOCKS_FIRST =
-      new RangeFetches.Through(true, true, Purpose.RANGE, new RangeFetches.Extent(400_000, 200_000, true, Purpose.CHUNK));
+  /** A stream that holds {@code [from, to)}: copies it into a range and returns the rest as gaps. */
+  private static RangeThrough.HeldSpans holding(byte[] data, long from, long to) {
+    return (p, dst, off, len) -> {
+      long end = p + len;
+      long a = Math.max(p, from);
+      long b = Math.min(end, to);
+      if (a >= b) {
+        return List.of(new long[] {p, end});
+      }
+      System.arraycopy(data, (int) a, dst, off + (int) (a - p), (int) (b - a));
+      java.util.List<long[]> gaps = new java.util.ArrayList<>();
+      if (a > p) {
+        gaps.add(new long[] {p, a});
+      }
+      if (b < end) {
+        gaps.add(new long[] {b, end});
+      }
+      return gaps;
+    };
+  }
+
+  @Test
+  void aVectoredRangeCopiesWhatTheStreamHoldsAtItsStartAndFetchesOnlyTheGapAtItsEnd() throws Exception {
+    byte[] data = ScriptedStore.bytes(MIB);
+    rig = new Rig(new FetchRig(new ScriptedStore(data, FetchRig.ETAG), BLOCK, 4, 64L * MIB),
+        holding(data, 100_000, 150_000));
+    byte[] dst = new byte[100_000];
+
+    rig.ranges.rangeUnheld(100_000, dst, 0, 100_000).get();
+
+    assertThat(dst).isEqualTo(rig.data(100_000, 200_000));
+    assertThat(rig.fetch.store.ranges()).containsExactly(Rig.get(150_000, 200_000));
+  }
+
+  @Test
+  void aVectoredRangeWhoseHeldBytesLieInsideItIsFetchedWholeInOneGet() throws Exception {
+    byte[] data = ScriptedStore.bytes(MIB);
+    rig = new Rig(new FetchRig(new ScriptedStore(data, FetchRig.ETAG), BLOCK, 4, 64L * MIB),
+        holding(data, 120_000, 150_000));
+    byte[] dst = new byte[100_000];
+
+    rig.ranges.rangeUnheld(100_000, dst, 0, 100_000).get();
+
+    assertThat(dst).isEqualTo(rig.data(100_000, 200_000));
+    assertThat(rig.fetch.store.ranges()).containsExactly(Rig.get(100_000, 200_000)); // not cut in two
+  }
+
+  @Test
+  void aVectoredRangeTheStreamHoldsWholeSendsNothing() throws Exception {
+    byte[] data = ScriptedStore.bytes(MIB);
+    rig = new Rig(new FetchRig(new ScriptedStore(data, FetchRig.ETAG), BLOCK, 4, 64L * MIB),
+        holding(data, 0, 300_000));
+    byte[] dst = new byte[100_000];
+
+    rig.ranges.rangeUnheld(100_000, dst, 0, 100_000).get();
+
+    assertThat(dst).isEqualTo(rig.data(100_000, 200_000));
+    assertThat(rig.fetch.store.ranges()).isEmpty();
+  }
+
+  private static final RangeThrough.Through EXTENDED_BLOCKS_FIRST =
+      new RangeThrough.Through(true, true, Purpose.RANGE, new RangeThrough.Extent(400_000, 200_000, true, Purpose.CHUNK));
 
   @Test
   void aReadThroughWhoseBlocksATierHoldsSendsNothingAndFetchesNoExtent() throws IOException {
@@ -215,7 +372,7 @@ class RangeFetchesTest {
     assertThat(dst).isEqualTo(rig.data(500_000, 501_000));
     assertThat(span.start()).isEqualTo(400_000);
     assertThat(bytesOf(span)).isEqualTo(rig.data(400_000, 600_000));
-    assertThat(rig.fetch.store.ranges()).containsExactly(StreamRig.get(400_000, 600_000));
+    assertThat(rig.fetch.store.ranges()).containsExactly(Rig.get(400_000, 600_000));
     assertThat(disk.asked()).containsExactly(
         "disk read block 1 [" + (500_000 - BLOCK) + ", " + (501_000 - BLOCK) + ")", // the blocks first
         "disk fill range 400000+200000");
@@ -238,15 +395,15 @@ class RangeFetchesTest {
 
     assertThat(span).isNull();
     assertThat(dst).isEqualTo(rig.data(500_000, 501_000));
-    assertThat(rig.fetch.store.ranges()).containsExactly(StreamRig.get(500_000, 501_000));
+    assertThat(rig.fetch.store.ranges()).containsExactly(Rig.get(500_000, 501_000));
     taken.forEach(rig.fetch.pool::release);
   }
 
   @Test
   void anExtentThatDoesNotCoverTheReadIsRefused() {
     stream(ScriptedStore.bytes(MIB), BLOCK);
-    RangeFetches.Through how =
-        new RangeFetches.Through(true, true, Purpose.RANGE, new RangeFetches.Extent(0, 1000, true, Purpose.CHUNK));
+    RangeThrough.Through how =
+        new RangeThrough.Through(true, true, Purpose.RANGE, new RangeThrough.Extent(0, 1000, true, Purpose.CHUNK));
 
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> rig.ranges.readThrough(500, new byte[1000], 0, 1000, how))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("does not cover");

@@ -18,7 +18,7 @@ import org.apache.hadoop.fs.VectoredReadUtils;
 import org.apache.hadoop.fs.impl.CombinedFileRange;
 
 /**
- * Vectored reads: the ranges are validated and sorted, ranges closer than {@link #MIN_SEEK} are merged
+ * Hadoop's vectored reads ({@code readVectored}) as merged ranges: the ranges are validated and sorted, ranges closer than {@link #MIN_SEEK} are merged
  * (up to {@link #MAX_MERGED} bytes per merged range: a gap that small costs less to read than to
  * request separately; S3A merges within 128 KiB up to 2 MiB), and every merged range is started at
  * once with {@link SlipstreamInputStream#readFullyAsync}: bytes already in memory or in the disk cache
@@ -29,17 +29,20 @@ import org.apache.hadoop.fs.impl.CombinedFileRange;
  * merged range of one caller range is read straight into its buffer when the buffer has an array;
  * others go through one transient array. The futures complete on a fetch thread: callers should not
  * block in callbacks chained to them (Parquet and Spark wait for them on their own threads).
+ *
+ * <p>Named for what it makes of a caller's ranges; the stream's own asynchronous ranges, which each merged
+ * range becomes, are the core's business.
  */
-final class VectoredReads {
+final class MergedRanges {
   static final int MIN_SEEK = 128 * 1024;
   static final int MAX_MERGED = 4 * 1024 * 1024;
 
-  private static final VectoredReads SHARED = new VectoredReads();
+  private static final MergedRanges SHARED = new MergedRanges();
 
-  private VectoredReads() {}
+  private MergedRanges() {}
 
   /** The instance; stateless, the work runs on the client's fetch executor. */
-  static VectoredReads shared(int threads) {
+  static MergedRanges shared(int threads) {
     return SHARED;
   }
 

@@ -3,6 +3,7 @@
  */
 package dev.slipstream.internal.read;
 
+import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.Span;
@@ -13,9 +14,13 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Predicted columns: when a stream first touches a column that the client's readers read whole from the
- * last files of this schema ({@link PredictedColumns}), that column's chunks from the read's row group to
- * the file's end are fetched at once, in parallel, and held ({@link PredictedSpans}). A reader then finds the
+ * Predicted columns in one stream, the stream's share of the client's {@link
+ * dev.slipstream.internal.learn.PredictedColumns}: when a stream first touches a column that the client's
+ * readers read whole from the last files of this schema, that column's chunks from the read's row group to
+ * the file's end are fetched at once, in parallel, and held in the stream's spans as spans fetched ahead
+ * ({@link HeldSpans#addAhead}); what reads copied of each is counted here, and what they did not is counted
+ * unread when it goes ({@link #predictedBytes}, {@link #unreadBytes}): what the client judges a schema's
+ * predictions by when the stream closes. A reader then finds the
  * dictionary pages its filter reads, row group after row group, and the chunks it decodes in memory: one
  * round trip for the column, not one per row group in turn. A column the stream does not touch is never
  * fetched: a query that reads other columns than the last one wastes nothing on them.
@@ -26,12 +31,11 @@ import java.util.concurrent.CompletableFuture;
  * <p>Bounded by {@code budget} bytes a stream, and by the pool's free memory (never waiting, never
  * evicting). Bytes the stream holds already are left out. Thread-safe.
  */
-final class ColumnsAhead {
+final class ColumnPrefetch {
   private final StreamFooter parquet;
   private final HeldSpans spans;
-  private final PredictedSpans predictedSpans;
   private final BufferPool pool;
-  private final RowGroupAhead.Fetch fetch;
+  private final RowGroupPrefetch.Fetch fetch;
   private final StreamRequests requests;
   private final ReadStatistics stats;
   private final int pieceSize;
@@ -41,21 +45,22 @@ final class ColumnsAhead {
   private BitSet predicted;
   private long left;
   private final long length;
+  /** Bytes of predicted chunks fetched and gone so far, and how many of them no read copied; guarded by itself. */
+  private final long[] accounts = new long[2];
 
   /**
-   * @param spans the bytes the stream holds: what a prediction leaves out
-   * @param predictedSpans where the chunks fetched here are held, and accounted read or unread
+   * @param spans the bytes the stream holds: what a prediction leaves out, and where the chunks fetched here
+   *     are held
    * @param fetch how a chunk (or a piece of one) is fetched
    * @param pieceSize the largest span: a block at most, and below half a G1 region ({@link
    *     dev.slipstream.internal.block.HeapRegions#largestOrdinary})
    * @param budget the most bytes one stream fetches by prediction
    * @param length the object's length
    */
-  ColumnsAhead(StreamFooter parquet, HeldSpans spans, PredictedSpans predictedSpans, BufferPool pool, RowGroupAhead.Fetch fetch,
+  ColumnPrefetch(StreamFooter parquet, HeldSpans spans, BufferPool pool, RowGroupPrefetch.Fetch fetch,
       StreamRequests requests, ReadStatistics stats, int pieceSize, long budget, long length) {
     this.parquet = parquet;
     this.spans = spans;
-    this.predictedSpans = predictedSpans;
     this.pool = pool;
     this.fetch = fetch;
     this.requests = requests;
@@ -192,7 +197,7 @@ final class ColumnsAhead {
       synchronized (this) {
         n = (int) Math.min(pieceSize, fetchEnd - p);
         // Never a piece cut short by the budget: a tier finds a range only by its bounds, and another
-        // stream (another host) cuts the same run into whole pieces (RangeFetches).
+        // stream (another host) cuts the same run into whole pieces (RangeThrough).
         n = n <= left ? n : 0;
         left -= n;
       }
@@ -206,7 +211,9 @@ final class ColumnsAhead {
       Span span = new Span(p, buffer, n, pool, stats);
       CompletableFuture<Void> ready = new CompletableFuture<>(); // once the span is filled, or dropped
       // The bytes around a small run are not predicted.
-      predictedSpans.add(span, ready, Math.max(0, Math.min(p + n, end) - Math.max(p, chunkStart)));
+      long chunkBytes = Math.max(0, Math.min(p + n, end) - Math.max(p, chunkStart));
+      stats.add(Counter.PREDICTED_COLUMN_BYTES, chunkBytes);
+      spans.addAhead(span, ready, copied -> gone(chunkBytes, copied));
       CompletableFuture<Void> fetched;
       try {
         fetched = fetch.start(p, buffer, 0, n);
@@ -220,7 +227,7 @@ final class ColumnsAhead {
             span.unpin();
           } else {
             span.unpin();
-            predictedSpans.drop(span);
+            spans.dropAhead(span);
           }
         } finally {
           ready.complete(null);
@@ -232,5 +239,32 @@ final class ColumnsAhead {
       p += n;
     }
     return true;
+  }
+
+  /**
+   * A span fetched here went (released, or dropped when its fetch failed): of its {@code chunkBytes} of
+   * predicted chunks, those no read copied are counted unread.
+   */
+  private void gone(long chunkBytes, long copied) {
+    long unread = Math.max(0, chunkBytes - copied);
+    synchronized (accounts) {
+      accounts[0] += chunkBytes;
+      accounts[1] += unread;
+    }
+    stats.add(Counter.PREDICTED_COLUMN_BYTES_UNREAD, unread);
+  }
+
+  /** Bytes of predicted chunks fetched and gone so far (close, unbuffer). */
+  long predictedBytes() {
+    synchronized (accounts) {
+      return accounts[0];
+    }
+  }
+
+  /** Of {@link #predictedBytes}, the bytes no read copied. */
+  long unreadBytes() {
+    synchronized (accounts) {
+      return accounts[1];
+    }
   }
 }

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * 42, item 6), as a block does when its reader arrives. Told by the order in which the fetch executor's
  * one thread sends the GETs, not by timing: the thread is held while the work is queued.
  */
-class RowGroupAheadPromotionTest {
+class RowGroupPrefetchPromotionTest {
   private static final int CHUNK = 64 * 1024;
   private static final int COLUMNS = 2;
   private static final int GROUP = COLUMNS * CHUNK;
@@ -57,7 +57,7 @@ class RowGroupAheadPromotionTest {
   @Test
   void aPieceAReadClaimsGoesAheadOfEveryPrefetch() throws Exception {
     ParquetFooter footer = ParquetFooter.parse(file, file.length, file.length);
-    RowGroupAhead ahead = new RowGroupAhead(footer, rig.fetch.pool,
+    RowGroupPrefetch ahead = new RowGroupPrefetch(footer, rig.fetch.pool,
         (p, d, o, n) -> rig.ranges.range(p, d, o, n, Purpose.ROW_GROUP_AHEAD), (s, e) -> e, rig.h.stats(), CHUNK,
         CHUNK, 1L << 20);
     CountDownLatch running = new CountDownLatch(1);

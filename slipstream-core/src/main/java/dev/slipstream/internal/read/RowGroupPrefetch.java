@@ -9,6 +9,7 @@ import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.HeapRegions;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.format.ParquetFooter;
+import dev.slipstream.internal.source.RangeThrough;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -42,7 +43,7 @@ import java.util.concurrent.CompletableFuture;
  * reader waiting for it was interrupted: its fetch is the stream's, for every read that claims it.
  * Thread-safe.
  */
-final class RowGroupAhead {
+final class RowGroupPrefetch {
   /**
    * Pieces planned of row group 1 while a stream has read only row group 0: a task given the file's
    * first row group alone wastes no more (the sequential read's start, {@link PrefetchDepth#START}).
@@ -54,9 +55,9 @@ final class RowGroupAhead {
     CompletableFuture<Void> start(long position, byte[] dst, int off, int len);
   }
 
-  /** Fetches a piece ahead, as a prefetch: {@link RangeFetches.Fetch#promote}d once a read claims it. */
+  /** Fetches a piece ahead, as a prefetch: {@link RangeThrough.Fetch#promote}d once a read claims it. */
   interface Ahead {
-    RangeFetches.Fetch start(long position, byte[] dst, int off, int len);
+    RangeThrough.Fetch start(long position, byte[] dst, int off, int len);
   }
 
   /**
@@ -94,13 +95,13 @@ final class RowGroupAhead {
     /** The bytes: pinned by the fetch while it runs and by each copy; evictable by the pool otherwise. */
     final Span span;
     /** The fetch, or null if it could not start. */
-    final RangeFetches.Fetch fetch;
+    final RangeThrough.Fetch fetch;
     final CompletableFuture<Void> fetched;
     final List<CompletableFuture<Void>> copies = new ArrayList<>();
     /** Bytes reads have copied out of it so far. */
     long claimed;
 
-    Piece(long start, int length, int group, Span span, RangeFetches.Fetch fetch, CompletableFuture<Void> fetched) {
+    Piece(long start, int length, int group, Span span, RangeThrough.Fetch fetch, CompletableFuture<Void> fetched) {
       this.start = start;
       this.length = length;
       this.group = group;
@@ -136,7 +137,7 @@ final class RowGroupAhead {
    *     HeapRegions#largestOrdinary}), since what a stream holds ahead must not cut up the heap's free regions
    * @param maxHeld the most bytes a stream holds ahead; 0 reads nothing ahead
    */
-  RowGroupAhead(ParquetFooter footer, BufferPool pool, Ahead ahead, Held heldBytes, ReadStatistics stats,
+  RowGroupPrefetch(ParquetFooter footer, BufferPool pool, Ahead ahead, Held heldBytes, ReadStatistics stats,
       int blockSize, int pieceSize, long maxHeld) {
     this.footer = footer;
     this.pool = pool;
@@ -304,7 +305,7 @@ final class RowGroupAhead {
       held += n;
       stats.increment(Counter.ROW_GROUP_AHEAD_STARTED);
       Span span = new Span(plan.from, buffer, n, pool, stats); // the owner's reference and the fetch's pin
-      RangeFetches.Fetch fetch = null;
+      RangeThrough.Fetch fetch = null;
       CompletableFuture<Void> fetched;
       try {
         fetch = ahead.start(plan.from, buffer, 0, n);
