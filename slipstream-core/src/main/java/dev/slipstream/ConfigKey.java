@@ -42,8 +42,8 @@ public enum ConfigKey {
   PREFETCH_BLOCKS("prefetch.blocks", integer(0, 1024), "16",
       "Most blocks fetched ahead of a sequential reader, per stream. The depth starts at 2 and doubles with "
           + "each block the reader enters, up to this value (from the second block on, it starts from the depth "
-          + "this client's readers needed; a read declared sequential or whole-file starts there, and at least at "
-          + "half this value); it halves when the reader finds a whole window already fetched, and "
+          + "this client's readers needed; a read declared sequential or whole-file starts at this value); it "
+          + "halves when the reader finds a whole window already fetched, and "
           + "prefetch takes free memory only. Also the most bytes, in blocks, of Parquet row groups a stream "
           + "fetches ahead (0: none). The default matches fetch.threads: deeper puts no more requests in flight."),
   MEMORY_MAX("memory.max", size(), null,

@@ -113,6 +113,23 @@ class ParallelPartsTest {
     }
   }
 
+  @Test
+  void aDeclaredSequentialReadWhoseWindowFillsTheThreadsFetchesTheBlocksAheadWhole() throws IOException {
+    // prefetch.blocks 4: a window of four blocks, the object's four, fills the threads as the cap says; the
+    // block the reader waits for comes in parts, the three fetched ahead with it as one GET each
+    try (Slipstream client = client(LinkProfile.LOOPBACK, "prefetch.blocks", "4")) {
+      try (SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/data"),
+          OpenOptions.NONE.withPolicy(ReadPolicy.SEQUENTIAL))) {
+        readAllAndVerify(in);
+        // (opened with no length, a sequential read learns it from a GET of its first MiB, then drops it)
+        assertThat(getRanges()).extracting(r -> r[0] + "-" + r[1]).containsExactly("0-1048576", "0-2097152",
+            "2097152-4194304",
+            "4194304-6291456", "6291456-8388608", "8388608-16777216", "16777216-25165824", "25165824-" + SIZE);
+        assertThat(in.statistics().get(Counter.BLOCKS_IN_PARTS)).isEqualTo(1);
+      }
+    }
+  }
+
   /** One fetch thread has no other to run a part; parts of at least a block are the block. */
   @ParameterizedTest(name = "{0}={1}")
   @CsvSource({"fetch.threads, 1", "fetch.part.min, 8M"})

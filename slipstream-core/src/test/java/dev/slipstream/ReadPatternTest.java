@@ -139,17 +139,16 @@ class ReadPatternTest {
   }
 
   @Test
-  void sequentialPolicyPrefetchesHalfTheDepthAtOnceOnAFreshClient() throws IOException {
-    // A fresh client: it has learned no depth yet, so a declared sequential read starts at half the cap.
+  void sequentialPolicyPrefetchesTheWholeDepthAtOnceEvenOnAFreshClient() throws IOException {
+    // A fresh client has learned no depth yet; a declared sequential read starts at the cap all the same.
     try (Slipstream fresh = Slipstream.builder().isolatedResources()
-        .config(TestClients.config(S3.server()).set("block.size", "1M").set("memory.max", "32M").build())
+        .config(TestClients.config(S3.server()).set("block.size", "1M").set("memory.max", "64M").build())
         .build()) {
       try (SlipstreamInputStream in = fresh.open(S3Location.parse("s3://" + BUCKET + "/obj"),
           OpenOptions.NONE.withPolicy(ReadPolicy.SEQUENTIAL))) {
         assertThat(in.read()).isEqualTo(TestData.byteAt(8, 0) & 0xff);
-        in.close(); // the first read started half of prefetch.blocks at once; closing now wastes them all
-        assertThat(in.statistics().get(Counter.PREFETCH_WASTED))
-            .isEqualTo((fresh.config().prefetchBlocks() + 1) / 2);
+        in.close(); // the first read started prefetch.blocks at once; closing now wastes them all
+        assertThat(in.statistics().get(Counter.PREFETCH_WASTED)).isEqualTo(fresh.config().prefetchBlocks());
       }
       try (SlipstreamInputStream in = fresh.open("s3://" + BUCKET + "/obj")) {
         assertThat(in.read()).isEqualTo(TestData.byteAt(8, 0) & 0xff);

@@ -102,9 +102,9 @@ final class BlockWindow {
       long p = position + done;
       long index = p / blockSize;
       int depth = inOrder ? planner.enterBlock(index) : (int) ((position + len - 1) / blockSize - index);
-      // ahead of a run: in parts only where the run cannot keep its window in flight; a jump's blocks are
-      // all wanted now
-      boolean parts = !inOrder || planner.partsAhead(index + depth >= prefetchLimit);
+      // ahead of a run: in parts only while its window (this block and those ahead, up to the end of what
+      // it reads) is too small to fill the threads with whole blocks; a jump's blocks are all wanted now
+      boolean parts = !inOrder || planner.partsAhead((int) Math.min(depth, Math.max(0, prefetchLimit - index)) + 1);
       done += copyFromBlock(index, p, dst, off + done, len - done, depth, parts, inOrder ? planner : null);
     }
   }

@@ -12,7 +12,8 @@ import dev.slipstream.internal.learn.LearnedDepth;
  * <p>A run starts at 2 blocks, so that a reader that reads a header and jumps away wastes a block or two.
  * A caller that declared a sequential read (Hadoop's {@code whole-file} and {@code sequential} read
  * policies, which {@code FileUtil.copy} and the shell's {@code -cp} and {@code -get} declare) starts at
- * the depth the client has learned, and at least half the cap: it has promised the run.
+ * the cap: it has promised the run, and a window of whole blocks on every fetch thread fills the link
+ * with the fewest GETs.
  * While the depth is growing it doubles with each block the reader enters, up to the cap ({@code
  * prefetch.blocks}); entering the second block proves the run sequential, and the depth then starts from
  * what the client has learned ({@link LearnedDepth}) instead of ramping up again. When the reader finds a
@@ -54,14 +55,11 @@ final class PrefetchDepth {
   }
 
   /**
-   * Where a run starts: 2 blocks; for a declared sequential read, the depth the client's readers have
-   * needed, and at least half the cap (a first read of a fresh client has learned nothing yet).
+   * Where a run starts: 2 blocks; for a declared sequential read, the cap: the caller promised the run,
+   * and a window of the cap puts whole blocks on every fetch thread at once.
    */
   private int start() {
-    if (!sequential) {
-      return Math.min(START, cap);
-    }
-    return Math.min(cap, Math.max((cap + 1) / 2, learned.get()));
+    return sequential ? cap : Math.min(START, cap);
   }
 
   /** A jump: the next read in order starts a new run. */
@@ -91,13 +89,14 @@ final class PrefetchDepth {
 
   /**
    * Whether blocks fetched ahead of the reader now come from S3 in parallel parts: only while the reader
-   * waits on the link (the depth is growing) and the run cannot keep a full window of whole blocks in
-   * flight: its depth is still below the cap, or its window reaches the end of what it will read
-   * ({@code windowReachesEnd}). A run at the cap in the middle of an object fills the threads with whole
-   * blocks, and a reader ahead of the link needs no more speed: parts would only cost GETs and CPU.
+   * waits on the link (the depth is growing) and the run's window, the block entered and those ahead of it
+   * up to the end of what it will read ({@code windowBlocks}), holds fewer blocks than the cap, which
+   * defaults to the fetch threads: too few whole blocks to fill them. A window of the cap fills the threads
+   * with whole blocks, and a reader ahead of the link needs no more speed: parts would only cost GETs and
+   * CPU.
    */
-  boolean partsAhead(boolean windowReachesEnd) {
-    return growing && (depth < cap || windowReachesEnd);
+  boolean partsAhead(int windowBlocks) {
+    return growing && windowBlocks < cap;
   }
 
   /** Whether the reader had to wait for the block it entered last: once per block. */

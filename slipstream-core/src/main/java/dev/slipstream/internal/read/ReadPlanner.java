@@ -18,8 +18,8 @@ import dev.slipstream.internal.learn.LearnedDepth;
  *       {@link #SKIP_TOLERANCE} bytes, as a reader skipping a record header does), or if its block is
  *       already in memory. The first read counts as continuing from position 0. How far a run fetches ahead
  *       is {@link PrefetchDepth}'s to say: 2 blocks at first, so that a reader that reads a header and
- *       jumps away wastes at most a block or two ({@code SEQUENTIAL}, a promised run: the depth the client
- *       has learned, at least half of {@code prefetch.blocks}), then as deep as the reader needs
+ *       jumps away wastes at most a block or two ({@code SEQUENTIAL}, a promised run: {@code prefetch.blocks}
+ *       at once), then as deep as the reader needs
  *       (docs/architecture.md, rule 5). A jump resets the depth;
  *       a small read after it fetches its own bytes ({@link Kind#SMALL_JUMP}), a large one the blocks it
  *       spans ({@link Kind#BLOCKS_AFTER_JUMP}).</li>
@@ -171,8 +171,8 @@ final class ReadPlanner {
   }
 
   /** Whether the blocks a run fetches ahead now come in parts (see {@link PrefetchDepth#partsAhead}). */
-  synchronized boolean partsAhead(boolean windowReachesEnd) {
-    return depth.partsAhead(windowReachesEnd);
+  synchronized boolean partsAhead(int windowBlocks) {
+    return depth.partsAhead(windowBlocks);
   }
 
   /** The block a sequential read entered last was there ({@code waited} false) or had to be waited for. */

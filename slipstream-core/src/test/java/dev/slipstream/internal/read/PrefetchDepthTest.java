@@ -86,17 +86,25 @@ class PrefetchDepthTest {
   }
 
   @Test
-  void aCallerThatPromisedSequentialReadsStartsAtHalfTheCapOrTheLearnedDepthIfDeeper() {
+  void aCallerThatPromisedSequentialReadsStartsAtTheCap() {
     LearnedDepth learned = new LearnedDepth();
     PrefetchDepth d = new PrefetchDepth(6, true, learned);
-    assertThat(d.enter(0)).as("nothing learned yet: half the cap").isEqualTo(3);
+    assertThat(d.enter(0)).as("nothing learned yet: the cap all the same").isEqualTo(6);
     d.arrived(0, true);
-    assertThat(d.enter(1)).isEqualTo(6);
-    d.arrived(1, true); // the client learns that its readers wait at 6
-    assertThat(d.enter(2)).as("the cap holds").isEqualTo(6);
-    assertThat(new PrefetchDepth(6, true, learned).enter(0)).as("the learned depth").isEqualTo(6);
+    assertThat(d.enter(1)).as("the cap holds").isEqualTo(6);
     assertThat(new PrefetchDepth(6, false, learned).enter(0)).as("a plain open still ramps").isEqualTo(2);
     PrefetchDepth none = new PrefetchDepth(0, false, new LearnedDepth());
     assertThat(run(none, 0, 10, true)).isZero(); // prefetch.blocks=0: no prefetch at all
+  }
+
+  @Test
+  void partsOnlyWhileTheWindowIsShortOfTheCapAndTheReaderWaits() {
+    PrefetchDepth d = new PrefetchDepth(16, false, new LearnedDepth());
+    d.enter(0);
+    assertThat(d.partsAhead(3)).as("a run ramping from two blocks").isTrue();
+    assertThat(d.partsAhead(16)).as("a window of the cap fills the fetch threads").isFalse();
+    assertThat(d.partsAhead(17)).isFalse();
+    run(d, 0, 40, false); // a whole window there before the reader: it is ahead of the link
+    assertThat(d.partsAhead(3)).as("a reader ahead of the link").isFalse();
   }
 }

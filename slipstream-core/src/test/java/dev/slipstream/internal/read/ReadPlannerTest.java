@@ -197,9 +197,9 @@ class ReadPlannerTest {
   void sequentialStartsDeepAndAJumpResetsItToDeep() {
     ReadPlanner p = planner(ReadPolicy.SEQUENTIAL);
     assertThat(p.onRead(0, 4 * KIB, false, false).kind()).isEqualTo(Kind.IN_ORDER);
-    assertThat(p.enterBlock(0)).isEqualTo((MAX_DEPTH + 1) / 2);
+    assertThat(p.enterBlock(0)).isEqualTo(MAX_DEPTH);
     assertThat(p.onRead(40L * BLOCK, 4 * KIB, false, false).kind()).isEqualTo(Kind.SMALL_JUMP);
-    assertThat(p.enterBlock(40)).isEqualTo((MAX_DEPTH + 1) / 2);
+    assertThat(p.enterBlock(40)).isEqualTo(MAX_DEPTH);
   }
 
   @Test
