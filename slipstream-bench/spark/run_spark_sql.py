@@ -11,6 +11,14 @@ every partition), then q2 (2 columns of half the partitions). Reported per job: 
 shaped link delivered, GETs and HEADs; the answers must be identical across readers. The table is written
 in two layouts (--layouts): as Spark writes it, and as pyarrow does (two row groups a file, every column
 dictionary-encoded, so that Parquet's dictionary filter reads each row group's dictionary page).
+
+--format orc runs the same queries over ORC tables written by pyarrow (Snappy), in two layouts: one stripe
+a file (pyarrow-orc-one-stripe) and stripes of about 1 MiB, 5 a file (pyarrow-orc-stripes; --stripe-bytes).
+Its default size is issue 45's table: 100 partitions of one file of 107,000 rows, 6 MB. After the table it
+prints, per layout and Spark, each reader's GETs per file and bytes against S3A classic's. The size knobs
+(--partitions, --rows) serve both formats: e.g. --format orc --partitions 8 for a quick check.
+
+    python3 slipstream-bench/spark/run_spark_sql.py --format orc --spark 4.0.1,4.3.0
 """
 import argparse
 import glob
@@ -35,6 +43,9 @@ SDK_MODULES = {
     "hadoop-aws", "analyticsaccelerator-s3", "eventstream", "reactive-streams"}
 # The Maven profile whose dependencies match a Hadoop line, and whether S3A has the analytics stream.
 HADOOP_LINES = {"3.4.1": ("hadoop-3.4", False), "3.5.0": (None, True)}
+# Per format: its layouts (the first ones the default), and the default partitions and rows per partition.
+FORMATS = {"parquet": (["spark", "pyarrow"], 200, 150_000),
+           "orc": (["pyarrow-orc-one-stripe", "pyarrow-orc-stripes"], 100, 107_000)}
 
 
 def run(cmd, **kw):
@@ -169,17 +180,45 @@ def job(cmd, timeout=None):
     return json.loads(next(l for l in out.splitlines() if l.startswith("RESULT "))[len("RESULT "):])
 
 
+def per_file(results):
+    """Each ORC job's GETs per file (q1 reads every file, q2 half of them) and its seconds and bytes against
+    S3A classic's of the same layout and Spark: issue 45's measures."""
+    print("\n| layout | Spark | reader | q1 GETs/file | q2 GETs/file | q1+q2 s | vs classic s | q1+q2 MB "
+          "| vs classic bytes |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
+    for r in results:
+        c = next((x for x in results if x["reader"] == "classic" and x["layout"] == r["layout"]
+                  and x["spark"] == r["spark"]), None)
+        s, b = r["q1_s"] + r["q2_s"], r["q1_bytes"] + r["q2_bytes"]
+        cs, cb = (c["q1_s"] + c["q2_s"], c["q1_bytes"] + c["q2_bytes"]) if c else (0, 0)
+        print("| %s | %s | %s | %.1f | %.1f | %.1f | %s | %.0f | %s |" % (
+            r["layout"], r["spark"], r["reader"], r["q1_gets"] / r["files"], r["q2_gets"] / (r["files"] - r["files"] // 2),
+            s, "%.2fx" % (s / cs) if cs else "-", b / 1e6, "%.2fx" % (b / cb) if cb else "-"))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--spark", default="4.0.1,4.3.0", help="pyspark versions, comma-separated")
     p.add_argument("--readers", default="classic,analytics,slipstream")
     p.add_argument("--profile", default="s3-like")
-    p.add_argument("--partitions", type=int, default=200)
-    p.add_argument("--rows", type=int, default=150_000, help="rows per partition (8 columns: 150,000 make ~8 MB)")
-    p.add_argument("--layouts", default="spark,pyarrow", help="table layouts: spark, pyarrow")
+    p.add_argument("--format", choices=list(FORMATS), default="parquet", help="the tables' format")
+    p.add_argument("--partitions", type=int, help="partitions, one file each (default: parquet 200, orc 100)")
+    p.add_argument("--rows", type=int, help="rows per partition (default: parquet 150,000, about 8 MB a file; "
+                                            "orc 107,000, about 6 MB)")
+    p.add_argument("--layouts", help="table layouts: spark, pyarrow (parquet); pyarrow-orc-one-stripe, "
+                                     "pyarrow-orc-stripes (orc); default: the format's")
+    p.add_argument("--stripe-bytes", type=int, default=1 << 20, help="pyarrow-orc-stripes' stripe size")
     p.add_argument("--out", help="write the results as JSON lines here")
     p.add_argument("--slipstream-jar", help="the Slipstream jar to test (default: build this checkout's)")
     args = p.parse_args()
+    known, partitions, rows = FORMATS[args.format]
+    args.partitions = partitions if args.partitions is None else args.partitions
+    args.rows = rows if args.rows is None else args.rows
+    layouts = [l.strip() for l in (args.layouts or ",".join(known)).split(",") if l.strip()]
+    if not layouts or any(l not in known for l in layouts):
+        p.error("--layouts of --format %s: %s" % (args.format, ", ".join(known)))
+    if args.partitions < 2 or args.rows < 1:
+        p.error("--partitions must be at least 2 (q2 reads half of them), --rows at least 1")
     WORK.mkdir(parents=True, exist_ok=True)
     slipstream_jar = slipstream(args.slipstream_jar)
     versions = [v.strip() for v in args.spark.split(",") if v.strip()]
@@ -193,13 +232,13 @@ def main():
         newest = versions[-1]
         python, hadoop = installs[newest]
         jars = ",".join(s3a_jars(hadoop) + [slipstream_jar])
-        layouts = [l.strip() for l in args.layouts.split(",") if l.strip()]
-        tables = {l: "s3a://spark-sql/warehouse/" + ("t" if l == "spark" else "t_" + l) for l in layouts}
+        tables = {l: "s3a://spark-sql/warehouse/" + ("t" if l == "spark" else "t_" + l.replace("-", "_"))
+                  for l in layouts}
         for layout in layouts:
             t0 = time.monotonic()
             run([str(python), job_py, "--mode", "write", "--layout", layout, "--table", tables[layout],
                  "--direct", direct, "--jars", jars, "--partitions", str(args.partitions), "--rows",
-                 str(args.rows)] + keys)
+                 str(args.rows), "--stripe-bytes", str(args.stripe_bytes)] + keys)
             print("%s table written in %.0f s" % (layout, time.monotonic() - t0), file=sys.stderr)
         for layout in layouts:
             for v in versions:
@@ -209,9 +248,12 @@ def main():
                     if reader == "analytics" and not HADOOP_LINES[hadoop][1]:
                         continue
                     r = job([str(python), job_py, "--mode", "query", "--reader", reader, "--endpoint", endpoint,
-                             "--table", tables[layout], "--stats", str(stats), "--jars", jars] + keys)
+                             "--table", tables[layout], "--stats", str(stats), "--jars", jars, "--format",
+                             args.format, "--partitions", str(args.partitions)] + keys)
                     r["hadoop"] = hadoop
                     r["layout"] = layout
+                    if args.format == "orc":
+                        r["format"], r["files"] = "orc", args.partitions
                     results.append(r)
                     print(json.dumps(r), file=sys.stderr, flush=True)
     finally:
@@ -222,6 +264,8 @@ def main():
         print("| %s | %s | %s | %s | %.1f | %.1f | %.0f | %.0f | %d | %d | %s |" % (
             r["layout"], r["spark"], r["hadoop"], r["reader"], r["q1_s"], r["q2_s"], r["q1_bytes"] / 1e6,
             r["q2_bytes"] / 1e6, r["q1_gets"] + r["q2_gets"], r["q1_heads"] + r["q2_heads"], r["answers"]))
+    if args.format == "orc":
+        per_file(results)
     if args.out:
         with open(args.out, "w") as f:
             for r in results:

@@ -2,11 +2,14 @@
 """One Spark SQL job of the spark-sql benchmark, run by a pyspark installation's own Python.
 
 mode 'write' writes the partitioned table with S3A classic straight to the server (no shaping), as Spark
-writes it (--layout spark) or as pyarrow does (--layout pyarrow: two row groups a file, every column
-dictionary-encoded, written locally by pyarrow and copied up through S3A);
-mode 'query' runs q1 and q2 cold in a new local[2] session with one reader, reading the shaped link's
-counters (a file kept by dev.slipstream.testkit.ShapedS3Main) before and after each query, and prints
-one JSON line: times, bytes the link delivered, requests, and a digest of the answers.
+writes it (--layout spark) or as pyarrow does, written locally by pyarrow and copied up through S3A:
+--layout pyarrow, Parquet with two row groups a file, every column dictionary-encoded;
+--layout pyarrow-orc-one-stripe, ORC (Snappy) in one stripe a file (pyarrow's 64 MiB stripe size);
+--layout pyarrow-orc-stripes, ORC (Snappy) in stripes of about 1 MiB (--stripe-bytes), several a file;
+mode 'query' runs q1 and q2 cold in a new local[2] session with one reader, over the table as --format
+(parquet or orc), reading the shaped link's counters (a file kept by dev.slipstream.testkit.ShapedS3Main)
+before and after each query, and prints one JSON line: times, bytes the link delivered, requests, and a
+digest of the answers.
 """
 import argparse
 import hashlib
@@ -18,7 +21,9 @@ import time
 from pyspark.sql import SparkSession
 
 Q1 = "SELECT dt, count(*), sum(c01 % 1000003) FROM t WHERE c02 < 0 GROUP BY dt ORDER BY dt"
-Q2 = "SELECT c06, avg(c05 % 1000003) FROM t WHERE dt >= '100' GROUP BY c06 ORDER BY c06"
+# 2 columns of half the partitions: dt >= '100' of 200
+Q2 = "SELECT c06, avg(c05 % 1000003) FROM t WHERE dt >= '{:03d}' GROUP BY c06 ORDER BY c06"
+ORC_LAYOUTS = {"pyarrow-orc-one-stripe": 64 << 20, "pyarrow-orc-stripes": None}  # the stripe size; None: --stripe-bytes
 SLIPSTREAM_FS = "dev.slipstream.hadoop.SlipstreamS3AFileSystem"
 
 
@@ -74,11 +79,13 @@ def write(args):
 
 
 def write_pyarrow(args):
-    """The same columns, as pyarrow writes them by default: dictionary pages for every column."""
+    """The same columns, as pyarrow writes them by default: Parquet with dictionary pages for every column,
+    or ORC (Snappy) in stripes of the layout's size."""
     import shutil
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
+    import pyarrow.orc as po
     local = tempfile.mkdtemp(prefix="spark-sql-pyarrow-")
     try:
         rng = np.random.default_rng(23)
@@ -89,8 +96,16 @@ def write_pyarrow(args):
             cols["c06"] = np.arange(args.rows, dtype=np.int64) % 10
             d = os.path.join(local, "dt=%03d" % p)
             os.makedirs(d)
-            pq.write_table(pa.table(cols), os.path.join(d, "part-0.parquet"),
-                           row_group_size=args.rows // 2, compression="snappy")
+            if args.layout in ORC_LAYOUTS:
+                f = os.path.join(d, "part-0.orc")
+                po.write_table(pa.table(cols), f, compression="snappy",
+                               stripe_size=ORC_LAYOUTS[args.layout] or args.stripe_bytes)
+                if p == 0:
+                    print("%s: %d bytes a file, %d stripes" % (args.layout, os.path.getsize(f),
+                                                               po.ORCFile(f).nstripes), flush=True)
+            else:
+                pq.write_table(pa.table(cols), os.path.join(d, "part-0.parquet"),
+                               row_group_size=args.rows // 2, compression="snappy")
         spark = session(args, "classic", args.direct)
         jvm = spark._jvm
         dst = jvm.org.apache.hadoop.fs.Path(args.table)
@@ -110,8 +125,8 @@ def query(args):
     digest = hashlib.sha256()
     before = link_counters(args.stats)
     t0 = time.monotonic()
-    spark.read.parquet(args.table).createOrReplaceTempView("t")
-    for name, sql in (("q1", Q1), ("q2", Q2)):
+    (spark.read.orc(args.table) if args.format == "orc" else spark.read.parquet(args.table)).createOrReplaceTempView("t")
+    for name, sql in (("q1", Q1), ("q2", Q2.format(args.partitions // 2))):
         if name == "q2":
             before = link_counters(args.stats)
             t0 = time.monotonic()
@@ -142,12 +157,15 @@ def main():
     p.add_argument("--partitions", type=int, default=200)
     p.add_argument("--rows", type=int, default=150_000)
     p.add_argument("--row-group-bytes", type=int, default=4_400_000)
-    p.add_argument("--layout", choices=["spark", "pyarrow"], default="spark", help="how 'write' writes the table")
+    p.add_argument("--layout", choices=["spark", "pyarrow"] + list(ORC_LAYOUTS), default="spark",
+                   help="how 'write' writes the table")
+    p.add_argument("--stripe-bytes", type=int, default=1 << 20, help="pyarrow-orc-stripes' stripe size")
+    p.add_argument("--format", choices=["parquet", "orc"], default="parquet", help="how 'query' reads the table")
     args = p.parse_args()
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     if args.mode == "query":
         query(args)
-    elif args.layout == "pyarrow":
+    elif args.layout != "spark":
         write_pyarrow(args)
     else:
         write(args)
