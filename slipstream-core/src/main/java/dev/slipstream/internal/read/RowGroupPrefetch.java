@@ -24,8 +24,8 @@ import java.util.function.BooleanSupplier;
  * on their way. When an asynchronous (vectored) range read covers column chunks {@code i..j} of row
  * group {@code g} exactly — as parquet-java asks for the chunks of the columns it reads, all 20 of a full
  * scan in one range of the whole row group — and the stream has read chunks of row group {@code g - 1}
- * before, the bytes of chunks {@code i..j} of row group {@code g + 1} are planned ahead and fetched in the
- * background, in pieces of at most a block, each into a pooled buffer. Two row groups in a row first: an
+ * before, the bytes of chunks {@code i..j} of every later row group are planned ahead (see below) and
+ * fetched in the background, in pieces of at most a block, each into a pooled buffer. Two row groups in a row first: an
  * engine that splits a file among tasks (Spark) often gives a task a single row group, and what it fetched
  * of the next would be wasted. Only row group 0, where a whole-file reader starts, plans {@value
  * #UNPROVEN_PIECES} blocks' worth of row group 1 before that. A later range read copies what pieces hold and fetches only the rest itself. A piece is given
