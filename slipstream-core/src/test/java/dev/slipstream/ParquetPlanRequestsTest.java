@@ -250,6 +250,31 @@ class ParquetPlanRequestsTest {
     }
   }
 
+  /**
+   * A split that ends before row group 1's midpoint (a Spark task given row group 0 of the file): the
+   * predicted columns are fetched for row group 0 only; row group 1 is the next task's.
+   */
+  @Test
+  void predictedColumnsStopAtTheLastRowGroupOfTheSplit() throws Exception {
+    try (Slipstream c = newClient()) {
+      readTableFile(c, 0, GROUPS);
+      readTableFile(c, 1, GROUPS);
+      shaper.clearRequestLog();
+      byte[] file = table[2];
+      long splitEnd = chunkStart(1, 0) + 1; // row group 1's midpoint lies past it
+      SlipstreamInputStream in = c.open(location("table/2.parquet"),
+          OpenOptions.length(file.length).withPolicy(ReadPolicy.RANDOM).withSplitEnd(splitEnd));
+      try (in) {
+        readFooter(in, file);
+        readDictionaryPage(in, file, chunkStart(0, 2), DICTIONARY - 31);
+        readVectored(in, file, chunkStart(0, 1), 2 * CHUNK);
+      }
+      assertThat(gets("table/2.parquet")).containsExactlyInAnyOrder(
+          range(file.length - tail(file.length), file.length - 1), chunk(0, 2), chunk(0, 1));
+      assertThat(in.statistics().get(Counter.PREDICTED_COLUMN_BYTES)).isEqualTo(2L * CHUNK);
+    }
+  }
+
   @Test
   void aQueryOfOtherColumnsGetsNoPrediction() throws Exception {
     try (Slipstream c = newClient()) {

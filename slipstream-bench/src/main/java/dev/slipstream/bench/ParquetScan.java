@@ -56,6 +56,23 @@ final class ParquetScan {
     }
   }
 
+  /**
+   * Fetches the {@code requested} columns' chunks of {@code file}, row group after row group, as {@link
+   * #scan} does (one vectored read a row group where the stream offers them), without decoding a value:
+   * the I/O alone of a projection. Returns the rows of the row groups fetched.
+   */
+  static long fetch(InputFile file, ParquetReadOptions options, MessageType requested) throws IOException {
+    try (ParquetFileReader reader = ParquetFileReader.open(file, options)) {
+      reader.setRequestedSchema(requested);
+      long rows = 0;
+      PageReadStore rowGroup;
+      while ((rowGroup = reader.readNextRowGroup()) != null) {
+        rows += rowGroup.getRowCount();
+      }
+      return rows;
+    }
+  }
+
   /** Decodes the {@code rows} values of a flat (not repeated) column: one value or null per row. */
   private static long decode(ColumnReader r, ColumnDescriptor d, long rows, long hash) {
     int maxDefinition = d.getMaxDefinitionLevel();

@@ -13,18 +13,27 @@ import java.io.IOException;
 final class ParquetWorkload implements Workload {
   static final String FULL = "parquet-full";
   static final String PROJECTED = "parquet-projected";
+  /** The I/O alone of {@code parquet-projected}: the chunks fetched row group by row group, nothing decoded. */
+  static final String PROJECTED_IO = "parquet-projected-io";
   static final String KEY = "parquet/table.parquet";
 
   private final boolean projected;
+  private final boolean decoded;
   private ParquetDataSet data;
 
   ParquetWorkload(boolean projected) {
+    this(projected, true);
+  }
+
+  /** @param decoded false to fetch the projected columns' chunks without decoding them ({@link #PROJECTED_IO}) */
+  ParquetWorkload(boolean projected, boolean decoded) {
     this.projected = projected;
+    this.decoded = decoded;
   }
 
   @Override
   public String name() {
-    return projected ? PROJECTED : FULL;
+    return !decoded ? PROJECTED_IO : projected ? PROJECTED : FULL;
   }
 
   @Override
@@ -45,6 +54,21 @@ final class ParquetWorkload implements Workload {
   public Run prepare(ReadSession session, Fixture fixture) throws IOException {
     FileRef ref = session.stat(KEY);
     ParquetScan.Outcome[] outcome = new ParquetScan.Outcome[1];
+    if (!decoded) {
+      long[] rows = new long[1];
+      return new Run() {
+        @Override
+        public long execute() throws IOException {
+          rows[0] = ParquetScan.fetch(session.parquetFile(ref), session.parquetOptions(), ParquetDataSet.PROJECTION);
+          return data.projectedBytes();
+        }
+
+        @Override
+        public String verify() {
+          return rows[0] == data.rows() ? null : "fetched row groups of " + rows[0] + " rows, expected " + data.rows();
+        }
+      };
+    }
     return new Run() {
       @Override
       public long execute() throws IOException {

@@ -20,9 +20,11 @@ final class Workloads {
    * hedging, to compare with on the heavy-tail profile; the memory cache, on a re-read; blocks in parts, to
    * compare with where one connection is as fast as the link (loopback). And the shared tier
    * across two hosts ({@link ClusterWorkload}), which needs memcached installed. And the heap a client keeps
-   * per object ({@link ManyObjectsWorkload}), whose 10,000 objects take minutes per reader.
+   * per object ({@link ManyObjectsWorkload}), whose 10,000 objects take minutes per reader. And the I/O alone of
+   * {@code parquet-projected} ({@link ParquetWorkload#PROJECTED_IO}), to set beside other clients' fetch of the
+   * same columns.
    */
-  private static final List<String> ON_REQUEST = List.of(ManyObjectsWorkload.NAME,
+  private static final List<String> ON_REQUEST = List.of(ManyObjectsWorkload.NAME, ParquetWorkload.PROJECTED_IO,
       SequentialWorkload.NAME + SlipstreamVariant.UNHEDGED.suffix(),
       SequentialWorkload.NAME + SlipstreamVariant.WHOLE_BLOCKS.suffix(),
       ParquetWorkload.FULL + SlipstreamVariant.UNHEDGED.suffix(),
@@ -61,6 +63,7 @@ final class Workloads {
       case WarmReadWorkload.NAME -> new WarmReadWorkload();
       case ParquetWorkload.FULL -> new ParquetWorkload(false);
       case ParquetWorkload.PROJECTED -> new ParquetWorkload(true);
+      case ParquetWorkload.PROJECTED_IO -> new ParquetWorkload(true, false);
       case OrcWorkload.FULL -> new OrcWorkload(false);
       case OrcWorkload.PROJECTED -> new OrcWorkload(true);
       case RandomWorkload.NAME -> new RandomWorkload();

@@ -80,6 +80,12 @@ public final class PredictedColumns {
     return columns.isEmpty() ? null : columns;
   }
 
+  /** Whether predictions for {@code schema} are switched off: too many bytes fetched ahead went unread. */
+  public synchronized boolean off(long schema) {
+    Use u = schemas.getIfPresent(schema);
+    return u != null && u.off;
+  }
+
   /**
    * A stream of a file of {@code schema} closed: it touched the chunks of {@code touched}, read {@code
    * whole} of them whole, and fetched {@code predicted} bytes by prediction of which {@code unread} went

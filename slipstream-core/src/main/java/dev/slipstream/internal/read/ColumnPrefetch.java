@@ -47,6 +47,7 @@ final class ColumnPrefetch {
   private final long length;
   /** Bytes of predicted chunks fetched and gone so far, and how many of them no read copied; guarded by itself. */
   private final long[] accounts = new long[2];
+  private final long splitEnd;
 
   /**
    * @param spans the bytes the stream holds: what a prediction leaves out, and where the chunks fetched here
@@ -56,9 +57,11 @@ final class ColumnPrefetch {
    *     dev.slipstream.internal.block.HeapRegions#largestOrdinary})
    * @param budget the most bytes one stream fetches by prediction
    * @param length the object's length
+   * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none: the row groups after
+   *     the split's last ({@link SplitRowGroups}) are another reader's, and are not fetched
    */
   ColumnPrefetch(StreamFooter parquet, HeldSpans spans, BufferPool pool, RowGroupPrefetch.Fetch fetch,
-      StreamRequests requests, ReadStatistics stats, int pieceSize, long budget, long length) {
+      StreamRequests requests, ReadStatistics stats, int pieceSize, long budget, long length, long splitEnd) {
     this.parquet = parquet;
     this.spans = spans;
     this.pool = pool;
@@ -68,6 +71,7 @@ final class ColumnPrefetch {
     this.pieceSize = pieceSize;
     this.left = budget;
     this.length = length;
+    this.splitEnd = splitEnd;
   }
 
   /**
@@ -118,7 +122,8 @@ final class ColumnPrefetch {
   private void fetchAhead(ParquetFooter footer, BitSet columns, BitSet others, int fromGroup) {
     boolean pagesFiltered = parquet.indexesRead();
     List<long[]> runs = new ArrayList<>();
-    for (int g = fromGroup; g < footer.rowGroupCount(); g++) {
+    int lastGroup = SplitRowGroups.last(footer, splitEnd);
+    for (int g = fromGroup; g <= lastGroup; g++) {
       List<ParquetFooter.Chunk> chunks = footer.rowGroup(g);
       boolean[] take = new boolean[chunks.size()];
       for (int i = 0; i < take.length; i++) {

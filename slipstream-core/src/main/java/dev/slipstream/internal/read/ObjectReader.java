@@ -95,11 +95,11 @@ public final class ObjectReader extends SlipstreamInputStream {
     int piece = HeapRegions.current().largestOrdinary(blockSize);
     RangeThrough ranges = chain.ranges(fetcher, requests, spans::copyHeld, piece);
     this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, parquet, blockSize, piece,
-        (long) maxDepth * blockSize);
+        (long) maxDepth * blockSize, splitEnd);
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);
     this.columns = new ColumnPrefetch(parquet, spans, pool,
         (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.PREDICTED_COLUMN).done(), requests, stats, piece,
-        (long) maxDepth * blockSize, length);
+        (long) maxDepth * blockSize, length, splitEnd);
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
     this.posPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
   }
@@ -390,7 +390,8 @@ public final class ObjectReader extends SlipstreamInputStream {
           requests.closeWaitMillis());
     }
     spans.releaseAll();
-    parquet.closed(columns.predictedBytes(), columns.unreadBytes());
+    long[] toEnd = vectored.fetchedToEnd();
+    parquet.closed(columns.predictedBytes() + toEnd[0], columns.unreadBytes() + toEnd[1]);
   }
 
   private void checkOpen() throws IOException {

@@ -10,7 +10,6 @@ import dev.slipstream.internal.block.HeapRegions;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.format.ParquetFooter;
 import dev.slipstream.internal.source.RangeThrough;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Iterator;
@@ -18,20 +17,32 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 
 /**
  * Parquet row groups read ahead: a reader decodes one row group while the next one's column chunks are
  * on their way. When an asynchronous (vectored) range read covers column chunks {@code i..j} of row
  * group {@code g} exactly — as parquet-java asks for the chunks of the columns it reads, all 20 of a full
  * scan in one range of the whole row group — and the stream has read chunks of row group {@code g - 1}
- * before, the bytes of chunks {@code i..j} of row group {@code g + 1} are planned ahead and fetched in the
- * background, in pieces of at most a block, each into a pooled buffer. Two row groups in a row first: an
+ * before, the bytes of chunks {@code i..j} of every later row group are planned ahead (see below) and
+ * fetched in the background, in pieces of at most a block, each into a pooled buffer. Two row groups in a row first: an
  * engine that splits a file among tasks (Spark) often gives a task a single row group, and what it fetched
  * of the next would be wasted. Only row group 0, where a whole-file reader starts, plans {@value
  * #UNPROVEN_PIECES} blocks' worth of row group 1 before that. A later range read copies what pieces hold and fetches only the rest itself. A piece is given
  * back as soon as reads have copied all of it; then the plan goes on with the memory it freed. Pieces
  * and plans of earlier row groups still held when a later row group is asked for are dropped, counted as
  * wasted.
+ *
+ * <p>The rest of the projection at once, as Arrow's pre-buffer fetches it: once the stream knows the
+ * columns its reader takes and that it reads the file's row groups in turn, every later row group's same
+ * chunks are planned together, nearest first, and fetched while the memory bound allows (each piece one
+ * request, its parts in parallel), instead of one row group ahead: a reader that decodes little would
+ * otherwise wait a round trip and a row group's transfer at each row group. With the end of the caller's
+ * split known ({@code splitEnd}), from its first vectored read, up to the last row group the split reads
+ * ({@link SplitRowGroups}: nothing past it is fetched); without, once two row groups were read in a row,
+ * to the file's end, unless the client's predictions for this schema are switched off for waste
+ * ({@code wasteOff}: then the next row group only, as before), and the bytes fetched so are counted for
+ * that switch ({@link #fetchedToEnd}, {@link #unreadToEnd}).
  *
  * <p>Bounded: a stream holds at most {@code maxHeld} bytes ahead (as many as a sequential reader may
  * have in flight), and memory comes only from what is free in the pool (never waiting, never evicting a
@@ -79,8 +90,17 @@ final class RowGroupPrefetch {
   private final long maxHeld;
   /** Pieces fetched or being fetched, by their start. */
   private final TreeMap<Long, Piece> pieces = new TreeMap<>();
-  /** Ranges of coming row groups still to fetch, in the order they were planned. */
-  private final ArrayDeque<Plan> plans = new ArrayDeque<>();
+  /** Ranges of coming row groups still to fetch, nearest first. */
+  private final List<Plan> plans = new ArrayList<>();
+  /** The last row group the caller's split reads: nothing after it is planned. */
+  private final int lastGroup;
+  /** Whether the caller declared its split's end: then the rest of the split is planned at once. */
+  private final boolean split;
+  /** Whether the client switched predictions off for this file's schema (too many bytes went unread). */
+  private final BooleanSupplier wasteOff;
+  /** Bytes of pieces planned to the file's end without a split, released so far, and those no read copied. */
+  private long fetchedToEnd;
+  private long unreadToEnd;
   /** The row groups reads have asked chunks of. */
   private final BitSet groupsRead = new BitSet();
   /** Bytes of the pieces not yet given back to the pool. */
@@ -98,13 +118,17 @@ final class RowGroupPrefetch {
     final RangeThrough.Fetch fetch;
     final CompletableFuture<Void> fetched;
     final List<CompletableFuture<Void>> copies = new ArrayList<>();
+    /** Planned to the file's end without a split: counted for the waste switch. */
+    final boolean toEnd;
     /** Bytes reads have copied out of it so far. */
     long claimed;
 
-    Piece(long start, int length, int group, Span span, RangeThrough.Fetch fetch, CompletableFuture<Void> fetched) {
+    Piece(long start, int length, int group, boolean toEnd, Span span, RangeThrough.Fetch fetch,
+        CompletableFuture<Void> fetched) {
       this.start = start;
       this.length = length;
       this.group = group;
+      this.toEnd = toEnd;
       this.span = span;
       this.fetch = fetch;
       this.fetched = fetched;
@@ -118,11 +142,13 @@ final class RowGroupPrefetch {
   /** {@code [from, end)} of row group {@code group}, still to be fetched ahead. */
   private static final class Plan {
     final int group;
+    final boolean toEnd;
     long from;
     final long end;
 
-    Plan(int group, long from, long end) {
+    Plan(int group, boolean toEnd, long from, long end) {
       this.group = group;
+      this.toEnd = toEnd;
       this.from = from;
       this.end = end;
     }
@@ -136,9 +162,11 @@ final class RowGroupPrefetch {
    * @param pieceSize the largest piece: a block at most, and below half a G1 region ({@link
    *     HeapRegions#largestOrdinary}), since what a stream holds ahead must not cut up the heap's free regions
    * @param maxHeld the most bytes a stream holds ahead; 0 reads nothing ahead
+   * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none
+   * @param wasteOff whether the client's predictions for the file's schema are off for waste
    */
   RowGroupPrefetch(ParquetFooter footer, BufferPool pool, Ahead ahead, Held heldBytes, ReadStatistics stats,
-      int blockSize, int pieceSize, long maxHeld) {
+      int blockSize, int pieceSize, long maxHeld, long splitEnd, BooleanSupplier wasteOff) {
     this.footer = footer;
     this.pool = pool;
     this.ahead = ahead;
@@ -147,6 +175,9 @@ final class RowGroupPrefetch {
     this.pieceSize = pieceSize;
     this.unproven = (long) UNPROVEN_PIECES * blockSize;
     this.maxHeld = maxHeld;
+    this.split = splitEnd > 0;
+    this.lastGroup = SplitRowGroups.last(footer, splitEnd);
+    this.wasteOff = wasteOff;
   }
 
   /**
@@ -169,8 +200,12 @@ final class RowGroupPrefetch {
           dropGroupsBefore(at[0]);
           boolean inARow = at[0] > 0 && groupsRead.get(at[0] - 1);
           groupsRead.set(at[0]);
-          if ((inARow || at[0] == 0) && at[0] + 1 < footer.rowGroupCount()) {
-            plan(at[0] + 1, at[1], at[2], inARow ? Long.MAX_VALUE : unproven);
+          if (split || inARow && !wasteOff.getAsBoolean()) {
+            for (int g = at[0] + 1; g <= lastGroup; g++) {
+              plan(g, at[1], at[2], Long.MAX_VALUE, !split); // the rest of the projection, nearest first
+            }
+          } else if ((inARow || at[0] == 0) && at[0] + 1 <= lastGroup) {
+            plan(at[0] + 1, at[1], at[2], inARow ? Long.MAX_VALUE : unproven, false);
           }
         }
         fill();
@@ -247,7 +282,7 @@ final class RowGroupPrefetch {
    * Plans the first {@code most} bytes of chunks {@code first..last} of row group {@code group}, but for
    * chunks the stream holds already, and unless they are planned or held ahead already.
    */
-  private void plan(int group, int first, int last, long most) {
+  private void plan(int group, int first, int last, long most, boolean toEnd) {
     List<ParquetFooter.Chunk> chunks = footer.rowGroup(group);
     if (maxHeld <= 0 || last >= chunks.size()) {
       return; // nothing ahead, or row groups with other columns: no guess
@@ -264,7 +299,7 @@ final class RowGroupPrefetch {
         continue;
       }
       if (runStart >= 0) {
-        planRun(group, runStart, Math.min(runEnd, limit));
+        planRun(group, runStart, Math.min(runEnd, limit), toEnd);
         runStart = -1;
       }
       if (!skip) {
@@ -273,27 +308,33 @@ final class RowGroupPrefetch {
       }
     }
     if (runStart >= 0) {
-      planRun(group, runStart, Math.min(runEnd, limit));
+      planRun(group, runStart, Math.min(runEnd, limit), toEnd);
     }
   }
 
-  private void planRun(int group, long start, long end) {
+  /** Plans {@code [start, end)} of row group {@code group}, in its place by position: nearest first. */
+  private void planRun(int group, long start, long end, boolean toEnd) {
     end = stillHeld.unheldEnd(start, end);
     if (end <= start || pieces.containsKey(start)) {
       return;
     }
-    for (Plan p : plans) {
+    int at = plans.size();
+    for (int i = 0; i < plans.size(); i++) {
+      Plan p = plans.get(i);
       if (p.from < end && start < p.end) {
         return;
       }
+      if (at == plans.size() && p.from > start) {
+        at = i;
+      }
     }
-    plans.add(new Plan(group, start, end));
+    plans.add(at, new Plan(group, toEnd, start, end));
   }
 
   /** Starts the planned pieces, in order, while the stream's bound and the pool's free memory allow. */
   private void fill() {
     while (!closed && !plans.isEmpty()) {
-      Plan plan = plans.peek();
+      Plan plan = plans.get(0);
       int n = (int) Math.min(pieceSize, plan.end - plan.from);
       if (held + n > maxHeld) {
         return;
@@ -319,10 +360,10 @@ final class RowGroupPrefetch {
         }
         span.unpin();
       });
-      pieces.put(plan.from, new Piece(plan.from, n, plan.group, span, fetch, fetched));
+      pieces.put(plan.from, new Piece(plan.from, n, plan.group, plan.toEnd, span, fetch, fetched));
       plan.from += n;
       if (plan.from >= plan.end) {
-        plans.poll();
+        plans.remove(0);
       }
     }
   }
@@ -359,6 +400,16 @@ final class RowGroupPrefetch {
     release(all);
   }
 
+  /** Bytes fetched ahead to the file's end without a split (released so far): predictions' share. */
+  synchronized long fetchedToEnd() {
+    return fetchedToEnd;
+  }
+
+  /** Of {@link #fetchedToEnd}, the bytes no read copied. */
+  synchronized long unreadToEnd() {
+    return unreadToEnd;
+  }
+
   synchronized void close() {
     closed = true;
     clear();
@@ -373,6 +424,10 @@ final class RowGroupPrefetch {
     for (Piece piece : given) {
       if (piece.claimed == 0) {
         stats.increment(Counter.ROW_GROUP_AHEAD_WASTED);
+      }
+      if (piece.toEnd) {
+        fetchedToEnd += piece.length;
+        unreadToEnd += piece.length - Math.min(piece.length, piece.claimed);
       }
       piece.span.releaseOwner(); // the buffer goes back once the fetch and the copies let go of it
       List<CompletableFuture<Void>> all = new ArrayList<>(piece.copies);

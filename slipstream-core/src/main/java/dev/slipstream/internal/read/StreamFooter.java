@@ -163,6 +163,15 @@ final class StreamFooter {
   }
 
   /**
+   * Whether the client switched predictions off for this file's schema, more than a quarter of the bytes
+   * fetched ahead by them having gone unread; false without a footer.
+   */
+  boolean predictionsOff() {
+    ParquetFooter f = footer();
+    return f != null && footers.columns().off(f.schema());
+  }
+
+  /**
    * Whether a read was among the page indexes: the reader filters pages by a column index, and may read
    * only some pages of the chunks that have an offset index.
    */

@@ -32,6 +32,7 @@ final class VectoredReads {
   private final int blockSize;
   private final int pieceSize;
   private final long maxAhead;
+  private final long splitEnd;
   private final Object lock = new Object();
   /** Parquet row groups read ahead (guarded by {@code lock}); null until the stream has a footer. */
   private RowGroupPrefetch rowGroups;
@@ -43,9 +44,11 @@ final class VectoredReads {
    * @param blockSize the stream's block size
    * @param pieceSize the largest piece of a row group read ahead
    * @param maxAhead the most bytes of row groups a stream holds ahead
+   * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none: no row group past it
+   *     is read ahead, and the rest of the split is, from the first vectored read
    */
   VectoredReads(RangeThrough ranges, BufferPool pool, StreamRequests requests, ReadStatistics stats,
-      HeldSpans spans, StreamFooter parquet, int blockSize, int pieceSize, long maxAhead) {
+      HeldSpans spans, StreamFooter parquet, int blockSize, int pieceSize, long maxAhead, long splitEnd) {
     this.ranges = ranges;
     this.pool = pool;
     this.requests = requests;
@@ -55,6 +58,7 @@ final class VectoredReads {
     this.blockSize = blockSize;
     this.pieceSize = pieceSize;
     this.maxAhead = maxAhead;
+    this.splitEnd = splitEnd;
   }
 
   /** Reads {@code [position, position + len)} (inside the object, len > 0) into {@code dst} asynchronously. */
@@ -82,10 +86,19 @@ final class VectoredReads {
         // Through the chain: a row group fetched ahead by an earlier query is read from disk.
         rowGroups = new RowGroupPrefetch(footer, pool,
             (p, d, o, n) -> ranges.range(p, d, o, n, Purpose.ROW_GROUP_AHEAD), spans::unheldEnd, stats, blockSize,
-            pieceSize, maxAhead);
+            pieceSize, maxAhead, splitEnd, parquet::predictionsOff);
       }
       return rowGroups;
     }
+  }
+
+  /**
+   * Bytes read ahead to the file's end without a split, released so far, and of them those no read copied:
+   * their share of the client's predictions, judged for waste ({@link StreamFooter#closed}).
+   */
+  long[] fetchedToEnd() {
+    RowGroupPrefetch rg = rowGroups();
+    return rg == null ? new long[2] : new long[] {rg.fetchedToEnd(), rg.unreadToEnd()};
   }
 
   /** Gives back the row groups read ahead (unbuffer). */

@@ -35,9 +35,10 @@
  *       tail ({@link dev.slipstream.internal.format.OrcTail}), each stripe's streams from its footer, kept
  *       by version in the client's {@link dev.slipstream.internal.learn.OrcLayouts};</li>
  *   <li>{@link dev.slipstream.internal.read.VectoredReads}: asynchronous (vectored) ranges: with a footer,
- *       {@link dev.slipstream.internal.read.RowGroupPrefetch} reads the next Parquet row groups ahead and a
- *       range copies its pieces; what the spans hold, and the rest, by the stream's {@link
- *       dev.slipstream.internal.source.RangeThrough};</li>
+ *       {@link dev.slipstream.internal.read.RowGroupPrefetch} reads the later Parquet row groups' same
+ *       chunks ahead (the rest of the projection, up to the split's last row group, {@link
+ *       dev.slipstream.internal.read.SplitRowGroups}) and a range copies its pieces; what the spans hold,
+ *       and the rest, by the stream's {@link dev.slipstream.internal.source.RangeThrough};</li>
  *   <li>{@link dev.slipstream.internal.read.JumpReads}: small reads after a jump and columnar ranges:
  *       decides each one's extent (the tail, a column chunk, the page indexes, a readahead), reads it
  *       through the stream's {@link dev.slipstream.internal.source.RangeThrough} in one call and holds

@@ -59,7 +59,7 @@ class RowGroupPrefetchPromotionTest {
     ParquetFooter footer = ParquetFooter.parse(file, file.length, file.length);
     RowGroupPrefetch ahead = new RowGroupPrefetch(footer, rig.fetch.pool,
         (p, d, o, n) -> rig.ranges.range(p, d, o, n, Purpose.ROW_GROUP_AHEAD), (s, e) -> e, rig.h.stats(), CHUNK,
-        CHUNK, 1L << 20);
+        CHUNK, 1L << 20, 0, () -> false);
     CountDownLatch running = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     // The executor's one thread is busy: everything below waits in its queue.

@@ -48,7 +48,7 @@ final class StreamRig implements AutoCloseable {
     this.parquet = new StreamFooter(h, new ParquetFooters());
     this.ranges = chain.ranges(fetch.fetcher, requests, spans::copyHeld, blockSize);
     this.vectored = new VectoredReads(ranges, fetch.pool, requests, h.stats(), spans, parquet, blockSize, blockSize,
-        (long) maxDepth * blockSize);
+        (long) maxDepth * blockSize, 0);
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);
   }
 
