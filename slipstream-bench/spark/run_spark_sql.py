@@ -110,7 +110,7 @@ def slipstream(jar):
             if not j.endswith(("-sources.jar", "-tests.jar")) and "original" not in j][0]
 
 
-def shaper(profile):
+def shaper(profile, requests=None):
     cp_file = WORK / "testkit.classpath"
     s3proxy = WORK / "s3proxy.jar"
     if not cp_file.exists() or not s3proxy.exists():
@@ -123,7 +123,7 @@ def shaper(profile):
     stats = WORK / "link.stats"
     proc = subprocess.Popen(["java", "-Dslipstream.s3proxy.jar=" + str(s3proxy), "-cp", cp,
                              "dev.slipstream.testkit.ShapedS3Main", "--profile", profile, "--stats", str(stats),
-                             "--bucket", "spark-sql"],
+                             "--bucket", "spark-sql"] + (["--requests", requests] if requests else []),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True)
     line = proc.stdout.readline().split()
     if not line:
@@ -209,6 +209,8 @@ def main():
                                      "pyarrow-orc-stripes (orc); default: the format's")
     p.add_argument("--stripe-bytes", type=int, default=1 << 20, help="pyarrow-orc-stripes' stripe size")
     p.add_argument("--out", help="write the results as JSON lines here")
+    p.add_argument("--requests", help="write every request the shaped link relayed here, one a line: start, "
+                                      "first byte and end in epoch ms, method, path, range, status")
     p.add_argument("--slipstream-jar", help="the Slipstream jar to test (default: build this checkout's)")
     args = p.parse_args()
     known, partitions, rows = FORMATS[args.format]
@@ -224,7 +226,7 @@ def main():
     versions = [v.strip() for v in args.spark.split(",") if v.strip()]
     installs = {v: pyspark(v) for v in versions}
     job_py = str(ROOT / "slipstream-bench" / "spark" / "spark_sql_job.py")
-    proc, urls, stats = shaper(args.profile)
+    proc, urls, stats = shaper(args.profile, args.requests)
     endpoint, direct = urls["endpoint"], urls["direct"]
     keys = ["--access-key", urls["access"], "--secret-key", urls["secret"]]
     results = []
