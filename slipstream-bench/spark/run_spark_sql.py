@@ -19,6 +19,11 @@ prints, per layout and Spark, each reader's GETs per file and bytes against S3A 
 (--partitions, --rows) serve both formats: e.g. --format orc --partitions 8 for a quick check.
 
     python3 slipstream-bench/spark/run_spark_sql.py --format orc --spark 4.0.1,4.3.0
+
+To compare the requests of two readers, --requests FILE logs every request the shaped link relayed, and
+each job's result carries its queries' start and end (epoch ms) and the Spark JVM's CPU seconds per query.
+Slipstream's own log of its GETs (which stream, why) is the logger dev.slipstream.requests at DEBUG: give the
+jobs a log4j2 configuration with that logger, e.g. JAVA_TOOL_OPTIONS=-Dlog4j2.configurationFile=FILE.
 """
 import argparse
 import glob
