@@ -19,6 +19,11 @@ prints, per layout and Spark, each reader's GETs per file and bytes against S3A 
 (--partitions, --rows) serve both formats: e.g. --format orc --partitions 8 for a quick check.
 
     python3 slipstream-bench/spark/run_spark_sql.py --format orc --spark 4.0.1,4.3.0
+
+To compare the requests of two readers, --requests FILE logs every request the shaped link relayed, and
+each job's result carries its queries' start and end (epoch ms) and the Spark JVM's CPU seconds per query.
+Slipstream's own log of its GETs (which stream, why) is the logger dev.slipstream.requests at DEBUG: give the
+jobs a log4j2 configuration with that logger, e.g. JAVA_TOOL_OPTIONS=-Dlog4j2.configurationFile=FILE.
 """
 import argparse
 import glob
@@ -110,7 +115,7 @@ def slipstream(jar):
             if not j.endswith(("-sources.jar", "-tests.jar")) and "original" not in j][0]
 
 
-def shaper(profile):
+def shaper(profile, requests=None):
     cp_file = WORK / "testkit.classpath"
     s3proxy = WORK / "s3proxy.jar"
     if not cp_file.exists() or not s3proxy.exists():
@@ -123,7 +128,7 @@ def shaper(profile):
     stats = WORK / "link.stats"
     proc = subprocess.Popen(["java", "-Dslipstream.s3proxy.jar=" + str(s3proxy), "-cp", cp,
                              "dev.slipstream.testkit.ShapedS3Main", "--profile", profile, "--stats", str(stats),
-                             "--bucket", "spark-sql"],
+                             "--bucket", "spark-sql"] + (["--requests", requests] if requests else []),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True)
     line = proc.stdout.readline().split()
     if not line:
@@ -209,6 +214,8 @@ def main():
                                      "pyarrow-orc-stripes (orc); default: the format's")
     p.add_argument("--stripe-bytes", type=int, default=1 << 20, help="pyarrow-orc-stripes' stripe size")
     p.add_argument("--out", help="write the results as JSON lines here")
+    p.add_argument("--requests", help="write every request the shaped link relayed here, one a line: start, "
+                                      "first byte and end in epoch ms, method, path, range, status")
     p.add_argument("--slipstream-jar", help="the Slipstream jar to test (default: build this checkout's)")
     args = p.parse_args()
     known, partitions, rows = FORMATS[args.format]
@@ -224,7 +231,7 @@ def main():
     versions = [v.strip() for v in args.spark.split(",") if v.strip()]
     installs = {v: pyspark(v) for v in versions}
     job_py = str(ROOT / "slipstream-bench" / "spark" / "spark_sql_job.py")
-    proc, urls, stats = shaper(args.profile)
+    proc, urls, stats = shaper(args.profile, args.requests)
     endpoint, direct = urls["endpoint"], urls["direct"]
     keys = ["--access-key", urls["access"], "--secret-key", urls["secret"]]
     results = []

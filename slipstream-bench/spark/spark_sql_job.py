@@ -119,19 +119,33 @@ def write_pyarrow(args):
         shutil.rmtree(local, ignore_errors=True)
 
 
+def jvm_cpu_s(spark):
+    """The CPU seconds the Spark JVM (driver and, in local mode, executors) has used so far."""
+    pid = spark._jvm.java.lang.ProcessHandle.current().pid()
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()  # after the command's name, which may hold spaces
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
 def query(args):
     spark = session(args, args.reader, args.endpoint)
     out = {"reader": args.reader, "spark": spark.version, "table": args.table.rsplit("/", 1)[-1]}
     digest = hashlib.sha256()
     before = link_counters(args.stats)
     t0 = time.monotonic()
+    out["q1_start_ms"] = int(time.time() * 1000)
+    cpu0 = jvm_cpu_s(spark)
     (spark.read.orc(args.table) if args.format == "orc" else spark.read.parquet(args.table)).createOrReplaceTempView("t")
     for name, sql in (("q1", Q1), ("q2", Q2.format(args.partitions // 2))):
         if name == "q2":
             before = link_counters(args.stats)
             t0 = time.monotonic()
+            out["q2_start_ms"] = int(time.time() * 1000)
+            cpu0 = jvm_cpu_s(spark)
         rows = spark.sql(sql).collect()
         seconds = time.monotonic() - t0
+        out[name + "_end_ms"] = int(time.time() * 1000)  # to line up with the shaped link's --requests log
+        out[name + "_cpu_s"] = round(jvm_cpu_s(spark) - cpu0, 2)  # the JVM's CPU time: a reader's cost on a busy host
         time.sleep(0.2)  # the counters file is rewritten every 50 ms
         after = link_counters(args.stats)
         out[name + "_s"] = round(seconds, 2)

@@ -5,6 +5,7 @@ package dev.slipstream.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +22,12 @@ import java.nio.file.StandardCopyOption;
  * a job can read what the link delivered around each query. Runs until its standard input ends, then
  * stops both servers. Everything listens on 127.0.0.1 only.
  *
- * <p>Usage: {@code ShapedS3Main --profile s3-like|flaky|heavy-tail|loopback --stats FILE [--bucket NAME]}
+ * <p>With {@code --requests FILE} it also writes a line per response relayed whole, as it ends: {@code
+ * <start ms> <first byte ms> <end ms> <method> <path> <range or -> <status>} (times in milliseconds since
+ * the epoch, the first byte's when the response's head was sent), to compare the requests of two readers.
+ *
+ * <p>Usage: {@code ShapedS3Main --profile s3-like|flaky|heavy-tail|loopback --stats FILE [--bucket NAME]
+ * [--requests FILE]}
  */
 public final class ShapedS3Main {
   private ShapedS3Main() {}
@@ -30,13 +36,15 @@ public final class ShapedS3Main {
     LinkProfile profile = LinkProfile.S3_LIKE;
     Path stats = null;
     String bucket = null;
+    Path requests = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--profile" -> profile = LinkProfile.named(value(args, ++i));
         case "--stats" -> stats = Path.of(value(args, ++i));
         case "--bucket" -> bucket = value(args, ++i);
+        case "--requests" -> requests = Path.of(value(args, ++i));
         default -> throw new IllegalArgumentException("unknown argument " + args[i]
-            + "; usage: --profile s3-like|flaky|heavy-tail|loopback --stats FILE [--bucket NAME]");
+            + "; usage: --profile s3-like|flaky|heavy-tail|loopback --stats FILE [--bucket NAME] [--requests FILE]");
       }
     }
     if (stats == null) {
@@ -46,6 +54,19 @@ public final class ShapedS3Main {
         LinkShaper link = LinkShaper.start(server.endpoint(), profile, 42)) {
       if (bucket != null) {
         server.createBucket(bucket);
+      }
+      PrintWriter requestLog = requests == null ? null
+          : new PrintWriter(Files.newBufferedWriter(requests, StandardCharsets.UTF_8), true);
+      if (requestLog != null) {
+        link.onResponse((request, status, firstByteNanos, totalNanos) -> {
+          long end = System.currentTimeMillis();
+          long start = end - totalNanos / 1_000_000;
+          String range = request.range() == null ? "-" : request.range().replace(' ', '_');
+          synchronized (requestLog) {
+            requestLog.println(start + " " + (start + firstByteNanos / 1_000_000) + " " + end + " "
+                + request.method() + " " + request.path() + " " + range + " " + status);
+          }
+        });
       }
       writeStats(link, stats);
       // The embedded server's fixed test keys (EmbeddedS3Server), not a credential of anyone's.
@@ -60,6 +81,9 @@ public final class ShapedS3Main {
         waiter.join(50);
       }
       writeStats(link, stats);
+      if (requestLog != null) {
+        requestLog.close();
+      }
     }
   }
 
