@@ -3,7 +3,6 @@
  */
 package dev.slipstream.internal.source;
 
-import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.PooledBytes;
@@ -92,8 +91,6 @@ public final class RangeThrough {
   }
 
   private final ObjectHandle h;
-  private final OwnBlocks own;
-  private final List<Tier> tiers;
   private final S3Source s3;
   private final BlockFetcher fetcher;
   private final Requests requests;
@@ -102,6 +99,8 @@ public final class RangeThrough {
   private final HeldSpans spans;
   private final int blockSize;
   private final int keptPiece;
+  /** The blocks held and the tiers, asked about a range. */
+  final RangeTiers kept;
 
   /**
    * @param own the blocks the stream holds: each block's share of a range is asked of them first
@@ -121,8 +120,6 @@ public final class RangeThrough {
       throw new IllegalArgumentException("the kept piece must be positive: " + keptPiece);
     }
     this.h = h;
-    this.own = own;
-    this.tiers = List.copyOf(tiers);
     this.s3 = s3;
     this.fetcher = fetcher;
     this.requests = requests;
@@ -131,6 +128,7 @@ public final class RangeThrough {
     this.spans = spans;
     this.blockSize = blockSize;
     this.keptPiece = keptPiece;
+    this.kept = new RangeTiers(h, own, tiers, pool, blockSize);
   }
 
   /**
@@ -170,7 +168,7 @@ public final class RangeThrough {
       throw new IllegalArgumentException("extent " + e.start() + "+" + e.length() + " does not cover the read "
           + position + "+" + len);
     }
-    if (how.blocksFirst() && readFromTiers(position, dst, off, len)) {
+    if (how.blocksFirst() && kept.readFromTiers(position, dst, off, len)) {
       return null;
     }
     byte[] buffer = e == null ? null : pool.tryAcquire(BufferPool.sizeFor(e.length()));
@@ -258,7 +256,7 @@ public final class RangeThrough {
     // A prefetch queues behind every read a caller waits for.
     Fetch f = new Fetch(token, fetcher, why != Purpose.ROW_GROUP_AHEAD);
     CompletableFuture<Void> all;
-    if (!keepsRange(position, len)) {
+    if (!kept.keepsRange(position, len)) {
       all = parts(f, position, dst, off, len);
     } else {
       boolean[] found = new boolean[(int) ((len + (long) keptPiece - 1) / keptPiece)];
@@ -288,14 +286,14 @@ public final class RangeThrough {
 
   /** Whether a read of {@code len} bytes for a caller who waits goes through {@link #range}. */
   private boolean throughRange(long position, int len) {
-    return len > PART || len > keptPiece && keepsRange(position, len);
+    return len > PART || len > keptPiece && kept.keepsRange(position, len);
   }
 
   /** Looks each kept piece of the range up in the tiers, in order, into its place in {@code dst}. */
   private void lookUpPieces(long position, byte[] dst, int off, int len, boolean[] found) throws IOException {
     for (int i = 0; i < found.length; i++) {
       int from = i * keptPiece;
-      found[i] = readKeptRange(position + from, dst, off + from, Math.min(keptPiece, len - from));
+      found[i] = kept.readKeptRange(position + from, dst, off + from, Math.min(keptPiece, len - from));
     }
   }
 
@@ -319,7 +317,7 @@ public final class RangeThrough {
       int to = Math.min(len, i * keptPiece);
       runs.add(parts(f, position + from, dst, off + from, to - from).thenRun(() -> {
         for (int p = from; p < to; p += keptPiece) {
-          keepRange(position + p, dst, off + p, Math.min(keptPiece, to - p));
+          kept.keepRange(position + p, dst, off + p, Math.min(keptPiece, to - p));
         }
       }));
     }
@@ -337,11 +335,11 @@ public final class RangeThrough {
       requests.awaitRange(why, token -> range(token, position, dst, off, len, why));
       return;
     }
-    if (readKeptRange(position, dst, off, len)) {
+    if (kept.readKeptRange(position, dst, off, len)) {
       return;
     }
     requests.readWaiting(position, len, why, token -> readAnywhere(position, dst, off, len, token), null);
-    keepRange(position, dst, off, len);
+    kept.keepRange(position, dst, off, len);
   }
 
   /**
@@ -368,13 +366,13 @@ public final class RangeThrough {
       span.filled();
       return;
     }
-    boolean kept = keep && readKeptRange(span);
-    if (!kept) {
+    boolean found = keep && kept.readKeptRange(span);
+    if (!found) {
       requests.readWaiting(start, len, why, token -> s3.readNow(h, start, buffer, 0, len, token), span);
     }
     span.filled();
-    if (keep && !kept) {
-      keep(Piece.range(span.start(), span.length()), span);
+    if (keep && !found) {
+      kept.keep(Piece.range(span.start(), span.length()), span);
     }
   }
 
@@ -392,61 +390,7 @@ public final class RangeThrough {
     return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
   }
 
-  // ---- the tiers and S3, asked by the steps above --------------------------------------------
-
-  /**
-   * Reads {@code [position, position + len)} from the blocks the stream and the tiers hold, each block's
-   * share from the stream's blocks or the first tier that has it; false if any share is missing from all
-   * (the shares found are then in dst).
-   */
-  boolean readFromTiers(long position, byte[] dst, int off, int len) throws IOException {
-    int done = 0;
-    while (done < len) {
-      long p = position + done;
-      int n = share(p, len - done);
-      if (!readShare(p, dst, off + done, n)) {
-        return false;
-      }
-      done += n;
-    }
-    return true;
-  }
-
-  /** Reads exactly the range a columnar reader fetched before, as a tier kept it; false on a miss. */
-  boolean readKeptRange(long position, byte[] dst, int off, int len) throws IOException {
-    Piece piece = Piece.range(position, len);
-    for (Tier t : tiers) {
-      if (t.read(piece, 0, dst, off, len)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /**
-   * Fills {@code span}, not yet filled, with exactly its range as a tier kept it: straight into the span's
-   * own buffer, which no caller sees before it is filled (no scratch memory, no copy); false on a miss.
-   */
-  private boolean readKeptRange(Span span) throws IOException {
-    Piece piece = Piece.range(span.start(), span.length());
-    for (Tier t : tiers) {
-      if (t.readBlock(piece, span.buffer())) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** Whether a tier keeps the range {@code [position, position + len)}, so that looking it up can hit. */
-  boolean keepsRange(long position, int len) {
-    Piece piece = Piece.range(position, len);
-    for (Tier t : tiers) {
-      if (t.keeps(piece)) {
-        return true;
-      }
-    }
-    return false;
-  }
+  // ---- S3 for what the tiers do not hold --------------------------------------------------
 
   /**
    * Reads {@code [position, position + len)} from wherever it is, on a fetch thread: each block's share
@@ -458,8 +402,8 @@ public final class RangeThrough {
     int done = 0;
     while (done < len) {
       long p = position + done;
-      int n = share(p, len - done);
-      boolean served = readShare(p, dst, off + done, n);
+      int n = kept.share(p, len - done);
+      boolean served = kept.readShare(p, dst, off + done, n);
       if (served && missingFrom >= 0) {
         s3.readNow(h, missingFrom, dst, off + (int) (missingFrom - position), (int) (p - missingFrom), token);
         missingFrom = -1;
@@ -472,50 +416,5 @@ public final class RangeThrough {
       long end = position + len;
       s3.readNow(h, missingFrom, dst, off + (int) (missingFrom - position), (int) (end - missingFrom), token);
     }
-  }
-
-  /** Keeps a copy of a range just fetched from S3 into a caller's buffer; skipped (counted) when memory is short. */
-  void keepRange(long position, byte[] src, int off, int len) {
-    if (!keepsRange(position, len)) {
-      return;
-    }
-    byte[] buffer = pool.tryAcquire(BufferPool.sizeFor(len));
-    if (buffer == null) {
-      stats.increment(Counter.DISK_CACHE_WRITES_SKIPPED);
-      return;
-    }
-    System.arraycopy(src, off, buffer, 0, len);
-    Span copy = new Span(position, buffer, len, pool, stats);
-    copy.filled();
-    keep(Piece.range(position, len), copy); // each tier pins the copy for as long as it needs it
-    copy.unpin();
-    copy.releaseOwner();
-  }
-
-  private void keep(Piece piece, PooledBytes data) {
-    for (Tier t : tiers) {
-      t.keep(piece, data);
-    }
-  }
-
-  /** Bytes of {@code [p, p + max)} in the block holding {@code p}. */
-  private int share(long p, int max) {
-    long index = p / blockSize;
-    return (int) Math.min(max, (index + 1) * blockSize - p);
-  }
-
-  private boolean readShare(long p, byte[] dst, int off, int n) throws IOException {
-    long index = p / blockSize;
-    long start = index * blockSize;
-    Piece piece = Piece.block(index, start, (int) Math.min(blockSize, h.length() - start));
-    if (own.read(piece, (int) (p - start), dst, off, n)) {
-      return true;
-    }
-    for (Tier t : tiers) {
-      if (t.read(piece, (int) (p - start), dst, off, n)) {
-        return true;
-      }
-    }
-    return false;
   }
 }

@@ -181,8 +181,8 @@ class SourceChainTest {
     RangeThrough chain = ranges(memory, disk);
     byte[] dst = new byte[2 * BLOCK];
 
-    assertThat(chain.readFromTiers(BLOCK + 100, dst, 0, 2 * BLOCK)).isFalse(); // block 3 is nowhere
-    assertThat(chain.readFromTiers(BLOCK + 100, dst, 0, BLOCK)).isTrue();
+    assertThat(chain.kept.readFromTiers(BLOCK + 100, dst, 0, 2 * BLOCK)).isFalse(); // block 3 is nowhere
+    assertThat(chain.kept.readFromTiers(BLOCK + 100, dst, 0, BLOCK)).isTrue();
 
     assertThat(dst).startsWith(data(BLOCK + 100, 2 * BLOCK + 100));
     assertThat(rig.store.ranges()).isEmpty();
@@ -195,16 +195,16 @@ class SourceChainTest {
     RangeThrough chain = ranges(memory, disk);
     byte[] dst = new byte[2000];
 
-    assertThat(chain.readKeptRange(100, dst, 0, 2000)).isTrue();
+    assertThat(chain.kept.readKeptRange(100, dst, 0, 2000)).isTrue();
     assertThat(dst).isEqualTo(data(100, 2100));
-    assertThat(chain.readKeptRange(100, dst, 0, 1999)).isFalse();
-    assertThat(chain.keepsRange(3000, 500)).isTrue();
+    assertThat(chain.kept.readKeptRange(100, dst, 0, 1999)).isFalse();
+    assertThat(chain.kept.keepsRange(3000, 500)).isTrue();
 
-    chain.keepRange(3000, data, 3000, 500);
+    chain.kept.keepRange(3000, data, 3000, 500);
 
     assertThat(disk.kept()).containsExactly(Piece.range(3000, 500));
     assertThat(memory.kept()).containsExactly(Piece.range(3000, 500)); // offered; the tier says what it keeps
-    assertThat(ranges(memory).keepsRange(3000, 500)).isFalse();
+    assertThat(ranges(memory).kept.keepsRange(3000, 500)).isFalse();
     assertThat(rig.store.ranges()).isEmpty();
   }
 
@@ -218,7 +218,7 @@ class SourceChainTest {
       RangeThrough chain = new SourceChain(h, own, List.of(disk), new S3Source(small.ranges, small.parts),
           small.pool, BLOCK, false, null).ranges(small.fetcher, null, null, BLOCK);
 
-      chain.keepRange(0, data, 0, 500);
+      chain.kept.keepRange(0, data, 0, 500);
 
       assertThat(disk.kept()).isEmpty();
       assertThat(h.stats().get(Counter.DISK_CACHE_WRITES_SKIPPED)).isEqualTo(1);
