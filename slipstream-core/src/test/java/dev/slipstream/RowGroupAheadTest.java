@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.internal.block.HeapRegions;
 import dev.slipstream.internal.format.ParquetTestFiles;
+import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.testkit.S3ServerExtension;
 import java.io.IOException;
 import java.util.Arrays;
@@ -88,6 +89,35 @@ class RowGroupAheadTest {
       assertThat(s.get(Counter.BYTES_FETCHED)).isEqualTo(tail() + (long) GROUPS * 2 * CHUNK);
     }
     assertThat(client.memoryInUse()).isZero();
+  }
+
+  /**
+   * A full scan's row group ahead (1.2 MB) is held in pieces below half a G1 region (448 KiB at the
+   * build's -Xmx2g), yet fetched with the GETs of one range of its length (the parts of {@link
+   * RangeThrough#PART}), not one GET a piece.
+   */
+  @Test
+  void aRowGroupAheadInSmallPiecesCostsTheGetsOfOneRange() throws Exception {
+    int group = COLUMNS * CHUNK;
+    int piece = HeapRegions.current().largestOrdinary(4 << 20);
+    assertThat(piece).as("this JVM's heap cuts a row group into several pieces").isLessThan(group);
+    // A client of its own: what it learns of this schema (every column read) is no other test's.
+    try (Slipstream own = Slipstream.builder().isolatedResources().config(TestClients.config(S3.server())
+            .set("block.size", "4M").set("memory.max", "64M").build()).build();
+        SlipstreamInputStream in = openAfterFooter(own)) {
+      for (int g = 0; g < GROUPS; g++) {
+        readChecked(in, chunkStart(g, 0), group);
+      }
+      ReadStatistics s = in.statistics();
+      assertThat(s.get(Counter.ROW_GROUP_AHEAD_STARTED)).isEqualTo((GROUPS - 1) * ((group + piece - 1) / piece));
+      assertThat(s.get(Counter.ROW_GROUP_AHEAD_USED)).isEqualTo(s.get(Counter.ROW_GROUP_AHEAD_STARTED));
+      // The footer's tail, then each row group in the parts of one range, whether the reader or the
+      // read-ahead fetched it.
+      int parts = (group + RangeThrough.PART - 1) / RangeThrough.PART;
+      assertThat(s.get(Counter.GET_REQUESTS)).isEqualTo(1 + (long) GROUPS * parts);
+      // Every byte but the leading magic, once (the tail holds the end of the last row group).
+      assertThat(s.get(Counter.BYTES_FETCHED)).isEqualTo(data.length - 4);
+    }
   }
 
   @Test

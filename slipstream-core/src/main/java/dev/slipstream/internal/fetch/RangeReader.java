@@ -7,6 +7,7 @@ import dev.slipstream.Counter;
 import dev.slipstream.Latency;
 import dev.slipstream.RetryCause;
 import dev.slipstream.SlipstreamConfig;
+import dev.slipstream.internal.block.Destination;
 import dev.slipstream.internal.store.Backoff;
 import dev.slipstream.internal.store.ObjectStore;
 import dev.slipstream.internal.store.Retrier;
@@ -64,13 +65,23 @@ public final class RangeReader {
    */
   public void read(ObjectHandle h, long start, long end, byte[] dst, int off, CancelToken token)
       throws IOException {
+    read(h, start, end, Destination.of(dst, off), token);
+  }
+
+  /**
+   * Reads bytes {@code [start, end)} of the object into {@code dst}, which may be several buffers end to
+   * end ({@link Destination#pieces}): one GET fills them all, and a retry resumes in the buffer where the
+   * failed attempt stopped. On a fetch thread, as {@link #read(ObjectHandle, long, long, byte[], int,
+   * CancelToken)}.
+   */
+  public void read(ObjectHandle h, long start, long end, Destination dst, CancelToken token) throws IOException {
     final long total = end - start;
     final long[] received = {0}; // how far the attempts got: a retry asks only for the rest
     final int[] attempts = {0};
     retrier.run(() -> "on " + h.location() + " bytes " + (start + received[0]) + "-" + (end - 1), h.stats(),
         stop(h, token), () -> {
           try {
-            received[0] += attempt(h, start + received[0], end, dst, off + (int) received[0], token, ++attempts[0]);
+            received[0] += attempt(h, start + received[0], end, dst.from(received[0]), token, ++attempts[0]);
           } catch (PartialProgress e) {
             received[0] += e.bytes;
             throw e;
@@ -142,14 +153,14 @@ public final class RangeReader {
    * One GET; returns bytes received. On a transient failure mid-body, the progress rides the exception.
    * Written to the request log when it ends, well or not.
    */
-  private long attempt(ObjectHandle h, long start, long end, byte[] dst, int off, CancelToken token, int attempt)
+  private long attempt(ObjectHandle h, long start, long end, Destination dst, CancelToken token, int attempt)
       throws IOException {
     long t0 = System.nanoTime();
     long[] firstByte = {-1};
     long[] got = {0};
     Throwable failure = null;
     try {
-      return attempt(h, start, end, dst, off, token, t0, firstByte, got);
+      return attempt(h, start, end, dst, token, t0, firstByte, got);
     } catch (IOException | RuntimeException | Error e) {
       failure = e;
       if (e instanceof dev.slipstream.ObjectChangedException || e instanceof java.io.FileNotFoundException
@@ -164,7 +175,7 @@ public final class RangeReader {
     }
   }
 
-  private long attempt(ObjectHandle h, long start, long end, byte[] dst, int off, CancelToken token, long t0,
+  private long attempt(ObjectHandle h, long start, long end, Destination dst, CancelToken token, long t0,
       long[] firstByte, long[] received) throws IOException {
     h.stats().increment(Counter.GET_REQUESTS);
     long sentAt = h.beforeRequest();
@@ -197,7 +208,8 @@ public final class RangeReader {
       while (got < want) {
         int n;
         try {
-          n = in.read(dst, off + (int) got, (int) Math.min(want - got, READ_CHUNK));
+          int max = (int) Math.min(Math.min(want - got, READ_CHUNK), dst.room(got));
+          n = in.read(dst.array(got), dst.offset(got), max);
         } catch (IOException | RuntimeException e) {
           // The SDK reports some failures of a body being read (an abort, among others) unchecked.
           RetryCause cause = watch.stalled() ? RetryCause.STALL

@@ -6,6 +6,7 @@ package dev.slipstream.internal.read;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.block.Destination;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.format.ParquetFooter;
 import java.util.ArrayList;
@@ -35,10 +36,12 @@ final class ColumnPrefetch {
   private final StreamFooter parquet;
   private final HeldSpans spans;
   private final BufferPool pool;
-  private final RowGroupPrefetch.Fetch fetch;
+  private final RowGroupPrefetch.Ahead fetch;
   private final StreamRequests requests;
   private final ReadStatistics stats;
   private final int pieceSize;
+  /** The most bytes of pieces one fetch fills: whole pieces, up to a block. */
+  private final int runMax;
   /** The columns touched so far, each fetched ahead at most once; guarded by {@code this}. */
   private final BitSet touched = new BitSet();
   /** The columns to fetch ahead, asked once the stream has a footer; guarded by {@code this}. */
@@ -52,7 +55,8 @@ final class ColumnPrefetch {
   /**
    * @param spans the bytes the stream holds: what a prediction leaves out, and where the chunks fetched here
    *     are held
-   * @param fetch how a chunk (or a piece of one) is fetched
+   * @param fetch how a run of pieces is fetched, into their buffers end to end
+   * @param blockSize the stream's block size: a run of pieces up to it is one fetch
    * @param pieceSize the largest span: a block at most, and below half a G1 region ({@link
    *     dev.slipstream.internal.block.HeapRegions#largestOrdinary})
    * @param budget the most bytes one stream fetches by prediction
@@ -60,8 +64,9 @@ final class ColumnPrefetch {
    * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none: the row groups after
    *     the split's last ({@link SplitRowGroups}) are another reader's, and are not fetched
    */
-  ColumnPrefetch(StreamFooter parquet, HeldSpans spans, BufferPool pool, RowGroupPrefetch.Fetch fetch,
-      StreamRequests requests, ReadStatistics stats, int pieceSize, long budget, long length, long splitEnd) {
+  ColumnPrefetch(StreamFooter parquet, HeldSpans spans, BufferPool pool, RowGroupPrefetch.Ahead fetch,
+      StreamRequests requests, ReadStatistics stats, int blockSize, int pieceSize, long budget, long length,
+      long splitEnd) {
     this.parquet = parquet;
     this.spans = spans;
     this.pool = pool;
@@ -69,6 +74,7 @@ final class ColumnPrefetch {
     this.requests = requests;
     this.stats = stats;
     this.pieceSize = pieceSize;
+    this.runMax = Math.max(1, blockSize / pieceSize) * pieceSize;
     this.left = budget;
     this.length = length;
     this.splitEnd = splitEnd;
@@ -196,35 +202,70 @@ final class ColumnPrefetch {
       fetchEnd = Math.max(end, Math.min(Math.min(fetchStart + JumpReads.MIN_GET, limit), Math.min(spans.nextStart(end), length)));
     }
     long chunkStart = start;
-    start = fetchStart;
-    for (long p = start; p < fetchEnd; ) {
-      int n;
-      synchronized (this) {
-        n = (int) Math.min(pieceSize, fetchEnd - p);
-        // Never a piece cut short by the budget: a tier finds a range only by its bounds, and another
-        // stream (another host) cuts the same run into whole pieces (RangeThrough).
-        n = n <= left ? n : 0;
-        left -= n;
-      }
-      byte[] buffer = n <= 0 || requests.isClosed() ? null : pool.tryAcquire(BufferPool.sizeFor(n));
-      if (buffer == null) {
+    for (long p = fetchStart; p < fetchEnd; ) {
+      // A run of pieces up to a block, one fetch into their buffers end to end: the GETs of one buffer.
+      List<byte[]> buffers = new ArrayList<>();
+      int len = 0;
+      boolean stopped = false;
+      while (len < runMax && p + len < fetchEnd) {
+        int n;
         synchronized (this) {
-          left += Math.max(0, n);
+          n = (int) Math.min(pieceSize, fetchEnd - p - len);
+          // Never a piece cut short by the budget: a tier finds a range only by its bounds, and another
+          // stream (another host) cuts the same run into whole pieces (RangeThrough).
+          n = n <= left ? n : 0;
+          left -= n;
         }
-        return false; // over the budget, memory is short, or the stream closed: no more predictions now
+        byte[] buffer = n <= 0 || requests.isClosed() ? null : pool.tryAcquire(BufferPool.sizeFor(n));
+        if (buffer == null) {
+          synchronized (this) {
+            left += Math.max(0, n);
+          }
+          stopped = true; // over the budget, memory is short, or the stream closed: no more predictions now
+          break;
+        }
+        buffers.add(buffer);
+        len += n;
       }
-      Span span = new Span(p, buffer, n, pool, stats);
-      CompletableFuture<Void> ready = new CompletableFuture<>(); // once the span is filled, or dropped
+      if (!buffers.isEmpty()) {
+        fetchPieces(p, buffers, len, chunkStart, end);
+      }
+      if (stopped) {
+        return false;
+      }
+      p += len;
+    }
+    return true;
+  }
+
+  /**
+   * Holds {@code buffers}, pieces of {@code [p, p + len)} end to end, as spans fetched ahead, and fetches
+   * them with one range; of their bytes, those of {@code [chunkStart, chunkEnd)} are counted predicted.
+   */
+  private void fetchPieces(long p, List<byte[]> buffers, int len, long chunkStart, long chunkEnd) {
+    List<Span> held = new ArrayList<>(buffers.size());
+    List<CompletableFuture<Void>> ready = new ArrayList<>(buffers.size()); // each span filled, or dropped
+    for (int i = 0; i < buffers.size(); i++) {
+      long at = p + (long) i * pieceSize;
+      int n = (int) Math.min(pieceSize, p + len - at);
+      Span span = new Span(at, buffers.get(i), n, pool, stats);
+      CompletableFuture<Void> filled = new CompletableFuture<>();
       // The bytes around a small run are not predicted.
-      long chunkBytes = Math.max(0, Math.min(p + n, end) - Math.max(p, chunkStart));
+      long chunkBytes = Math.max(0, Math.min(at + n, chunkEnd) - Math.max(at, chunkStart));
       stats.add(Counter.PREDICTED_COLUMN_BYTES, chunkBytes);
-      spans.addAhead(span, ready, copied -> gone(chunkBytes, copied));
-      CompletableFuture<Void> fetched;
-      try {
-        fetched = fetch.start(p, buffer, 0, n);
-      } catch (RuntimeException e) { // a fetch that could not start (the client closing): the span is dropped
-        fetched = CompletableFuture.failedFuture(e);
-      }
+      spans.addAhead(span, filled, copied -> gone(chunkBytes, copied));
+      held.add(span);
+      ready.add(filled);
+    }
+    CompletableFuture<Void> fetched;
+    try {
+      fetched = fetch.start(p, Destination.pieces(buffers, pieceSize), len).done();
+    } catch (RuntimeException e) { // a fetch that could not start (the client closing): the spans are dropped
+      fetched = CompletableFuture.failedFuture(e);
+    }
+    for (int i = 0; i < held.size(); i++) {
+      Span span = held.get(i);
+      CompletableFuture<Void> filled = ready.get(i);
       fetched.whenComplete((v, t) -> {
         try {
           if (t == null) {
@@ -235,15 +276,13 @@ final class ColumnPrefetch {
             spans.dropAhead(span);
           }
         } finally {
-          ready.complete(null);
+          filled.complete(null);
         }
       });
-      if (requests.isClosed()) {
-        spans.releaseAll(); // close() may have swept the spans before this one was held
-      }
-      p += n;
     }
-    return true;
+    if (requests.isClosed()) {
+      spans.releaseAll(); // close() may have swept the spans before these were held
+    }
   }
 
   /**

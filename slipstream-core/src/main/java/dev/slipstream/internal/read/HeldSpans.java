@@ -94,14 +94,19 @@ final class HeldSpans {
 
   /**
    * Where the bytes of {@code [p, end)} that no span (nor the tail) holds at its end stop: {@code end} if
-   * none holds its last byte, {@code p} or less if one holds all of it. What a fetch ahead of the reader
-   * may leave out.
+   * none holds its last byte, {@code p} or less if spans end to end hold all of it (a chunk fetched ahead in
+   * pieces). What a fetch ahead of the reader may leave out.
    */
   long unheldEnd(long p, long end) {
+    List<Span> found = candidates(p, end);
     long unheld = end;
-    for (Span s : candidates(p, end)) {
-      if (s.end() >= end) {
-        unheld = Math.min(unheld, s.start());
+    for (boolean moved = true; moved && unheld > p; ) {
+      moved = false;
+      for (Span s : found) {
+        if (s.start() < unheld && s.end() >= unheld) {
+          unheld = s.start(); // holds the bytes just before: the unheld ones stop earlier still
+          moved = true;
+        }
       }
     }
     return unheld;

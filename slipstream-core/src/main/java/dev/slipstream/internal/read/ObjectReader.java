@@ -98,7 +98,7 @@ public final class ObjectReader extends SlipstreamInputStream {
         (long) maxDepth * blockSize, splitEnd);
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);
     this.columns = new ColumnPrefetch(parquet, spans, pool,
-        (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.PREDICTED_COLUMN).done(), requests, stats, piece,
+        (p, dst, n) -> ranges.range(p, dst, n, Purpose.PREDICTED_COLUMN), requests, stats, blockSize, piece,
         (long) maxDepth * blockSize, length, splitEnd);
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
     this.posPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);

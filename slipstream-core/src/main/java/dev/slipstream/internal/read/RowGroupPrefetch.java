@@ -6,6 +6,7 @@ package dev.slipstream.internal.read;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.block.Destination;
 import dev.slipstream.internal.block.HeapRegions;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.format.ParquetFooter;
@@ -25,18 +26,20 @@ import java.util.function.BooleanSupplier;
  * group {@code g} exactly — as parquet-java asks for the chunks of the columns it reads, all 20 of a full
  * scan in one range of the whole row group — and the stream has read chunks of row group {@code g - 1}
  * before, the bytes of chunks {@code i..j} of every later row group are planned ahead (see below) and
- * fetched in the background, in pieces of at most a block, each into a pooled buffer. Two row groups in a row first: an
- * engine that splits a file among tasks (Spark) often gives a task a single row group, and what it fetched
- * of the next would be wasted. Only row group 0, where a whole-file reader starts, plans {@value
- * #UNPROVEN_PIECES} blocks' worth of row group 1 before that. A later range read copies what pieces hold and fetches only the rest itself. A piece is given
+ * fetched in the background, in pieces below half a G1 region, each into a pooled buffer, a run of pieces
+ * up to a block filled by one range fetch (the GETs of one large buffer, the heap of small ones). Two row
+ * groups in a row first: an engine that splits a file among tasks (Spark) often gives a task a single row
+ * group, and what it fetched of the next would be wasted. Only row group 0, where a whole-file reader
+ * starts, plans {@value #UNPROVEN_PIECES} blocks' worth of row group 1 before that. A later range read
+ * copies what pieces hold and fetches only the rest itself. A piece is given
  * back as soon as reads have copied all of it; then the plan goes on with the memory it freed. Pieces
  * and plans of earlier row groups still held when a later row group is asked for are dropped, counted as
  * wasted.
  *
  * <p>The rest of the projection at once, as Arrow's pre-buffer fetches it: once the stream knows the
  * columns its reader takes and that it reads the file's row groups in turn, every later row group's same
- * chunks are planned together, nearest first, and fetched while the memory bound allows (each piece one
- * request, its parts in parallel), instead of one row group ahead: a reader that decodes little would
+ * chunks are planned together, nearest first, and fetched while the memory bound allows (each run of
+ * pieces one range, its parts in parallel), instead of one row group ahead: a reader that decodes little would
  * otherwise wait a round trip and a row group's transfer at each row group. With the end of the caller's
  * split known ({@code splitEnd}), from its first vectored read, up to the last row group the split reads
  * ({@link SplitRowGroups}: nothing past it is fetched); without, once two row groups were read in a row,
@@ -66,9 +69,12 @@ final class RowGroupPrefetch {
     CompletableFuture<Void> start(long position, byte[] dst, int off, int len);
   }
 
-  /** Fetches a piece ahead, as a prefetch: {@link RangeThrough.Fetch#promote}d once a read claims it. */
+  /**
+   * Fetches {@code [position, position + len)} ahead into {@code dst} (pieces end to end), as a prefetch:
+   * {@link RangeThrough.Fetch#promote}d once a read claims one of its pieces.
+   */
   interface Ahead {
-    RangeThrough.Fetch start(long position, byte[] dst, int off, int len);
+    RangeThrough.Fetch start(long position, Destination dst, int len);
   }
 
   /**
@@ -85,6 +91,8 @@ final class RowGroupPrefetch {
   private final Held stillHeld;
   private final ReadStatistics stats;
   private final int pieceSize;
+  /** The most bytes of pieces one fetch fills: whole pieces, up to a block. */
+  private final int runMax;
   /** Bytes of row group 1 planned while only row group 0 has been read. */
   private final long unproven;
   private final long maxHeld;
@@ -173,6 +181,7 @@ final class RowGroupPrefetch {
     this.stillHeld = heldBytes;
     this.stats = stats;
     this.pieceSize = pieceSize;
+    this.runMax = Math.max(1, blockSize / pieceSize) * pieceSize;
     this.unproven = (long) UNPROVEN_PIECES * blockSize;
     this.maxHeld = maxHeld;
     this.split = splitEnd > 0;
@@ -331,37 +340,54 @@ final class RowGroupPrefetch {
     plans.add(at, new Plan(group, toEnd, start, end));
   }
 
-  /** Starts the planned pieces, in order, while the stream's bound and the pool's free memory allow. */
+  /**
+   * Starts the planned pieces, in order, while the stream's bound and the pool's free memory allow: each
+   * run of a plan's pieces, up to {@code runMax} bytes, is one fetch into their buffers end to end (one
+   * range, in the parts of a block), so that small pieces cost the GETs of large ones.
+   */
   private void fill() {
     while (!closed && !plans.isEmpty()) {
       Plan plan = plans.get(0);
-      int n = (int) Math.min(pieceSize, plan.end - plan.from);
-      if (held + n > maxHeld) {
+      List<byte[]> buffers = new ArrayList<>();
+      int len = 0;
+      while (len < runMax && plan.from + len < plan.end) {
+        int n = (int) Math.min(pieceSize, plan.end - plan.from - len);
+        byte[] buffer = held + n > maxHeld ? null : pool.tryAcquire(BufferPool.sizeFor(n));
+        if (buffer == null) {
+          break;
+        }
+        held += n;
+        buffers.add(buffer);
+        len += n;
+      }
+      if (buffers.isEmpty()) {
         return;
       }
-      byte[] buffer = pool.tryAcquire(BufferPool.sizeFor(n));
-      if (buffer == null) {
-        return;
+      stats.add(Counter.ROW_GROUP_AHEAD_STARTED, buffers.size());
+      List<Span> spans = new ArrayList<>(buffers.size());
+      for (int i = 0; i < buffers.size(); i++) {
+        long start = plan.from + (long) i * pieceSize;
+        // The owner's reference and the fetch's pin.
+        spans.add(new Span(start, buffers.get(i), (int) Math.min(pieceSize, plan.from + len - start), pool, stats));
       }
-      held += n;
-      stats.increment(Counter.ROW_GROUP_AHEAD_STARTED);
-      Span span = new Span(plan.from, buffer, n, pool, stats); // the owner's reference and the fetch's pin
       RangeThrough.Fetch fetch = null;
       CompletableFuture<Void> fetched;
       try {
-        fetch = ahead.start(plan.from, buffer, 0, n);
+        fetch = ahead.start(plan.from, Destination.pieces(buffers, pieceSize), len);
         fetched = fetch.done();
       } catch (RuntimeException e) { // could not start (the client closing): a gap for the read that wants it
         fetched = CompletableFuture.failedFuture(e);
       }
-      fetched.whenComplete((v, t) -> {
-        if (t == null) {
-          span.filled(); // idle: the pool may take it back while no copy pins it
-        }
-        span.unpin();
-      });
-      pieces.put(plan.from, new Piece(plan.from, n, plan.group, plan.toEnd, span, fetch, fetched));
-      plan.from += n;
+      for (Span span : spans) {
+        fetched.whenComplete((v, t) -> {
+          if (t == null) {
+            span.filled(); // idle: the pool may take it back while no copy pins it
+          }
+          span.unpin();
+        });
+        pieces.put(span.start(), new Piece(span.start(), span.length(), plan.group, plan.toEnd, span, fetch, fetched));
+      }
+      plan.from += len;
       if (plan.from >= plan.end) {
         plans.remove(0);
       }

@@ -85,7 +85,7 @@ final class VectoredReads {
       if (footer != null && !requests.isClosed()) {
         // Through the chain: a row group fetched ahead by an earlier query is read from disk.
         rowGroups = new RowGroupPrefetch(footer, pool,
-            (p, d, o, n) -> ranges.range(p, d, o, n, Purpose.ROW_GROUP_AHEAD), spans::unheldEnd, stats, blockSize,
+            (p, d, n) -> ranges.range(p, d, n, Purpose.ROW_GROUP_AHEAD), spans::unheldEnd, stats, blockSize,
             pieceSize, maxAhead, splitEnd, parquet::predictionsOff);
       }
       return rowGroups;

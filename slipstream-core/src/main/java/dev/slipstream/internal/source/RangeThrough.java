@@ -5,6 +5,7 @@ package dev.slipstream.internal.source;
 
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.block.Destination;
 import dev.slipstream.internal.block.PooledBytes;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.BlockFetcher;
@@ -248,20 +249,33 @@ public final class RangeThrough {
    * every read a caller waits for if {@code why} is {@link Purpose#ROW_GROUP_AHEAD}, until promoted.
    */
   public Fetch range(long position, byte[] dst, int off, int len, Purpose why) {
-    return range(requests.start(why), position, dst, off, len, why);
+    return range(position, Destination.of(dst, off), len, why);
+  }
+
+  /**
+   * {@link #range} into {@code dst}, which may be pieces of the stream's kept size ({@code keptPiece}) end to
+   * end, from the range's start: a run of pieces held ahead is fetched in the same parts (the same GETs) as
+   * one array would be, and each piece is looked up and kept under its own name, as {@link #range} cuts it.
+   */
+  public Fetch range(long position, Destination dst, int len, Purpose why) {
+    return range(requests.start(why), position, dst, len, why);
   }
 
   /** {@link #range} as the request of {@code token}, which ends once the range has. */
   private Fetch range(CancelToken token, long position, byte[] dst, int off, int len, Purpose why) {
+    return range(token, position, Destination.of(dst, off), len, why);
+  }
+
+  private Fetch range(CancelToken token, long position, Destination dst, int len, Purpose why) {
     // A prefetch queues behind every read a caller waits for.
     Fetch f = new Fetch(token, fetcher, why != Purpose.ROW_GROUP_AHEAD);
     CompletableFuture<Void> all;
     if (!kept.keepsRange(position, len)) {
-      all = parts(f, position, dst, off, len);
+      all = parts(f, position, dst, len);
     } else {
       boolean[] found = new boolean[(int) ((len + (long) keptPiece - 1) / keptPiece)];
-      all = f.submit(t -> lookUpPieces(position, dst, off, len, found))
-          .thenCompose(v -> fetchMissingPieces(f, position, dst, off, len, found));
+      all = f.submit(t -> lookUpPieces(position, dst, len, found))
+          .thenCompose(v -> fetchMissingPieces(f, position, dst, len, found));
     }
     f.done = all.whenComplete((v, t) -> requests.end(f.token));
     return f;
@@ -290,10 +304,12 @@ public final class RangeThrough {
   }
 
   /** Looks each kept piece of the range up in the tiers, in order, into its place in {@code dst}. */
-  private void lookUpPieces(long position, byte[] dst, int off, int len, boolean[] found) throws IOException {
+  private void lookUpPieces(long position, Destination dst, int len, boolean[] found) throws IOException {
     for (int i = 0; i < found.length; i++) {
       int from = i * keptPiece;
-      found[i] = kept.readKeptRange(position + from, dst, off + from, Math.min(keptPiece, len - from));
+      int n = Math.min(keptPiece, len - from);
+      // A piece that would land in two buffers is not one the pieces of dst were cut as: fetched.
+      found[i] = dst.inOneArray(from, n) && kept.readKeptRange(position + from, dst.array(from), dst.offset(from), n);
     }
   }
 
@@ -301,7 +317,7 @@ public final class RangeThrough {
    * Fetches each run of pieces no tier had, in parts (as the whole range would be when none had any), and
    * offers those pieces to the tiers once their run is in.
    */
-  private CompletableFuture<Void> fetchMissingPieces(Fetch f, long position, byte[] dst, int off, int len,
+  private CompletableFuture<Void> fetchMissingPieces(Fetch f, long position, Destination dst, int len,
       boolean[] found) {
     List<CompletableFuture<Void>> runs = new ArrayList<>();
     for (int i = 0; i < found.length; ) {
@@ -315,9 +331,12 @@ public final class RangeThrough {
       }
       int from = first * keptPiece;
       int to = Math.min(len, i * keptPiece);
-      runs.add(parts(f, position + from, dst, off + from, to - from).thenRun(() -> {
+      runs.add(parts(f, position + from, dst.from(from), to - from).thenRun(() -> {
         for (int p = from; p < to; p += keptPiece) {
-          kept.keepRange(position + p, dst, off + p, Math.min(keptPiece, to - p));
+          int n = Math.min(keptPiece, to - p);
+          if (dst.inOneArray(p, n)) {
+            kept.keepRange(position + p, dst.array(p), dst.offset(p), n);
+          }
         }
       }));
     }
@@ -338,7 +357,8 @@ public final class RangeThrough {
     if (kept.readKeptRange(position, dst, off, len)) {
       return;
     }
-    requests.readWaiting(position, len, why, token -> readAnywhere(position, dst, off, len, token), null);
+    requests.readWaiting(position, len, why,
+        token -> readAnywhere(position, Destination.of(dst, off), len, token), null);
     kept.keepRange(position, dst, off, len);
   }
 
@@ -377,15 +397,15 @@ public final class RangeThrough {
   }
 
   /** Reads {@code [position, position + len)} into {@code dst} in parallel parts on the fetch executor. */
-  private CompletableFuture<Void> parts(Fetch f, long position, byte[] dst, int off, int len) {
+  private CompletableFuture<Void> parts(Fetch f, long position, Destination dst, int len) {
     int parts = (len + PART - 1) / PART;
     int partSize = (len + parts - 1) / parts;
     List<CompletableFuture<Void>> all = new ArrayList<>(parts);
     for (int done = 0; done < len; done += partSize) {
       long p = position + done;
-      int o = off + done;
+      Destination d = dst.from(done);
       int n = Math.min(partSize, len - done);
-      all.add(f.submit(t -> readAnywhere(p, dst, o, n, t)));
+      all.add(f.submit(t -> readAnywhere(p, d, n, t)));
     }
     return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
   }
@@ -395,17 +415,18 @@ public final class RangeThrough {
   /**
    * Reads {@code [position, position + len)} from wherever it is, on a fetch thread: each block's share
    * from the stream's blocks or the first tier that holds it, the shares missing from all from S3, each
-   * run of them in one GET. Never waits for another fetch.
+   * run of them in one GET, across the buffers of {@code dst} (a share that lands in two is asked of the
+   * blocks and tiers a buffer at a time). Never waits for another fetch.
    */
-  void readAnywhere(long position, byte[] dst, int off, int len, CancelToken token) throws IOException {
+  void readAnywhere(long position, Destination dst, int len, CancelToken token) throws IOException {
     long missingFrom = -1;
     int done = 0;
     while (done < len) {
       long p = position + done;
-      int n = kept.share(p, len - done);
-      boolean served = kept.readShare(p, dst, off + done, n);
+      int n = Math.min(kept.share(p, len - done), dst.room(done));
+      boolean served = kept.readShare(p, dst.array(done), dst.offset(done), n);
       if (served && missingFrom >= 0) {
-        s3.readNow(h, missingFrom, dst, off + (int) (missingFrom - position), (int) (p - missingFrom), token);
+        s3.readNow(h, missingFrom, dst.from(missingFrom - position), (int) (p - missingFrom), token);
         missingFrom = -1;
       } else if (!served && missingFrom < 0) {
         missingFrom = p;
@@ -414,7 +435,7 @@ public final class RangeThrough {
     }
     if (missingFrom >= 0) {
       long end = position + len;
-      s3.readNow(h, missingFrom, dst, off + (int) (missingFrom - position), (int) (end - missingFrom), token);
+      s3.readNow(h, missingFrom, dst.from(missingFrom - position), (int) (end - missingFrom), token);
     }
   }
 }

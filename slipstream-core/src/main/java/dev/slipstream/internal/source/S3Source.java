@@ -4,6 +4,7 @@
 package dev.slipstream.internal.source;
 
 import dev.slipstream.Counter;
+import dev.slipstream.internal.block.Destination;
 import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.ParallelParts;
@@ -41,7 +42,13 @@ public final class S3Source {
    */
   public void readNow(ObjectHandle h, long position, byte[] dst, int off, int len, CancelToken token)
       throws IOException {
+    readNow(h, position, Destination.of(dst, off), len, token);
+  }
+
+  /** {@link #readNow} into {@code dst}, which may be several buffers end to end: one request fills them all. */
+  public void readNow(ObjectHandle h, long position, Destination dst, int len, CancelToken token)
+      throws IOException {
     h.stats().increment(Counter.DIRECT_READS);
-    ranges.read(h, position, position + len, dst, off, token);
+    ranges.read(h, position, position + len, dst, token);
   }
 }

@@ -9,10 +9,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.RetryCause;
+import dev.slipstream.internal.block.Destination;
 import dev.slipstream.internal.store.ScriptedStore;
 import dev.slipstream.internal.util.ETag;
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -63,6 +65,23 @@ class RangeReaderTest {
     assertThat(stats.retries(RetryCause.CONNECTION_RESET)).isEqualTo(1);
     assertThat(store.responses().get(0).aborted()).isTrue(); // the broken connection is dropped, not pooled
     assertThat(store.responses().get(1).closed()).isTrue(); // the full one goes back to the pool
+  }
+
+  @Test
+  void oneGetFillsPiecesEndToEndAndARetryResumesInThePieceWhereTheBodyBroke() throws IOException {
+    store.then(serve(250, true)).then(whole());
+    List<byte[]> pieces = List.of(new byte[192], new byte[192], new byte[192], new byte[100]);
+
+    rig.reader.read(rig.handle, 100, 776, Destination.pieces(pieces, 192), rig.token);
+
+    for (int i = 0; i < pieces.size(); i++) {
+      int from = 100 + 192 * i;
+      assertThat(pieces.get(i)).as("piece " + i)
+          .isEqualTo(Arrays.copyOfRange(DATA, from, Math.min(776, from + 192)));
+    }
+    // one GET for all four pieces; the retry asks only for what the reset left, from inside piece 1
+    assertThat(store.ranges()).containsExactly("100-776", "350-776");
+    assertThat(stats.get(Counter.BYTES_FETCHED)).isEqualTo(676);
   }
 
   @Test

@@ -87,7 +87,7 @@ class ClaimedPieceInterruptTest {
       rig.fetch.store.then(answer());
     }
     RowGroupPrefetch ahead = new RowGroupPrefetch(ParquetFooter.parse(file, file.length, file.length), rig.fetch.pool,
-        (p, d, o, n) -> rig.ranges.range(p, d, o, n, Purpose.ROW_GROUP_AHEAD), (s, e) -> e, rig.h.stats(), CHUNK,
+        (p, d, n) -> rig.ranges.range(p, d, n, Purpose.ROW_GROUP_AHEAD), (s, e) -> e, rig.h.stats(), CHUNK,
         CHUNK, 4L * GROUP, 0, () -> false);
     ahead.read(groupStart(0), new byte[GROUP], 0, GROUP, this::rest).get(10, TimeUnit.SECONDS);
     assertThat(piecesAsked.await(10, TimeUnit.SECONDS)).as("row group 1's pieces are in flight").isTrue();

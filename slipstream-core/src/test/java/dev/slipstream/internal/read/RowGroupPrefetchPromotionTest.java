@@ -58,7 +58,7 @@ class RowGroupPrefetchPromotionTest {
   void aPieceAReadClaimsGoesAheadOfEveryPrefetch() throws Exception {
     ParquetFooter footer = ParquetFooter.parse(file, file.length, file.length);
     RowGroupPrefetch ahead = new RowGroupPrefetch(footer, rig.fetch.pool,
-        (p, d, o, n) -> rig.ranges.range(p, d, o, n, Purpose.ROW_GROUP_AHEAD), (s, e) -> e, rig.h.stats(), CHUNK,
+        (p, d, n) -> rig.ranges.range(p, d, n, Purpose.ROW_GROUP_AHEAD), (s, e) -> e, rig.h.stats(), CHUNK,
         CHUNK, 1L << 20, 0, () -> false);
     CountDownLatch running = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);

@@ -6,6 +6,7 @@ package dev.slipstream.internal.source;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.block.Destination;
 import dev.slipstream.internal.block.PooledBytes;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.BlockFetcher;
@@ -229,6 +230,34 @@ class RangeThroughTest {
     assertThat(rig.fetch.store.ranges()).containsExactlyInAnyOrder(Rig.get(1000, 1000 + MIB),
         Rig.get(1000 + 2 * MIB, 1000 + 3 * MIB));
     assertThat(shared.kept()).containsExactlyInAnyOrder(Piece.range(1000, MIB), Piece.range(1000 + 2 * MIB, MIB));
+  }
+
+  /**
+   * A run of small pieces held ahead (below half a G1 region each) costs the GETs of one range of their
+   * length, not one GET a piece; each piece is kept, and found again, under its own name.
+   */
+  @Test
+  void aRunOfPiecesIsFetchedInThePartsOfOneRangeAndKeptPieceByPiece() throws Exception {
+    byte[] data = ScriptedStore.bytes(3 * MIB);
+    ScriptedTier disk = new ScriptedTier("disk", data, Piece.Origin.DISK)
+        .holding(Piece.range(1000 + 2 * BLOCK, BLOCK));
+    stream(data, BLOCK, disk); // the rig's kept piece is its block: 256 KiB
+    List<byte[]> pieces = List.of(new byte[BLOCK], new byte[BLOCK], new byte[BLOCK], new byte[BLOCK],
+        new byte[BLOCK], new byte[BLOCK / 2]);
+    int len = 5 * BLOCK + BLOCK / 2;
+
+    rig.ranges.range(1000, Destination.pieces(pieces, BLOCK), len, Purpose.ROW_GROUP_AHEAD).done().get();
+
+    for (int i = 0; i < pieces.size(); i++) {
+      long from = 1000 + (long) i * BLOCK;
+      assertThat(pieces.get(i)).as("piece " + i).isEqualTo(rig.data(from, Math.min(1000 + len, from + BLOCK)));
+    }
+    // pieces 0-1 in one GET; piece 2 from the disk; pieces 3-5 (640 KiB) in one GET: not a GET a piece
+    assertThat(rig.fetch.store.ranges()).containsExactlyInAnyOrder(Rig.get(1000, 1000 + 2 * BLOCK),
+        Rig.get(1000 + 3 * BLOCK, 1000 + len));
+    assertThat(disk.kept()).containsExactlyInAnyOrder(Piece.range(1000, BLOCK), Piece.range(1000 + BLOCK, BLOCK),
+        Piece.range(1000 + 3 * BLOCK, BLOCK), Piece.range(1000 + 4 * BLOCK, BLOCK),
+        Piece.range(1000 + 5 * BLOCK, BLOCK / 2));
   }
 
   @Test
