@@ -40,7 +40,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * A columnar read (a range, or a vectored read) also tells {@link ColumnPrefetch}, which at the first read
  * of a column the client predicts fetches that column's chunks to the file's end, and {@link
  * StripeFooters}, which at a read in an ORC stripe fetches the footers of the split's next stripes at
- * once; and every read is
+ * once, and {@link StripeStreamsAhead}, which fetches the next stripes' streams of the columns the reader
+ * read in its first stripe; and every read is
  * counted against the Parquet footer's columns ({@link StreamFooter#countRead}), which the client's {@link
  * PredictedColumns} learn from when the stream closes.
  * Whatever is not in the stream's memory comes through its {@link SourceChain}: the memory, disk and
@@ -66,6 +67,7 @@ public final class ObjectReader extends SlipstreamInputStream {
   private final StreamFooter parquet;
   private final ColumnPrefetch columns;
   private final StripeFooters stripeFooters;
+  private final StripeStreamsAhead stripeStreams;
   private final JumpReads jumps;
   private final VectoredReads vectored;
   private final ReentrantLock seqLock = new ReentrantLock();
@@ -103,9 +105,12 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.columns = new ColumnPrefetch(parquet, spans, pool,
         (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.PREDICTED_COLUMN).done(), requests, stats, piece,
         (long) maxDepth * blockSize, length, splitEnd);
-    this.stripeFooters = new StripeFooters(parquet.orc(), spans, pool,
-        (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.STRIPE_FOOTER).done(), requests, stats, piece,
-        (long) maxDepth * blockSize, length, splitEnd);
+    this.stripeFooters = new StripeFooters(parquet.orc(), spans, new AheadFetch(spans, pool,
+        (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.STRIPE_FOOTER).done(), requests, stats), stats,
+        piece, (long) maxDepth * blockSize, length, splitEnd);
+    this.stripeStreams = new StripeStreamsAhead(parquet.orc(), spans, new AheadFetch(spans, pool,
+        (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.STRIPE_AHEAD).done(), requests, stats), stats,
+        piece, (long) maxDepth * blockSize, splitEnd);
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
     this.posPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
   }
@@ -308,6 +313,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       case EXACT -> {
         columns.onRead(position, len);
         stripeFooters.onRead(position, len);
+        stripeStreams.onRead(position, len);
         jumps.readRange(position, dst, off, len, d.ahead(), d.inRun(), streamPath);
       }
       // An object of one block is fetched whole, once: a reader that jumps in it reads most of it.
@@ -360,6 +366,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     parquet.countRead(position, len);
     columns.onRead(position, len);
     stripeFooters.onRead(position, len);
+    stripeStreams.onRead(position, len);
     return vectored.read(position, dst, off, len);
   }
 

@@ -10,8 +10,9 @@ import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.format.OrcTail;
 import dev.slipstream.internal.learn.OrcLayout;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The footers of the ORC stripes a reader will read, fetched in one wave. An ORC reader reads a stripe in
@@ -29,8 +30,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Bounded: at most {@link #AHEAD} stripes past the read's, never a stripe whose start lies at or past
  * the split's end (another task's, as ORC's reader assigns stripes to splits), at most {@code budget}
- * bytes of buffers a stream, and from free memory only (never waiting, never evicting): a footer not
- * fetched here is fetched by the reader's own read, or by a later read's wave. Thread-safe.
+ * bytes of buffers a stream held at once, and from free memory only (never waiting, never evicting): a
+ * footer not fetched here is fetched by the reader's own read, or by a later read's wave. A footer is let
+ * go once the reader reads a later stripe. Thread-safe.
  */
 final class StripeFooters {
   /**
@@ -41,37 +43,37 @@ final class StripeFooters {
 
   private final StreamOrcLayout orc;
   private final HeldSpans spans;
-  private final BufferPool pool;
-  private final RowGroupPrefetch.Fetch fetch;
-  private final StreamRequests requests;
+  private final AheadFetch ahead;
   private final ReadStatistics stats;
   private final int pieceSize;
   private final long length;
   private final long splitEnd;
-  /** Bytes of buffers this stream may still take for footers; guarded by {@code this}. */
-  private long left;
+  /** Bytes of buffers this stream may still take for footers: given back as they go. */
+  private final AtomicLong left;
   /** The last stripe whose footer a wave asked for (or found held); guarded by {@code this}. */
   private int asked = -1;
+  /** The footers held, each with the last stripe it holds a footer of; guarded by {@code this}. */
+  private final List<Held> held = new ArrayList<>();
+
+  private record Held(Span span, int lastStripe) {}
 
   /**
    * @param orc the stream's ORC layout: where the footers lie, and what learns from them
-   * @param spans where the footers are held, and what the stream holds already
-   * @param fetch how a range is fetched (the tiers, then S3)
+   * @param spans what the stream holds already
+   * @param ahead how a footer is fetched and held ahead of the reads
    * @param pieceSize the largest span
-   * @param budget the most bytes of buffers one stream takes for footers
+   * @param budget the most bytes of buffers one stream holds for footers at once
    * @param length the object's length
    * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none
    */
-  StripeFooters(StreamOrcLayout orc, HeldSpans spans, BufferPool pool, RowGroupPrefetch.Fetch fetch,
-      StreamRequests requests, ReadStatistics stats, int pieceSize, long budget, long length, long splitEnd) {
+  StripeFooters(StreamOrcLayout orc, HeldSpans spans, AheadFetch ahead, ReadStatistics stats, int pieceSize,
+      long budget, long length, long splitEnd) {
     this.orc = orc;
     this.spans = spans;
-    this.pool = pool;
-    this.fetch = fetch;
-    this.requests = requests;
+    this.ahead = ahead;
     this.stats = stats;
     this.pieceSize = pieceSize;
-    this.left = budget;
+    this.left = new AtomicLong(budget);
     this.length = length;
     this.splitEnd = splitEnd;
   }
@@ -84,16 +86,17 @@ final class StripeFooters {
    */
   synchronized void onRead(long position, int len) {
     OrcLayout plan = orc.plan();
-    if (plan == null || left <= 0) {
+    if (plan == null) {
       return;
     }
     OrcTail.Stripe at = plan.tail().stripeAt(position);
     if (at == null) {
       return;
     }
+    releaseBefore(at.index());
     List<OrcTail.Stripe> stripes = plan.tail().stripes();
     int from = Math.max(asked + 1, position + len > at.footerStart() ? at.index() : at.index() + 1);
-    int to = Math.min(lastInSplit(stripes), at.index() + AHEAD);
+    int to = Math.min(lastInSplit(stripes, splitEnd), at.index() + AHEAD);
     if (from > to) {
       return;
     }
@@ -146,8 +149,23 @@ final class StripeFooters {
     }
   }
 
-  /** The last stripe the caller's split holds (its start before the split's end); the last one without a split. */
-  private int lastInSplit(List<OrcTail.Stripe> stripes) {
+  /** Lets go of the footers of stripes before {@code stripe}: the reader has read past them. */
+  private void releaseBefore(int stripe) {
+    for (Iterator<Held> i = held.iterator(); i.hasNext(); ) {
+      Held h = i.next();
+      if (h.lastStripe() < stripe) {
+        i.remove();
+        spans.releaseAhead(h.span());
+      }
+    }
+  }
+
+  /**
+   * The last stripe a split ending at {@code splitEnd} (exclusive; 0 or less for none) holds: the last
+   * whose start lies before the split's end, as ORC's reader assigns stripes; the file's last without a
+   * split; -1 if none.
+   */
+  static int lastInSplit(List<OrcTail.Stripe> stripes, long splitEnd) {
     if (splitEnd <= 0) {
       return stripes.size() - 1;
     }
@@ -167,40 +185,22 @@ final class StripeFooters {
   private boolean fetchRun(Run run) {
     int n = (int) (run.end - run.start);
     int size = BufferPool.sizeFor(n);
-    byte[] buffer = size > left || requests.isClosed() ? null : pool.tryAcquire(size);
-    if (buffer == null) {
+    if (left.addAndGet(-size) < 0) {
+      left.addAndGet(size);
       return false;
     }
-    left -= size;
-    Span span = new Span(run.start, buffer, n, pool, stats);
-    CompletableFuture<Void> ready = new CompletableFuture<>(); // once the span is filled, or dropped
-    spans.addAhead(span, ready, copied -> { });
-    stats.add(Counter.ORC_STRIPE_FOOTERS_FETCHED, run.stripes.size());
-    CompletableFuture<Void> fetched;
-    try {
-      fetched = fetch.start(run.start, buffer, 0, n);
-    } catch (RuntimeException e) { // a fetch that could not start (the client closing): the span is dropped
-      fetched = CompletableFuture.failedFuture(e);
-    }
-    fetched.whenComplete((v, t) -> {
-      try {
-        if (t == null) {
-          span.filled();
-          for (OrcTail.Stripe s : run.stripes) {
-            orc.learn(s, buffer, (int) (s.footerStart() - run.start), (int) s.footerLength());
-          }
-          span.unpin();
-        } else {
-          span.unpin();
-          spans.dropAhead(span);
-        }
-      } finally {
-        ready.complete(null); // after the plan learnt: a read waiting for the footer finds its streams known
+    // The plan learns each footer before a read waiting for it copies it: it finds its stripe's streams known.
+    Span span = ahead.start(run.start, n, buffer -> {
+      for (OrcTail.Stripe s : run.stripes) {
+        orc.learn(s, buffer, (int) (s.footerStart() - run.start), (int) s.footerLength());
       }
-    });
-    if (requests.isClosed()) {
-      spans.releaseAll(); // close() may have swept the spans before this one was held
+    }, copied -> left.addAndGet(size));
+    if (span == null) {
+      left.addAndGet(size);
+      return false;
     }
+    stats.add(Counter.ORC_STRIPE_FOOTERS_FETCHED, run.stripes.size());
+    held.add(new Held(span, run.stripes.get(run.stripes.size() - 1).index()));
     return true;
   }
 }

@@ -22,15 +22,16 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The footers of an ORC file's stripes come in one wave: the requests, read off the wire, of a record
- * reader that reads the file as orc-core's does (each stripe's footer, then its columns' streams), opened
- * after a first stream read the tail (the split computation, the schema). At the first stripe footer
- * read, every stripe footer of the split is fetched at once, so each later stripe costs one round trip
- * (its streams), not two; and the last stripe's footer, which lies in the tail the first stream read, is
- * not fetched again.
+ * What an ORC reader's stream fetches ahead of it: the requests, read off the wire, of a record reader
+ * that reads the file as orc-core's does (each stripe's footer, then its columns' streams), opened after
+ * a first stream read the tail (the split computation, the schema). At the first stripe footer read,
+ * every stripe footer of the split is fetched at once, so each later stripe costs one round trip (its
+ * streams), not two; the last stripe's footer, which lies in the tail the first stream read, is not
+ * fetched again; and once the reader moves on from its first stripe, the next stripes' streams of the
+ * columns it read there are fetched ahead of it.
  */
 @Timeout(120)
-class OrcStripeFootersTest {
+class OrcStripesAheadTest {
   @RegisterExtension static final S3ServerExtension S3 = new S3ServerExtension();
   static final String BUCKET = "orc-footers";
   static final int STRIPES = 5;
@@ -82,15 +83,14 @@ class OrcStripeFootersTest {
         }
         // Before the second stripe's streams are read, every stripe footer has been asked for: the last
         // one from the tail the first stream read, kept by the client (no request), the others each by a
-        // request of exactly its bytes; besides them, stripe 0's streams.
-        assertThat(before.get(1)).as("GETs before stripe 1's streams").hasSize(STRIPES - 1 + 1);
+        // request of exactly its bytes.
         for (int s = 0; s < STRIPES - 1; s++) {
           assertThat(before.get(1)).contains(range(footerStart(s), footerStart(s) + footerLength(s) - 1));
         }
         List<String> gets = gets();
         assertThat(gets).as("no GET of the last stripe's footer, which the tail held")
             .noneMatch(r -> first(r) <= footerStart(STRIPES - 1) && footerStart(STRIPES - 1) <= last(r));
-        // Then each stripe costs one request: its streams, as asked.
+        // Then each stripe costs one request: its streams, as asked (or fetched ahead as the reader asks).
         assertThat(gets).hasSize(STRIPES - 1 + STRIPES);
         for (int s = 0; s < STRIPES; s++) {
           assertThat(gets).contains(range(columnStart(s, 2), columnStart(s, 2) + DATA / 3 - 1));
@@ -138,6 +138,73 @@ class OrcStripeFootersTest {
                 range(footerStart(3), footerStart(3) + footerLength(3) - 1));
       }
     }
+  }
+
+  @Test
+  void onceTheReaderMovesOnFromItsFirstStripeTheNextStripesStreamsOfItsColumnsComeAhead() throws Exception {
+    try (Slipstream c = newClient()) {
+      readTail(c);
+      SlipstreamInputStream in = c.open(location());
+      try (in) {
+        for (int s = 0; s < STRIPES; s++) {
+          readAt(in, footerStart(s), footerLength(s));
+          // No split declared: from the reader's second stripe on, that stripe's streams and the next one's
+          // (started at its footer's read, before the reader asks for them).
+          long ahead = s == 0 ? 0 : Math.min(s + 1, STRIPES - 1) * (long) (DATA / 3);
+          assertThat(in.statistics().get(Counter.ORC_STRIPE_AHEAD_BYTES)).as("ahead at stripe %d's footer", s)
+              .isEqualTo(ahead);
+          readAt(in, columnStart(s, 2), DATA / 3);
+        }
+        List<String> gets = gets();
+        assertThat(gets).as("each stream once").hasSize(STRIPES - 1 + STRIPES);
+        for (int s = 0; s < STRIPES; s++) {
+          assertThat(gets).containsOnlyOnce(columnRange(s));
+        }
+      }
+      assertThat(in.statistics().get(Counter.ORC_STRIPE_AHEAD_BYTES_UNREAD)).as("unread").isZero();
+    }
+  }
+
+  @Test
+  void withTheSplitsEndKnownEveryStripeOfTheSplitComesAheadAndNoneBeyond() throws Exception {
+    try (Slipstream c = newClient()) {
+      String etag = readTail(c);
+      long splitEnd = orc.stripeOffsets.get(3) - 1; // stripes 0 to 2
+      try (SlipstreamInputStream in = c.open(location(), OpenOptions.known(orc.file.length, etag).withSplitEnd(splitEnd))) {
+        readAt(in, footerStart(0), footerLength(0));
+        readAt(in, columnStart(0, 2), DATA / 3);
+        readAt(in, footerStart(1), footerLength(1));
+        assertThat(in.statistics().get(Counter.ORC_STRIPE_AHEAD_BYTES)).as("stripes 1 and 2 at once")
+            .isEqualTo(2 * (DATA / 3));
+        readAt(in, columnStart(1, 2), DATA / 3);
+        readAt(in, footerStart(2), footerLength(2));
+        readAt(in, columnStart(2, 2), DATA / 3);
+        assertThat(gets()).as("nothing of stripes 3 and 4, another task's")
+            .allSatisfy(r -> assertThat(first(r)).isLessThan(orc.stripeOffsets.get(3)))
+            .hasSize(3 + 3).contains(columnRange(1), columnRange(2));
+        assertThat(in.statistics().get(Counter.ORC_STRIPE_AHEAD_BYTES)).isEqualTo(2 * (DATA / 3));
+      }
+    }
+  }
+
+  @Test
+  void aColumnTheReaderReadOnlyPartOfInItsFirstStripeIsNotFetchedAhead() throws Exception {
+    try (Slipstream c = newClient()) {
+      readTail(c);
+      try (SlipstreamInputStream in = c.open(location())) {
+        readAt(in, footerStart(0), footerLength(0));
+        readAt(in, columnStart(0, 2), DATA / 6); // half the column: a filter skipped row groups
+        readAt(in, footerStart(1), footerLength(1));
+        readAt(in, footerStart(2), footerLength(2));
+        assertThat(gets()).noneMatch(r -> r.equals(columnRange(1)) || r.equals(columnRange(2)));
+        assertThat(in.statistics().get(Counter.ORC_STRIPE_AHEAD_BYTES)).isZero();
+      }
+    }
+  }
+
+  /** Column 2's streams of {@code stripe}, as one range. */
+  static String columnRange(int stripe) {
+    return range(columnStart(stripe, 2), columnStart(stripe, 2) + DATA / 3 - 1);
   }
 
   /** The first reader (the split computation, the schema): the last 16 KiB, as orc-core reads them; then gone. */
