@@ -203,9 +203,11 @@ class OrcStripesTest {
       slipstream = read(fs, files);
       var stats = fs.getSlipstreamStatistics();
       System.out.printf("%s: files %,d B, the projection's streams and footers %,d B; classic %d GETs, %,d B; Slipstream %d GETs, %,d B; tails parsed %d, plans"
-              + " reused %d, sequential switches %d%n", compression, fileBytes, needed, classic.gets(), classic.bytes(),
-          slipstream.gets(), slipstream.bytes(), stats.get(Counter.ORC_TAILS_PARSED), stats.get(Counter.ORC_PLANS_REUSED),
-          stats.get(Counter.SEQUENTIAL_SWITCHES));
+              + " reused %d, sequential switches %d, stripe footers fetched %d, stripe bytes ahead %,d (unread %,d)%n",
+          compression, fileBytes, needed, classic.gets(), classic.bytes(), slipstream.gets(), slipstream.bytes(),
+          stats.get(Counter.ORC_TAILS_PARSED), stats.get(Counter.ORC_PLANS_REUSED), stats.get(Counter.SEQUENTIAL_SWITCHES),
+          stats.get(Counter.ORC_STRIPE_FOOTERS_FETCHED), stats.get(Counter.ORC_STRIPE_AHEAD_BYTES),
+          stats.get(Counter.ORC_STRIPE_AHEAD_BYTES_UNREAD));
     }
     assertThat(slipstream.sum()).as("the answer").isEqualTo(classic.sum());
     assertThat(slipstream.bytes()).as("bytes moved, against classic's %s", classic.bytes())
