@@ -106,12 +106,12 @@ final class StripeFooters {
       OrcTail.Stripe s = stripes.get(i);
       long start = s.footerStart();
       long end = s.end();
+      if (spans.unheldEnd(start, end) <= start) {
+        continue; // the stream holds it (its own tail, say)
+      }
       if (tailStart >= 0 && start >= tailStart && length - tailStart <= pieceSize) {
         start = tailStart; // as the stream that read the tail fetched it: the tiers may keep it
         end = length;
-      }
-      if (spans.unheldEnd(start, end) <= start) {
-        continue; // the stream holds it (its own tail, say)
       }
       Run last = runs.isEmpty() ? null : runs.get(runs.size() - 1);
       if (last != null && last.start == start && last.end == end) {
