@@ -117,6 +117,18 @@ public enum Counter {
   /** ORC: streams that read by a plan an earlier stream of the client learnt, with no tail read of their own. */
   ORC_PLANS_REUSED("orc_plans_reused"),
   /**
+   * ORC: stripe footers fetched in a wave, all at once, at a reader's first read of a stripe, for the
+   * stripes of its split ahead (whether from S3 or a tier): each later stripe then costs one round trip.
+   */
+  ORC_STRIPE_FOOTERS_FETCHED("orc_stripe_footers_fetched"),
+  /**
+   * ORC: bytes of the next stripes' streams fetched ahead of the reader, of the columns it read whole in
+   * the first stripe it read.
+   */
+  ORC_STRIPE_AHEAD_BYTES("orc_stripe_ahead_bytes"),
+  /** ORC: of the stripe bytes fetched ahead, those no read used (let go unread, or their request failed). */
+  ORC_STRIPE_AHEAD_BYTES_UNREAD("orc_stripe_ahead_bytes_unread"),
+  /**
    * Reads that fetched more than they asked for so that the reads after them come from memory: the rest
    * of the column chunk (or the page indexes) a read started in, or at least 64 KiB.
    */

@@ -75,7 +75,13 @@ class OrcPlanRequestsTest {
           readAt(in, columnStart(s, 2), DATA / 3); // column 2's streams
         }
         List<String> gets = gets();
-        assertThat(gets).as("GETs").hasSize(4).allSatisfy(r -> assertThat(length(r)).isLessThanOrEqualTo(DATA / 3));
+        // Every stripe's footer at the first one's read (OrcStripesAheadTest: those of the stripes not
+        // read yet may still be on their way), the last in the range the tail was read as; then the
+        // streams of each stripe read, and from the second stripe on, the next one's.
+        assertThat(gets).as("GETs").hasSizeBetween(4, STRIPES + 3)
+            .contains(range(footerStart(0), footerStart(0) + orc.stripeFooterLengths.get(0) - 1),
+                range(footerStart(1), footerStart(1) + orc.stripeFooterLengths.get(1) - 1))
+            .allSatisfy(r -> assertThat(length(r)).isLessThanOrEqualTo(DATA / 3));
         // The streams of a stripe whose footer was read are fetched as asked, no more.
         assertThat(gets).contains(range(columnStart(0, 2), columnStart(0, 2) + DATA / 3 - 1),
             range(columnStart(1, 2), columnStart(1, 2) + DATA / 3 - 1));
@@ -105,7 +111,11 @@ class OrcPlanRequestsTest {
       shaper.clearRequestLog();
       try (SlipstreamInputStream in = c.open(location())) {
         readAt(in, columnStart(3, 1), 5_000); // a range in a known stream after a jump: as asked
-        assertThat(gets()).containsExactly(range(columnStart(3, 1), columnStart(3, 1) + 5_000 - 1));
+        // ... and perhaps (if it was sent before the close) the last stripe's footer, ahead of the reader,
+        // in the range the tail was read as.
+        assertThat(gets()).contains(range(columnStart(3, 1), columnStart(3, 1) + 5_000 - 1))
+            .isSubsetOf(range(columnStart(3, 1), columnStart(3, 1) + 5_000 - 1),
+                range(orc.file.length - TAIL_READ, orc.file.length - 1));
       }
     }
   }

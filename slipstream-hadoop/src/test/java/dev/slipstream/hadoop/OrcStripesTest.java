@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.util.List;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
@@ -36,6 +37,7 @@ import org.apache.orc.impl.RecordReaderImpl;
 import org.apache.orc.impl.ReaderImpl;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -201,9 +203,11 @@ class OrcStripesTest {
       slipstream = read(fs, files);
       var stats = fs.getSlipstreamStatistics();
       System.out.printf("%s: files %,d B, the projection's streams and footers %,d B; classic %d GETs, %,d B; Slipstream %d GETs, %,d B; tails parsed %d, plans"
-              + " reused %d, sequential switches %d%n", compression, fileBytes, needed, classic.gets(), classic.bytes(),
-          slipstream.gets(), slipstream.bytes(), stats.get(Counter.ORC_TAILS_PARSED), stats.get(Counter.ORC_PLANS_REUSED),
-          stats.get(Counter.SEQUENTIAL_SWITCHES));
+              + " reused %d, sequential switches %d, stripe footers fetched %d, stripe bytes ahead %,d (unread %,d)%n",
+          compression, fileBytes, needed, classic.gets(), classic.bytes(), slipstream.gets(), slipstream.bytes(),
+          stats.get(Counter.ORC_TAILS_PARSED), stats.get(Counter.ORC_PLANS_REUSED), stats.get(Counter.SEQUENTIAL_SWITCHES),
+          stats.get(Counter.ORC_STRIPE_FOOTERS_FETCHED), stats.get(Counter.ORC_STRIPE_AHEAD_BYTES),
+          stats.get(Counter.ORC_STRIPE_AHEAD_BYTES_UNREAD));
     }
     assertThat(slipstream.sum()).as("the answer").isEqualTo(classic.sum());
     assertThat(slipstream.bytes()).as("bytes moved, against classic's %s", classic.bytes())
@@ -211,5 +215,67 @@ class OrcStripesTest {
     assertThat(slipstream.bytes()).as("bytes moved, against the %s the projection needs", needed)
         .isLessThanOrEqualTo(needed * 3 / 2);
     assertThat(slipstream.gets()).as("GETs, against classic's %s", classic.gets()).isLessThan(classic.gets());
+  }
+
+  /**
+   * orc-core reads a stripe in two round trips, one after the other: its footer, then its columns' streams
+   * planned from it. Slipstream fetches every stripe footer at the first one's read, at once: by the time
+   * the reader reads the second stripe's streams, every footer has been asked for (the last one, in the
+   * tail the first reader read, perhaps from the memory cache: then with no request at all), and each
+   * stripe after the first costs one request, its streams.
+   */
+  @Test
+  void theStripeFootersComeInOneWaveAtTheFirstStripesFooter() throws Exception {
+    Configuration plain = conf(S3AFileSystem.class.getName());
+    Path p = new Path("s3a://" + BUCKET + "/wave/part-0.orc");
+    List<StripeInformation> stripes;
+    try (FileSystem writer = FileSystem.newInstance(URI.create("s3a://" + BUCKET + "/"), plain)) {
+      writer.copyFromLocalFile(true, true, new Path(writeOrc(CompressionKind.SNAPPY, 7).toURI()), p);
+      try (Reader r = OrcFile.createReader(p, OrcFile.readerOptions(plain).filesystem(writer))) {
+        stripes = r.getStripes();
+      }
+    }
+    assertThat(stripes).hasSizeGreaterThanOrEqualTo(4);
+    shaper.clearRequestLog();
+    try (SlipstreamS3AFileSystem fs = (SlipstreamS3AFileSystem) FileSystem.newInstance(
+        URI.create("s3a://" + BUCKET + "/"), conf(SlipstreamS3AFileSystem.class.getName()))) {
+      read(fs, new Path[] {p});
+    }
+    List<long[]> gets = shaper.requestLog().stream()
+        .filter(r -> r.isGet() && r.path().endsWith("/wave/part-0.orc") && r.range() != null)
+        .map(r -> {
+          String[] ends = r.range().substring("bytes=".length()).split("-");
+          return new long[] {Long.parseLong(ends[0]), Long.parseLong(ends[1]) + 1};
+        }).toList();
+    System.out.printf("one file of %d stripes read by orc-core: %d GETs%n", stripes.size(), gets.size());
+    gets.forEach(g -> System.out.printf("  %,d-%,d (%,d B)%n", g[0], g[1], g[1] - g[0]));
+    StripeInformation second = stripes.get(1);
+    long secondData = second.getOffset() + second.getIndexLength();
+    long secondFooter = secondData + second.getDataLength();
+    int firstOfSecondStripe = 0;
+    while (firstOfSecondStripe < gets.size()
+        && !(gets.get(firstOfSecondStripe)[0] < secondFooter && gets.get(firstOfSecondStripe)[1] > second.getOffset())) {
+      firstOfSecondStripe++;
+    }
+    List<long[]> before = gets.subList(0, firstOfSecondStripe);
+    for (int i = 0; i < stripes.size(); i++) {
+      StripeInformation s = stripes.get(i);
+      long start = s.getOffset() + s.getIndexLength() + s.getDataLength();
+      long end = start + s.getFooterLength();
+      boolean last = i == stripes.size() - 1;
+      assertThat(before.stream().anyMatch(g -> g[0] <= start && end <= g[1])
+          || last && gets.stream().noneMatch(g -> g[0] < end && start < g[1]))
+          .as("stripe %d's footer fetched before the second stripe's streams", i).isTrue();
+    }
+    // After the first reader's tail, every footer fetched once; the last one not again: it lies in that
+    // tail, which the client keeps.
+    List<long[]> afterTail = gets.subList(1, gets.size());
+    for (int i = 0; i < stripes.size(); i++) {
+      StripeInformation s = stripes.get(i);
+      long start = s.getOffset() + s.getIndexLength() + s.getDataLength();
+      long end = start + s.getFooterLength();
+      assertThat(afterTail.stream().filter(g -> g[0] < end && start < g[1]).count())
+          .as("GETs of stripe %d's footer", i).isEqualTo(i == stripes.size() - 1 ? 0 : 1);
+    }
   }
 }

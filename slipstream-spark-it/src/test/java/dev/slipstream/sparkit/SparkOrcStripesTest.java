@@ -132,7 +132,7 @@ class SparkOrcStripesTest {
     Map<String, Long> countersAfter = ReadStatistics.global().snapshot();
     Map<String, Long> counters = new TreeMap<>();
     for (String name : List.of("streams_opened", "orc_tails_parsed", "parquet_plans_reused", "extended_reads",
-        "orc_plans_reused", "sequential_switches", "prefetch_used", "prefetch_wasted", "predicted_column_bytes",
+        "orc_plans_reused", "orc_stripe_footers_fetched", "sequential_switches", "prefetch_used", "prefetch_wasted", "predicted_column_bytes",
         "predicted_column_bytes_unread")) {
       counters.put(name, countersAfter.getOrDefault(name, 0L) - countersBefore.getOrDefault(name, 0L));
     }

@@ -23,6 +23,10 @@ public enum Purpose {
   ROW_GROUP_AHEAD("row group ahead"),
   /** Column chunks of the columns the last files of the same schema had read, at a stream's first column read. */
   PREDICTED_COLUMN("predicted column"),
+  /** The footers of the ORC stripes a reader will read, fetched together at its first read of a stripe. */
+  STRIPE_FOOTER("stripe footer"),
+  /** The streams of the next ORC stripes, of the columns the reader read in its first stripe. */
+  STRIPE_AHEAD("stripe ahead"),
   /** The first block of a file the caller named as coming next. */
   OPEN_AHEAD("open-ahead"),
   /** The conditional 1-byte GET that lets cached bytes be served (rule 8). */

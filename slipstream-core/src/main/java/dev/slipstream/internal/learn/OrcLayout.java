@@ -14,16 +14,36 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 public final class OrcLayout {
   private final OrcTail tail;
+  /** Where the range the tail was parsed from starts; -1 if not known. */
+  private final long tailStart;
   /** The streams of each stripe, by its index; null while its footer is unread. */
   private final AtomicReferenceArray<List<OrcTail.Stream>> streams;
 
   public OrcLayout(OrcTail tail) {
+    this(tail, -1);
+  }
+
+  /**
+   * @param tailStart where the range that held the tail starts (it ends at the object's end), as the stream
+   *     that parsed it fetched it; -1 if not known
+   */
+  public OrcLayout(OrcTail tail, long tailStart) {
     this.tail = tail;
+    this.tailStart = tailStart;
     this.streams = new AtomicReferenceArray<>(tail.stripes().size());
   }
 
   public OrcTail tail() {
     return tail;
+  }
+
+  /**
+   * Where the range the tail was parsed from starts (it ends at the object's end), -1 if not known: a later
+   * stream that wants bytes in it (the last stripe's footer lies there) asks for exactly this range, which
+   * the tiers may keep from the stream that fetched it (the memory cache, by the range's bounds).
+   */
+  public long tailStart() {
+    return tailStart;
   }
 
   /** Whether byte {@code position} is in a stripe: a reader of the file reads there by the plan. */

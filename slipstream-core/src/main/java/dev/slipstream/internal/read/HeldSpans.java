@@ -62,6 +62,15 @@ final class HeldSpans {
     ahead.drop(span);
   }
 
+  /**
+   * A span fetched ahead that the reads are done with (the reader has moved past it): let go, its fetcher
+   * told how many of its bytes reads copied. Its buffer returns once its fetch and the readers copying from
+   * it let go.
+   */
+  void releaseAhead(Span span) {
+    ahead.release(span);
+  }
+
   /** The object's tail, if a read fetched it; null otherwise. */
   Span tail() {
     return tail;
@@ -285,6 +294,17 @@ final class HeldSpans {
       }
       if (f != null) {
         f.released().released(0);
+        span.releaseOwner();
+      }
+    }
+
+    void release(Span span) {
+      Fetched f;
+      synchronized (this) {
+        f = spans.remove(span);
+      }
+      if (f != null) {
+        f.released().released(f.copied().get());
         span.releaseOwner();
       }
     }

@@ -38,7 +38,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>asynchronous (vectored) ranges: {@link VectoredReads}.</li>
  * </ul>
  * A columnar read (a range, or a vectored read) also tells {@link ColumnPrefetch}, which at the first read
- * of a column the client predicts fetches that column's chunks to the file's end; and every read is
+ * of a column the client predicts fetches that column's chunks to the file's end, and {@link
+ * StripeFooters}, which at a read in an ORC stripe fetches the footers of the split's next stripes at
+ * once, and {@link StripeStreamsAhead}, which fetches the next stripes' streams of the columns the reader
+ * read in its first stripe; and every read is
  * counted against the Parquet footer's columns ({@link StreamFooter#countRead}), which the client's {@link
  * PredictedColumns} learn from when the stream closes.
  * Whatever is not in the stream's memory comes through its {@link SourceChain}: the memory, disk and
@@ -63,6 +66,8 @@ public final class ObjectReader extends SlipstreamInputStream {
   private final HeldSpans spans;
   private final StreamFooter parquet;
   private final ColumnPrefetch columns;
+  private final StripeFooters stripeFooters;
+  private final StripeStreamsAhead stripeStreams;
   private final JumpReads jumps;
   private final VectoredReads vectored;
   private final ReentrantLock seqLock = new ReentrantLock();
@@ -100,6 +105,12 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.columns = new ColumnPrefetch(parquet, spans, pool,
         (p, dst, n) -> ranges.range(p, dst, n, Purpose.PREDICTED_COLUMN), requests, stats, blockSize, piece,
         (long) maxDepth * blockSize, length, splitEnd);
+    this.stripeFooters = new StripeFooters(parquet.orc(), spans, new AheadFetch(spans, pool,
+        (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.STRIPE_FOOTER).done(), requests, stats), stats,
+        piece, (long) maxDepth * blockSize, length, splitEnd);
+    this.stripeStreams = new StripeStreamsAhead(parquet.orc(), spans, new AheadFetch(spans, pool,
+        (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.STRIPE_AHEAD).done(), requests, stats), stats,
+        piece, (long) maxDepth * blockSize, splitEnd);
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
     this.posPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
   }
@@ -301,6 +312,8 @@ public final class ObjectReader extends SlipstreamInputStream {
     switch (d.kind()) {
       case EXACT -> {
         columns.onRead(position, len);
+        stripeFooters.onRead(position, len);
+        stripeStreams.onRead(position, len);
         jumps.readRange(position, dst, off, len, d.ahead(), d.inRun(), streamPath);
       }
       // An object of one block is fetched whole, once: a reader that jumps in it reads most of it.
@@ -352,6 +365,8 @@ public final class ObjectReader extends SlipstreamInputStream {
     }
     parquet.countRead(position, len);
     columns.onRead(position, len);
+    stripeFooters.onRead(position, len);
+    stripeStreams.onRead(position, len);
     return vectored.read(position, dst, off, len);
   }
 

@@ -37,6 +37,11 @@ final class StreamFooter {
     this.orc = new StreamOrcLayout(h, footers.orc());
   }
 
+  /** The stream's ORC layout (its plan null while none is known, or for a Parquet file). */
+  StreamOrcLayout orc() {
+    return orc;
+  }
+
   /** The footer, or null. */
   ParquetFooter footer() {
     ParquetFooter f = footer;

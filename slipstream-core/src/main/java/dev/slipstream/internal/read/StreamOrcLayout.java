@@ -82,7 +82,7 @@ final class StreamOrcLayout {
       }
       OrcTail tail = OrcTail.parse(b, off, len, length);
       if (tail != null) {
-        p = new OrcLayout(tail);
+        p = new OrcLayout(tail, position);
         plan = p;
         h.stats().increment(Counter.ORC_TAILS_PARSED);
         plans.put(h.location(), length, h.etag(), p);
@@ -90,8 +90,19 @@ final class StreamOrcLayout {
       return;
     }
     OrcTail.Stripe s = p.footerAt(position, len);
-    if (s != null && p.learn(s, b, off, len)) {
-      plans.put(h.location(), length, h.etag(), p); // weighed again, with its new streams
+    if (s != null) {
+      learn(s, b, off, len);
+    }
+  }
+
+  /**
+   * {@code b[off..off + len)} is {@code stripe}'s footer (read by the reader, or fetched ahead of it by
+   * {@link StripeFooters}): the plan learns that stripe's streams, for this stream and the later ones.
+   */
+  void learn(OrcTail.Stripe stripe, byte[] b, int off, int len) {
+    OrcLayout p = plan();
+    if (p != null && p.learn(stripe, b, off, len)) {
+      plans.put(h.location(), h.length(), h.etag(), p); // weighed again, with its new streams
     }
   }
 }

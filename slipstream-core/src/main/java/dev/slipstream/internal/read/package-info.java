@@ -33,7 +33,12 @@
  *       the footer it read and given to the client, so that every later stream of that version reads by
  *       it; for an ORC file, its {@link dev.slipstream.internal.read.StreamOrcLayout}: the stripes from the
  *       tail ({@link dev.slipstream.internal.format.OrcTail}), each stripe's streams from its footer, kept
- *       by version in the client's {@link dev.slipstream.internal.learn.OrcLayouts};</li>
+ *       by version in the client's {@link dev.slipstream.internal.learn.OrcLayouts}; at a reader's first
+ *       read of a stripe, {@link dev.slipstream.internal.read.StripeFooters} fetches the footers of the
+ *       split's next stripes at once, held in the spans as spans fetched ahead, each teaching the layout;
+ *       once the reader moves on from its first stripe, {@link
+ *       dev.slipstream.internal.read.StripeStreamsAhead} fetches the next stripes' streams of its columns
+ *       (both through {@link dev.slipstream.internal.read.AheadFetch});</li>
  *   <li>{@link dev.slipstream.internal.read.VectoredReads}: asynchronous (vectored) ranges: with a footer,
  *       {@link dev.slipstream.internal.read.RowGroupPrefetch} reads the later Parquet row groups' same
  *       chunks ahead (the rest of the projection, up to the split's last row group, {@link

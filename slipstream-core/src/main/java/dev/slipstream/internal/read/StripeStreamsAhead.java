@@ -1,0 +1,212 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.read;
+
+import dev.slipstream.Counter;
+import dev.slipstream.ReadStatistics;
+import dev.slipstream.internal.block.Span;
+import dev.slipstream.internal.format.OrcTail;
+import dev.slipstream.internal.learn.OrcLayout;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * ORC stripes read ahead, as Parquet's row groups are ({@link RowGroupPrefetch}): a reader decodes one
+ * stripe while the next one's streams are on their way. The columns come from the first stripe the stream
+ * reads streams of: a column whose streams (its data, and its indexes if it read them) the reader read
+ * whole there is taken; one it read only part of (a filter that skipped row groups) is not. Once the
+ * reader moves on to a later stripe (it read that stripe's first columns, so it reads the file's stripes
+ * in turn), the same streams of the next stripes are fetched ahead, as their footers make them known
+ * ({@link StripeFooters} fetched them all at the first stripe): with the end of the caller's split known,
+ * every stripe to the split's last at once; without, one stripe ahead of the reader's, since the stripes
+ * past the split are another task's and the stream does not know where it ends.
+ *
+ * <p>Bounded by {@code budget} bytes held at once a stream, and by the pool's free memory (never waiting,
+ * never evicting); a stripe's spans are let go once the reader reads a later stripe, and what no read
+ * copied of them is counted unread. Thread-safe.
+ */
+final class StripeStreamsAhead {
+  private final StreamOrcLayout orc;
+  private final HeldSpans spans;
+  private final AheadFetch ahead;
+  private final ReadStatistics stats;
+  private final int pieceSize;
+  private final long splitEnd;
+  /** Bytes of buffers this stream may still take: given back as spans go. */
+  private final AtomicLong left;
+  /** The stripe whose reads tell the columns, -1 before the first read of a stripe's streams; guarded by {@code this}. */
+  private int learnt = -1;
+  /** Bytes read of each stream of stripe {@link #learnt}; guarded by {@code this}. */
+  private final Map<OrcTail.Stream, Long> read = new HashMap<>();
+  /** The columns taken (their data streams; {@code [1]} their index streams), once the reader moved on; else null. */
+  private BitSet[] taken;
+  /** The last stripe whose streams were fetched ahead; guarded by {@code this}. */
+  private int asked = -1;
+  /** The spans held, each with its stripe; guarded by {@code this}. */
+  private final List<Held> held = new ArrayList<>();
+
+  private record Held(Span span, int stripe) {}
+
+  /**
+   * @param orc the stream's ORC layout: the stripes and the streams of each
+   * @param spans what the stream holds already
+   * @param ahead how a span is fetched and held ahead of the reads
+   * @param pieceSize the largest span
+   * @param budget the most bytes of buffers one stream holds ahead at once
+   * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none
+   */
+  StripeStreamsAhead(StreamOrcLayout orc, HeldSpans spans, AheadFetch ahead, ReadStatistics stats, int pieceSize,
+      long budget, long splitEnd) {
+    this.orc = orc;
+    this.spans = spans;
+    this.ahead = ahead;
+    this.stats = stats;
+    this.pieceSize = pieceSize;
+    this.left = new AtomicLong(budget);
+    this.splitEnd = splitEnd;
+  }
+
+  /**
+   * A columnar read of {@code [position, position + len)}: in the first stripe whose streams it reads, it
+   * tells the columns; in a later one, the next stripes' same streams are fetched (that stripe's own too
+   * if the read is its footer: its streams come next).
+   */
+  synchronized void onRead(long position, int len) {
+    OrcLayout plan = orc.plan();
+    if (plan == null) {
+      return;
+    }
+    OrcTail.Stripe at = plan.tail().stripeAt(position);
+    if (at == null) {
+      return;
+    }
+    releaseBefore(at.index());
+    boolean inStreams = position < at.footerStart();
+    if (learnt < 0 || learnt == at.index()) {
+      List<OrcTail.Stream> streams = plan.streams(at);
+      if (inStreams && streams != null) {
+        learnt = at.index();
+        count(streams, position, position + len);
+      }
+      return;
+    }
+    if (at.index() < learnt) {
+      return; // the reader went back: not a reader of stripes in turn
+    }
+    if (taken == null) {
+      taken = taken(plan.streams(plan.tail().stripes().get(learnt)));
+    }
+    if (taken[0].isEmpty() && taken[1].isEmpty()) {
+      return;
+    }
+    List<OrcTail.Stripe> stripes = plan.tail().stripes();
+    int from = Math.max(asked + 1, inStreams ? at.index() + 1 : at.index());
+    int to = splitEnd > 0 ? StripeFooters.lastInSplit(stripes, splitEnd) : Math.min(stripes.size() - 1, at.index() + 1);
+    for (int i = from; i <= to; i++) {
+      OrcTail.Stripe s = stripes.get(i);
+      List<OrcTail.Stream> streams = plan.streams(s);
+      if (streams == null || !fetchStripe(s, streams)) {
+        return; // its footer not known yet, or out of budget or free memory: a later read goes on
+      }
+      asked = i;
+    }
+  }
+
+  /** Counts the bytes of {@code [start, end)} against the streams it overlaps. */
+  private void count(List<OrcTail.Stream> streams, long start, long end) {
+    for (OrcTail.Stream x : streams) {
+      long n = Math.min(end, x.end()) - Math.max(start, x.start());
+      if (n > 0) {
+        read.merge(x, n, (had, more) -> Math.min(x.length(), had + more));
+      }
+    }
+  }
+
+  /**
+   * The columns whose streams of each kind (data {@code [0]}, index {@code [1]}) the reader read all of in
+   * {@code streams}, the stripe it learnt from: a column any of whose streams of a kind it read part of, or
+   * none of, is not taken for that kind.
+   */
+  private BitSet[] taken(List<OrcTail.Stream> streams) {
+    BitSet[] whole = {new BitSet(), new BitSet()};
+    BitSet[] partial = {new BitSet(), new BitSet()};
+    for (OrcTail.Stream x : streams) {
+      int kind = x.index() ? 1 : 0;
+      long n = read.getOrDefault(x, 0L);
+      if (n >= x.length()) {
+        whole[kind].set(x.column());
+      } else {
+        partial[kind].set(x.column());
+      }
+    }
+    whole[0].andNot(partial[0]);
+    whole[1].andNot(partial[1]);
+    read.clear();
+    return whole;
+  }
+
+  /**
+   * Fetches the taken streams of {@code stripe} (adjacent ones in one span, at most a piece each), but for
+   * what the stream holds; false if the budget or the free memory ran out.
+   */
+  private boolean fetchStripe(OrcTail.Stripe stripe, List<OrcTail.Stream> streams) {
+    List<long[]> runs = new ArrayList<>();
+    for (OrcTail.Stream x : streams) {
+      if (!taken[x.index() ? 1 : 0].get(x.column())) {
+        continue;
+      }
+      long[] last = runs.isEmpty() ? null : runs.get(runs.size() - 1);
+      if (last != null && last[1] == x.start()) {
+        last[1] = x.end();
+      } else {
+        runs.add(new long[] {x.start(), x.end()});
+      }
+    }
+    for (long[] run : runs) {
+      long end = spans.unheldEnd(run[0], run[1]);
+      for (long p = run[0]; p < end; ) {
+        int n = (int) Math.min(pieceSize, end - p);
+        if (!fetch(stripe, p, n)) {
+          return false;
+        }
+        p += n;
+      }
+    }
+    return true;
+  }
+
+  private boolean fetch(OrcTail.Stripe stripe, long p, int n) {
+    if (left.addAndGet(-n) < 0) {
+      left.addAndGet(n);
+      return false;
+    }
+    Span span = ahead.start(p, n, buffer -> { }, copied -> {
+      left.addAndGet(n);
+      stats.add(Counter.ORC_STRIPE_AHEAD_BYTES_UNREAD, Math.max(0, n - copied));
+    });
+    if (span == null) {
+      left.addAndGet(n);
+      return false;
+    }
+    stats.add(Counter.ORC_STRIPE_AHEAD_BYTES, n);
+    held.add(new Held(span, stripe.index()));
+    return true;
+  }
+
+  /** Lets go of the spans of stripes before {@code stripe}: the reader has read past them. */
+  private void releaseBefore(int stripe) {
+    for (Iterator<Held> i = held.iterator(); i.hasNext(); ) {
+      Held h = i.next();
+      if (h.stripe() < stripe) {
+        i.remove();
+        spans.releaseAhead(h.span());
+      }
+    }
+  }
+}
