@@ -5,25 +5,31 @@ package dev.slipstream.internal.read;
 
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.block.Destination;
 import dev.slipstream.internal.block.Span;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
- * One span fetched ahead of the reads, the way the ORC stripe footers and stripe streams are: into a
- * buffer of free pool memory (never waiting, never evicting), held in the stream's spans while it is
- * fetched ({@link HeldSpans#addAhead}), so that a read of its bytes waits for it rather than fetching them
- * again; dropped if its fetch fails (a read then fetches the bytes itself). Thread-safe.
+ * Spans fetched ahead of the reads, the way predicted Parquet columns and ORC stripe footers and streams
+ * are: into buffers of free pool memory (never waiting, never evicting), held in the stream's spans while
+ * they are fetched ({@link HeldSpans#addAhead}), so that a read of their bytes waits for them rather than
+ * fetching them again; dropped if their fetch fails (a read then fetches the bytes itself). A run of
+ * pieces is one fetch into their buffers end to end ({@link Destination#pieces}): the GETs of one buffer.
+ * Thread-safe.
  */
 final class AheadFetch {
   private final HeldSpans spans;
   private final BufferPool pool;
-  private final RowGroupPrefetch.Fetch fetch;
+  private final RowGroupPrefetch.Ahead fetch;
   private final StreamRequests requests;
   private final ReadStatistics stats;
 
-  /** @param fetch how a range is fetched (the tiers, then S3) */
-  AheadFetch(HeldSpans spans, BufferPool pool, RowGroupPrefetch.Fetch fetch, StreamRequests requests,
+  /** @param fetch how a range is fetched (the tiers, then S3) into pieces end to end */
+  AheadFetch(HeldSpans spans, BufferPool pool, RowGroupPrefetch.Ahead fetch, StreamRequests requests,
       ReadStatistics stats) {
     this.spans = spans;
     this.pool = pool;
@@ -32,45 +38,68 @@ final class AheadFetch {
     this.stats = stats;
   }
 
+  /** A buffer of free pool memory for {@code n} bytes; null if memory is short or the stream is closed. */
+  byte[] buffer(int n) {
+    return requests.isClosed() ? null : pool.tryAcquire(BufferPool.sizeFor(n));
+  }
+
   /**
    * Starts fetching {@code [start, start + n)} into a span held ahead; null if memory is short or the
    * stream is closed. {@code filled} is given the span's buffer once it is in, before a read waiting for
    * it copies; {@code released} is told, once, how many of its bytes reads copied when it goes.
    */
   Span start(long start, int n, Consumer<byte[]> filled, HeldSpans.Released released) {
-    byte[] buffer = requests.isClosed() ? null : pool.tryAcquire(BufferPool.sizeFor(n));
-    if (buffer == null) {
-      return null;
+    byte[] buffer = buffer(n);
+    return buffer == null ? null : start(start, List.of(buffer), n, n, filled, span -> released).get(0);
+  }
+
+  /**
+   * Holds {@code buffers}, pieces of {@code [start, start + len)} of {@code pieceSize} bytes end to end (the
+   * last may be shorter), as spans fetched ahead, and fetches them with one range. {@code filled} is given
+   * each buffer once the range is in; {@code released} names what each span is told when it goes.
+   */
+  List<Span> start(long start, List<byte[]> buffers, int len, int pieceSize, Consumer<byte[]> filled,
+      Function<Span, HeldSpans.Released> released) {
+    List<Span> held = new ArrayList<>(buffers.size());
+    List<CompletableFuture<Void>> ready = new ArrayList<>(buffers.size()); // each span filled, or dropped
+    for (int i = 0; i < buffers.size(); i++) {
+      long at = start + (long) i * pieceSize;
+      Span span = new Span(at, buffers.get(i), (int) Math.min(pieceSize, start + len - at), pool, stats);
+      CompletableFuture<Void> done = new CompletableFuture<>();
+      spans.addAhead(span, done, released.apply(span));
+      held.add(span);
+      ready.add(done);
     }
-    Span span = new Span(start, buffer, n, pool, stats);
-    CompletableFuture<Void> ready = new CompletableFuture<>(); // once the span is filled, or dropped
-    spans.addAhead(span, ready, released);
     CompletableFuture<Void> fetched;
     try {
-      fetched = fetch.start(start, buffer, 0, n);
-    } catch (RuntimeException e) { // a fetch that could not start (the client closing): the span is dropped
+      fetched = fetch.start(start, Destination.pieces(buffers, pieceSize), len).done();
+    } catch (RuntimeException e) { // a fetch that could not start (the client closing): the spans are dropped
       fetched = CompletableFuture.failedFuture(e);
     }
-    fetched.whenComplete((v, t) -> {
-      try {
-        if (t == null) {
-          span.filled();
-          try {
-            filled.accept(buffer);
-          } finally {
+    for (int i = 0; i < held.size(); i++) {
+      Span span = held.get(i);
+      CompletableFuture<Void> done = ready.get(i);
+      fetched.whenComplete((v, t) -> {
+        try {
+          if (t == null) {
+            span.filled();
+            try {
+              filled.accept(span.buffer());
+            } finally {
+              span.unpin();
+            }
+          } else {
             span.unpin();
+            spans.dropAhead(span);
           }
-        } else {
-          span.unpin();
-          spans.dropAhead(span);
+        } finally {
+          done.complete(null);
         }
-      } finally {
-        ready.complete(null);
-      }
-    });
-    if (requests.isClosed()) {
-      spans.releaseAll(); // close() may have swept the spans before this one was held
+      });
     }
-    return span;
+    if (requests.isClosed()) {
+      spans.releaseAll(); // close() may have swept the spans before these were held
+    }
+    return held;
   }
 }

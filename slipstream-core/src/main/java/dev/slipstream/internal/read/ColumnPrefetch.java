@@ -5,14 +5,10 @@ package dev.slipstream.internal.read;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
-import dev.slipstream.internal.block.BufferPool;
-import dev.slipstream.internal.block.Destination;
-import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.format.ParquetFooter;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * Predicted columns in one stream, the stream's share of the client's {@link
@@ -35,9 +31,7 @@ import java.util.concurrent.CompletableFuture;
 final class ColumnPrefetch {
   private final StreamFooter parquet;
   private final HeldSpans spans;
-  private final BufferPool pool;
-  private final RowGroupPrefetch.Ahead fetch;
-  private final StreamRequests requests;
+  private final AheadFetch ahead;
   private final ReadStatistics stats;
   private final int pieceSize;
   /** The most bytes of pieces one fetch fills: whole pieces, up to a block. */
@@ -55,7 +49,7 @@ final class ColumnPrefetch {
   /**
    * @param spans the bytes the stream holds: what a prediction leaves out, and where the chunks fetched here
    *     are held
-   * @param fetch how a run of pieces is fetched, into their buffers end to end
+   * @param ahead how a run of pieces is fetched and held, into their buffers end to end
    * @param blockSize the stream's block size: a run of pieces up to it is one fetch
    * @param pieceSize the largest span: a block at most, and below half a G1 region ({@link
    *     dev.slipstream.internal.block.HeapRegions#largestOrdinary})
@@ -64,14 +58,11 @@ final class ColumnPrefetch {
    * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none: the row groups after
    *     the split's last ({@link SplitRowGroups}) are another reader's, and are not fetched
    */
-  ColumnPrefetch(StreamFooter parquet, HeldSpans spans, BufferPool pool, RowGroupPrefetch.Ahead fetch,
-      StreamRequests requests, ReadStatistics stats, int blockSize, int pieceSize, long budget, long length,
-      long splitEnd) {
+  ColumnPrefetch(StreamFooter parquet, HeldSpans spans, AheadFetch ahead, ReadStatistics stats, int blockSize,
+      int pieceSize, long budget, long length, long splitEnd) {
     this.parquet = parquet;
     this.spans = spans;
-    this.pool = pool;
-    this.fetch = fetch;
-    this.requests = requests;
+    this.ahead = ahead;
     this.stats = stats;
     this.pieceSize = pieceSize;
     this.runMax = Math.max(1, blockSize / pieceSize) * pieceSize;
@@ -216,7 +207,7 @@ final class ColumnPrefetch {
           n = n <= left ? n : 0;
           left -= n;
         }
-        byte[] buffer = n <= 0 || requests.isClosed() ? null : pool.tryAcquire(BufferPool.sizeFor(n));
+        byte[] buffer = n <= 0 ? null : ahead.buffer(n);
         if (buffer == null) {
           synchronized (this) {
             left += Math.max(0, n);
@@ -243,46 +234,12 @@ final class ColumnPrefetch {
    * them with one range; of their bytes, those of {@code [chunkStart, chunkEnd)} are counted predicted.
    */
   private void fetchPieces(long p, List<byte[]> buffers, int len, long chunkStart, long chunkEnd) {
-    List<Span> held = new ArrayList<>(buffers.size());
-    List<CompletableFuture<Void>> ready = new ArrayList<>(buffers.size()); // each span filled, or dropped
-    for (int i = 0; i < buffers.size(); i++) {
-      long at = p + (long) i * pieceSize;
-      int n = (int) Math.min(pieceSize, p + len - at);
-      Span span = new Span(at, buffers.get(i), n, pool, stats);
-      CompletableFuture<Void> filled = new CompletableFuture<>();
+    ahead.start(p, buffers, len, pieceSize, buffer -> { }, span -> {
       // The bytes around a small run are not predicted.
-      long chunkBytes = Math.max(0, Math.min(at + n, chunkEnd) - Math.max(at, chunkStart));
+      long chunkBytes = Math.max(0, Math.min(span.end(), chunkEnd) - Math.max(span.start(), chunkStart));
       stats.add(Counter.PREDICTED_COLUMN_BYTES, chunkBytes);
-      spans.addAhead(span, filled, copied -> gone(chunkBytes, copied));
-      held.add(span);
-      ready.add(filled);
-    }
-    CompletableFuture<Void> fetched;
-    try {
-      fetched = fetch.start(p, Destination.pieces(buffers, pieceSize), len).done();
-    } catch (RuntimeException e) { // a fetch that could not start (the client closing): the spans are dropped
-      fetched = CompletableFuture.failedFuture(e);
-    }
-    for (int i = 0; i < held.size(); i++) {
-      Span span = held.get(i);
-      CompletableFuture<Void> filled = ready.get(i);
-      fetched.whenComplete((v, t) -> {
-        try {
-          if (t == null) {
-            span.filled();
-            span.unpin();
-          } else {
-            span.unpin();
-            spans.dropAhead(span);
-          }
-        } finally {
-          filled.complete(null);
-        }
-      });
-    }
-    if (requests.isClosed()) {
-      spans.releaseAll(); // close() may have swept the spans before these were held
-    }
+      return copied -> gone(chunkBytes, copied);
+    });
   }
 
   /**

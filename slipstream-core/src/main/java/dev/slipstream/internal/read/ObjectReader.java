@@ -102,17 +102,19 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, parquet, blockSize, piece,
         (long) maxDepth * blockSize, splitEnd);
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);
-    this.columns = new ColumnPrefetch(parquet, spans, pool,
-        (p, dst, n) -> ranges.range(p, dst, n, Purpose.PREDICTED_COLUMN), requests, stats, blockSize, piece,
-        (long) maxDepth * blockSize, length, splitEnd);
-    this.stripeFooters = new StripeFooters(parquet.orc(), spans, new AheadFetch(spans, pool,
-        (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.STRIPE_FOOTER).done(), requests, stats), stats,
+    this.columns = new ColumnPrefetch(parquet, spans, ahead(ranges, pool, Purpose.PREDICTED_COLUMN), stats,
+        blockSize, piece, (long) maxDepth * blockSize, length, splitEnd);
+    this.stripeFooters = new StripeFooters(parquet.orc(), spans, ahead(ranges, pool, Purpose.STRIPE_FOOTER), stats,
         piece, (long) maxDepth * blockSize, length, splitEnd);
-    this.stripeStreams = new StripeStreamsAhead(parquet.orc(), spans, new AheadFetch(spans, pool,
-        (p, dst, off, n) -> ranges.range(p, dst, off, n, Purpose.STRIPE_AHEAD).done(), requests, stats), stats,
-        piece, (long) maxDepth * blockSize, splitEnd);
+    this.stripeStreams = new StripeStreamsAhead(parquet.orc(), spans, ahead(ranges, pool, Purpose.STRIPE_AHEAD),
+        stats, piece, (long) maxDepth * blockSize, splitEnd);
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
     this.posPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
+  }
+
+  /** Spans this stream fetches ahead of its reads, for {@code why}, through {@code ranges}. */
+  private AheadFetch ahead(RangeThrough ranges, BufferPool pool, Purpose why) {
+    return new AheadFetch(spans, pool, (p, dst, n) -> ranges.range(p, dst, n, why), requests, stats);
   }
 
   @Override
