@@ -93,7 +93,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     // What a stream holds ahead of its reader comes in pieces G1 does not make humongous (HeapRegions),
     // and ranges are kept in the tiers in the same pieces.
     int piece = HeapRegions.current().largestOrdinary(blockSize);
-    RangeThrough ranges = chain.ranges(fetcher, requests, spans::copyHeld, piece);
+    RangeThrough ranges = chain.ranges(fetcher, requests, piece);
     this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, parquet, blockSize, piece,
         (long) maxDepth * blockSize, splitEnd);
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);
@@ -301,12 +301,12 @@ public final class ObjectReader extends SlipstreamInputStream {
     switch (d.kind()) {
       case EXACT -> {
         columns.onRead(position, len);
-        jumps.readRange(position, dst, off, len, d.ahead(), d.inRun(), streamPath);
+        jumps.read(position, dst, off, len, d, streamPath);
       }
       // An object of one block is fetched whole, once: a reader that jumps in it reads most of it.
       case SMALL_JUMP -> {
         if (length > blockSize) {
-          jumps.readSmall(position, dst, off, len, streamPath);
+          jumps.read(position, dst, off, len, d, streamPath);
         } else {
           window.copy(position, dst, off, len, planner, false);
         }

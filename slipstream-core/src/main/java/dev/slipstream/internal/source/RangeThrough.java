@@ -81,23 +81,12 @@ public final class RangeThrough {
     void run(CancelToken token) throws IOException;
   }
 
-  /** What a stream holds outside its blocks, copied into a vectored range before it fetches the rest. */
-  @FunctionalInterface
-  public interface HeldSpans {
-    /**
-     * Copies what is held of {@code [p, p + len)} into {@code dst[off..]} and returns the ranges not held,
-     * in order, as {start, end} pairs (the whole range if none of it is held).
-     */
-    List<long[]> copyHeld(long p, byte[] dst, int off, int len);
-  }
-
   private final ObjectHandle h;
   private final S3Source s3;
   private final BlockFetcher fetcher;
   private final Requests requests;
   private final BufferPool pool;
   private final ReadStatistics stats;
-  private final HeldSpans spans;
   private final int blockSize;
   private final int keptPiece;
   /** The blocks held and the tiers, asked about a range. */
@@ -108,7 +97,6 @@ public final class RangeThrough {
    * @param tiers the tiers before S3, in the order they are asked
    * @param requests the stream's requests: every fetch here is one
    * @param pool where the spans {@link #readThrough} fetches into come from (free memory only)
-   * @param spans what the stream holds outside its blocks: a vectored range copies it ({@link #rangeUnheld})
    * @param blockSize the stream's block size: a range's share of each block is asked of the blocks held
    * @param keptPiece the size of the pieces a range is kept in and looked up by, cut from the range's start:
    *     the pieces the stream's predicted columns and row groups read ahead are fetched in, so that the same
@@ -116,7 +104,7 @@ public final class RangeThrough {
    *     in pieces. A tier finds a range only by its exact bounds.
    */
   RangeThrough(ObjectHandle h, OwnBlocks own, List<Tier> tiers, S3Source s3, BlockFetcher fetcher,
-      Requests requests, BufferPool pool, HeldSpans spans, int blockSize, int keptPiece) {
+      Requests requests, BufferPool pool, int blockSize, int keptPiece) {
     if (keptPiece <= 0) {
       throw new IllegalArgumentException("the kept piece must be positive: " + keptPiece);
     }
@@ -126,7 +114,6 @@ public final class RangeThrough {
     this.requests = requests;
     this.pool = pool;
     this.stats = h.stats();
-    this.spans = spans;
     this.blockSize = blockSize;
     this.keptPiece = keptPiece;
     this.kept = new RangeTiers(h, own, tiers, pool, blockSize);
@@ -141,7 +128,8 @@ public final class RangeThrough {
   public record Extent(long start, int length, boolean keep, Purpose why) {}
 
   /**
-   * How {@link #readThrough} serves a read a caller waits for.
+   * A read a caller waits for, {@code [position, position + length)}, and how {@link #readThrough} serves it:
+   * decided by the stream before it asks.
    *
    * @param blocksFirst first from the blocks the stream and its tiers hold, sending nothing if they hold
    *     it all
@@ -151,24 +139,28 @@ public final class RangeThrough {
    * @param why the purpose of the read alone
    * @param around the extent fetched around the read and held by the caller; null for the read alone
    */
-  public record Through(boolean blocksFirst, boolean keep, Purpose why, Extent around) {}
+  public record Through(long position, int length, boolean blocksFirst, boolean keep, Purpose why, Extent around) {
+    public Through {
+      if (around != null && (position < around.start() || position + length > around.start() + around.length())) {
+        throw new IllegalArgumentException("extent " + around.start() + "+" + around.length()
+            + " does not cover the read " + position + "+" + length);
+      }
+    }
+  }
 
   /**
-   * Reads {@code [position, position + len)} into {@code dst[off..]} for a caller who waits, in one call,
-   * as {@code how} says: from the blocks the stream and its tiers hold ({@link Through#blocksFirst}); else
-   * the extent around it ({@link Through#around}) into a span of free memory, as a tier kept it or from S3
-   * and then offered to the tiers ({@link #fill}); else (no extent, or memory short for it) the read alone
-   * ({@link Through#keep}).
+   * Reads {@code how}'s range into {@code dst[off..]} for a caller who waits, in one call: from the blocks
+   * the stream and its tiers hold ({@link Through#blocksFirst}); else the extent around it ({@link
+   * Through#around}) into a span of free memory, as a tier kept it or from S3 and then offered to the tiers
+   * ({@link #fill}); else (no extent, or memory short for it) the read alone ({@link Through#keep}).
    *
    * @return with the read in {@code dst} either way, the span filled with the extent, pinned for the
    *     caller, who holds it and then unpins it; null if no extent was fetched
    */
-  public Span readThrough(long position, byte[] dst, int off, int len, Through how) throws IOException {
+  public Span readThrough(Through how, byte[] dst, int off) throws IOException {
+    long position = how.position();
+    int len = how.length();
     Extent e = how.around();
-    if (e != null && (position < e.start() || position + len > e.start() + e.length())) {
-      throw new IllegalArgumentException("extent " + e.start() + "+" + e.length() + " does not cover the read "
-          + position + "+" + len);
-    }
     if (how.blocksFirst() && kept.readFromTiers(position, dst, off, len)) {
       return null;
     }
@@ -279,23 +271,6 @@ public final class RangeThrough {
     }
     f.done = all.whenComplete((v, t) -> requests.end(f.token));
     return f;
-  }
-
-  /**
-   * A vectored range: copies what the stream's spans hold of {@code [position, position + len)} now (a
-   * column chunk a dictionary read fetched whole, say) and reads the rest by {@link #range}: the one gap
-   * at an end, or the whole range if what is held lies inside it (it would cut one GET in two).
-   */
-  public CompletableFuture<Void> rangeUnheld(long position, byte[] dst, int off, int len) {
-    List<long[]> gaps = spans.copyHeld(position, dst, off, len);
-    if (gaps.isEmpty()) {
-      return CompletableFuture.completedFuture(null);
-    }
-    if (gaps.size() > 1 || gaps.get(0)[0] == position && gaps.get(0)[1] == position + len) {
-      return range(position, dst, off, len, Purpose.RANGE).done();
-    }
-    long[] g = gaps.get(0);
-    return range(g[0], dst, off + (int) (g[0] - position), (int) (g[1] - g[0]), Purpose.RANGE).done();
   }
 
   /** Whether a read of {@code len} bytes for a caller who waits goes through {@link #range}. */

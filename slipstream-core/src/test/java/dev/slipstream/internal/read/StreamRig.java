@@ -46,7 +46,7 @@ final class StreamRig implements AutoCloseable {
     this.window = new BlockWindow(h, fetch.pool, fetch.fetcher, chain, blocks, requests, blockSize, maxDepth, 0);
     this.spans = new HeldSpans();
     this.parquet = new StreamFooter(h, new ParquetFooters());
-    this.ranges = chain.ranges(fetch.fetcher, requests, spans::copyHeld, blockSize);
+    this.ranges = chain.ranges(fetch.fetcher, requests, blockSize);
     this.vectored = new VectoredReads(ranges, fetch.pool, requests, h.stats(), spans, parquet, blockSize, blockSize,
         (long) maxDepth * blockSize, 0);
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);
