@@ -79,7 +79,7 @@ final class JumpReads {
    * another span; a columnar extent is a read that fetched more than it asked for, {@link
    * Counter#EXTENDED_READS}), and the caller's pin on it let go.
    */
-  void read(long position, byte[] dst, int off, int len, ReadPlanner.Decision d, boolean streamPath)
+  void readRange(long position, byte[] dst, int off, int len, ReadPlanner.Decision d, boolean streamPath)
       throws IOException {
     RangeThrough.Through through = decide(position, dst, off, len, d, streamPath);
     if (through == null) {
@@ -111,11 +111,6 @@ final class JumpReads {
    * How a read at a jump goes through, decided from what the stream knows of it: null if the spans it holds
    * had all of it (then copied into {@code dst}).
    * <ul>
-   *   <li>The first stream read into the object's tail ({@link #tailSize}) fetches the tail (a Parquet or ORC
-   *       footer and the metadata before it).</li>
-   *   <li>A small read ({@link ReadPlanner.Kind#SMALL_JUMP}) comes from the tiers if its blocks are there;
-   *       else, on the stream path, one GET also fetches {@link #READAHEAD} more bytes for the reads that
-   *       follow; a positional one fetches exactly its bytes.</li>
    *   <li>A columnar reader's range first waits for the chunks prediction is still fetching into it, then
    *       copies what the stream holds at one of its ends (held bytes in its middle would cut it in two:
    *       then it is read whole), and fetches the rest with its extent: the bytes the layout says come with
@@ -123,46 +118,52 @@ final class JumpReads {
    *       run in order), and, unless it is a range the reader planned from the footer after a jump, at least
    *       {@link #MIN_GET} from where it starts; never into bytes the stream holds already (that saves no
    *       round trip), past the object's end, or more than a block (the most one span holds).</li>
+   *   <li>The first stream read into the object's tail ({@link #tailSize}) fetches the tail instead (a
+   *       Parquet or ORC footer and the metadata before it).</li>
+   *   <li>A small read ({@link ReadPlanner.Kind#SMALL_JUMP}) comes from the tiers if its blocks are there;
+   *       else, on the stream path, one GET also fetches {@link #READAHEAD} more bytes for the reads that
+   *       follow; a positional one fetches exactly its bytes.</li>
    * </ul>
    */
   private RangeThrough.Through decide(long position, byte[] dst, int off, int len, ReadPlanner.Decision d,
       boolean streamPath) throws IOException {
     boolean small = d.kind() == ReadPlanner.Kind.SMALL_JUMP;
     long tailStart = length - tailSize(length, blockSize);
-    if (streamPath && position >= tailStart && spans.tail() == null) {
-      RangeThrough.Extent tail = new RangeThrough.Extent(tailStart, (int) (length - tailStart), true, Purpose.FOOTER);
-      return small ? new RangeThrough.Through(position, len, true, false, Purpose.READAHEAD, tail)
-          : new RangeThrough.Through(position, len, false, true, Purpose.RANGE, tail);
+    boolean tail = streamPath && position >= tailStart && spans.tail() == null;
+    if (!tail && !small) {
+      CompletableFuture<Void> predicted = spans.pending(position, len);
+      if (!predicted.isDone()) {
+        requests.awaitShared(predicted);
+      }
+      List<long[]> gaps = spans.copyHeld(position, dst, off, len);
+      if (gaps.isEmpty()) {
+        return null;
+      }
+      if (gaps.size() == 1) {
+        len = (int) (gaps.get(0)[1] - gaps.get(0)[0]);
+        position = gaps.get(0)[0];
+      }
+      long held = spans.nextStart(position + len);
+      StreamFooter.Around a = parquet.around(position, len, blockSize);
+      long floor = a.why() == Purpose.RANGE && !d.inRun() && a.planned() ? 0 : a.start() + MIN_GET;
+      long end = Math.max(a.end(), Math.min(Math.max(floor, position + len + (long) d.ahead()), held));
+      end = Math.min(Math.min(end, length), a.start() + Math.max(len, blockSize));
+      if (a.start() == position && end == position + len) {
+        return new RangeThrough.Through(position, len, false, true, Purpose.RANGE, null);
+      }
+      // The blocks held first; if memory is short for the extent, the read alone.
+      return new RangeThrough.Through(position, len, true, true, Purpose.RANGE,
+          new RangeThrough.Extent(a.start(), (int) (end - a.start()), true, a.why()));
     }
-    if (small) {
-      int readahead = Math.min(READAHEAD, blockSize / 8);
-      RangeThrough.Extent around = !streamPath ? null : new RangeThrough.Extent(position,
-          (int) Math.min(length - position, (long) len + readahead), false, Purpose.READAHEAD);
-      return new RangeThrough.Through(position, len, true, false, Purpose.READAHEAD, around);
+    if (tail) {
+      RangeThrough.Extent around = new RangeThrough.Extent(tailStart, (int) (length - tailStart), true, Purpose.FOOTER);
+      return small ? new RangeThrough.Through(position, len, true, false, Purpose.READAHEAD, around)
+          : new RangeThrough.Through(position, len, false, true, Purpose.RANGE, around);
     }
-    CompletableFuture<Void> predicted = spans.pending(position, len);
-    if (!predicted.isDone()) {
-      requests.awaitShared(predicted);
-    }
-    List<long[]> gaps = spans.copyHeld(position, dst, off, len);
-    if (gaps.isEmpty()) {
-      return null;
-    }
-    if (gaps.size() == 1) {
-      len = (int) (gaps.get(0)[1] - gaps.get(0)[0]);
-      position = gaps.get(0)[0];
-    }
-    long held = spans.nextStart(position + len);
-    StreamFooter.Around a = parquet.around(position, len, blockSize);
-    long floor = a.why() == Purpose.RANGE && !d.inRun() && a.planned() ? 0 : a.start() + MIN_GET;
-    long end = Math.max(a.end(), Math.min(Math.max(floor, position + len + (long) d.ahead()), held));
-    end = Math.min(Math.min(end, length), a.start() + Math.max(len, blockSize));
-    if (a.start() == position && end == position + len) {
-      return new RangeThrough.Through(position, len, false, true, Purpose.RANGE, null);
-    }
-    // The blocks held first; if memory is short for the extent, the read alone.
-    return new RangeThrough.Through(position, len, true, true, Purpose.RANGE,
-        new RangeThrough.Extent(a.start(), (int) (end - a.start()), true, a.why()));
+    int readahead = Math.min(READAHEAD, blockSize / 8);
+    RangeThrough.Extent around = !streamPath ? null : new RangeThrough.Extent(position,
+        (int) Math.min(length - position, (long) len + readahead), false, Purpose.READAHEAD);
+    return new RangeThrough.Through(position, len, true, false, Purpose.READAHEAD, around);
   }
 
   /**

@@ -299,20 +299,13 @@ public final class ObjectReader extends SlipstreamInputStream {
       window.dropOutside(first, first + Math.max(maxDepth, (len - 1) / blockSize + 1));
     }
     switch (d.kind()) {
-      case EXACT -> {
-        columns.onRead(position, len);
-        jumps.read(position, dst, off, len, d, streamPath);
-      }
-      // An object of one block is fetched whole, once: a reader that jumps in it reads most of it.
-      case SMALL_JUMP -> {
-        if (length > blockSize) {
-          jumps.read(position, dst, off, len, d, streamPath);
-        } else {
-          window.copy(position, dst, off, len, planner, false);
+      case IN_ORDER, BLOCKS_AFTER_JUMP -> window.copy(position, dst, off, len, planner, d.inOrder());
+      case EXACT, SMALL_JUMP -> {
+        if (d.kind() == ReadPlanner.Kind.EXACT) {
+          columns.onRead(position, len); // a predicted column's chunks, fetched from its first read
         }
+        jumps.readRange(position, dst, off, len, d, streamPath);
       }
-      case IN_ORDER -> window.copy(position, dst, off, len, planner, true);
-      case BLOCKS_AFTER_JUMP -> window.copy(position, dst, off, len, planner, false);
     }
     stats.add(Counter.BYTES_READ, len);
     if (streamPath) {

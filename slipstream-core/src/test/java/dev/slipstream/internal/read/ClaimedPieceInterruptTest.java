@@ -105,7 +105,7 @@ class ClaimedPieceInterruptTest {
     CompletableFuture<Throwable> other = new CompletableFuture<>();
     Thread reader = new Thread(() -> {
       try {
-        rig.jumps.read(groupStart(2), new byte[len], 0, len,
+        rig.jumps.readRange(groupStart(2), new byte[len], 0, len,
             new ReadPlanner.Decision(ReadPlanner.Kind.EXACT, 0, false), false);
         other.complete(null);
       } catch (Throwable t) {

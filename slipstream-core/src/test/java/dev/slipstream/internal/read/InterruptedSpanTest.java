@@ -85,7 +85,7 @@ class InterruptedSpanTest {
     CompletableFuture<Throwable> outcome = new CompletableFuture<>();
     Thread reader = new Thread(() -> {
       try {
-        rig.jumps.read(0, new byte[100], 0, 100, new ReadPlanner.Decision(ReadPlanner.Kind.EXACT, ahead, false, true),
+        rig.jumps.readRange(0, new byte[100], 0, 100, new ReadPlanner.Decision(ReadPlanner.Kind.EXACT, ahead, false, true),
             false);
         outcome.complete(null);
       } catch (Throwable t) {
