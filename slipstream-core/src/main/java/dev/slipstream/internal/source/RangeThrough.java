@@ -254,10 +254,6 @@ public final class RangeThrough {
   }
 
   /** {@link #range} as the request of {@code token}, which ends once the range has. */
-  private Fetch range(CancelToken token, long position, byte[] dst, int off, int len, Purpose why) {
-    return range(token, position, Destination.of(dst, off), len, why);
-  }
-
   private Fetch range(CancelToken token, long position, Destination dst, int len, Purpose why) {
     // A prefetch queues behind every read a caller waits for.
     Fetch f = new Fetch(token, fetcher, why != Purpose.ROW_GROUP_AHEAD);
@@ -326,7 +322,7 @@ public final class RangeThrough {
    */
   void read(long position, byte[] dst, int off, int len, Purpose why) throws IOException {
     if (throughRange(position, len)) {
-      requests.awaitRange(why, token -> range(token, position, dst, off, len, why));
+      requests.awaitRange(why, token -> range(token, position, Destination.of(dst, off), len, why));
       return;
     }
     if (kept.readKeptRange(position, dst, off, len)) {
@@ -352,7 +348,7 @@ public final class RangeThrough {
     byte[] buffer = span.buffer();
     if (keep && throughRange(start, len)) {
       requests.awaitRange(why, token -> {
-        Fetch f = range(token, start, buffer, 0, len, why); // looked up and kept as a range there
+        Fetch f = range(token, start, Destination.of(buffer, 0), len, why); // looked up and kept as a range there
         if (span.tryPin()) { // the parts' pin (the filler's is held by the caller): dropped once none of them runs
           f.done().whenComplete((v, t) -> span.unpin());
         }
