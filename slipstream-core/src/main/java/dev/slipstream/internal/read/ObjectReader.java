@@ -84,7 +84,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.length = h.length();
     this.stats = h.stats();
     // Built in the order they depend on one another, each given what it uses: nothing is wired later.
-    this.requests = new StreamRequests(h, fetcher, closeWaitMillis);
+    this.requests = new StreamRequests(h, closeWaitMillis);
     HeldBlocks blocks = new HeldBlocks(stats);
     SourceChain chain = sources.chain(h, blocks, blockSize);
     this.window = new BlockWindow(h, pool, fetcher, chain, blocks, requests, blockSize, maxDepth, splitEnd);

@@ -31,7 +31,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Two ways to wait, one protocol: {@link #range} runs it on the fetch executor, in parallel parts of at
  * most {@link #PART}, and returns at once (a caller who waits does so through the stream's {@link
- * Requests#awaitRange}); {@link #readThrough} is for a caller who waits now, in one call: the blocks held,
+ * Requests#await}); {@link #readThrough} is for a caller who waits now, in one call: the blocks held,
  * then the tiers, then S3 (the read alone, or an extent around it into a span the caller then holds), then
  * the tiers are offered what came. It looks a small range up on the caller's thread and fetches it in one
  * request; a range of more than a part goes through {@link #range} either way.
@@ -61,23 +61,17 @@ public final class RangeThrough {
     void end(CancelToken token);
 
     /**
-     * Runs {@code read} on the fetch executor, ahead of every prefetch, as a request of the stream, and
-     * waits for it on the caller's thread; into {@code into}'s buffer if not null, pinned until the request
-     * has ended.
+     * Waits on the caller's thread for {@code done}: requests made for this caller alone, which write into
+     * its array. An interrupt runs {@code cancel}, which stops them and no other request of the stream, gives
+     * them the stream's close wait to stop writing, and ends the wait with an {@link
+     * java.io.InterruptedIOException} naming {@code what}.
      */
-    void readWaiting(long position, int len, Purpose why, Work read, PooledBytes into) throws IOException;
-
-    /**
-     * Starts a range a caller waits for, as a request of the stream ({@code start} is given its token and
-     * submits the range's work), and waits for it on the caller's thread; an interrupt cancels the range
-     * ({@link Fetch#cancel}) and nothing else.
-     */
-    void awaitRange(Purpose why, java.util.function.Function<CancelToken, Fetch> start) throws IOException;
+    void await(CompletableFuture<Void> done, Runnable cancel, String what) throws IOException;
   }
 
   /** A read into a caller's array on a fetch thread, given the token that can stop it. */
   @FunctionalInterface
-  public interface Work {
+  private interface Work {
     void run(CancelToken token) throws IOException;
   }
 
@@ -180,7 +174,7 @@ public final class RangeThrough {
     if (how.keep()) {
       read(position, dst, off, len, how.why());
     } else {
-      requests.readWaiting(position, len, how.why(), token -> s3.readNow(h, position, dst, off, len, token), null);
+      readWaiting(position, len, how.why(), token -> s3.readNow(h, position, dst, off, len, token), null);
     }
     return null;
   }
@@ -250,13 +244,8 @@ public final class RangeThrough {
    * one array would be, and each piece is looked up and kept under its own name, as {@link #range} cuts it.
    */
   public Fetch range(long position, Destination dst, int len, Purpose why) {
-    return range(requests.start(why), position, dst, len, why);
-  }
-
-  /** {@link #range} as the request of {@code token}, which ends once the range has. */
-  private Fetch range(CancelToken token, long position, Destination dst, int len, Purpose why) {
-    // A prefetch queues behind every read a caller waits for.
-    Fetch f = new Fetch(token, fetcher, why != Purpose.ROW_GROUP_AHEAD);
+    // One request of the stream, ended once the range has; a prefetch queues behind every read a caller waits for.
+    Fetch f = new Fetch(requests.start(why), fetcher, why != Purpose.ROW_GROUP_AHEAD);
     CompletableFuture<Void> all;
     if (!kept.keepsRange(position, len)) {
       all = parts(f, position, dst, len);
@@ -322,14 +311,14 @@ public final class RangeThrough {
    */
   void read(long position, byte[] dst, int off, int len, Purpose why) throws IOException {
     if (throughRange(position, len)) {
-      requests.awaitRange(why, token -> range(token, position, Destination.of(dst, off), len, why));
+      Fetch f = range(position, Destination.of(dst, off), len, why);
+      requests.await(f.done(), f::cancel, "");
       return;
     }
     if (kept.readKeptRange(position, dst, off, len)) {
       return;
     }
-    requests.readWaiting(position, len, why,
-        token -> readAnywhere(position, Destination.of(dst, off), len, token), null);
+    readWaiting(position, len, why, token -> readAnywhere(position, Destination.of(dst, off), len, token), null);
     kept.keepRange(position, dst, off, len);
   }
 
@@ -347,24 +336,47 @@ public final class RangeThrough {
     int len = span.length();
     byte[] buffer = span.buffer();
     if (keep && throughRange(start, len)) {
-      requests.awaitRange(why, token -> {
-        Fetch f = range(token, start, Destination.of(buffer, 0), len, why); // looked up and kept as a range there
-        if (span.tryPin()) { // the parts' pin (the filler's is held by the caller): dropped once none of them runs
-          f.done().whenComplete((v, t) -> span.unpin());
-        }
-        return f;
-      });
+      Fetch f = range(start, Destination.of(buffer, 0), len, why); // looked up and kept as a range there
+      if (span.tryPin()) { // the parts' pin (the filler's is held by the caller): dropped once none of them runs
+        f.done().whenComplete((v, t) -> span.unpin());
+      }
+      requests.await(f.done(), f::cancel, "");
       span.filled();
       return;
     }
     boolean found = keep && kept.readKeptRange(span);
     if (!found) {
-      requests.readWaiting(start, len, why, token -> s3.readNow(h, start, buffer, 0, len, token), span);
+      readWaiting(start, len, why, token -> s3.readNow(h, start, buffer, 0, len, token), span);
     }
     span.filled();
     if (keep && !found) {
       kept.keep(Piece.range(span.start(), span.length()), span);
     }
+  }
+
+  /**
+   * Runs {@code read} on the fetch executor, ahead of every prefetch, as a request of the stream, and waits
+   * for it on the caller's thread ({@link Requests#await}). A caller's GET never runs on its own thread:
+   * interrupted mid-request, the S3 client drains the response body before it gives up, so a stalled body
+   * would hold a killed task for the whole stall timeout; here an interrupt cancels the request. Into {@code
+   * into}'s buffer, if not null: pinned until the request has ended, so that a caller interrupted before
+   * then, which lets go of the bytes, never has their buffer recycled to another stream while the request
+   * may still write into it.
+   */
+  private void readWaiting(long position, int len, Purpose why, Work read, PooledBytes into) throws IOException {
+    CancelToken token = requests.start(why);
+    boolean pinned = into != null && into.tryPin();
+    CompletableFuture<Void> ended = new CompletableFuture<>();
+    CompletableFuture<Void> done = fetcher.submitRead(true, token, () -> read.run(token), () -> {
+      requests.end(token);
+      if (pinned) {
+        into.unpin();
+      }
+      ended.complete(null);
+    });
+    // Waited for until the request has ended, as a range's fetch is (Fetch#done): its outcome, once it ended.
+    requests.await(done.thenCombine(ended, (v, w) -> null), token::cancel,
+        " bytes " + position + "-" + (position + len - 1));
   }
 
   /** Reads {@code [position, position + len)} into {@code dst} in parallel parts on the fetch executor. */

@@ -39,7 +39,7 @@ final class StreamRig implements AutoCloseable {
     this.h = fetch.answered();
     this.blockSize = fetch.config.blockSize();
     this.maxDepth = maxDepth;
-    this.requests = new StreamRequests(h, fetch.fetcher, CLOSE_WAIT_MILLIS);
+    this.requests = new StreamRequests(h, CLOSE_WAIT_MILLIS);
     this.blocks = new HeldBlocks(h.stats());
     this.chain = new SourceChain(h, blocks, List.of(tiers), new S3Source(fetch.ranges, fetch.parts), fetch.pool,
         blockSize, false, null);

@@ -78,24 +78,7 @@ class RangeThroughTest {
     }
 
     @Override
-    public void readWaiting(long position, int len, Purpose why, RangeThrough.Work read, PooledBytes into)
-        throws IOException {
-      CancelToken token = start(why);
-      try {
-        await(fetcher.submitRead(true, token, () -> read.run(token), () -> { }), token::cancel);
-      } finally {
-        end(token);
-      }
-    }
-
-    @Override
-    public void awaitRange(Purpose why, java.util.function.Function<CancelToken, RangeThrough.Fetch> range)
-        throws IOException {
-      RangeThrough.Fetch f = range.apply(start(why));
-      await(f.done(), f::cancel);
-    }
-
-    private void await(CompletableFuture<Void> requests, Runnable cancel) throws IOException {
+    public void await(CompletableFuture<Void> requests, Runnable cancel, String what) throws IOException {
       try {
         requests.get();
       } catch (InterruptedException e) {
