@@ -8,10 +8,10 @@ import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
-import dev.slipstream.internal.format.ParquetFooter;
 import dev.slipstream.internal.source.RangeThrough;
 import java.io.IOException;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Reads that fetch about what is asked for instead of whole blocks: small reads after a jump, and the
@@ -20,7 +20,7 @@ import java.util.List;
  * once a read, which alone asks the chain; this class decides only what to read and what to hold. On the
  * stream path that GET also fetches bytes the next reads are likely to want, held as spans outside the
  * block grid ({@link HeldSpans}): the object's tail on the first read into it (a Parquet or ORC footer
- * and the metadata before it, {@link #tailSize}), or for a range, its extent ({@link #extentEnd}): after
+ * and the metadata before it, {@link #tailSize}), or for a range, its extent ({@link #decide}): after
  * the first read of a dictionary page's header at a Parquet column chunk's start, the whole chunk; after
  * a read among the page indexes, all of them; and never less than {@link #MIN_GET}, so that a page
  * header read field by field through Thrift costs one round trip, not one a field.
@@ -41,17 +41,11 @@ final class JumpReads {
    * connection's speed.
    */
   static final int MIN_GET = 64 * 1024;
-  /**
-   * The most a read at a column chunk's start may ask for and still be a page header's first field read
-   * through Thrift (a byte, in practice), not data: a page is larger than this.
-   */
-  static final int HEADER_READ = 256;
   /** Most of the object's end fetched at once when a stream read first jumps into it (see {@link #tailSize}). */
   static final int TAIL = 1024 * 1024;
   /** Least of the object's end fetched at once by a footer read (unless the object is smaller). */
   static final int MIN_TAIL = 8 * 1024;
 
-  private final ObjectHandle h;
   private final StreamRequests requests;
   private final ReadStatistics stats;
   private final HeldSpans spans;
@@ -68,7 +62,6 @@ final class JumpReads {
    */
   JumpReads(ObjectHandle h, StreamRequests requests, HeldSpans spans, StreamFooter parquet,
       RangeThrough ranges, int blockSize) {
-    this.h = h;
     this.requests = requests;
     this.stats = h.stats();
     this.spans = spans;
@@ -79,159 +72,98 @@ final class JumpReads {
   }
 
   /**
-   * A small read after a jump: from the tiers if its blocks are there; else one GET, which on the stream
-   * path also fetches the object's tail (a jump into it) or {@link #READAHEAD} more bytes, kept for the
-   * reads that follow. One call to the read-through ({@link RangeThrough#readThrough}).
+   * A read at a jump ({@code d} says which: a small read, or a columnar reader's range): what the stream
+   * knows of it is asked first, once ({@link #decide}), and the read it leaves is handed to the read-through
+   * of ranges in one call ({@link RangeThrough#readThrough}). The span that call fetched around the read, if
+   * any, is then held for the reads that follow (the object's tail, offered to the stream's footer, or
+   * another span; a columnar extent is a read that fetched more than it asked for, {@link
+   * Counter#EXTENDED_READS}), and the caller's pin on it let go.
    */
-  void readSmall(long position, byte[] dst, int off, int len, boolean streamPath) throws IOException {
-    RangeThrough.Extent around = null;
-    if (streamPath) {
-      around = tailExtent(position);
-      if (around == null) {
-        int readahead = Math.min(READAHEAD, blockSize / 8);
-        around = new RangeThrough.Extent(position, (int) Math.min(length - position, (long) len + readahead), false,
-            Purpose.READAHEAD);
-      }
-    }
-    Span span = ranges.readThrough(position, dst, off, len,
-        new RangeThrough.Through(true, false, Purpose.READAHEAD, around));
-    if (span != null) {
-      hold(span, around.why() == Purpose.FOOTER);
-    }
-  }
-
-  /**
-   * A columnar reader's range: from the tiers where they hold it, else from S3 (a large range in parallel
-   * parts). The first stream read into the object's end fetches the tail at once (the footer and the
-   * metadata before it); any other read fetches its extent ({@link #extentEnd}), held for the reads that
-   * follow when that is more than it asked for.
-   *
-   * @param ahead bytes a run of reads in order wants beyond this one (the planner's guess)
-   * @param inRun the read continues a run of reads in order
-   */
-  void readRange(long position, byte[] dst, int off, int len, int ahead, boolean inRun, boolean streamPath)
+  void readRange(long position, byte[] dst, int off, int len, ReadPlanner.Decision d, boolean streamPath)
       throws IOException {
-    RangeThrough.Extent tail = streamPath ? tailExtent(position) : null;
-    if (tail != null) {
-      Span span = ranges.readThrough(position, dst, off, len,
-          new RangeThrough.Through(false, true, Purpose.RANGE, tail));
-      if (span != null) {
-        hold(span, true);
+    RangeThrough.Through through = decide(position, dst, off, len, d, streamPath);
+    if (through == null) {
+      return; // the stream held it all: copied
+    }
+    Span span = ranges.readThrough(through, dst, off + (int) (through.position() - position));
+    if (span == null) {
+      return;
+    }
+    try {
+      if (through.around().why() == Purpose.FOOTER) {
+        parquet.offerTail(span.buffer(), span.length());
+        spans.setTail(span);
+      } else {
+        if (through.around().keep()) {
+          stats.increment(Counter.EXTENDED_READS);
+        }
+        spans.add(span);
       }
-      return;
-    }
-    // What the stream holds at one end of the read (a chunk its dictionary read fetched) is copied, and
-    // only the rest is read; held bytes in the middle would cut it in two: then it is read whole. Chunks
-    // still being fetched by prediction are waited for, not fetched twice.
-    java.util.concurrent.CompletableFuture<Void> predicted = spans.pending(position, len);
-    if (!predicted.isDone()) {
-      requests.awaitShared(predicted);
-    }
-    List<long[]> gaps = spans.copyHeld(position, dst, off, len);
-    if (gaps.isEmpty()) {
-      return;
-    }
-    if (gaps.size() == 1) {
-      long[] g = gaps.get(0);
-      off += (int) (g[0] - position);
-      len = (int) (g[1] - g[0]);
-      position = g[0];
-    }
-    Purpose why = purposeOf(position, len);
-    long start = extentStart(position, len);
-    long end = extentEnd(position, len, ahead, inRun, why);
-    if (start == position && end == position + len) {
-      ranges.readThrough(position, dst, off, len, new RangeThrough.Through(false, true, Purpose.RANGE, null));
-      return;
-    }
-    // The blocks held first; if memory is short for the extent, the read alone.
-    RangeThrough.Extent extent = new RangeThrough.Extent(start, (int) (end - start), true, why);
-    Span span = ranges.readThrough(position, dst, off, len, new RangeThrough.Through(true, true, Purpose.RANGE, extent));
-    if (span != null) {
-      stats.increment(Counter.EXTENDED_READS);
-      hold(span, false);
-    }
-  }
-
-  /**
-   * Where a columnar read at {@code position} should start fetching: at the start of the Parquet page
-   * indexes and bloom filters if it starts among them and they are no larger than a block (the first
-   * read of one fetches them all: a filter reads the indexes of each column it filters on), else at
-   * {@code position}.
-   */
-  long extentStart(long position, int len) {
-    ParquetFooter footer = parquet.footer();
-    if (footer != null && footer.inIndexes(position) && position + len <= footer.indexEnd()
-        && footer.indexEnd() - footer.indexStart() <= blockSize) {
-      return footer.indexStart();
-    }
-    return position;
-  }
-
-  /**
-   * Where a columnar read of {@code [position, position + len)} should stop fetching. A read of a few
-   * bytes ({@link #HEADER_READ} at most) at the dictionary page that starts a Parquet column chunk is
-   * that page's header read field by field through Thrift (the dictionary filter reads each row group's
-   * dictionary page so, and so does a reader about to read pages a column index selected): it fetches
-   * the whole chunk, whose data pages follow, unless the footer names an offset index for the chunk:
-   * then the reader may read only some of its pages, and the dictionary page alone is fetched. Any other
-   * read is a range the reader chose (a chunk, or the pages a column index selected) and gets what it
-   * asked for. A read among the page indexes and bloom filters fetches to their end (a reader that reads
-   * one reads the others). Every fetch is at least {@code ahead} beyond the read (the planner's guess for
-   * a run in order), and, unless it is a range in a known chunk after a jump, at least {@link #MIN_GET}
-   * from where it starts; never into bytes the stream holds already (that saves no round trip), past the
-   * object's end, or more than a block (the most one span holds).
-   *
-   * @param why what the read is ({@link #purposeOf}): a dictionary header, an index, or a range
-   */
-  long extentEnd(long position, int len, int ahead, boolean inRun, Purpose why) {
-    long end = position + len;
-    switch (why) {
-      case CHUNK -> {
-        ParquetFooter.Chunk c = parquet.chunkAt(position);
-        // A chunk with an offset index may be read page by page: its dictionary page alone, then.
-        end = Math.max(end, c.pageIndexed() ? c.dataPages() : c.end());
+      if (requests.isClosed()) {
+        spans.releaseAll(); // close() may have swept the spans before this one was held
       }
-      case INDEX -> end = Math.max(end, parquet.footer().indexEnd());
-      default -> { }
+    } finally {
+      span.unpin();
     }
-    long start = extentStart(position, len);
-    // A range of a known chunk after a jump is one the reader planned from the footer (pages a column
-    // index selected): no floor. Nor does an extension reach into bytes the stream holds: it saves no
-    // round trip.
-    long floor = why == Purpose.RANGE && !inRun && parquet.chunkAt(position) != null ? 0 : start + MIN_GET;
-    long more = Math.min(Math.max(floor, position + len + (long) ahead), spans.nextStart(position + len));
-    end = Math.max(end, more);
-    return Math.min(Math.min(end, length), start + Math.max(len, blockSize));
   }
 
   /**
-   * What a columnar read's extent is ({@link #extentEnd}): a column chunk (the first read of its
-   * dictionary page's header), the page indexes (a read among them), or the read's own range.
+   * How a read at a jump goes through, decided from what the stream knows of it: null if the spans it holds
+   * had all of it (then copied into {@code dst}).
+   * <ul>
+   *   <li>A columnar reader's range first waits for the chunks prediction is still fetching into it, then
+   *       copies what the stream holds at one of its ends (held bytes in its middle would cut it in two:
+   *       then it is read whole), and fetches the rest with its extent: the bytes the layout says come with
+   *       it ({@link StreamFooter#around}), at least {@code d.ahead()} beyond it (the planner's guess for a
+   *       run in order), and, unless it is a range the reader planned from the footer after a jump, at least
+   *       {@link #MIN_GET} from where it starts; never into bytes the stream holds already (that saves no
+   *       round trip), past the object's end, or more than a block (the most one span holds).</li>
+   *   <li>The first stream read into the object's tail ({@link #tailSize}) fetches the tail instead (a
+   *       Parquet or ORC footer and the metadata before it).</li>
+   *   <li>A small read ({@link ReadPlanner.Kind#SMALL_JUMP}) comes from the tiers if its blocks are there;
+   *       else, on the stream path, one GET also fetches {@link #READAHEAD} more bytes for the reads that
+   *       follow; a positional one fetches exactly its bytes.</li>
+   * </ul>
    */
-  private Purpose purposeOf(long position, int len) {
-    ParquetFooter footer = parquet.footer();
-    if (footer == null) {
-      return Purpose.RANGE;
-    }
-    ParquetFooter.Chunk c = footer.chunkAt(position);
-    if (c != null && c.dictionary() && c.start() == position && len <= HEADER_READ) {
-      return Purpose.CHUNK;
-    }
-    return c == null && footer.inIndexes(position) ? Purpose.INDEX : Purpose.RANGE;
-  }
-
-  /**
-   * The object's tail ({@link #tailSize}), kept, if {@code position} is the first stream read into it;
-   * null otherwise. Once fetched it is held for the reads that follow (the footer, then the metadata
-   * before it) and offered to the stream's footer.
-   */
-  private RangeThrough.Extent tailExtent(long position) {
+  private RangeThrough.Through decide(long position, byte[] dst, int off, int len, ReadPlanner.Decision d,
+      boolean streamPath) throws IOException {
+    boolean small = d.kind() == ReadPlanner.Kind.SMALL_JUMP;
     long tailStart = length - tailSize(length, blockSize);
-    if (spans.tail() != null || position < tailStart) {
-      return null;
+    boolean tail = streamPath && position >= tailStart && spans.tail() == null;
+    if (!tail && !small) {
+      CompletableFuture<Void> predicted = spans.pending(position, len);
+      if (!predicted.isDone()) {
+        requests.awaitShared(predicted);
+      }
+      List<long[]> gaps = spans.copyHeld(position, dst, off, len);
+      if (gaps.isEmpty()) {
+        return null;
+      }
+      if (gaps.size() == 1) {
+        len = (int) (gaps.get(0)[1] - gaps.get(0)[0]);
+        position = gaps.get(0)[0];
+      }
+      long held = spans.nextStart(position + len);
+      StreamFooter.Around a = parquet.around(position, len, blockSize);
+      long floor = a.why() == Purpose.RANGE && !d.inRun() && a.planned() ? 0 : a.start() + MIN_GET;
+      long end = Math.max(a.end(), Math.min(Math.max(floor, position + len + (long) d.ahead()), held));
+      end = Math.min(Math.min(end, length), a.start() + Math.max(len, blockSize));
+      if (a.start() == position && end == position + len) {
+        return new RangeThrough.Through(position, len, false, true, Purpose.RANGE, null);
+      }
+      // The blocks held first; if memory is short for the extent, the read alone.
+      return new RangeThrough.Through(position, len, true, true, Purpose.RANGE,
+          new RangeThrough.Extent(a.start(), (int) (end - a.start()), true, a.why()));
     }
-    return new RangeThrough.Extent(tailStart, (int) (length - tailStart), true, Purpose.FOOTER);
+    if (tail) {
+      RangeThrough.Extent around = new RangeThrough.Extent(tailStart, (int) (length - tailStart), true, Purpose.FOOTER);
+      return small ? new RangeThrough.Through(position, len, true, false, Purpose.READAHEAD, around)
+          : new RangeThrough.Through(position, len, false, true, Purpose.RANGE, around);
+    }
+    int readahead = Math.min(READAHEAD, blockSize / 8);
+    RangeThrough.Extent around = !streamPath ? null : new RangeThrough.Extent(position,
+        (int) Math.min(length - position, (long) len + readahead), false, Purpose.READAHEAD);
+    return new RangeThrough.Through(position, len, true, false, Purpose.READAHEAD, around);
   }
 
   /**
@@ -244,25 +176,5 @@ final class JumpReads {
   static int tailSize(long length, int blockSize) {
     long size = Math.max(MIN_TAIL, Math.min(length / 512, Math.min(TAIL, blockSize / 4)));
     return (int) Math.min(length, size);
-  }
-
-  /**
-   * Holds a span the read-through fetched for the reads that follow (the object's tail, offered to the
-   * stream's footer, or another span), then lets go of the caller's pin.
-   */
-  private void hold(Span span, boolean tail) {
-    try {
-      if (tail) {
-        parquet.offerTail(span.buffer(), span.length());
-        spans.setTail(span);
-      } else {
-        spans.add(span);
-      }
-      if (requests.isClosed()) {
-        spans.releaseAll(); // close() may have swept the spans before this one was held
-      }
-    } finally {
-      span.unpin();
-    }
   }
 }

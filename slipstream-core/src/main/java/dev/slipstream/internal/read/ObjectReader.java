@@ -89,7 +89,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.length = h.length();
     this.stats = h.stats();
     // Built in the order they depend on one another, each given what it uses: nothing is wired later.
-    this.requests = new StreamRequests(h, fetcher, closeWaitMillis);
+    this.requests = new StreamRequests(h, closeWaitMillis);
     HeldBlocks blocks = new HeldBlocks(stats);
     SourceChain chain = sources.chain(h, blocks, blockSize);
     this.window = new BlockWindow(h, pool, fetcher, chain, blocks, requests, blockSize, maxDepth, splitEnd);
@@ -98,7 +98,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     // What a stream holds ahead of its reader comes in pieces G1 does not make humongous (HeapRegions),
     // and ranges are kept in the tiers in the same pieces.
     int piece = HeapRegions.current().largestOrdinary(blockSize);
-    RangeThrough ranges = chain.ranges(fetcher, requests, spans::copyHeld, piece);
+    RangeThrough ranges = chain.ranges(fetcher, requests, piece);
     this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, parquet, blockSize, piece,
         (long) maxDepth * blockSize, splitEnd);
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);
@@ -312,22 +312,15 @@ public final class ObjectReader extends SlipstreamInputStream {
       window.dropOutside(first, first + Math.max(maxDepth, (len - 1) / blockSize + 1));
     }
     switch (d.kind()) {
-      case EXACT -> {
-        columns.onRead(position, len);
-        stripeFooters.onRead(position, len);
-        stripeStreams.onRead(position, len);
-        jumps.readRange(position, dst, off, len, d.ahead(), d.inRun(), streamPath);
-      }
-      // An object of one block is fetched whole, once: a reader that jumps in it reads most of it.
-      case SMALL_JUMP -> {
-        if (length > blockSize) {
-          jumps.readSmall(position, dst, off, len, streamPath);
-        } else {
-          window.copy(position, dst, off, len, planner, false);
+      case IN_ORDER, BLOCKS_AFTER_JUMP -> window.copy(position, dst, off, len, planner, d.inOrder());
+      case EXACT, SMALL_JUMP -> {
+        if (d.kind() == ReadPlanner.Kind.EXACT) {
+          columns.onRead(position, len); // a predicted column's chunks, fetched from its first read
+          stripeFooters.onRead(position, len); // an ORC reader's first stripe: every footer of its split
+          stripeStreams.onRead(position, len); // a later stripe: the next stripes' same streams
         }
+        jumps.readRange(position, dst, off, len, d, streamPath);
       }
-      case IN_ORDER -> window.copy(position, dst, off, len, planner, true);
-      case BLOCKS_AFTER_JUMP -> window.copy(position, dst, off, len, planner, false);
     }
     stats.add(Counter.BYTES_READ, len);
     if (streamPath) {

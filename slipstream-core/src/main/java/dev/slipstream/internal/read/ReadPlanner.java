@@ -21,8 +21,8 @@ import dev.slipstream.internal.learn.LearnedDepth;
  *       jumps away wastes at most a block or two ({@code SEQUENTIAL}, a promised run: {@code prefetch.blocks}
  *       at once), then as deep as the reader needs
  *       (docs/architecture.md, rule 5). A jump resets the depth;
- *       a small read after it fetches its own bytes ({@link Kind#SMALL_JUMP}), a large one the blocks it
- *       spans ({@link Kind#BLOCKS_AFTER_JUMP}).</li>
+ *       a small read after it fetches its own bytes ({@link Kind#SMALL_JUMP}), a large one, or any read of an
+ *       object no larger than a block, the blocks it spans ({@link Kind#BLOCKS_AFTER_JUMP}).</li>
  *   <li><b>Ranges</b> ({@link ReadPolicy#RANDOM}: the caller said it reads a footer and then ranges, as
  *       Parquet and ORC readers do; or an {@code ADAPTIVE} stream whose first read lands in the object's
  *       last {@link #TAIL_ZONE} bytes, which is how such readers start, or in a column chunk or the page
@@ -131,8 +131,10 @@ final class ReadPlanner {
       return new Decision(Kind.IN_ORDER, 0, false);
     }
     depth.reset();
-    // A small read after a jump costs one GET of about its bytes, not a block-sized one.
-    return new Decision(len < blockSize / 2 ? Kind.SMALL_JUMP : Kind.BLOCKS_AFTER_JUMP, 0, false);
+    // A small read after a jump costs one GET of about its bytes, not a block-sized one; but an object of
+    // one block is fetched whole, once: a reader that jumps in it reads most of it.
+    boolean small = len < blockSize / 2 && length > blockSize;
+    return new Decision(small ? Kind.SMALL_JUMP : Kind.BLOCKS_AFTER_JUMP, 0, false);
   }
 
   private Decision rangesMode(boolean continuing, int len) {

@@ -64,10 +64,12 @@ final class RowGroupPrefetch {
    */
   static final int UNPROVEN_PIECES = PrefetchDepth.START;
 
-  /** Fetches {@code [position, position + len)} into {@code dst[off..]}. */
-  interface Fetch {
-    CompletableFuture<Void> start(long position, byte[] dst, int off, int len);
-  }
+  /**
+   * What a read found in the pieces ({@link #read}): {@code copied} completes once every piece that holds
+   * bytes of it is fetched and copied; {@code gaps} are the ranges no piece holds, in order, as {start, end}
+   * pairs, for the reader to fetch.
+   */
+  record Found(CompletableFuture<Void> copied, List<long[]> gaps) {}
 
   /**
    * Fetches {@code [position, position + len)} ahead into {@code dst} (pieces end to end), as a prefetch:
@@ -190,11 +192,11 @@ final class RowGroupPrefetch {
   }
 
   /**
-   * Reads {@code [position, position + len)} into {@code dst}: the bytes pieces hold are copied from them
-   * once fetched, the rest fetched with {@code rest}, each gap in one call. If the range is a row group's
-   * column chunks, the next row group's same chunks are planned ahead.
+   * Reads what the pieces hold of {@code [position, position + len)} into {@code dst}, copied from them once
+   * fetched, and returns that with the gaps they do not hold, which the reader fetches. If the range is a
+   * row group's column chunks, the next row group's same chunks are planned ahead.
    */
-  CompletableFuture<Void> read(long position, byte[] dst, int off, int len, Fetch rest) {
+  Found read(long position, byte[] dst, int off, int len) {
     List<CompletableFuture<Void>> done = new ArrayList<>();
     List<long[]> gaps = new ArrayList<>();
     long end = position + len;
@@ -220,10 +222,8 @@ final class RowGroupPrefetch {
         fill();
       }
     }
-    for (long[] g : gaps) {
-      done.add(rest.start(g[0], dst, off + (int) (g[0] - position), (int) (g[1] - g[0])));
-    }
-    return done.size() == 1 ? done.get(0) : CompletableFuture.allOf(done.toArray(CompletableFuture[]::new));
+    return new Found(done.size() == 1 ? done.get(0) : CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)),
+        gaps);
   }
 
   /** Copies what pieces hold of {@code [position, end)} (once fetched); the bytes they do not, as gaps. */

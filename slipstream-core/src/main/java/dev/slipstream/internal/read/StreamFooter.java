@@ -5,6 +5,7 @@ package dev.slipstream.internal.read;
 
 import dev.slipstream.Counter;
 import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.format.ParquetFooter;
 import dev.slipstream.internal.learn.ParquetFooters;
 import java.util.BitSet;
@@ -19,6 +20,12 @@ import java.util.Map;
  * columns learn from when the stream closes. Thread-safe.
  */
 final class StreamFooter {
+  /**
+   * The most a read at a column chunk's start may ask for and still be a page header's first field read
+   * through Thrift (a byte, in practice), not data: a page is larger than this.
+   */
+  static final int HEADER_READ = 256;
+
   private final ObjectHandle h;
   private final ParquetFooters footers;
   private volatile ParquetFooter footer;
@@ -62,13 +69,42 @@ final class StreamFooter {
   }
 
   /**
-   * The column chunk holding byte {@code position} by the footer, or null (no footer, or no chunk there); for
-   * an ORC file, the data stream of a stripe whose footer a reader has read, as a chunk with no dictionary
-   * page (a range in it is one the reader planned from the stripe's footer).
+   * What the layout says a columnar read of {@code [start, end)} belongs with ({@link #around}): a column
+   * chunk ({@link Purpose#CHUNK}), the page indexes ({@link Purpose#INDEX}) or nothing more than itself
+   * ({@link Purpose#RANGE}), and the bytes {@code [start, end)} that come with it.
+   *
+   * @param planned the read lies in a column chunk (or an ORC stream) the layout knows: a range there after
+   *     a jump is one the reader planned from the footer
    */
-  ParquetFooter.Chunk chunkAt(long position) {
+  record Around(Purpose why, long start, long end, boolean planned) {}
+
+  /**
+   * What the layout says of a columnar read of {@code [position, position + len)}. A read of a few bytes
+   * ({@link #HEADER_READ} at most) at the dictionary page that starts a Parquet column chunk is that page's
+   * header read field by field through Thrift (the dictionary filter reads each row group's dictionary page
+   * so, and so does a reader about to read pages a column index selected): the whole chunk comes with it,
+   * whose data pages follow, unless the footer names an offset index for the chunk: then the reader may read
+   * only some of its pages, and the dictionary page alone comes. A read among the page indexes and bloom
+   * filters comes with the rest of them (a reader that reads one reads the others), from their start if they
+   * are no larger than {@code most}: a filter reads the indexes of each column it filters on. Any other read
+   * is a range the reader chose (a chunk, or the pages a column index selected): itself alone.
+   */
+  Around around(long position, int len, int most) {
+    long end = position + len;
     ParquetFooter f = footer();
-    return f != null ? f.chunkAt(position) : orc.chunkAt(position);
+    if (f == null) {
+      return new Around(Purpose.RANGE, position, end, orc.chunkAt(position) != null);
+    }
+    long start = f.inIndexes(position) && end <= f.indexEnd() && f.indexEnd() - f.indexStart() <= most
+        ? f.indexStart() : position;
+    ParquetFooter.Chunk c = f.chunkAt(position);
+    if (c != null && c.dictionary() && c.start() == position && len <= HEADER_READ) {
+      return new Around(Purpose.CHUNK, start, Math.max(end, c.pageIndexed() ? c.dataPages() : c.end()), true);
+    }
+    if (c == null && f.inIndexes(position)) {
+      return new Around(Purpose.INDEX, start, Math.max(end, f.indexEnd()), false);
+    }
+    return new Around(Purpose.RANGE, start, end, c != null);
   }
 
   /** Whether the footer has a column chunk or the page indexes at {@code position}, or an ORC stripe there. */

@@ -50,7 +50,10 @@ final class StreamOrcLayout {
     return p;
   }
 
-  /** The data stream holding byte {@code position} as a column chunk of its stripe, or null (see {@link StreamFooter#chunkAt}). */
+  /**
+   * The data stream holding byte {@code position} as a column chunk of its stripe, or null: a range in it
+   * is one the reader planned from the stripe's footer ({@link StreamFooter#around}).
+   */
   ParquetFooter.Chunk chunkAt(long position) {
     OrcLayout p = plan();
     OrcTail.Stream s = p == null ? null : p.streamAt(position);

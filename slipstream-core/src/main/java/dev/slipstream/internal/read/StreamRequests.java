@@ -7,8 +7,6 @@ import dev.slipstream.Counter;
 import dev.slipstream.Latency;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.S3Location;
-import dev.slipstream.internal.block.PooledBytes;
-import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.InFlight;
 import dev.slipstream.internal.fetch.Failures;
@@ -21,16 +19,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
  * Whether one stream is closed, and every request of it that has not ended (block fetches, direct and
  * asynchronous reads), each by its cancel token: {@code close()} cancels them all and waits, bounded,
  * until they have ended, so that no request outlives its stream (docs/architecture.md, rule 6). A caller
- * who waits for a read of the stream waits here too ({@link #readWaiting}, {@link #awaitRange}): an interrupt
- * cancels the requests made for that caller, never another thread's (rule 7), nor a fetch other reads
- * share ({@link #awaitShared}); the caller's array is handed back only once they stopped writing into it.
+ * who waits for a read of the stream waits here too ({@link #await}; the read-through of ranges submits the
+ * requests, this class only waits): an interrupt cancels the requests made for that caller, never another
+ * thread's (rule 7), nor a fetch other reads share ({@link #awaitShared}); the caller's array is handed back
+ * only once they stopped writing into it.
  */
 final class StreamRequests implements RangeThrough.Requests {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StreamRequests.class);
@@ -39,17 +37,12 @@ final class StreamRequests implements RangeThrough.Requests {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final S3Location location;
   private final ReadStatistics stats;
-  private final BlockFetcher fetcher;
   private final long closeWaitMillis;
 
-  /**
-   * @param fetcher runs the reads a caller waits for
-   * @param closeWaitMillis how long close (or an interrupted caller) waits for requests to end
-   */
-  StreamRequests(ObjectHandle h, BlockFetcher fetcher, long closeWaitMillis) {
+  /** @param closeWaitMillis how long close (or an interrupted caller) waits for requests to end */
+  StreamRequests(ObjectHandle h, long closeWaitMillis) {
     this.location = h.location();
     this.stats = h.stats();
-    this.fetcher = fetcher;
     this.closeWaitMillis = closeWaitMillis;
   }
 
@@ -99,45 +92,6 @@ final class StreamRequests implements RangeThrough.Requests {
   // ---- waiting for reads ---------------------------------------------------------------------
 
   /**
-   * Runs {@code read} on the fetch executor, ahead of every prefetch, as a request of the stream, and
-   * waits for it on the caller's thread. A caller's GET never runs on its own thread: interrupted
-   * mid-request, the S3 client drains the response body before it gives up, so a stalled body would hold
-   * a killed task for the whole stall timeout. Here an interrupt cancels the request (an open body is
-   * aborted, a response still to come is dropped unread) and the read ends at once with an {@link
-   * InterruptedIOException}, the interrupt status kept; the caller's array is handed back only once the
-   * request stopped writing into it (bounded by the stream's close wait). Into {@code into}'s buffer, if
-   * not null: pinned until the request has ended, so that a caller
-   * interrupted before then, which lets go of the bytes, never has their buffer recycled to another stream
-   * while the request may still write into it.
-   */
-  @Override
-  public void readWaiting(long position, int len, Purpose why, RangeThrough.Work read, PooledBytes into)
-      throws IOException {
-    checkOpen();
-    CancelToken token = start(why);
-    boolean pinned = into != null && into.tryPin();
-    Runnable ended = () -> {
-      end(token);
-      if (pinned) {
-        into.unpin();
-      }
-    };
-    await(fetcher.submitRead(true, token, () -> read.run(token), ended), token::cancel,
-        " bytes " + position + "-" + (position + len - 1));
-  }
-
-  /**
-   * Starts a range for a caller who waits, as a request of the stream, and waits for it on the caller's
-   * thread: reads made for this caller alone that write into its array; an interrupt cancels the range,
-   * which stops them and nothing else (see {@link #readWaiting}).
-   */
-  @Override
-  public void awaitRange(Purpose why, Function<CancelToken, RangeThrough.Fetch> range) throws IOException {
-    RangeThrough.Fetch f = range.apply(start(why));
-    await(f.done(), f::cancel, "");
-  }
-
-  /**
    * Waits on the caller's thread for {@code shared}, a fetch other reads may wait for too (a column chunk
    * fetched by prediction) and that writes into no array of the caller's: an interrupt ends the wait and
    * cancels nothing.
@@ -152,7 +106,8 @@ final class StreamRequests implements RangeThrough.Requests {
    * caller's array, and ends with an {@link InterruptedIOException} naming the location and {@code what},
    * the interrupt status kept.
    */
-  private void await(CompletableFuture<Void> done, Runnable cancel, String what) throws IOException {
+  @Override
+  public void await(CompletableFuture<Void> done, Runnable cancel, String what) throws IOException {
     long t0 = System.nanoTime();
     try {
       done.get();

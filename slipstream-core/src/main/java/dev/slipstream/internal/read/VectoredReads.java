@@ -9,15 +9,17 @@ import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.format.ParquetFooter;
 import dev.slipstream.internal.source.RangeThrough;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * A stream's asynchronous range reads (Hadoop's vectored reads): a range waits for the predicted chunks
  * being fetched into it ({@link HeldSpans#pending}), then, once the stream has a Parquet footer, takes what
- * the row groups read ahead hold ({@link RowGroupPrefetch}, which also fetches the next ones ahead), and the
- * rest goes to {@link RangeThrough#rangeUnheld}: what the stream's spans hold is copied (a column chunk a
- * dictionary read fetched whole, say), the rest fetched from wherever it is, in parallel parts. Each
- * range passes each of these once, in this order.
+ * the row groups read ahead hold ({@link RowGroupPrefetch}, which also fetches the next ones ahead), then
+ * what the stream's spans hold (a column chunk a dictionary read fetched whole, say), and the rest goes to
+ * {@link RangeThrough#range}, fetched from wherever it is, in parallel parts. Each range passes each of
+ * these once, in this order.
  *
  * <p>Rules kept: the row groups read ahead are the stream's requests like any other, so close cancels
  * them; they take free memory only, within the stream's budget for them.
@@ -38,7 +40,7 @@ final class VectoredReads {
   private RowGroupPrefetch rowGroups;
 
   /**
-   * @param ranges what copies what the spans hold of a range and fetches the rest
+   * @param ranges the read-through of ranges: what neither the row groups read ahead nor the spans hold
    * @param spans the bytes the stream holds outside its blocks
    * @param parquet the stream's Parquet footer
    * @param blockSize the stream's block size
@@ -63,16 +65,33 @@ final class VectoredReads {
 
   /** Reads {@code [position, position + len)} (inside the object, len > 0) into {@code dst} asynchronously. */
   CompletableFuture<Void> read(long position, byte[] dst, int off, int len) {
-    CompletableFuture<Void> predicted = spans.pending(position, len); // chunks being fetched by prediction
-    CompletableFuture<Void> done = predicted.isDone() ? readNow(position, dst, off, len)
-        : predicted.thenCompose(v -> readNow(position, dst, off, len));
-    return done.thenRun(() -> stats.add(Counter.BYTES_READ, len));
+    // Chunks being fetched by prediction first (at once if none: a completed future runs it on this thread).
+    return spans.pending(position, len).thenCompose(v -> readNow(position, dst, off, len))
+        .thenRun(() -> stats.add(Counter.BYTES_READ, len));
   }
 
+  /**
+   * What the row groups read ahead hold of the range is copied once fetched, then what the stream's spans
+   * hold of each gap they leave (a column chunk a dictionary read fetched whole, say), and the rest of each
+   * gap is fetched in one call to the read-through of ranges ({@link RangeThrough#range}): the one gap at an
+   * end, or the whole gap if what is held lies inside it (it would cut one GET in two).
+   */
   private CompletableFuture<Void> readNow(long position, byte[] dst, int off, int len) {
     RowGroupPrefetch ahead = rowGroupPrefetch();
-    return ahead == null ? ranges.rangeUnheld(position, dst, off, len)
-        : ahead.read(position, dst, off, len, ranges::rangeUnheld);
+    RowGroupPrefetch.Found pieces = ahead == null ? null : ahead.read(position, dst, off, len);
+    List<CompletableFuture<Void>> done = new ArrayList<>(2);
+    if (pieces != null) {
+      done.add(pieces.copied());
+    }
+    for (long[] gap : pieces == null ? List.of(new long[] {position, position + len}) : pieces.gaps()) {
+      int at = off + (int) (gap[0] - position);
+      List<long[]> unheld = spans.copyHeld(gap[0], dst, at, (int) (gap[1] - gap[0]));
+      long[] g = unheld.size() > 1 ? gap : unheld.isEmpty() ? null : unheld.get(0);
+      if (g != null) {
+        done.add(ranges.range(g[0], dst, off + (int) (g[0] - position), (int) (g[1] - g[0]), Purpose.RANGE).done());
+      }
+    }
+    return done.size() == 1 ? done.get(0) : CompletableFuture.allOf(done.toArray(CompletableFuture[]::new));
   }
 
   /** The Parquet row-group read-ahead, once the stream has a footer; null otherwise. */

@@ -42,12 +42,13 @@
  *   <li>{@link dev.slipstream.internal.read.VectoredReads}: asynchronous (vectored) ranges: with a footer,
  *       {@link dev.slipstream.internal.read.RowGroupPrefetch} reads the later Parquet row groups' same
  *       chunks ahead (the rest of the projection, up to the split's last row group, {@link
- *       dev.slipstream.internal.read.SplitRowGroups}) and a range copies its pieces; what the spans hold,
- *       and the rest, by the stream's {@link dev.slipstream.internal.source.RangeThrough};</li>
+ *       dev.slipstream.internal.read.SplitRowGroups}) and a range copies its pieces, then what the spans
+ *       hold of the gaps they leave; the rest by the stream's {@link
+ *       dev.slipstream.internal.source.RangeThrough};</li>
  *   <li>{@link dev.slipstream.internal.read.JumpReads}: small reads after a jump and columnar ranges:
- *       decides each one's extent (the tail, a column chunk, the page indexes, a readahead), reads it
- *       through the stream's {@link dev.slipstream.internal.source.RangeThrough} in one call and holds
- *       it in the spans;</li>
+ *       asks the spans and the footer once, decides the read left and its extent (the tail, a column chunk,
+ *       the page indexes, a readahead) as one request, reads it through the stream's {@link
+ *       dev.slipstream.internal.source.RangeThrough} in one call and holds the extent in the spans;</li>
  *   <li>{@link dev.slipstream.internal.read.ColumnPrefetch}: predicted columns in the stream, the one
  *       class of this package for them: at a stream's first column read, the chunks of the columns the
  *       client's readers read from the last files of that schema ({@link
@@ -58,7 +59,7 @@
  * Bytes not in the stream's memory come through its {@link dev.slipstream.internal.source.SourceChain}:
  * a block's by {@link dev.slipstream.internal.read.BlockWindow}; a range's outside the block grid through
  * the chain's read-through of ranges ({@link dev.slipstream.internal.source.RangeThrough}, made once a
- * stream over the chain's tiers, with the stream's blocks, spans and requests): the blocks held, else as a
+ * stream over the chain's tiers, with the stream's blocks and requests): the blocks held, else as a
  * tier kept it, else fetched (in parallel parts when large or asynchronous), then offered to the tiers. No
  * class of this package asks the tiers or S3 about a range itself.
  *

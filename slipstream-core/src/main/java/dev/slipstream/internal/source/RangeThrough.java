@@ -31,7 +31,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Two ways to wait, one protocol: {@link #range} runs it on the fetch executor, in parallel parts of at
  * most {@link #PART}, and returns at once (a caller who waits does so through the stream's {@link
- * Requests#awaitRange}); {@link #readThrough} is for a caller who waits now, in one call: the blocks held,
+ * Requests#await}); {@link #readThrough} is for a caller who waits now, in one call: the blocks held,
  * then the tiers, then S3 (the read alone, or an extent around it into a span the caller then holds), then
  * the tiers are offered what came. It looks a small range up on the caller's thread and fetches it in one
  * request; a range of more than a part goes through {@link #range} either way.
@@ -61,34 +61,18 @@ public final class RangeThrough {
     void end(CancelToken token);
 
     /**
-     * Runs {@code read} on the fetch executor, ahead of every prefetch, as a request of the stream, and
-     * waits for it on the caller's thread; into {@code into}'s buffer if not null, pinned until the request
-     * has ended.
+     * Waits on the caller's thread for {@code done}: requests made for this caller alone, which write into
+     * its array. An interrupt runs {@code cancel}, which stops them and no other request of the stream, gives
+     * them the stream's close wait to stop writing, and ends the wait with an {@link
+     * java.io.InterruptedIOException} naming {@code what}.
      */
-    void readWaiting(long position, int len, Purpose why, Work read, PooledBytes into) throws IOException;
-
-    /**
-     * Starts a range a caller waits for, as a request of the stream ({@code start} is given its token and
-     * submits the range's work), and waits for it on the caller's thread; an interrupt cancels the range
-     * ({@link Fetch#cancel}) and nothing else.
-     */
-    void awaitRange(Purpose why, java.util.function.Function<CancelToken, Fetch> start) throws IOException;
+    void await(CompletableFuture<Void> done, Runnable cancel, String what) throws IOException;
   }
 
   /** A read into a caller's array on a fetch thread, given the token that can stop it. */
   @FunctionalInterface
-  public interface Work {
+  private interface Work {
     void run(CancelToken token) throws IOException;
-  }
-
-  /** What a stream holds outside its blocks, copied into a vectored range before it fetches the rest. */
-  @FunctionalInterface
-  public interface HeldSpans {
-    /**
-     * Copies what is held of {@code [p, p + len)} into {@code dst[off..]} and returns the ranges not held,
-     * in order, as {start, end} pairs (the whole range if none of it is held).
-     */
-    List<long[]> copyHeld(long p, byte[] dst, int off, int len);
   }
 
   private final ObjectHandle h;
@@ -97,7 +81,6 @@ public final class RangeThrough {
   private final Requests requests;
   private final BufferPool pool;
   private final ReadStatistics stats;
-  private final HeldSpans spans;
   private final int blockSize;
   private final int keptPiece;
   /** The blocks held and the tiers, asked about a range. */
@@ -108,7 +91,6 @@ public final class RangeThrough {
    * @param tiers the tiers before S3, in the order they are asked
    * @param requests the stream's requests: every fetch here is one
    * @param pool where the spans {@link #readThrough} fetches into come from (free memory only)
-   * @param spans what the stream holds outside its blocks: a vectored range copies it ({@link #rangeUnheld})
    * @param blockSize the stream's block size: a range's share of each block is asked of the blocks held
    * @param keptPiece the size of the pieces a range is kept in and looked up by, cut from the range's start:
    *     the pieces the stream's predicted columns and row groups read ahead are fetched in, so that the same
@@ -116,7 +98,7 @@ public final class RangeThrough {
    *     in pieces. A tier finds a range only by its exact bounds.
    */
   RangeThrough(ObjectHandle h, OwnBlocks own, List<Tier> tiers, S3Source s3, BlockFetcher fetcher,
-      Requests requests, BufferPool pool, HeldSpans spans, int blockSize, int keptPiece) {
+      Requests requests, BufferPool pool, int blockSize, int keptPiece) {
     if (keptPiece <= 0) {
       throw new IllegalArgumentException("the kept piece must be positive: " + keptPiece);
     }
@@ -126,7 +108,6 @@ public final class RangeThrough {
     this.requests = requests;
     this.pool = pool;
     this.stats = h.stats();
-    this.spans = spans;
     this.blockSize = blockSize;
     this.keptPiece = keptPiece;
     this.kept = new RangeTiers(h, own, tiers, pool, blockSize);
@@ -141,7 +122,8 @@ public final class RangeThrough {
   public record Extent(long start, int length, boolean keep, Purpose why) {}
 
   /**
-   * How {@link #readThrough} serves a read a caller waits for.
+   * A read a caller waits for, {@code [position, position + length)}, and how {@link #readThrough} serves it:
+   * decided by the stream before it asks.
    *
    * @param blocksFirst first from the blocks the stream and its tiers hold, sending nothing if they hold
    *     it all
@@ -151,24 +133,28 @@ public final class RangeThrough {
    * @param why the purpose of the read alone
    * @param around the extent fetched around the read and held by the caller; null for the read alone
    */
-  public record Through(boolean blocksFirst, boolean keep, Purpose why, Extent around) {}
+  public record Through(long position, int length, boolean blocksFirst, boolean keep, Purpose why, Extent around) {
+    public Through {
+      if (around != null && (position < around.start() || position + length > around.start() + around.length())) {
+        throw new IllegalArgumentException("extent " + around.start() + "+" + around.length()
+            + " does not cover the read " + position + "+" + length);
+      }
+    }
+  }
 
   /**
-   * Reads {@code [position, position + len)} into {@code dst[off..]} for a caller who waits, in one call,
-   * as {@code how} says: from the blocks the stream and its tiers hold ({@link Through#blocksFirst}); else
-   * the extent around it ({@link Through#around}) into a span of free memory, as a tier kept it or from S3
-   * and then offered to the tiers ({@link #fill}); else (no extent, or memory short for it) the read alone
-   * ({@link Through#keep}).
+   * Reads {@code how}'s range into {@code dst[off..]} for a caller who waits, in one call: from the blocks
+   * the stream and its tiers hold ({@link Through#blocksFirst}); else the extent around it ({@link
+   * Through#around}) into a span of free memory, as a tier kept it or from S3 and then offered to the tiers
+   * ({@link #fill}); else (no extent, or memory short for it) the read alone ({@link Through#keep}).
    *
    * @return with the read in {@code dst} either way, the span filled with the extent, pinned for the
    *     caller, who holds it and then unpins it; null if no extent was fetched
    */
-  public Span readThrough(long position, byte[] dst, int off, int len, Through how) throws IOException {
+  public Span readThrough(Through how, byte[] dst, int off) throws IOException {
+    long position = how.position();
+    int len = how.length();
     Extent e = how.around();
-    if (e != null && (position < e.start() || position + len > e.start() + e.length())) {
-      throw new IllegalArgumentException("extent " + e.start() + "+" + e.length() + " does not cover the read "
-          + position + "+" + len);
-    }
     if (how.blocksFirst() && kept.readFromTiers(position, dst, off, len)) {
       return null;
     }
@@ -188,7 +174,7 @@ public final class RangeThrough {
     if (how.keep()) {
       read(position, dst, off, len, how.why());
     } else {
-      requests.readWaiting(position, len, how.why(), token -> s3.readNow(h, position, dst, off, len, token), null);
+      readWaiting(position, len, how.why(), token -> s3.readNow(h, position, dst, off, len, token), null);
     }
     return null;
   }
@@ -258,17 +244,8 @@ public final class RangeThrough {
    * one array would be, and each piece is looked up and kept under its own name, as {@link #range} cuts it.
    */
   public Fetch range(long position, Destination dst, int len, Purpose why) {
-    return range(requests.start(why), position, dst, len, why);
-  }
-
-  /** {@link #range} as the request of {@code token}, which ends once the range has. */
-  private Fetch range(CancelToken token, long position, byte[] dst, int off, int len, Purpose why) {
-    return range(token, position, Destination.of(dst, off), len, why);
-  }
-
-  private Fetch range(CancelToken token, long position, Destination dst, int len, Purpose why) {
-    // A prefetch queues behind every read a caller waits for.
-    Fetch f = new Fetch(token, fetcher, why != Purpose.ROW_GROUP_AHEAD);
+    // One request of the stream, ended once the range has; a prefetch queues behind every read a caller waits for.
+    Fetch f = new Fetch(requests.start(why), fetcher, why != Purpose.ROW_GROUP_AHEAD);
     CompletableFuture<Void> all;
     if (!kept.keepsRange(position, len)) {
       all = parts(f, position, dst, len);
@@ -279,23 +256,6 @@ public final class RangeThrough {
     }
     f.done = all.whenComplete((v, t) -> requests.end(f.token));
     return f;
-  }
-
-  /**
-   * A vectored range: copies what the stream's spans hold of {@code [position, position + len)} now (a
-   * column chunk a dictionary read fetched whole, say) and reads the rest by {@link #range}: the one gap
-   * at an end, or the whole range if what is held lies inside it (it would cut one GET in two).
-   */
-  public CompletableFuture<Void> rangeUnheld(long position, byte[] dst, int off, int len) {
-    List<long[]> gaps = spans.copyHeld(position, dst, off, len);
-    if (gaps.isEmpty()) {
-      return CompletableFuture.completedFuture(null);
-    }
-    if (gaps.size() > 1 || gaps.get(0)[0] == position && gaps.get(0)[1] == position + len) {
-      return range(position, dst, off, len, Purpose.RANGE).done();
-    }
-    long[] g = gaps.get(0);
-    return range(g[0], dst, off + (int) (g[0] - position), (int) (g[1] - g[0]), Purpose.RANGE).done();
   }
 
   /** Whether a read of {@code len} bytes for a caller who waits goes through {@link #range}. */
@@ -351,14 +311,14 @@ public final class RangeThrough {
    */
   void read(long position, byte[] dst, int off, int len, Purpose why) throws IOException {
     if (throughRange(position, len)) {
-      requests.awaitRange(why, token -> range(token, position, dst, off, len, why));
+      Fetch f = range(position, Destination.of(dst, off), len, why);
+      requests.await(f.done(), f::cancel, "");
       return;
     }
     if (kept.readKeptRange(position, dst, off, len)) {
       return;
     }
-    requests.readWaiting(position, len, why,
-        token -> readAnywhere(position, Destination.of(dst, off), len, token), null);
+    readWaiting(position, len, why, token -> readAnywhere(position, Destination.of(dst, off), len, token), null);
     kept.keepRange(position, dst, off, len);
   }
 
@@ -376,24 +336,47 @@ public final class RangeThrough {
     int len = span.length();
     byte[] buffer = span.buffer();
     if (keep && throughRange(start, len)) {
-      requests.awaitRange(why, token -> {
-        Fetch f = range(token, start, buffer, 0, len, why); // looked up and kept as a range there
-        if (span.tryPin()) { // the parts' pin (the filler's is held by the caller): dropped once none of them runs
-          f.done().whenComplete((v, t) -> span.unpin());
-        }
-        return f;
-      });
+      Fetch f = range(start, Destination.of(buffer, 0), len, why); // looked up and kept as a range there
+      if (span.tryPin()) { // the parts' pin (the filler's is held by the caller): dropped once none of them runs
+        f.done().whenComplete((v, t) -> span.unpin());
+      }
+      requests.await(f.done(), f::cancel, "");
       span.filled();
       return;
     }
     boolean found = keep && kept.readKeptRange(span);
     if (!found) {
-      requests.readWaiting(start, len, why, token -> s3.readNow(h, start, buffer, 0, len, token), span);
+      readWaiting(start, len, why, token -> s3.readNow(h, start, buffer, 0, len, token), span);
     }
     span.filled();
     if (keep && !found) {
       kept.keep(Piece.range(span.start(), span.length()), span);
     }
+  }
+
+  /**
+   * Runs {@code read} on the fetch executor, ahead of every prefetch, as a request of the stream, and waits
+   * for it on the caller's thread ({@link Requests#await}). A caller's GET never runs on its own thread:
+   * interrupted mid-request, the S3 client drains the response body before it gives up, so a stalled body
+   * would hold a killed task for the whole stall timeout; here an interrupt cancels the request. Into {@code
+   * into}'s buffer, if not null: pinned until the request has ended, so that a caller interrupted before
+   * then, which lets go of the bytes, never has their buffer recycled to another stream while the request
+   * may still write into it.
+   */
+  private void readWaiting(long position, int len, Purpose why, Work read, PooledBytes into) throws IOException {
+    CancelToken token = requests.start(why);
+    boolean pinned = into != null && into.tryPin();
+    CompletableFuture<Void> ended = new CompletableFuture<>();
+    CompletableFuture<Void> done = fetcher.submitRead(true, token, () -> read.run(token), () -> {
+      requests.end(token);
+      if (pinned) {
+        into.unpin();
+      }
+      ended.complete(null);
+    });
+    // Waited for until the request has ended, as a range's fetch is (Fetch#done): its outcome, once it ended.
+    requests.await(done.thenCombine(ended, (v, w) -> null), token::cancel,
+        " bytes " + position + "-" + (position + len - 1));
   }
 
   /** Reads {@code [position, position + len)} into {@code dst} in parallel parts on the fetch executor. */

@@ -92,12 +92,10 @@ public final class SourceChain {
    *
    * @param fetcher runs the range's requests on the shared fetch executor
    * @param requests the stream's requests: every fetch of a range is one
-   * @param spans what the stream holds outside its blocks, copied into a vectored range first
    * @param keptPiece the size of the pieces a range is kept in and looked up by ({@link RangeThrough})
    */
-  public RangeThrough ranges(BlockFetcher fetcher, RangeThrough.Requests requests, RangeThrough.HeldSpans spans,
-      int keptPiece) {
-    return new RangeThrough(h, own, tiers, s3, fetcher, requests, pool, spans, blockSize, keptPiece);
+  public RangeThrough ranges(BlockFetcher fetcher, RangeThrough.Requests requests, int keptPiece) {
+    return new RangeThrough(h, own, tiers, s3, fetcher, requests, pool, blockSize, keptPiece);
   }
 
   // ---- blocks a tier lends, blocks the stream leaves (write-behind) ---------------------------

@@ -116,11 +116,11 @@ class BlockWindowTest {
     byte[] dst = new byte[BLOCK];
 
     // the blocks first: all held, nothing sent
-    assertThat(rig.ranges.readThrough(2 * BLOCK + 50, dst, 0, 100,
-        new RangeThrough.Through(true, false, Purpose.READAHEAD, null))).isNull();
+    assertThat(rig.ranges.readThrough(
+        new RangeThrough.Through(2 * BLOCK + 50, 100, true, false, Purpose.READAHEAD, null), dst, 0)).isNull();
     assertThat(rig.fetch.store.ranges()).isEmpty();
     // the read alone: its share of block 2 from the window, the rest from S3
-    rig.ranges.readThrough(3 * BLOCK - 10, dst, 0, 30, new RangeThrough.Through(false, true, Purpose.RANGE, null));
+    rig.ranges.readThrough(new RangeThrough.Through(3 * BLOCK - 10, 30, false, true, Purpose.RANGE, null), dst, 0);
 
     assertThat(dst).startsWith(rig.data(3 * BLOCK - 10, 3 * BLOCK + 20));
     assertThat(rig.fetch.store.ranges()).containsExactly(StreamRig.get(3 * BLOCK, 3 * BLOCK + 20));

@@ -12,6 +12,8 @@ import dev.slipstream.internal.format.ParquetTestFiles;
 import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.internal.store.ScriptedStore;
 import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -77,8 +79,14 @@ class ClaimedPieceInterruptTest {
     }
   }
 
-  private CompletableFuture<Void> rest(long p, byte[] dst, int off, int n) {
-    return rig.ranges.range(p, dst, off, n, Purpose.RANGE).done();
+  /** A vectored read through {@code ahead}: what its pieces hold copied, each gap fetched as an exact range. */
+  private CompletableFuture<Void> read(RowGroupPrefetch ahead, long position, byte[] dst) {
+    RowGroupPrefetch.Found found = ahead.read(position, dst, 0, dst.length);
+    List<CompletableFuture<Void>> all = new ArrayList<>(List.of(found.copied()));
+    for (long[] g : found.gaps()) {
+      all.add(rig.ranges.range(g[0], dst, (int) (g[0] - position), (int) (g[1] - g[0]), Purpose.RANGE).done());
+    }
+    return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
   }
 
   @Test
@@ -89,7 +97,7 @@ class ClaimedPieceInterruptTest {
     RowGroupPrefetch ahead = new RowGroupPrefetch(ParquetFooter.parse(file, file.length, file.length), rig.fetch.pool,
         (p, d, n) -> rig.ranges.range(p, d, n, Purpose.ROW_GROUP_AHEAD), (s, e) -> e, rig.h.stats(), CHUNK,
         CHUNK, 4L * GROUP, 0, () -> false);
-    ahead.read(groupStart(0), new byte[GROUP], 0, GROUP, this::rest).get(10, TimeUnit.SECONDS);
+    read(ahead, groupStart(0), new byte[GROUP]).get(10, TimeUnit.SECONDS);
     assertThat(piecesAsked.await(10, TimeUnit.SECONDS)).as("row group 1's pieces are in flight").isTrue();
 
     // Another thread reads a large range of the same stream (parts on the fetch executor), and waits.
@@ -97,7 +105,8 @@ class ClaimedPieceInterruptTest {
     CompletableFuture<Throwable> other = new CompletableFuture<>();
     Thread reader = new Thread(() -> {
       try {
-        rig.jumps.readRange(groupStart(2), new byte[len], 0, len, 0, false, false);
+        rig.jumps.readRange(groupStart(2), new byte[len], 0, len,
+            new ReadPlanner.Decision(ReadPlanner.Kind.EXACT, 0, false), false);
         other.complete(null);
       } catch (Throwable t) {
         other.complete(t);
@@ -107,7 +116,7 @@ class ClaimedPieceInterruptTest {
     assertThat(otherAsked.await(10, TimeUnit.SECONDS)).as("its parts are in flight").isTrue();
 
     byte[] group1 = new byte[GROUP];
-    CompletableFuture<Void> claimed = ahead.read(groupStart(1), group1, 0, GROUP, this::rest); // claims the pieces
+    CompletableFuture<Void> claimed = read(ahead, groupStart(1), group1); // claims the pieces
     reader.interrupt();
     assertThat(other.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedIOException.class);
     piecesAnswer.countDown();

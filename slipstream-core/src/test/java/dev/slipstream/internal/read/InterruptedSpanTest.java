@@ -85,7 +85,8 @@ class InterruptedSpanTest {
     CompletableFuture<Throwable> outcome = new CompletableFuture<>();
     Thread reader = new Thread(() -> {
       try {
-        rig.jumps.readRange(0, new byte[100], 0, 100, ahead, true, false);
+        rig.jumps.readRange(0, new byte[100], 0, 100, new ReadPlanner.Decision(ReadPlanner.Kind.EXACT, ahead, false, true),
+            false);
         outcome.complete(null);
       } catch (Throwable t) {
         outcome.complete(t);

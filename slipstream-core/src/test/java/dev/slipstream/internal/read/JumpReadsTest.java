@@ -46,13 +46,13 @@ class JumpReadsTest {
 
   private byte[] small(long position, int len, boolean streamPath) throws IOException {
     byte[] dst = new byte[len];
-    rig.jumps.readSmall(position, dst, 0, len, streamPath);
+    rig.jumps.readRange(position, dst, 0, len, new ReadPlanner.Decision(ReadPlanner.Kind.SMALL_JUMP, 0, false), streamPath);
     return dst;
   }
 
   private byte[] range(long position, int len, boolean streamPath) throws IOException {
     byte[] dst = new byte[len];
-    rig.jumps.readRange(position, dst, 0, len, 0, false, streamPath);
+    rig.jumps.readRange(position, dst, 0, len, new ReadPlanner.Decision(ReadPlanner.Kind.EXACT, 0, false), streamPath);
     return dst;
   }
 

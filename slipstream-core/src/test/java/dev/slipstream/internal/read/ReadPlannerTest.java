@@ -114,6 +114,13 @@ class ReadPlannerTest {
   }
 
   @Test
+  void aSmallReadAfterAJumpInAnObjectOfOneBlockFetchesTheBlockWholeOnce() {
+    ReadPlanner p = new ReadPlanner(BLOCK, MAX_DEPTH, ReadPolicy.ADAPTIVE, BLOCK, new LearnedDepth());
+    p.onRead(0, 4 * KIB, false, false);
+    assertThat(p.onRead(BLOCK / 2, 4 * KIB, false, false).kind()).isEqualTo(Kind.BLOCKS_AFTER_JUMP);
+  }
+
+  @Test
   void aLargeReadAfterAJumpFetchesTheBlocksItSpans() {
     ReadPlanner p = planner(ReadPolicy.ADAPTIVE);
     p.onRead(0, 4 * KIB, false, false);

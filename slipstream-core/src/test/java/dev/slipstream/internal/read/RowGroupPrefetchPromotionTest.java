@@ -49,9 +49,14 @@ class RowGroupPrefetchPromotionTest {
     return 4 + (long) g * GROUP;
   }
 
-  /** Bytes fetched for a range read: an exact range, as a caller's read fetches it. */
-  private CompletableFuture<Void> rest(long p, byte[] dst, int off, int n) {
-    return rig.ranges.range(p, dst, off, n, Purpose.RANGE).done();
+  /** A vectored read through {@code ahead}: what its pieces hold copied, each gap fetched as an exact range. */
+  private CompletableFuture<Void> read(RowGroupPrefetch ahead, long position, byte[] dst) {
+    RowGroupPrefetch.Found found = ahead.read(position, dst, 0, dst.length);
+    List<CompletableFuture<Void>> all = new ArrayList<>(List.of(found.copied()));
+    for (long[] g : found.gaps()) {
+      all.add(rig.ranges.range(g[0], dst, (int) (g[0] - position), (int) (g[1] - g[0]), Purpose.RANGE).done());
+    }
+    return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
   }
 
   @Test
@@ -81,8 +86,8 @@ class RowGroupPrefetchPromotionTest {
     }
     byte[] group0 = new byte[GROUP];
     byte[] group1 = new byte[GROUP];
-    all.add(ahead.read(groupStart(0), group0, 0, GROUP, this::rest)); // plans row group 1's pieces, queued
-    all.add(ahead.read(groupStart(1), group1, 0, GROUP, this::rest)); // claims them: a reader waits for them now
+    all.add(read(ahead, groupStart(0), group0)); // plans row group 1's pieces, queued
+    all.add(read(ahead, groupStart(1), group1)); // claims them: a reader waits for them now
 
     release.countDown();
     busy.get(10, TimeUnit.SECONDS);

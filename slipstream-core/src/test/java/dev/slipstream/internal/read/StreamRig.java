@@ -39,14 +39,14 @@ final class StreamRig implements AutoCloseable {
     this.h = fetch.answered();
     this.blockSize = fetch.config.blockSize();
     this.maxDepth = maxDepth;
-    this.requests = new StreamRequests(h, fetch.fetcher, CLOSE_WAIT_MILLIS);
+    this.requests = new StreamRequests(h, CLOSE_WAIT_MILLIS);
     this.blocks = new HeldBlocks(h.stats());
     this.chain = new SourceChain(h, blocks, List.of(tiers), new S3Source(fetch.ranges, fetch.parts), fetch.pool,
         blockSize, false, null);
     this.window = new BlockWindow(h, fetch.pool, fetch.fetcher, chain, blocks, requests, blockSize, maxDepth, 0);
     this.spans = new HeldSpans();
     this.parquet = new StreamFooter(h, new ParquetFooters());
-    this.ranges = chain.ranges(fetch.fetcher, requests, spans::copyHeld, blockSize);
+    this.ranges = chain.ranges(fetch.fetcher, requests, blockSize);
     this.vectored = new VectoredReads(ranges, fetch.pool, requests, h.stats(), spans, parquet, blockSize, blockSize,
         (long) maxDepth * blockSize, 0);
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);

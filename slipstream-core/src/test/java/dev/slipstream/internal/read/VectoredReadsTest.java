@@ -96,6 +96,17 @@ class VectoredReadsTest {
   }
 
   @Test
+  void aRangeTheStreamHoldsWholeSendsNothing() throws Exception {
+    rig.spans.add(rig.fetch.filledSpan(0, 3000));
+    rig.spans.add(rig.fetch.filledSpan(3000, 3000));
+
+    readsTheObjectsBytes(1000, 4000);
+
+    assertThat(rig.fetch.store.ranges()).isEmpty();
+    assertThat(disk.asked()).isEmpty();
+  }
+
+  @Test
   void afterCloseARangeFailsWithTheClosedErrorAndSendsNothing() {
     rig.requests.close();
 

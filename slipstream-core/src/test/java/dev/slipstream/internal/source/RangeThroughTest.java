@@ -78,24 +78,7 @@ class RangeThroughTest {
     }
 
     @Override
-    public void readWaiting(long position, int len, Purpose why, RangeThrough.Work read, PooledBytes into)
-        throws IOException {
-      CancelToken token = start(why);
-      try {
-        await(fetcher.submitRead(true, token, () -> read.run(token), () -> { }), token::cancel);
-      } finally {
-        end(token);
-      }
-    }
-
-    @Override
-    public void awaitRange(Purpose why, java.util.function.Function<CancelToken, RangeThrough.Fetch> range)
-        throws IOException {
-      RangeThrough.Fetch f = range.apply(start(why));
-      await(f.done(), f::cancel);
-    }
-
-    private void await(CompletableFuture<Void> requests, Runnable cancel) throws IOException {
+    public void await(CompletableFuture<Void> requests, Runnable cancel, String what) throws IOException {
       try {
         requests.get();
       } catch (InterruptedException e) {
@@ -116,18 +99,13 @@ class RangeThroughTest {
     final RangeThrough ranges;
 
     Rig(FetchRig fetch, ScriptedTier... tiers) {
-      this(fetch, (p, dst, off, len) -> List.of(new long[] {p, p + len}), tiers);
-    }
-
-    /** As above, the stream holding what {@code held} copies. */
-    Rig(FetchRig fetch, RangeThrough.HeldSpans held, ScriptedTier... tiers) {
       this.fetch = fetch;
       this.h = fetch.answered();
       this.requests = new Requests(fetch.fetcher);
       int blockSize = fetch.config.blockSize();
       SourceChain chain = new SourceChain(h, OwnBlocks.NONE, List.of(tiers), new S3Source(fetch.ranges, fetch.parts),
           fetch.pool, blockSize, false, null);
-      this.ranges = chain.ranges(fetch.fetcher, requests, held, blockSize);
+      this.ranges = chain.ranges(fetch.fetcher, requests, blockSize);
     }
 
     byte[] data(long start, long end) {
@@ -311,68 +289,8 @@ class RangeThroughTest {
     span.releaseOwner();
   }
 
-  /** A stream that holds {@code [from, to)}: copies it into a range and returns the rest as gaps. */
-  private static RangeThrough.HeldSpans holding(byte[] data, long from, long to) {
-    return (p, dst, off, len) -> {
-      long end = p + len;
-      long a = Math.max(p, from);
-      long b = Math.min(end, to);
-      if (a >= b) {
-        return List.of(new long[] {p, end});
-      }
-      System.arraycopy(data, (int) a, dst, off + (int) (a - p), (int) (b - a));
-      java.util.List<long[]> gaps = new java.util.ArrayList<>();
-      if (a > p) {
-        gaps.add(new long[] {p, a});
-      }
-      if (b < end) {
-        gaps.add(new long[] {b, end});
-      }
-      return gaps;
-    };
-  }
-
-  @Test
-  void aVectoredRangeCopiesWhatTheStreamHoldsAtItsStartAndFetchesOnlyTheGapAtItsEnd() throws Exception {
-    byte[] data = ScriptedStore.bytes(MIB);
-    rig = new Rig(new FetchRig(new ScriptedStore(data, FetchRig.ETAG), BLOCK, 4, 64L * MIB),
-        holding(data, 100_000, 150_000));
-    byte[] dst = new byte[100_000];
-
-    rig.ranges.rangeUnheld(100_000, dst, 0, 100_000).get();
-
-    assertThat(dst).isEqualTo(rig.data(100_000, 200_000));
-    assertThat(rig.fetch.store.ranges()).containsExactly(Rig.get(150_000, 200_000));
-  }
-
-  @Test
-  void aVectoredRangeWhoseHeldBytesLieInsideItIsFetchedWholeInOneGet() throws Exception {
-    byte[] data = ScriptedStore.bytes(MIB);
-    rig = new Rig(new FetchRig(new ScriptedStore(data, FetchRig.ETAG), BLOCK, 4, 64L * MIB),
-        holding(data, 120_000, 150_000));
-    byte[] dst = new byte[100_000];
-
-    rig.ranges.rangeUnheld(100_000, dst, 0, 100_000).get();
-
-    assertThat(dst).isEqualTo(rig.data(100_000, 200_000));
-    assertThat(rig.fetch.store.ranges()).containsExactly(Rig.get(100_000, 200_000)); // not cut in two
-  }
-
-  @Test
-  void aVectoredRangeTheStreamHoldsWholeSendsNothing() throws Exception {
-    byte[] data = ScriptedStore.bytes(MIB);
-    rig = new Rig(new FetchRig(new ScriptedStore(data, FetchRig.ETAG), BLOCK, 4, 64L * MIB),
-        holding(data, 0, 300_000));
-    byte[] dst = new byte[100_000];
-
-    rig.ranges.rangeUnheld(100_000, dst, 0, 100_000).get();
-
-    assertThat(dst).isEqualTo(rig.data(100_000, 200_000));
-    assertThat(rig.fetch.store.ranges()).isEmpty();
-  }
-
-  private static final RangeThrough.Through EXTENDED_BLOCKS_FIRST =
-      new RangeThrough.Through(true, true, Purpose.RANGE, new RangeThrough.Extent(400_000, 200_000, true, Purpose.CHUNK));
+  private static final RangeThrough.Through EXTENDED_BLOCKS_FIRST = new RangeThrough.Through(500_000, 1000, true, true,
+      Purpose.RANGE, new RangeThrough.Extent(400_000, 200_000, true, Purpose.CHUNK));
 
   @Test
   void aReadThroughWhoseBlocksATierHoldsSendsNothingAndFetchesNoExtent() throws IOException {
@@ -381,7 +299,7 @@ class RangeThroughTest {
     stream(data, BLOCK, disk);
     byte[] dst = new byte[1000];
 
-    Span span = rig.ranges.readThrough(500_000, dst, 0, 1000, EXTENDED_BLOCKS_FIRST);
+    Span span = rig.ranges.readThrough(EXTENDED_BLOCKS_FIRST, dst, 0);
 
     assertThat(span).isNull();
     assertThat(dst).isEqualTo(rig.data(500_000, 501_000));
@@ -396,7 +314,7 @@ class RangeThroughTest {
     stream(data, BLOCK, disk);
     byte[] dst = new byte[1000];
 
-    Span span = rig.ranges.readThrough(500_000, dst, 0, 1000, EXTENDED_BLOCKS_FIRST);
+    Span span = rig.ranges.readThrough(EXTENDED_BLOCKS_FIRST, dst, 0);
 
     assertThat(dst).isEqualTo(rig.data(500_000, 501_000));
     assertThat(span.start()).isEqualTo(400_000);
@@ -420,7 +338,7 @@ class RangeThroughTest {
     }
     byte[] dst = new byte[1000];
 
-    Span span = rig.ranges.readThrough(500_000, dst, 0, 1000, EXTENDED_BLOCKS_FIRST);
+    Span span = rig.ranges.readThrough(EXTENDED_BLOCKS_FIRST, dst, 0);
 
     assertThat(span).isNull();
     assertThat(dst).isEqualTo(rig.data(500_000, 501_000));
@@ -430,11 +348,8 @@ class RangeThroughTest {
 
   @Test
   void anExtentThatDoesNotCoverTheReadIsRefused() {
-    stream(ScriptedStore.bytes(MIB), BLOCK);
-    RangeThrough.Through how =
-        new RangeThrough.Through(true, true, Purpose.RANGE, new RangeThrough.Extent(0, 1000, true, Purpose.CHUNK));
-
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> rig.ranges.readThrough(500, new byte[1000], 0, 1000, how))
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new RangeThrough.Through(500, 1000, true, true,
+            Purpose.RANGE, new RangeThrough.Extent(0, 1000, true, Purpose.CHUNK)))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("does not cover");
   }
 }

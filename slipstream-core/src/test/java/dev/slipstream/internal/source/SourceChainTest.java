@@ -61,7 +61,7 @@ class SourceChainTest {
    * request of a stream, no span: those are {@link RangeThroughTest}'s).
    */
   private RangeThrough ranges(ScriptedTier... tiers) {
-    return chain(false, tiers).ranges(rig.fetcher, null, null, BLOCK);
+    return chain(false, tiers).ranges(rig.fetcher, null, BLOCK);
   }
 
   private static Piece block(long index) {
@@ -217,7 +217,7 @@ class SourceChainTest {
       ObjectHandle h = small.answered();
       byte[] hog = small.pool.tryAcquire(BufferPool.SIZE_UNIT);
       RangeThrough chain = new SourceChain(h, own, List.of(disk), new S3Source(small.ranges, small.parts),
-          small.pool, BLOCK, false, null).ranges(small.fetcher, null, null, BLOCK);
+          small.pool, BLOCK, false, null).ranges(small.fetcher, null, BLOCK);
 
       chain.kept.keepRange(0, data, 0, 500);
 
