@@ -104,10 +104,10 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);
     this.columns = new ColumnPrefetch(parquet, spans, ahead(ranges, pool, Purpose.PREDICTED_COLUMN), stats,
         blockSize, piece, (long) maxDepth * blockSize, length, splitEnd);
-    this.stripeFooters = new StripeFooters(parquet.orc(), spans, ahead(ranges, pool, Purpose.STRIPE_FOOTER), stats,
-        piece, (long) maxDepth * blockSize, length, splitEnd);
     this.stripeStreams = new StripeStreamsAhead(parquet.orc(), spans, ahead(ranges, pool, Purpose.STRIPE_AHEAD),
         stats, piece, (long) maxDepth * blockSize, splitEnd);
+    this.stripeFooters = new StripeFooters(parquet.orc(), spans, ahead(ranges, pool, Purpose.STRIPE_FOOTER), stats,
+        piece, (long) maxDepth * blockSize, length, splitEnd, stripeStreams::footerLearnt);
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
     this.posPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
   }

@@ -48,6 +48,7 @@ final class StripeFooters {
   private final int pieceSize;
   private final long length;
   private final long splitEnd;
+  private final Runnable learnt;
   /** Bytes of buffers this stream may still take for footers: given back as they go. */
   private final AtomicLong left;
   /** The last stripe whose footer a wave asked for (or found held); guarded by {@code this}. */
@@ -65,9 +66,10 @@ final class StripeFooters {
    * @param budget the most bytes of buffers one stream holds for footers at once
    * @param length the object's length
    * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none
+   * @param learnt told each time footers came in and the plan learnt them
    */
   StripeFooters(StreamOrcLayout orc, HeldSpans spans, AheadFetch ahead, ReadStatistics stats, int pieceSize,
-      long budget, long length, long splitEnd) {
+      long budget, long length, long splitEnd, Runnable learnt) {
     this.orc = orc;
     this.spans = spans;
     this.ahead = ahead;
@@ -76,6 +78,7 @@ final class StripeFooters {
     this.left = new AtomicLong(budget);
     this.length = length;
     this.splitEnd = splitEnd;
+    this.learnt = learnt;
   }
 
   /**
@@ -194,6 +197,7 @@ final class StripeFooters {
       for (OrcTail.Stripe s : run.stripes) {
         orc.learn(s, buffer, (int) (s.footerStart() - run.start), (int) s.footerLength());
       }
+      learnt.run();
     }, copied -> left.addAndGet(size));
     if (span == null) {
       left.addAndGet(size);

@@ -48,6 +48,8 @@ final class StripeStreamsAhead {
   private BitSet[] taken;
   /** The last stripe whose streams were fetched ahead; guarded by {@code this}. */
   private int asked = -1;
+  /** The last stripe the reader's position wants ahead, once it reads stripes in turn; guarded by {@code this}. */
+  private int wanted = -1;
   /** The spans held, each with its stripe; guarded by {@code this}. */
   private final List<Held> held = new ArrayList<>();
 
@@ -106,15 +108,33 @@ final class StripeStreamsAhead {
       return;
     }
     List<OrcTail.Stripe> stripes = plan.tail().stripes();
-    int from = Math.max(asked + 1, inStreams ? at.index() + 1 : at.index());
+    asked = Math.max(asked, (inStreams ? at.index() + 1 : at.index()) - 1); // the stripes before are passed
     int to = splitEnd > 0 ? StripeFooters.lastInSplit(stripes, splitEnd) : Math.min(stripes.size() - 1, at.index() + 1);
-    for (int i = from; i <= to; i++) {
-      OrcTail.Stripe s = stripes.get(i);
+    wanted = Math.max(wanted, to);
+    goOn(plan);
+  }
+
+  /**
+   * A stripe's footer came in ({@link StripeFooters}): the stripes wanted ahead that waited for their
+   * footers go on now, not at the reader's next read.
+   */
+  synchronized void footerLearnt() {
+    OrcLayout plan = orc.plan();
+    if (plan != null && taken != null) {
+      goOn(plan);
+    }
+  }
+
+  /** Fetches the streams of the stripes after {@link #asked}, up to {@link #wanted}, in order. */
+  private void goOn(OrcLayout plan) {
+    List<OrcTail.Stripe> stripes = plan.tail().stripes();
+    while (asked < wanted) {
+      OrcTail.Stripe s = stripes.get(asked + 1);
       List<OrcTail.Stream> streams = plan.streams(s);
       if (streams == null || !fetchStripe(s, streams)) {
-        return; // its footer not known yet, or out of budget or free memory: a later read goes on
+        return; // its footer not known yet (it goes on when it is), or out of budget or memory: a later read goes on
       }
-      asked = i;
+      asked++;
     }
   }
 
