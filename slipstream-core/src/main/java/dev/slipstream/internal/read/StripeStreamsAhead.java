@@ -69,7 +69,7 @@ final class StripeStreamsAhead {
   private BitSet[] taken;
   /** The client's predictions were asked for, at the first read in a stripe; guarded by {@code this}. */
   private boolean predictionAsked;
-  /** What the reader read in stripe {@link #learnt} ({@link #found}), once it moved on; else null. */
+  /** What the reader read in stripe {@link #learnt} ({@link #taken(List)}), once it moved on; else null. */
   private BitSet[] found;
   /** Bytes fetched ahead by this stream, and of them those no read copied: told to the client at close. */
   private final AtomicLong fetched = new AtomicLong();
