@@ -12,7 +12,8 @@ import java.util.Arrays;
 import java.util.BitSet;
 
 /**
- * The columns a client's readers read whole from the files of one schema ({@link ParquetFooter#schema}):
+ * The columns a client's readers read whole from the files of one schema ({@link ParquetFooter#schema}, or an
+ * ORC file's types, keyed apart by {@code read.StripeStreamsAhead}):
  * a query reads the same columns from every file of a table, so once a stream touches such a column, its
  * chunks in the rest of the file are fetched together ({@code read.ColumnPrefetch}) instead of one round trip
  * after another as the reader asks. A column is predicted once the last two files that touched it read

@@ -9,7 +9,8 @@
  *   <li>{@link dev.slipstream.internal.learn.ParquetFooters}: the Parquet footers it parsed, by object
  *       version, so that every later stream of that version has its file's layout from its first read;</li>
  *   <li>{@link dev.slipstream.internal.learn.PredictedColumns}: the columns its readers read whole from the
- *       files of each schema, which a stream fetches ahead at its first column read;</li>
+ *       files of each schema (Parquet's and ORC's), which a stream fetches ahead at its first column read
+ *       (an ORC stream: at its first stripe);</li>
  *   <li>{@link dev.slipstream.internal.learn.LearnedDepth}: the prefetch depth its readers needed, where a
  *       proven sequential run starts;</li>
  *   <li>{@link dev.slipstream.internal.learn.ReadingOrders}: the orders its caller declared it reads files

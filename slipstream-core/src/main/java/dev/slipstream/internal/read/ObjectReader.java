@@ -104,7 +104,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);
     this.columns = new ColumnPrefetch(parquet, spans, ahead(ranges, pool, Purpose.PREDICTED_COLUMN), stats,
         blockSize, piece, (long) maxDepth * blockSize, length, splitEnd);
-    this.stripeStreams = new StripeStreamsAhead(parquet.orc(), spans, ahead(ranges, pool, Purpose.STRIPE_AHEAD),
+    this.stripeStreams = new StripeStreamsAhead(parquet.orc(), footers.columns(), spans, ahead(ranges, pool, Purpose.STRIPE_AHEAD),
         stats, piece, (long) maxDepth * blockSize, splitEnd);
     this.stripeFooters = new StripeFooters(parquet.orc(), spans, ahead(ranges, pool, Purpose.STRIPE_FOOTER), stats,
         piece, (long) maxDepth * blockSize, length, splitEnd, stripeStreams::footerLearnt);
@@ -402,6 +402,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     spans.releaseAll();
     long[] toEnd = vectored.fetchedToEnd();
     parquet.closed(columns.predictedBytes() + toEnd[0], columns.unreadBytes() + toEnd[1]);
+    stripeStreams.closed();
   }
 
   private void checkOpen() throws IOException {

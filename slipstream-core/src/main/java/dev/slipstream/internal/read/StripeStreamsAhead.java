@@ -8,6 +8,7 @@ import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.format.OrcTail;
 import dev.slipstream.internal.learn.OrcLayout;
+import dev.slipstream.internal.learn.PredictedColumns;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
@@ -27,12 +28,29 @@ import java.util.concurrent.atomic.AtomicLong;
  * every stripe to the split's last at once; without, one stripe ahead of the reader's, since the stripes
  * past the split are another task's and the stream does not know where it ends.
  *
+ * <p>Across files: a query reads the same columns of every file of a table, so when the client's {@link
+ * PredictedColumns} predict columns for the file's schema ({@link #schema}), the stream does not wait to
+ * learn them: at the reader's first read in a stripe (its footer or its streams), the predicted columns'
+ * data streams of that stripe, and by the same rule of the next ones, are fetched ahead, and the reader's
+ * own reads of them wait for those spans. When the stream closes it tells the client which columns' data
+ * streams it read in its first stripe, which of them whole, and how many bytes it fetched ahead and left
+ * unread: the client predicts a column from two files in a row that read it whole, and switches a schema
+ * off whose predicted bytes go unread, as for Parquet.
+ *
  * <p>Bounded by {@code budget} bytes held at once a stream, and by the pool's free memory (never waiting,
  * never evicting); a stripe's spans are let go once the reader reads a later stripe, and what no read
  * copied of them is counted unread. Thread-safe.
  */
 final class StripeStreamsAhead {
+  /**
+   * Mixed into an ORC file's schema hash ({@link OrcTail#schema}) to key it among the client's predicted
+   * columns, which Parquet schemas ({@code ParquetFooter.schema}) key too: an ORC and a Parquet schema whose
+   * hashes meet would otherwise share one prediction. Any constant that is not 0 does; this is "ORC" in ASCII.
+   */
+  static final long ORC_SCHEMA = 0x4f52_4300_0000_0000L;
+
   private final StreamOrcLayout orc;
+  private final PredictedColumns predictions;
   private final HeldSpans spans;
   private final AheadFetch ahead;
   private final ReadStatistics stats;
@@ -44,8 +62,18 @@ final class StripeStreamsAhead {
   private int learnt = -1;
   /** Bytes read of each stream of stripe {@link #learnt}; guarded by {@code this}. */
   private final Map<OrcTail.Stream, Long> read = new HashMap<>();
-  /** The columns taken (their data streams; {@code [1]} their index streams), once the reader moved on; else null. */
+  /**
+   * The columns taken (their data streams; {@code [1]} their index streams): those predicted for the schema
+   * from the reader's first read in a stripe, else those learnt once the reader moved on; else null.
+   */
   private BitSet[] taken;
+  /** The client's predictions were asked for, at the first read in a stripe; guarded by {@code this}. */
+  private boolean predictionAsked;
+  /** What the reader read in stripe {@link #learnt} ({@link #taken(List)}), once it moved on; else null. */
+  private BitSet[] found;
+  /** Bytes fetched ahead by this stream, and of them those no read copied: told to the client at close. */
+  private final AtomicLong fetched = new AtomicLong();
+  private final AtomicLong unread = new AtomicLong();
   /** The last stripe whose streams were fetched ahead; guarded by {@code this}. */
   private int asked = -1;
   /** The last stripe the reader's position wants ahead, once it reads stripes in turn; guarded by {@code this}. */
@@ -57,15 +85,17 @@ final class StripeStreamsAhead {
 
   /**
    * @param orc the stream's ORC layout: the stripes and the streams of each
+   * @param predictions the client's predicted columns, by schema
    * @param spans what the stream holds already
    * @param ahead how a span is fetched and held ahead of the reads
    * @param pieceSize the largest span
    * @param budget the most bytes of buffers one stream holds ahead at once
    * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none
    */
-  StripeStreamsAhead(StreamOrcLayout orc, HeldSpans spans, AheadFetch ahead, ReadStatistics stats, int pieceSize,
-      long budget, long splitEnd) {
+  StripeStreamsAhead(StreamOrcLayout orc, PredictedColumns predictions, HeldSpans spans, AheadFetch ahead,
+      ReadStatistics stats, int pieceSize, long budget, long splitEnd) {
     this.orc = orc;
+    this.predictions = predictions;
     this.spans = spans;
     this.ahead = ahead;
     this.stats = stats;
@@ -77,7 +107,8 @@ final class StripeStreamsAhead {
   /**
    * A columnar read of {@code [position, position + len)}: in the first stripe whose streams it reads, it
    * tells the columns; in a later one, the next stripes' same streams are fetched (that stripe's own too
-   * if the read is its footer: its streams come next).
+   * if the read is its footer: its streams come next). With columns predicted for the schema, the first
+   * read in a stripe fetches that stripe's streams of them and the next stripes' at once.
    */
   synchronized void onRead(long position, int len) {
     OrcLayout plan = orc.plan();
@@ -90,25 +121,37 @@ final class StripeStreamsAhead {
     }
     releaseBefore(at.index());
     boolean inStreams = position < at.footerStart();
-    if (learnt < 0 || learnt == at.index()) {
+    if (!predictionAsked) {
+      predictionAsked = true;
+      BitSet predicted = predictions.predict(schema(plan));
+      if (predicted != null) {
+        taken = new BitSet[] {predicted, new BitSet()}; // a prediction knows data streams, not indexes
+      }
+    }
+    boolean first = learnt < 0 || learnt == at.index();
+    if (first) {
       List<OrcTail.Stream> streams = plan.streams(at);
       if (inStreams && streams != null) {
         learnt = at.index();
         count(streams, position, position + len);
       }
-      return;
-    }
-    if (at.index() < learnt) {
+      if (taken == null) {
+        return; // the columns are learnt first
+      }
+    } else if (at.index() < learnt) {
       return; // the reader went back: not a reader of stripes in turn
-    }
-    if (taken == null) {
-      taken = taken(plan.streams(plan.tail().stripes().get(learnt)));
+    } else if (found == null) {
+      found = taken(plan.streams(plan.tail().stripes().get(learnt)));
+      if (taken == null) {
+        taken = new BitSet[] {found[0], found[1]};
+      }
     }
     if (taken[0].isEmpty() && taken[1].isEmpty()) {
       return;
     }
     List<OrcTail.Stripe> stripes = plan.tail().stripes();
-    asked = Math.max(asked, (inStreams ? at.index() + 1 : at.index()) - 1); // the stripes before are passed
+    // The stripes before are passed; a predicted first stripe's own streams come ahead of the reader's reads.
+    asked = Math.max(asked, (inStreams && !first ? at.index() + 1 : at.index()) - 1);
     int to = splitEnd > 0 ? StripeFooters.lastInSplit(stripes, splitEnd) : Math.min(stripes.size() - 1, at.index() + 1);
     wanted = Math.max(wanted, to);
     goOn(plan);
@@ -151,10 +194,10 @@ final class StripeStreamsAhead {
   /**
    * The columns whose streams of each kind (data {@code [0]}, index {@code [1]}) the reader read all of in
    * {@code streams}, the stripe it learnt from: a column any of whose streams of a kind it read part of, or
-   * none of, is not taken for that kind.
+   * none of, is not taken for that kind; and ({@code [2]}) those any of whose data streams it read any of.
    */
   private BitSet[] taken(List<OrcTail.Stream> streams) {
-    BitSet[] whole = {new BitSet(), new BitSet()};
+    BitSet[] whole = {new BitSet(), new BitSet(), new BitSet()};
     BitSet[] partial = {new BitSet(), new BitSet()};
     for (OrcTail.Stream x : streams) {
       int kind = x.index() ? 1 : 0;
@@ -164,11 +207,39 @@ final class StripeStreamsAhead {
       } else {
         partial[kind].set(x.column());
       }
+      if (n > 0 && !x.index()) {
+        whole[2].set(x.column());
+      }
     }
     whole[0].andNot(partial[0]);
     whole[1].andNot(partial[1]);
     read.clear();
     return whole;
+  }
+
+  /**
+   * The stream closed: the client's predictions learn, for the file's schema, the columns whose data streams
+   * the reader read in its first stripe, those it read whole there, and the bytes this stream fetched ahead
+   * and left unread (call after its spans were let go, so that they are counted).
+   */
+  synchronized void closed() {
+    OrcLayout plan = orc.plan();
+    if (plan == null) {
+      return;
+    }
+    BitSet[] f = found;
+    if (f == null && learnt >= 0) {
+      List<OrcTail.Stream> streams = plan.streams(plan.tail().stripes().get(learnt));
+      f = streams == null ? null : taken(streams);
+    }
+    BitSet touched = f == null ? new BitSet() : f[2];
+    BitSet whole = f == null ? new BitSet() : f[0];
+    predictions.closed(schema(plan), touched, whole, fetched.get(), unread.get());
+  }
+
+  /** The key of the file's schema among the client's predicted columns. */
+  static long schema(OrcLayout plan) {
+    return plan.tail().schema() ^ ORC_SCHEMA;
   }
 
   /**
@@ -209,12 +280,14 @@ final class StripeStreamsAhead {
     Span span = ahead.start(p, n, buffer -> { }, copied -> {
       left.addAndGet(n);
       stats.add(Counter.ORC_STRIPE_AHEAD_BYTES_UNREAD, Math.max(0, n - copied));
+      unread.addAndGet(Math.max(0, n - copied));
     });
     if (span == null) {
       left.addAndGet(n);
       return false;
     }
     stats.add(Counter.ORC_STRIPE_AHEAD_BYTES, n);
+    fetched.addAndGet(n);
     held.add(new Held(span, stripe.index()));
     return true;
   }

@@ -37,7 +37,8 @@
  *       read of a stripe, {@link dev.slipstream.internal.read.StripeFooters} fetches the footers of the
  *       split's next stripes at once, held in the spans as spans fetched ahead, each teaching the layout;
  *       once the reader moves on from its first stripe, {@link
- *       dev.slipstream.internal.read.StripeStreamsAhead} fetches the next stripes' streams of its columns
+ *       dev.slipstream.internal.read.StripeStreamsAhead} fetches the next stripes' streams of its columns,
+ *       from the first stripe on when the client's predicted columns name them for the file's schema
  *       (both through {@link dev.slipstream.internal.read.AheadFetch});</li>
  *   <li>{@link dev.slipstream.internal.read.VectoredReads}: asynchronous (vectored) ranges: with a footer,
  *       {@link dev.slipstream.internal.read.RowGroupPrefetch} reads the later Parquet row groups' same

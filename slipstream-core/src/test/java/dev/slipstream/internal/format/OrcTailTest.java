@@ -254,6 +254,11 @@ public class OrcTailTest {
 
     /** A file of {@code stripes} stripes of {@link #INDEX} index bytes and {@code data} data bytes each. */
     public OrcFileBytes(int codec, int stripes, int data) throws IOException {
+      this(codec, stripes, data, "");
+    }
+
+    /** As above, its columns' names prefixed with {@code prefix}: another schema for any other prefix. */
+    public OrcFileBytes(int codec, int stripes, int data, String prefix) throws IOException {
       this.codec = codec;
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       out.writeBytes("ORC".getBytes(StandardCharsets.US_ASCII));
@@ -281,7 +286,7 @@ public class OrcTailTest {
       }
       footer.varint(1, 3).varint(2, out.size());
       footer.message(4, new Proto().varint(1, 12).varint(2, 1).varint(2, 2).varint(2, 3)
-          .string(3, "a").string(3, "b").string(3, "c")); // struct<a,b,c>
+          .string(3, prefix + "a").string(3, prefix + "b").string(3, prefix + "c")); // struct<a,b,c>
       for (int c = 1; c < COLUMNS; c++) {
         footer.message(4, new Proto().varint(1, 4)); // long
       }
