@@ -261,35 +261,48 @@ final class StripeStreamsAhead {
     }
     for (long[] run : runs) {
       long end = spans.unheldEnd(run[0], run[1]);
-      for (long p = run[0]; p < end; ) {
-        int n = (int) Math.min(pieceSize, end - p);
-        if (!fetch(stripe, p, n)) {
-          return false;
-        }
-        p += n;
+      if (end > run[0] && !fetch(stripe, run[0], end)) {
+        return false;
       }
     }
     return true;
   }
 
-  private boolean fetch(OrcTail.Stripe stripe, long p, int n) {
-    if (left.addAndGet(-n) < 0) {
-      left.addAndGet(n);
+  /**
+   * Fetches {@code [p, end)} into spans of at most a piece, held ahead, all of them one range (the GETs of
+   * one buffer); false if the budget or the free memory ran out before its end (what was taken is fetched).
+   */
+  private boolean fetch(OrcTail.Stripe stripe, long p, long end) {
+    List<byte[]> buffers = new ArrayList<>();
+    int len = 0;
+    boolean all = true;
+    while (p + len < end) {
+      int n = (int) Math.min(pieceSize, end - p - len);
+      byte[] buffer = left.addAndGet(-n) < 0 ? null : ahead.buffer(n);
+      if (buffer == null) {
+        left.addAndGet(n);
+        all = false;
+        break;
+      }
+      buffers.add(buffer);
+      len += n;
+    }
+    if (buffers.isEmpty()) {
       return false;
     }
-    Span span = ahead.start(p, n, buffer -> { }, copied -> {
-      left.addAndGet(n);
-      stats.add(Counter.ORC_STRIPE_AHEAD_BYTES_UNREAD, Math.max(0, n - copied));
-      unread.addAndGet(Math.max(0, n - copied));
-    });
-    if (span == null) {
-      left.addAndGet(n);
-      return false;
+    stats.add(Counter.ORC_STRIPE_AHEAD_BYTES, len);
+    fetched.addAndGet(len);
+    for (Span span : ahead.start(p, buffers, len, pieceSize, buffer -> { }, span -> {
+      int n = span.length();
+      return copied -> {
+        left.addAndGet(n);
+        stats.add(Counter.ORC_STRIPE_AHEAD_BYTES_UNREAD, Math.max(0, n - copied));
+        unread.addAndGet(Math.max(0, n - copied));
+      };
+    })) {
+      held.add(new Held(span, stripe.index()));
     }
-    stats.add(Counter.ORC_STRIPE_AHEAD_BYTES, n);
-    fetched.addAndGet(n);
-    held.add(new Held(span, stripe.index()));
-    return true;
+    return all;
   }
 
   /** Lets go of the spans of stripes before {@code stripe}: the reader has read past them. */
