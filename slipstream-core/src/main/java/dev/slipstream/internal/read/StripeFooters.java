@@ -10,7 +10,6 @@ import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.format.OrcTail;
 import dev.slipstream.internal.learn.OrcLayout;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -53,10 +52,8 @@ final class StripeFooters {
   private final AtomicLong left;
   /** The last stripe whose footer a wave asked for (or found held); guarded by {@code this}. */
   private int asked = -1;
-  /** The footers held, each with the last stripe it holds a footer of; guarded by {@code this}. */
-  private final List<Held> held = new ArrayList<>();
-
-  private record Held(Span span, int lastStripe) {}
+  /** The spans held, let go as the reader passes their stripes; guarded by {@code this}. */
+  private final StripeSpans held;
 
   /**
    * @param orc the stream's ORC layout: where the footers lie, and what learns from them
@@ -72,6 +69,7 @@ final class StripeFooters {
       long budget, long length, long splitEnd, Runnable learnt) {
     this.orc = orc;
     this.spans = spans;
+    this.held = new StripeSpans(spans);
     this.ahead = ahead;
     this.stats = stats;
     this.pieceSize = pieceSize;
@@ -89,14 +87,10 @@ final class StripeFooters {
    */
   synchronized void onRead(long position, int len) {
     OrcLayout plan = orc.plan();
-    if (plan == null) {
-      return;
-    }
-    OrcTail.Stripe at = plan.tail().stripeAt(position);
+    OrcTail.Stripe at = held.reached(plan, position);
     if (at == null) {
       return;
     }
-    releaseBefore(at.index());
     List<OrcTail.Stripe> stripes = plan.tail().stripes();
     int from = Math.max(asked + 1, position + len > at.footerStart() ? at.index() : at.index() + 1);
     int to = Math.min(lastInSplit(stripes, splitEnd), at.index() + AHEAD);
@@ -152,16 +146,6 @@ final class StripeFooters {
     }
   }
 
-  /** Lets go of the footers of stripes before {@code stripe}: the reader has read past them. */
-  private void releaseBefore(int stripe) {
-    for (Iterator<Held> i = held.iterator(); i.hasNext(); ) {
-      Held h = i.next();
-      if (h.lastStripe() < stripe) {
-        i.remove();
-        spans.releaseAhead(h.span());
-      }
-    }
-  }
 
   /**
    * The last stripe a split ending at {@code splitEnd} (exclusive; 0 or less for none) holds: the last
@@ -204,7 +188,7 @@ final class StripeFooters {
       return false;
     }
     stats.add(Counter.ORC_STRIPE_FOOTERS_FETCHED, run.stripes.size());
-    held.add(new Held(span, run.stripes.get(run.stripes.size() - 1).index()));
+    held.add(span, run.stripes.get(run.stripes.size() - 1).index());
     return true;
   }
 }

@@ -12,7 +12,6 @@ import dev.slipstream.internal.learn.PredictedColumns;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -78,10 +77,8 @@ final class StripeStreamsAhead {
   private int asked = -1;
   /** The last stripe the reader's position wants ahead, once it reads stripes in turn; guarded by {@code this}. */
   private int wanted = -1;
-  /** The spans held, each with its stripe; guarded by {@code this}. */
-  private final List<Held> held = new ArrayList<>();
-
-  private record Held(Span span, int stripe) {}
+  /** The spans held, let go as the reader passes their stripes; guarded by {@code this}. */
+  private final StripeSpans held;
 
   /**
    * @param orc the stream's ORC layout: the stripes and the streams of each
@@ -97,6 +94,7 @@ final class StripeStreamsAhead {
     this.orc = orc;
     this.predictions = predictions;
     this.spans = spans;
+    this.held = new StripeSpans(spans);
     this.ahead = ahead;
     this.stats = stats;
     this.pieceSize = pieceSize;
@@ -112,14 +110,10 @@ final class StripeStreamsAhead {
    */
   synchronized void onRead(long position, int len) {
     OrcLayout plan = orc.plan();
-    if (plan == null) {
-      return;
-    }
-    OrcTail.Stripe at = plan.tail().stripeAt(position);
+    OrcTail.Stripe at = held.reached(plan, position);
     if (at == null) {
       return;
     }
-    releaseBefore(at.index());
     boolean inStreams = position < at.footerStart();
     if (!predictionAsked) {
       predictionAsked = true;
@@ -300,19 +294,8 @@ final class StripeStreamsAhead {
         unread.addAndGet(Math.max(0, n - copied));
       };
     })) {
-      held.add(new Held(span, stripe.index()));
+      held.add(span, stripe.index());
     }
     return all;
-  }
-
-  /** Lets go of the spans of stripes before {@code stripe}: the reader has read past them. */
-  private void releaseBefore(int stripe) {
-    for (Iterator<Held> i = held.iterator(); i.hasNext(); ) {
-      Held h = i.next();
-      if (h.stripe() < stripe) {
-        i.remove();
-        spans.releaseAhead(h.span());
-      }
-    }
   }
 }
