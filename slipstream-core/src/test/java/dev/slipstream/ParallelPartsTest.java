@@ -114,18 +114,30 @@ class ParallelPartsTest {
   }
 
   @Test
-  void aDeclaredSequentialReadWhoseWindowFillsTheThreadsFetchesTheBlocksAheadWhole() throws IOException {
+  void aDeclaredSequentialReadWhoseWindowFillsTheThreadsFetchesEveryBlockWhole() throws IOException {
     // prefetch.blocks 4: a window of four blocks, the object's four, fills the threads as the cap says; the
-    // block the reader waits for comes in parts, the three fetched ahead with it as one GET each
+    // block the reader waits for comes whole as well: in parts, it would only keep the last blocks queued
     try (Slipstream client = client(LinkProfile.LOOPBACK, "prefetch.blocks", "4")) {
       try (SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/data"),
           OpenOptions.NONE.withPolicy(ReadPolicy.SEQUENTIAL))) {
         readAllAndVerify(in);
         // (opened with no length, a sequential read learns it from a GET of its first MiB, then drops it)
-        assertThat(getRanges()).extracting(r -> r[0] + "-" + r[1]).containsExactly("0-1048576", "0-2097152",
-            "2097152-4194304",
-            "4194304-6291456", "6291456-8388608", "8388608-16777216", "16777216-25165824", "25165824-" + SIZE);
-        assertThat(in.statistics().get(Counter.BLOCKS_IN_PARTS)).isEqualTo(1);
+        assertThat(getRanges()).extracting(r -> r[0] + "-" + r[1]).containsExactly("0-1048576", "0-8388608",
+            "8388608-16777216", "16777216-25165824", "25165824-" + SIZE);
+        assertThat(in.statistics().get(Counter.BLOCKS_IN_PARTS)).isZero();
+      }
+    }
+  }
+
+  @Test
+  void aDeclaredSequentialReadWhoseWindowIsShortOfTheThreadsFetchesTheBlockItWaitsForInParts() throws IOException {
+    // prefetch.blocks 8 (the default threads being more): the object's four blocks cannot fill the threads
+    try (Slipstream client = client(LinkProfile.LOOPBACK, "prefetch.blocks", "8")) {
+      try (SlipstreamInputStream in = client.open(S3Location.parse("s3://" + BUCKET + "/data"),
+          OpenOptions.NONE.withPolicy(ReadPolicy.SEQUENTIAL))) {
+        readAllAndVerify(in);
+        assertThat(getRanges()).extracting(r -> r[0] + "-" + r[1]).startsWith("0-1048576", "0-2097152");
+        assertThat(in.statistics().get(Counter.BLOCKS_IN_PARTS)).isPositive();
       }
     }
   }

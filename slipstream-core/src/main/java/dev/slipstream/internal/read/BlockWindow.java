@@ -102,10 +102,13 @@ final class BlockWindow {
       long p = position + done;
       long index = p / blockSize;
       int depth = inOrder ? planner.enterBlock(index) : (int) ((position + len - 1) / blockSize - index);
-      // ahead of a run: in parts only while its window (this block and those ahead, up to the end of what
-      // it reads) is too small to fill the threads with whole blocks; a jump's blocks are all wanted now
-      boolean parts = !inOrder || planner.partsAhead((int) Math.min(depth, Math.max(0, prefetchLimit - index)) + 1);
-      done += copyFromBlock(index, p, dst, off + done, len - done, depth, parts, inOrder ? planner : null);
+      // in parts only while a run's window (this block and those ahead, up to the end of what it reads) is
+      // too small to fill the threads with whole blocks; a jump's blocks are all wanted now
+      int window = (int) Math.min(depth, Math.max(0, prefetchLimit - index)) + 1;
+      boolean partsNow = !inOrder || planner.partsNow(window);
+      boolean partsAhead = !inOrder || planner.partsAhead(window);
+      done += copyFromBlock(index, p, dst, off + done, len - done, depth, partsNow, partsAhead,
+          inOrder ? planner : null);
     }
   }
 
@@ -114,9 +117,9 @@ final class BlockWindow {
    * {@code planner}, if any, whether the reader had to wait for the block.
    */
   private int copyFromBlock(long index, long p, byte[] dst, int off, int max, int prefetchDepth,
-      boolean partsAhead, ReadPlanner planner) throws IOException {
+      boolean partsNow, boolean partsAhead, ReadPlanner planner) throws IOException {
     while (true) {
-      Block b = pinOrFetch(index);
+      Block b = pinOrFetch(index, partsNow);
       try {
         prefetch(index + 1, prefetchDepth, partsAhead);
         b.promote();
@@ -156,8 +159,11 @@ final class BlockWindow {
     }
   }
 
-  /** The block at {@code index}, pinned: from the map, or a new fetch (waiting for memory if need be). */
-  private Block pinOrFetch(long index) throws IOException {
+  /**
+   * The block at {@code index}, pinned: from the map, or a new fetch (waiting for memory if need be), in
+   * parallel parts if {@code parts}.
+   */
+  private Block pinOrFetch(long index, boolean parts) throws IOException {
     while (true) {
       requests.checkOpen();
       Block b = blocks.get(index);
@@ -185,7 +191,7 @@ final class BlockWindow {
         nb.discard(2);
         continue;
       }
-      start(nb, true, true); // the reader waits for it
+      start(nb, true, parts); // the reader waits for it
       return nb;
     }
   }

@@ -96,7 +96,16 @@ final class PrefetchDepth {
    * CPU.
    */
   boolean partsAhead(int windowBlocks) {
-    return growing && windowBlocks < cap;
+    return growing && partsNow(windowBlocks);
+  }
+
+  /**
+   * Whether the block the reader waits for comes from S3 in parallel parts: unless the run's window fills
+   * the threads with whole blocks, as a declared read's first one does. Its parts would then only take
+   * threads from the blocks ahead, which wait in the queue and arrive last: the run ends later, on more GETs.
+   */
+  boolean partsNow(int windowBlocks) {
+    return windowBlocks < cap;
   }
 
   /** Whether the reader had to wait for the block it entered last: once per block. */

@@ -177,6 +177,11 @@ final class ReadPlanner {
     return depth.partsAhead(windowBlocks);
   }
 
+  /** Whether the block a run waits for now comes in parts (see {@link PrefetchDepth#partsNow}). */
+  synchronized boolean partsNow(int windowBlocks) {
+    return depth.partsNow(windowBlocks);
+  }
+
   /** The block a sequential read entered last was there ({@code waited} false) or had to be waited for. */
   synchronized void blockArrived(long index, boolean waited) {
     depth.arrived(index, waited);

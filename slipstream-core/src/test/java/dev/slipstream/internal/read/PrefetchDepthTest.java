@@ -107,4 +107,14 @@ class PrefetchDepthTest {
     run(d, 0, 40, false); // a whole window there before the reader: it is ahead of the link
     assertThat(d.partsAhead(3)).as("a reader ahead of the link").isFalse();
   }
+
+  @Test
+  void theBlockTheReaderWaitsForComesInPartsOnlyWhileTheWindowIsShortOfTheCap() {
+    PrefetchDepth d = new PrefetchDepth(16, true, new LearnedDepth());
+    d.enter(0);
+    assertThat(d.partsNow(16)).as("a declared read's first window fills the fetch threads").isFalse();
+    assertThat(d.partsNow(3)).as("an object of three blocks").isTrue();
+    run(d, 0, 40, false);
+    assertThat(d.partsNow(3)).as("waited for, whoever was ahead before").isTrue();
+  }
 }
