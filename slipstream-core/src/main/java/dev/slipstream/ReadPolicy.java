@@ -19,7 +19,9 @@ public enum ReadPolicy {
    * Read start to end (a whole file, a CSV or JSON split; Hadoop's {@code whole-file} and {@code
    * sequential} read policies, which {@code FileUtil.copy} and the shell's {@code -cp} and {@code -get}
    * declare): prefetch from the first read, {@code prefetch.blocks} deep at once (by default one whole
-   * block per fetch thread, which fills the link with the fewest GETs; from free memory only). Opened with no length, such a stream makes no HEAD: a GET of
+   * block per fetch thread, which fills the link with the fewest GETs; from free memory only). Blocks it
+   * has read to their end stay in the memory cache as the first to go: a new buffer of their size reuses
+   * one of them before new memory is allocated. Opened with no length, such a stream makes no HEAD: a GET of
    * its first block, or of its first MiB if the block is larger, learns the object's length and version
    * (and brings an object of that size whole).
    */

@@ -65,6 +65,34 @@ class MemoryCacheTest {
   }
 
   @Test
+  void aDeclaredReadOfOneObjectAfterAnotherTakesTheBuffersItPassedInsteadOfNewMemory() throws IOException {
+    long size = 6L * BLOCK;
+    S3.server().putGenerated(BUCKET, "once-a", 11, size);
+    S3.server().putGenerated(BUCKET, "once-b", 12, size);
+    OpenOptions once = OpenOptions.NONE.withPolicy(ReadPolicy.SEQUENTIAL);
+    try (Slipstream client = client("16M")) {
+      readAll(client, "once-a", once, 11);
+      long held = client.memoryHeld();
+      assertThat(client.memoryCached()).as("what it passed stays kept").isEqualTo(size);
+      readAll(client, "once-b", once, 12);
+      assertThat(client.memoryHeld()).as("the second object read into the first one's buffers").isEqualTo(held);
+      assertThat(client.memoryCached()).isEqualTo(size);
+      try (SlipstreamInputStream in = client.open(loc("once-b"), once)) {
+        byte[] all = in.readAllBytes();
+        assertThat(TestData.firstMismatch(12, 0, all, 0, all.length)).isEqualTo(-1);
+        assertThat(count(in, Counter.GET_REQUESTS)).as("the last object read is the one kept").isZero();
+        assertThat(count(in, Counter.MEMORY_CACHE_HITS)).isEqualTo(6);
+      }
+    }
+    // read with no declaration, both objects stay while the budget has room
+    try (Slipstream client = client("16M")) {
+      readAll(client, "once-a", OpenOptions.NONE, 11);
+      readAll(client, "once-b", OpenOptions.NONE, 12);
+      assertThat(client.memoryCached()).isEqualTo(2 * size);
+    }
+  }
+
+  @Test
   void aSecondStreamReadsWhatTheFirstLeftFromMemoryWithoutFetchingIt() throws IOException {
     long size = 6L * BLOCK + 1234;
     S3.server().putGenerated(BUCKET, "again", 3, size);

@@ -41,7 +41,11 @@ import java.util.function.LongSupplier;
  * stay in their buffer, under their name, once their last holder lets go, and count as free. A stream
  * reads them again ({@link #pinKept}) or takes the buffer over ({@link #takeKept}); any request for
  * memory that free buffers and the budget cannot meet takes them first, least recently used first,
- * before it evicts or waits for anything a stream holds.
+ * before it evicts or waits for anything a stream holds. Bytes a declared sequential read has read past
+ * ({@link PooledBytes#passed}) go first: a request for a buffer of their size takes the eldest of them
+ * before it allocates, so that a long read, or a read of one object after another, reuses its buffers
+ * instead of zeroing new ones while the budget has room. Read again before that, they are kept as any
+ * other.
  *
  * <p>Idle memory yields to the heap: free and kept buffers are held only softly ({@link IdleBuffer}),
  * so the collector takes them back when the JVM needs heap, and always before it would throw an
@@ -321,14 +325,16 @@ public final class BufferPool {
 
   /** Gives a buffer back. */
   public void release(byte[] buffer) {
-    release(buffer, null, 0, null);
+    release(buffer, null, false, 0, null);
   }
 
   /**
    * Gives a buffer back whose first {@code length} bytes are kept under {@code name} (unless that name
-   * is kept already), evictions of them counted on {@code stats}; a null name keeps nothing.
+   * is kept already), evictions of them counted on {@code stats}; a null name keeps nothing. {@code
+   * passed}: kept bytes a declared read has read past, whose buffer is the first a new one of its size
+   * takes.
    */
-  void release(byte[] buffer, Object name, int length, ReadStatistics stats) {
+  void release(byte[] buffer, Object name, boolean passed, int length, ReadStatistics stats) {
     lock.lock();
     try {
       IdleBuffer held = inUse.remove(buffer);
@@ -337,7 +343,7 @@ public final class BufferPool {
       }
       inUseBytes -= held.cost;
       long now = clock.getAsLong();
-      if (name == null || !kept.put(name, held, length, stats)) {
+      if (name == null || !kept.put(name, held, length, stats, passed)) {
         free.push(held, now);
       }
       free.dropIdle(now, false);
@@ -408,6 +414,11 @@ public final class BufferPool {
     IdleBuffer reused = free.pop(size);
     if (reused != null) {
       return handOut(reused.handedOut, reused);
+    }
+    // Then a passed buffer of this size: new memory would cost its zeroing, and a heap that grows.
+    KeptBuffers.Kept passed = kept.evictPassed(size);
+    if (passed != null) {
+      return handOut(passed.buffer(), passed.held());
     }
     // Make room by dropping free buffers of other sizes, if that is what stands in the way.
     while (allocated() + cost > budget && free.dropAny() >= 0) {

@@ -5,7 +5,9 @@ package dev.slipstream.internal.block;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
+import java.util.Collection;
 import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
 import java.util.function.Predicate;
 
@@ -24,6 +26,8 @@ public final class KeptBuffers {
     private final IdleBuffer held;
     private final int length;
     private final ReadStatistics stats;
+    /** Kept from a declared read that has passed them: the first kept bytes a new buffer of their size takes. */
+    private boolean passed;
     private int readers;
     /** The buffer, held strongly while readers copy from it (or while it is being handed over); else null. */
     private byte[] pinned;
@@ -60,6 +64,8 @@ public final class KeptBuffers {
 
   /** In access order: the eldest is the least recently kept or read. */
   private final LinkedHashMap<Object, Kept> byName = new LinkedHashMap<>(64, 0.75f, true);
+  /** The passed ones among them, eldest first; a passed one read again is kept as any other from then on. */
+  private final LinkedHashSet<Kept> passed = new LinkedHashSet<>();
   private long bytes;
   /** Bytes the collector took back from here. */
   private long collected;
@@ -78,13 +84,18 @@ public final class KeptBuffers {
    * Keeps {@code buffer} under {@code name}; false if that name is kept already (the caller then frees
    * the buffer as any other).
    */
-  boolean put(Object name, IdleBuffer buffer, int length, ReadStatistics stats) {
+  boolean put(Object name, IdleBuffer buffer, int length, ReadStatistics stats, boolean passedBy) {
     if (byName.containsKey(name)) {
       return false;
     }
     // The client's numbers, not the stream's: an entry outlives its stream, and kept by the thousand for small
     // objects, the streams' statistics it would hold (about 2.5 KB each) would be most of its cost.
-    byName.put(name, new Kept(name, buffer, length, stats == null ? null : stats.lasting()));
+    Kept k = new Kept(name, buffer, length, stats == null ? null : stats.lasting());
+    byName.put(name, k);
+    if (passedBy) {
+      k.passed = true;
+      passed.add(k);
+    }
     buffer.where = IdleBuffer.Where.KEPT;
     buffer.handedOut = null;
     buffer.keptAs = name;
@@ -103,6 +114,7 @@ public final class KeptBuffers {
       return null;
     }
     k.readers++;
+    unpass(k); // read again: worth keeping as any other
     return k;
   }
 
@@ -130,20 +142,28 @@ public final class KeptBuffers {
    * meanwhile are forgotten on the way.
    */
   Kept evictEldest() {
-    for (Iterator<Kept> it = byName.values().iterator(); it.hasNext(); ) {
+    return evictEldest(byName.values(), -1);
+  }
+
+  /**
+   * Gives up the eldest passed buffer of {@code size} bytes nobody reads, as {@link #evictEldest} does;
+   * null if there is none.
+   */
+  Kept evictPassed(int size) {
+    return passed.isEmpty() ? null : evictEldest(passed, size);
+  }
+
+  private Kept evictEldest(Collection<Kept> eldestFirst, int size) {
+    for (Iterator<Kept> it = eldestFirst.iterator(); it.hasNext(); ) {
       Kept k = it.next();
-      if (k.readers == 0) {
-        if (k.hold()) {
+      if (k.readers == 0 && (size < 0 || k.held.size == size)) {
+        it.remove();
+        boolean held = k.hold();
+        detach(k, held ? IdleBuffer.Where.IN_USE : IdleBuffer.Where.GONE);
+        if (held) {
           k.stats.increment(Counter.MEMORY_CACHE_EVICTIONS);
-          it.remove();
-          k.held.where = IdleBuffer.Where.IN_USE;
-          k.held.keptAs = null;
-          bytes -= k.held.cost;
           return k;
         }
-        it.remove();
-        forget(k);
-        collected += k.held.cost;
       }
     }
     return null;
@@ -155,6 +175,7 @@ public final class KeptBuffers {
       Kept k = it.next();
       if (k.readers == 0 && which.test(k.name)) {
         it.remove();
+        unpass(k);
         forget(k);
         k.held.clear();
       }
@@ -190,6 +211,7 @@ public final class KeptBuffers {
 
   private void detach(Kept k, IdleBuffer.Where to) {
     byName.remove(k.name);
+    unpass(k);
     if (to == IdleBuffer.Where.GONE) {
       forget(k);
       collected += k.held.cost;
@@ -197,6 +219,13 @@ public final class KeptBuffers {
       bytes -= k.held.cost;
       k.held.where = to;
       k.held.keptAs = null;
+    }
+  }
+
+  private void unpass(Kept k) {
+    if (k.passed) {
+      k.passed = false;
+      passed.remove(k);
     }
   }
 

@@ -33,6 +33,8 @@ public abstract sealed class PooledBytes extends Evictable permits Block, Span {
   private volatile byte[] buffer;
   /** The name the bytes are kept under in the pool's free memory once the buffer goes back, or null. */
   private volatile Object keepAs;
+  /** Read past by a read that declared it reads once: kept, but the first kept bytes to give up their buffer. */
+  private volatile boolean passed;
 
   /** New bytes holding the owner's reference, plus one pin per {@code extraPins}. */
   PooledBytes(long start, byte[] buffer, int length, BufferPool pool, ReadStatistics stats, int extraPins) {
@@ -113,7 +115,7 @@ public abstract sealed class PooledBytes extends Evictable permits Block, Span {
       buffer = null;
       Object name = keepAs;
       if (name != null && isReady()) {
-        pool.release(b, name, length, stats);
+        pool.release(b, name, passed, length, stats);
       } else {
         pool.release(b);
       }
@@ -164,6 +166,14 @@ public abstract sealed class PooledBytes extends Evictable permits Block, Span {
     if (isReady()) {
       keepAs = name;
     }
+  }
+
+  /**
+   * A read that declared it reads the object once has read past these bytes: if kept in memory, their
+   * buffer is the first one a new buffer of its size takes (see {@link BufferPool}).
+   */
+  public final void passed() {
+    passed = true;
   }
 
   /** The bytes came from the disk cache, or are being written to it: never write them again. */

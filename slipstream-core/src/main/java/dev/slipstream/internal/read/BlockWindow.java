@@ -45,6 +45,8 @@ final class BlockWindow {
   /** The last block prefetch may start: the object's last, or the one holding the split's last byte. */
   private final long prefetchLimit;
   private final HeldBlocks blocks;
+  /** The stream declared it reads the object once, start to end: blocks it read past leave as passed. */
+  private final boolean readOnce;
   private final AtomicLong clock = new AtomicLong();
   private final Map<Block, Long> lastUse = new ConcurrentHashMap<>();
   /** A block fetched before this stream was opened (open-ahead), or null. */
@@ -56,8 +58,9 @@ final class BlockWindow {
    * @param splitEnd the end of the caller's split (prefetch stops at its last block), or 0 for none
    */
   BlockWindow(ObjectHandle h, BufferPool pool, BlockFetcher fetcher, SourceChain chain, HeldBlocks blocks,
-      StreamRequests requests, int blockSize, int maxDepth, long splitEnd) {
+      StreamRequests requests, int blockSize, int maxDepth, long splitEnd, boolean readOnce) {
     this.h = h;
+    this.readOnce = readOnce;
     this.pool = pool;
     this.fetcher = fetcher;
     this.chain = chain;
@@ -261,7 +264,7 @@ final class BlockWindow {
     if (!b.isDone() && (force || !b.isWanted())) {
       b.cancel();
     }
-    chain.blockLeft(b);
+    chain.blockLeft(b, readOnce);
     b.releaseOwner();
     return true;
   }

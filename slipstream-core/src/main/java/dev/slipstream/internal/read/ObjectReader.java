@@ -92,7 +92,8 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.requests = new StreamRequests(h, closeWaitMillis);
     HeldBlocks blocks = new HeldBlocks(stats);
     SourceChain chain = sources.chain(h, blocks, blockSize);
-    this.window = new BlockWindow(h, pool, fetcher, chain, blocks, requests, blockSize, maxDepth, splitEnd);
+    this.window = new BlockWindow(h, pool, fetcher, chain, blocks, requests, blockSize, maxDepth, splitEnd,
+        policy == ReadPolicy.SEQUENTIAL);
     this.spans = new HeldSpans();
     this.parquet = new StreamFooter(h, footers);
     // What a stream holds ahead of its reader comes in pieces G1 does not make humongous (HeapRegions),

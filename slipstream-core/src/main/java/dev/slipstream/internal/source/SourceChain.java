@@ -120,11 +120,16 @@ public final class SourceChain {
 
   /**
    * A block leaves the stream: offered to the tiers that keep every block, and to the others if it was
-   * not read to its end (or to every one, with keepEveryBlock).
+   * not read to its end (or to every one, with keepEveryBlock). {@code readOnce}: the stream declared it
+   * reads the object once, start to end; a block it read to its end is then kept as passed ({@link
+   * Block#passed}).
    */
-  public void blockLeft(Block b) {
+  public void blockLeft(Block b, boolean readOnce) {
     if (!b.isReady()) {
       return;
+    }
+    if (readOnce && b.readToEnd()) {
+      b.passed();
     }
     Piece piece = Piece.block(b.index(), b.start(), b.length());
     boolean everyTier = keepEveryBlock || !b.readToEnd();

@@ -32,6 +32,58 @@ class KeptBuffersTest {
     return b;
   }
 
+  /** A block of {@code fill} bytes in {@code buffer}, filled, kept as passed under {@code name}, dropped by its owner. */
+  private static void passedBlock(BufferPool pool, byte[] buffer, ReadStatistics stats, String name, byte fill) {
+    java.util.Arrays.fill(buffer, fill);
+    Block b = new Block(0, 0, buffer, SIZE, false, pool, stats, 0);
+    b.complete();
+    b.passed();
+    b.keepInMemory(name);
+    b.releaseOwner();
+  }
+
+  @Test
+  void aNewBufferReusesTheEldestPassedBufferOfItsSizeWhileTheBudgetHasRoom() {
+    ReadStatistics stats = ReadStatistics.global().child();
+    int[] allocated = {0};
+    BufferPool pool = new BufferPool(16L * SIZE, size -> {
+      allocated[0]++;
+      return new byte[size];
+    });
+    byte[] first = pool.tryAcquire(SIZE);
+    byte[] second = pool.tryAcquire(SIZE);
+    keptBlock(pool, stats, "kept", (byte) 1);
+    passedBlock(pool, first, stats, "passed-1", (byte) 2);
+    passedBlock(pool, second, stats, "passed-2", (byte) 3);
+    assertThat(allocated[0]).isEqualTo(3);
+    byte[] buffer = pool.tryAcquire(SIZE);
+    assertThat(allocated[0]).as("a passed buffer reused, none allocated").isEqualTo(3);
+    assertThat(buffer).containsOnly(2);
+    assertThat(pool.pinKept("passed-1")).as("the eldest passed one gave up its bytes").isNull();
+    assertThat(stats.get(Counter.MEMORY_CACHE_EVICTIONS)).isEqualTo(1);
+    KeptBuffers.Kept kept = pool.pinKept("kept");
+    assertThat(kept.buffer()).as("bytes kept as any other stay while the budget has room").containsOnly(1);
+    pool.unpinKept(kept);
+    pool.release(buffer);
+    assertThat(pool.tryAcquire(2 * SIZE)).as("another size: new memory").isNotNull();
+    assertThat(allocated[0]).isEqualTo(4);
+    assertThat(pool.pinKept("passed-2")).as("kept while no buffer of its size is wanted").isNotNull();
+  }
+
+  @Test
+  void passedBytesReadAgainAreKeptAsAnyOther() {
+    ReadStatistics stats = ReadStatistics.global().child();
+    BufferPool pool = new BufferPool(16L * SIZE);
+    passedBlock(pool, pool.tryAcquire(SIZE), stats, "passed", (byte) 2);
+    pool.unpinKept(pool.pinKept("passed"));
+    byte[] buffer = pool.tryAcquire(SIZE);
+    assertThat(buffer).as("new memory").containsOnly(0);
+    KeptBuffers.Kept k = pool.pinKept("passed");
+    assertThat(k).as("read again, so kept while the budget has room").isNotNull();
+    assertThat(k.buffer()).containsOnly(2);
+    pool.unpinKept(k);
+  }
+
   @Test
   void keptBytesAreFreeMemoryAndAreReadAgainByName() {
     BufferPool pool = new BufferPool(2L * SIZE);
@@ -147,7 +199,7 @@ class KeptBuffersTest {
     BufferPool pool = new BufferPool(1 << 20);
     ReadStatistics client = ReadStatistics.global().childWithLatencies();
     ReadStatistics stream = client.child();
-    pool.release(pool.tryAcquire(64 * 1024), "kept", 100, stream);
+    pool.release(pool.tryAcquire(64 * 1024), "kept", false, 100, stream);
     WeakReference<ReadStatistics> streamStats = new WeakReference<>(stream);
     stream = null;
     for (int i = 0; i < 100 && streamStats.get() != null; i++) {
@@ -157,7 +209,7 @@ class KeptBuffersTest {
     assertThat(streamStats.get()).as("the closed stream's statistics, with its bytes still kept").isNull();
 
     ReadStatistics another = client.child();
-    pool.release(pool.tryAcquire(64 * 1024), "evicted", 100, another);
+    pool.release(pool.tryAcquire(64 * 1024), "evicted", false, 100, another);
     pool.release(pool.acquire(1 << 20)); // takes every kept buffer
     assertThat(client.get(Counter.MEMORY_CACHE_EVICTIONS)).as("evictions on the client").isGreaterThanOrEqualTo(1);
     assertThat(another.get(Counter.MEMORY_CACHE_EVICTIONS)).as("evictions on the stream").isZero();

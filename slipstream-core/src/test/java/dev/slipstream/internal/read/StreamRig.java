@@ -43,7 +43,7 @@ final class StreamRig implements AutoCloseable {
     this.blocks = new HeldBlocks(h.stats());
     this.chain = new SourceChain(h, blocks, List.of(tiers), new S3Source(fetch.ranges, fetch.parts), fetch.pool,
         blockSize, false, null);
-    this.window = new BlockWindow(h, fetch.pool, fetch.fetcher, chain, blocks, requests, blockSize, maxDepth, 0);
+    this.window = new BlockWindow(h, fetch.pool, fetch.fetcher, chain, blocks, requests, blockSize, maxDepth, 0, false);
     this.spans = new HeldSpans();
     this.parquet = new StreamFooter(h, new ParquetFooters());
     this.ranges = chain.ranges(fetch.fetcher, requests, blockSize);

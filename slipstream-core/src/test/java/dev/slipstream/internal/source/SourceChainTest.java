@@ -240,9 +240,9 @@ class SourceChainTest {
     read.noteRead(BLOCK);
     Block notFilled = emptyBlock(3);
 
-    chain.blockLeft(unread);
-    chain.blockLeft(read);
-    chain.blockLeft(notFilled);
+    chain.blockLeft(unread, false);
+    chain.blockLeft(read, false);
+    chain.blockLeft(notFilled, false);
 
     assertThat(memory.kept()).containsExactly(block(1), block(2));
     assertThat(disk.kept()).containsExactly(block(1));
@@ -254,7 +254,7 @@ class SourceChainTest {
     Block read = rig.filledBlock(2);
     read.noteRead(BLOCK);
 
-    chain(true, memory, disk).blockLeft(read);
+    chain(true, memory, disk).blockLeft(read, false);
 
     assertThat(memory.kept()).containsExactly(block(2));
     assertThat(disk.kept()).containsExactly(block(2));
