@@ -61,7 +61,8 @@ public enum ConfigKey {
           + "the link (an object store on the same LAN), parts cost requests and CPU for no speed: this "
           + "value at block.size or more reads every block with one GET."),
   READ_STALL_TIMEOUT("read.stall.timeout", positiveDuration(), "30s",
-      "A response that delivers no bytes for this long is abandoned and retried from the last byte received."),
+      "A response that delivers no bytes for this long is abandoned and retried from the last byte received; a"
+          + " GET whose response has not begun within this plus connect.timeout is retried the same way."),
   CONNECT_TIMEOUT("connect.timeout", positiveDuration(), "10s", "Timeout to establish a TCP connection."),
   RETRY_MAX("retry.max", integer(0, 100), "7",
       "Retries per request after the first attempt, for transient errors (reset, timeout, stall, "

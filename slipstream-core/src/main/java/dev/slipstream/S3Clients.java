@@ -16,7 +16,9 @@ public final class S3Clients {
   private S3Clients() {}
 
   /**
-   * A new S3 client set up from {@code config} as {@link Slipstream#create} sets up its own:
+   * A new S3 client set up from {@code config} as {@link Slipstream#create} sets up its own for HEAD and
+   * LIST (its GETs go through a second one, without a socket timeout: the stall watchdog watches their
+   * bodies, and the connect and stall timeouts bound each attempt until the response begins):
    * {@code endpoint}, {@code region}, {@code path.style.access} and the credential keys (the SDK's
    * default region and credential chains where unset); the Apache HTTP client with
    * {@code 2 * fetch.threads + 8} connections, {@code read.stall.timeout} as its socket timeout and

@@ -22,7 +22,6 @@ import dev.slipstream.internal.source.S3Source;
 import dev.slipstream.internal.source.SharedNames;
 import dev.slipstream.internal.source.Sources;
 import dev.slipstream.internal.store.ObjectStore;
-import dev.slipstream.internal.store.S3ClientFactory;
 import dev.slipstream.internal.store.S3ObjectStore;
 import dev.slipstream.internal.util.ETag;
 import java.io.IOException;
@@ -91,7 +90,7 @@ public final class Slipstream implements AutoCloseable {
     Sources.Shared shared = sharedTier(config, stats); // first: a missing module must not leave an S3 client open
     this.store = b.s3Client != null
         ? S3ObjectStore.over(b.s3Client, false, b.requestScope)
-        : S3ObjectStore.over(S3ClientFactory.create(config), true, b.requestScope);
+        : S3ObjectStore.create(config, b.requestScope);
     this.ranges = new RangeReader(store, config);
     this.diskCache = config.cacheMode() == CacheMode.OFF ? null : DiskCache.open(config);
     this.fetcher = new BlockFetcher(store, ranges, resources.executor);

@@ -488,6 +488,25 @@ class MisbehavingServerTest {
 
   // ---- 9. an interrupt ends a read whose GET stalls, whenever it comes ------------------------
 
+  /**
+   * The client Slipstream builds for its GETs has no socket timeout (the watchdog ends a stalled body): a
+   * server that never answers a GET must still fail the read, each attempt bounded by the connect and stall
+   * timeouts, and retried as a timeout.
+   */
+  @ParameterizedTest
+  @EnumSource(value = ReadPath.class, names = {"SEQUENTIAL", "POSITIONAL"})
+  @Timeout(30)
+  void aGetNeverAnsweredFailsTheReadAfterTheConnectAndStallTimeoutsOnEachAttempt(ReadPath path) throws Exception {
+    String key = "silent";
+    server.put(BUCKET, key, big);
+    server.when(getOf(key), Misbehaviour.STALL_HEAD);
+    try (Slipstream client = client("read.stall.timeout", "300ms", "connect.timeout", "200ms", "retry.max", "2")) {
+      assertFails(client, key, path, IOException.class, "no response within the connect and stall timeouts");
+      assertThat(server.requests()).filteredOn(getOf(key)).as("a first attempt and two retries at least")
+          .hasSizeGreaterThanOrEqualTo(3);
+    }
+  }
+
   @Test
   @Timeout(20) // the stall timeout is 60 s: only a cancelled request ends in time
   void anInterruptEndsASmallReadWhoseGetStalledPromptly() throws Exception {

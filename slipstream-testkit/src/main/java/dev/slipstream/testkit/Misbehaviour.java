@@ -24,5 +24,7 @@ public enum Misbehaviour {
   /** {@code If-Match} and {@code If-Unmodified-Since} are ignored, as some gateways do. */
   IGNORE_CONDITIONS,
   /** The head and half the body, then silence until the script is reset or the server closed. */
-  STALL_BODY
+  STALL_BODY,
+  /** No response at all to a GET: silence until the script is reset or the server closed. */
+  STALL_HEAD
 }

@@ -160,7 +160,7 @@ public final class ScriptedS3Server implements AutoCloseable {
     return List.copyOf(requests);
   }
 
-  /** Responses now stalled by {@link Misbehaviour#STALL_BODY}. */
+  /** Responses now stalled by {@link Misbehaviour#STALL_BODY} or {@link Misbehaviour#STALL_HEAD}. */
   public int stalledNow() {
     return stalled.get();
   }
@@ -222,7 +222,24 @@ public final class ScriptedS3Server implements AutoCloseable {
         error(ex, 412, "PreconditionFailed", false);
         return;
       }
+      if (bad.contains(Misbehaviour.STALL_HEAD)) {
+        stall();
+        throw new IOException("stalled request ended by reset or close");
+      }
       get(ex, req, path, v, bad);
+    }
+  }
+
+  /** Waits, counted as stalled, until the script is reset or the server closed. */
+  private void stall() {
+    CountDownLatch until = release;
+    stalled.incrementAndGet();
+    try {
+      until.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      stalled.decrementAndGet();
     }
   }
 
@@ -257,17 +274,9 @@ public final class ScriptedS3Server implements AutoCloseable {
   private void body(HttpExchange ex, byte[] data, int off, int len, Set<Misbehaviour> bad) throws IOException {
     OutputStream out = ex.getResponseBody();
     if (bad.contains(Misbehaviour.STALL_BODY)) {
-      CountDownLatch until = release;
       out.write(data, off, len / 2);
       out.flush();
-      stalled.incrementAndGet();
-      try {
-        until.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } finally {
-        stalled.decrementAndGet();
-      }
+      stall();
       throw new IOException("stalled response ended by reset or close");
     }
     out.write(data, off, len);

@@ -45,6 +45,8 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  */
 public final class S3ObjectStore implements ObjectStore {
   private final S3Client s3;
+  /** The client of GETs: {@link #s3}, or one built for them ({@link S3ClientFactory#createForReads}). */
+  private final S3Client reads;
   private final boolean ownsClient;
 
   /**
@@ -52,7 +54,12 @@ public final class S3ObjectStore implements ObjectStore {
    * it with the store.
    */
   public S3ObjectStore(S3Client s3, boolean ownsClient) {
+    this(s3, s3, ownsClient);
+  }
+
+  private S3ObjectStore(S3Client s3, S3Client reads, boolean ownsClient) {
     this.s3 = s3;
+    this.reads = reads;
     this.ownsClient = ownsClient;
   }
 
@@ -61,13 +68,31 @@ public final class S3ObjectStore implements ObjectStore {
    * {@code enter} enters and returns the way out of; {@code enter} null: no scope.
    */
   public static ObjectStore over(S3Client s3, boolean ownsClient, java.util.function.Supplier<Runnable> enter) {
-    S3ObjectStore store = new S3ObjectStore(s3, ownsClient);
-    return enter == null ? store : new ScopedObjectStore(store, enter);
+    return scoped(new S3ObjectStore(s3, ownsClient), enter);
   }
 
-  /** A store over a new S3 client built from {@code config}, closed with the store. */
+  /**
+   * A store over new S3 clients built from {@code config} and closed with it: one for HEAD and LIST,
+   * one for the GETs ({@link S3ClientFactory#createForReads}); each request made inside {@code enter}'s scope
+   * as in {@link #over}.
+   */
+  public static ObjectStore create(SlipstreamConfig config, java.util.function.Supplier<Runnable> enter) {
+    return scoped(create(config), enter);
+  }
+
+  /** As {@link #create(SlipstreamConfig, java.util.function.Supplier)}, with no scope. */
   public static S3ObjectStore create(SlipstreamConfig config) {
-    return new S3ObjectStore(S3ClientFactory.create(config), true);
+    S3Client s3 = S3ClientFactory.create(config);
+    try {
+      return new S3ObjectStore(s3, S3ClientFactory.createForReads(config), true);
+    } catch (RuntimeException | Error e) {
+      s3.close();
+      throw e;
+    }
+  }
+
+  private static ObjectStore scoped(S3ObjectStore store, java.util.function.Supplier<Runnable> enter) {
+    return enter == null ? store : new ScopedObjectStore(store, enter);
   }
 
   @Override
@@ -122,7 +147,7 @@ public final class S3ObjectStore implements ObjectStore {
       req.ifUnmodifiedSince(ifUnmodifiedSince);
     }
     try {
-      return s3.getObject(req.build(),
+      return reads.getObject(req.build(),
           ResponseTransformer.unmanaged((response, in) -> new SdkBody(response, new UntimedBody(in))));
     } catch (RuntimeException e) {
       throw translate(location, "GET bytes " + start + "-" + (end - 1), e);
@@ -237,6 +262,11 @@ public final class S3ObjectStore implements ObjectStore {
           return new IOException(what, e);
       }
     }
+    if (e instanceof software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException) {
+      // no response head within the connect and stall timeouts (the client of reads has no socket timeout)
+      return new TransientStoreException(RetryCause.TIMEOUT, op + " " + location + ": no response within "
+          + "the connect and stall timeouts", e);
+    }
     if (e instanceof software.amazon.awssdk.core.exception.AbortedException
         || e.getCause() instanceof InterruptedException) {
       // The calling thread was interrupted (the S3 client keeps its interrupt status set).
@@ -264,6 +294,9 @@ public final class S3ObjectStore implements ObjectStore {
   public void close() {
     if (ownsClient) {
       s3.close();
+      if (reads != s3) {
+        reads.close();
+      }
     }
   }
 
