@@ -13,7 +13,6 @@ import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -29,12 +28,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * through here; no class of the stream asks the tiers or S3 about a range itself. Made by its {@link
  * SourceChain} ({@link SourceChain#ranges}), over the same tiers; the chain itself serves blocks.
  *
- * <p>Two ways to wait, one protocol: {@link #range} runs it on the fetch executor, in parallel parts of at
- * most {@link #PART}, and returns at once (a caller who waits does so through the stream's {@link
- * Requests#await}); {@link #readThrough} is for a caller who waits now, in one call: the blocks held,
- * then the tiers, then S3 (the read alone, or an extent around it into a span the caller then holds), then
- * the tiers are offered what came. It looks a small range up on the caller's thread and fetches it in one
- * request; a range of more than a part goes through {@link #range} either way.
+ * <p>Decide, then do: this class decides how a read goes and makes its requests; {@link RangeTiers} then
+ * runs the range's pass through the tiers in one call (ask, fetch what is missing, keep), reaching the
+ * fetch executor only through the requests handed to it, and never calls back for a decision. Two ways to
+ * wait, one pass: {@link #range} runs it in parallel parts of at most {@link #PART}, one request of the
+ * stream, and returns at once (a caller who waits does so through the stream's {@link Requests#await});
+ * {@link #readThrough} is for a caller who waits now, in one call: the blocks held, then (the read alone,
+ * or an extent around it into a span the caller then holds) the tiers, then S3, then the tiers are
+ * offered what came. It looks a small range up on the caller's thread and fetches it in one request; a
+ * range of more than a part goes through {@link #range} either way.
  *
  * <p>Rules kept: a tier's trouble is a miss (docs/architecture.md, rule 2); a fetch thread never waits for
  * another fetch; every range is one of the stream's requests ({@link Requests}), so close cancels it, and
@@ -69,21 +71,12 @@ public final class RangeThrough {
     void await(CompletableFuture<Void> done, Runnable cancel, String what) throws IOException;
   }
 
-  /** A read into a caller's array on a fetch thread, given the token that can stop it. */
-  @FunctionalInterface
-  private interface Work {
-    void run(CancelToken token) throws IOException;
-  }
-
-  private final ObjectHandle h;
-  private final S3Source s3;
   private final BlockFetcher fetcher;
   private final Requests requests;
   private final BufferPool pool;
   private final ReadStatistics stats;
-  private final int blockSize;
   private final int keptPiece;
-  /** The blocks held and the tiers, asked about a range. */
+  /** The range's pass through the blocks held, the tiers and S3: asked, fetched, then kept. */
   final RangeTiers kept;
 
   /**
@@ -102,15 +95,12 @@ public final class RangeThrough {
     if (keptPiece <= 0) {
       throw new IllegalArgumentException("the kept piece must be positive: " + keptPiece);
     }
-    this.h = h;
-    this.s3 = s3;
     this.fetcher = fetcher;
     this.requests = requests;
     this.pool = pool;
     this.stats = h.stats();
-    this.blockSize = blockSize;
     this.keptPiece = keptPiece;
-    this.kept = new RangeTiers(h, own, tiers, pool, blockSize);
+    this.kept = new RangeTiers(h, own, tiers, s3, pool, blockSize, keptPiece);
   }
 
   /**
@@ -171,11 +161,7 @@ public final class RangeThrough {
         throw ex;
       }
     }
-    if (how.keep()) {
-      read(position, dst, off, len, how.why());
-    } else {
-      readWaiting(position, len, how.why(), token -> s3.readNow(h, position, dst, off, len, token), null);
-    }
+    read(position, dst, off, len, how.keep(), how.why());
     return null;
   }
 
@@ -216,7 +202,7 @@ public final class RangeThrough {
     }
 
     /** Runs {@code work} on the fetch executor under a child of the range's token. */
-    private CompletableFuture<Void> submit(Work work) {
+    private CompletableFuture<Void> submit(RangeTiers.Work work) {
       CancelToken part = token.child();
       BlockFetcher.QueuedRead q = fetcher.submitRead(urgent, part, () -> work.run(part), () -> token.forget(part));
       queued.add(q);
@@ -242,101 +228,47 @@ public final class RangeThrough {
    * {@link #range} into {@code dst}, which may be pieces of the stream's kept size ({@code keptPiece}) end to
    * end, from the range's start: a run of pieces held ahead is fetched in the same parts (the same GETs) as
    * one array would be, and each piece is looked up and kept under its own name, as {@link #range} cuts it.
+   * The range is one request of the stream, whose parts run under children of its token; it goes through
+   * the tiers in one pass ({@link RangeTiers#readInParts}).
    */
   public Fetch range(long position, Destination dst, int len, Purpose why) {
-    // One request of the stream, ended once the range has; a prefetch queues behind every read a caller waits for.
+    // A prefetch queues behind every read a caller waits for.
     Fetch f = new Fetch(requests.start(why), fetcher, why != Purpose.ROW_GROUP_AHEAD);
-    CompletableFuture<Void> all;
-    if (!kept.keepsRange(position, len)) {
-      all = parts(f, position, dst, len);
-    } else {
-      boolean[] found = new boolean[(int) ((len + (long) keptPiece - 1) / keptPiece)];
-      all = f.submit(t -> lookUpPieces(position, dst, len, found))
-          .thenCompose(v -> fetchMissingPieces(f, position, dst, len, found));
-    }
+    CompletableFuture<Void> all = kept.readInParts(position, dst, len, f::submit);
     f.done = all.whenComplete((v, t) -> requests.end(f.token));
     return f;
   }
 
-  /** Whether a read of {@code len} bytes for a caller who waits goes through {@link #range}. */
+  /** Whether a read of {@code len} bytes for a caller who waits, with keeping, goes through {@link #range}. */
   private boolean throughRange(long position, int len) {
     return len > PART || len > keptPiece && kept.keepsRange(position, len);
   }
 
-  /** Looks each kept piece of the range up in the tiers, in order, into its place in {@code dst}. */
-  private void lookUpPieces(long position, Destination dst, int len, boolean[] found) throws IOException {
-    for (int i = 0; i < found.length; i++) {
-      int from = i * keptPiece;
-      int n = Math.min(keptPiece, len - from);
-      // A piece that would land in two buffers is not one the pieces of dst were cut as: fetched.
-      found[i] = dst.inOneArray(from, n) && kept.readKeptRange(position + from, dst.array(from), dst.offset(from), n);
-    }
-  }
-
   /**
-   * Fetches each run of pieces no tier had, in parts (as the whole range would be when none had any), and
-   * offers those pieces to the tiers once their run is in.
+   * {@link #readThrough}'s read alone: exactly {@code [position, position + len)} into {@code dst[off..]}
+   * for a caller who waits. With {@code keep}, more than a {@link #PART} (or than a kept piece, where a tier
+   * keeps ranges) comes through {@link #range}; less in one request ({@link RangeTiers#readInOne}).
    */
-  private CompletableFuture<Void> fetchMissingPieces(Fetch f, long position, Destination dst, int len,
-      boolean[] found) {
-    List<CompletableFuture<Void>> runs = new ArrayList<>();
-    for (int i = 0; i < found.length; ) {
-      if (found[i]) {
-        i++;
-        continue;
-      }
-      int first = i;
-      while (i < found.length && !found[i]) {
-        i++;
-      }
-      int from = first * keptPiece;
-      int to = Math.min(len, i * keptPiece);
-      runs.add(parts(f, position + from, dst.from(from), to - from).thenRun(() -> {
-        for (int p = from; p < to; p += keptPiece) {
-          int n = Math.min(keptPiece, to - p);
-          if (dst.inOneArray(p, n)) {
-            kept.keepRange(position + p, dst.array(p), dst.offset(p), n);
-          }
-        }
-      }));
-    }
-    return CompletableFuture.allOf(runs.toArray(CompletableFuture[]::new));
-  }
-
-  /**
-   * {@link #readThrough}'s read alone, with keeping. Reads exactly {@code [position, position + len)} into
-   * {@code dst[off..]} for a caller who waits: from a tier that kept exactly this range, else from wherever
-   * its blocks are, then offered to the tiers. More than a {@link #PART} comes through {@link #range}; less
-   * is looked up on the caller's thread and fetched in one request.
-   */
-  void read(long position, byte[] dst, int off, int len, Purpose why) throws IOException {
-    if (throughRange(position, len)) {
+  void read(long position, byte[] dst, int off, int len, boolean keep, Purpose why) throws IOException {
+    if (keep && throughRange(position, len)) {
       Fetch f = range(position, Destination.of(dst, off), len, why);
       requests.await(f.done(), f::cancel, "");
       return;
     }
-    if (kept.readKeptRange(position, dst, off, len)) {
-      return;
-    }
-    readWaiting(position, len, why, token -> readAnywhere(position, Destination.of(dst, off), len, token), null);
-    kept.keepRange(position, dst, off, len);
+    kept.readInOne(position, dst, off, len, keep, why, this::readWaiting);
   }
 
   /**
    * {@link #readThrough}'s extent. Fills {@code span}, not yet filled, for a caller who waits and holds its
-   * filler's pin, and marks it filled. With {@code keep} (a footer's tail, a columnar extent) it reads
-   * through as {@link #read} does, straight into the span's buffer: the next query reads it from a tier.
-   * Without, it comes from S3 alone and is not offered (a readahead after a small read the tiers did not
-   * hold). Each request writing into the buffer pins it until it has ended, so that the buffer goes back to
-   * the pool only once none can write into it (a part may be waiting for a tier's access check, which no
-   * cancel stops).
+   * filler's pin, and marks it filled. With {@code keep} and more than a {@link #PART} (or than a kept piece,
+   * where a tier keeps ranges), through {@link #range} straight into the span's buffer, the span pinned until
+   * none of the range's parts runs; otherwise in one request ({@link RangeTiers#fillInOne}). Each request writing
+   * into the buffer pins it until it has ended, so that the buffer goes back to the pool only once none can
+   * write into it (a part may be waiting for a tier's access check, which no cancel stops).
    */
   void fill(Span span, boolean keep, Purpose why) throws IOException {
-    long start = span.start();
-    int len = span.length();
-    byte[] buffer = span.buffer();
-    if (keep && throughRange(start, len)) {
-      Fetch f = range(start, Destination.of(buffer, 0), len, why); // looked up and kept as a range there
+    if (keep && throughRange(span.start(), span.length())) {
+      Fetch f = range(span.start(), Destination.of(span.buffer(), 0), span.length(), why); // kept as a range there
       if (span.tryPin()) { // the parts' pin (the filler's is held by the caller): dropped once none of them runs
         f.done().whenComplete((v, t) -> span.unpin());
       }
@@ -344,14 +276,7 @@ public final class RangeThrough {
       span.filled();
       return;
     }
-    boolean found = keep && kept.readKeptRange(span);
-    if (!found) {
-      readWaiting(start, len, why, token -> s3.readNow(h, start, buffer, 0, len, token), span);
-    }
-    span.filled();
-    if (keep && !found) {
-      kept.keep(Piece.range(span.start(), span.length()), span);
-    }
+    kept.fillInOne(span, keep, why, this::readWaiting);
   }
 
   /**
@@ -363,7 +288,8 @@ public final class RangeThrough {
    * then, which lets go of the bytes, never has their buffer recycled to another stream while the request
    * may still write into it.
    */
-  private void readWaiting(long position, int len, Purpose why, Work read, PooledBytes into) throws IOException {
+  private void readWaiting(long position, int len, Purpose why, RangeTiers.Work read, PooledBytes into)
+      throws IOException {
     CancelToken token = requests.start(why);
     boolean pinned = into != null && into.tryPin();
     CompletableFuture<Void> ended = new CompletableFuture<>();
@@ -377,48 +303,5 @@ public final class RangeThrough {
     // Waited for until the request has ended, as a range's fetch is (Fetch#done): its outcome, once it ended.
     requests.await(done.thenCombine(ended, (v, w) -> null), token::cancel,
         " bytes " + position + "-" + (position + len - 1));
-  }
-
-  /** Reads {@code [position, position + len)} into {@code dst} in parallel parts on the fetch executor. */
-  private CompletableFuture<Void> parts(Fetch f, long position, Destination dst, int len) {
-    int parts = (len + PART - 1) / PART;
-    int partSize = (len + parts - 1) / parts;
-    List<CompletableFuture<Void>> all = new ArrayList<>(parts);
-    for (int done = 0; done < len; done += partSize) {
-      long p = position + done;
-      Destination d = dst.from(done);
-      int n = Math.min(partSize, len - done);
-      all.add(f.submit(t -> readAnywhere(p, d, n, t)));
-    }
-    return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
-  }
-
-  // ---- S3 for what the tiers do not hold --------------------------------------------------
-
-  /**
-   * Reads {@code [position, position + len)} from wherever it is, on a fetch thread: each block's share
-   * from the stream's blocks or the first tier that holds it, the shares missing from all from S3, each
-   * run of them in one GET, across the buffers of {@code dst} (a share that lands in two is asked of the
-   * blocks and tiers a buffer at a time). Never waits for another fetch.
-   */
-  void readAnywhere(long position, Destination dst, int len, CancelToken token) throws IOException {
-    long missingFrom = -1;
-    int done = 0;
-    while (done < len) {
-      long p = position + done;
-      int n = Math.min(kept.share(p, len - done), dst.room(done));
-      boolean served = kept.readShare(p, dst.array(done), dst.offset(done), n);
-      if (served && missingFrom >= 0) {
-        s3.readNow(h, missingFrom, dst.from(missingFrom - position), (int) (p - missingFrom), token);
-        missingFrom = -1;
-      } else if (!served && missingFrom < 0) {
-        missingFrom = p;
-      }
-      done += n;
-    }
-    if (missingFrom >= 0) {
-      long end = position + len;
-      s3.readNow(h, missingFrom, dst.from(missingFrom - position), (int) (end - missingFrom), token);
-    }
   }
 }

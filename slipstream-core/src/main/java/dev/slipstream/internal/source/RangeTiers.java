@@ -6,40 +6,191 @@ package dev.slipstream.internal.source;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
+import dev.slipstream.internal.block.Destination;
 import dev.slipstream.internal.block.PooledBytes;
 import dev.slipstream.internal.block.Span;
+import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.fetch.Purpose;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
- * What a stream's blocks and its chain's tiers hold of a range, and what they are offered to keep: the
- * questions {@link RangeThrough} asks before and after it goes to S3. A range is found either as each
- * block's share of it (the stream's own blocks first, then each tier in order), or as exactly the range a
- * tier kept; a range S3 gave back is offered to every tier as a pooled copy. A tier's trouble is a miss
- * (docs/architecture.md, rule 2). It holds no state of its own.
+ * A range's pass through the tiers, in one call: what the tiers kept of it, then what is missing (each
+ * block's share from the stream's blocks or the first tier that holds it, the rest from S3), then what S3
+ * gave back offered to the tiers (write-behind). {@link RangeThrough} decides how a read goes (a range in
+ * parts or a read a caller waits for, urgent or not) and hands this class the way its reads reach the
+ * fetch executor as requests of the stream; this class asks, fetches and keeps, in that order, and never
+ * calls back for a decision. A range is found either as each block's share of it, or as exactly the range
+ * a tier kept, looked up in pieces cut from its start ({@code keptPiece}); a range S3 gave back is offered
+ * to every tier as a pooled copy, piece by piece. A tier's trouble is a miss (docs/architecture.md, rule
+ * 2). It holds no state of its own.
  */
 final class RangeTiers {
+  /** A read into a caller's array on a fetch thread, given the token that can stop it. */
+  @FunctionalInterface
+  interface Work {
+    void run(CancelToken token) throws IOException;
+  }
+
+  /** How a range's reads run: each on the fetch executor, under the range's request; completes when it ends. */
+  @FunctionalInterface
+  interface Submit {
+    CompletableFuture<Void> submit(Work work);
+  }
+
+  /**
+   * How a read for a caller who waits now runs: on the fetch executor, ahead of every prefetch, as a request
+   * of the stream, waited for on the caller's thread; into {@code into}'s buffer, pinned until it ended, if
+   * not null.
+   */
+  @FunctionalInterface
+  interface Wait {
+    void run(long position, int len, Purpose why, Work work, PooledBytes into) throws IOException;
+  }
+
   private final ObjectHandle h;
   private final OwnBlocks own;
   private final List<Tier> tiers;
+  private final S3Source s3;
   private final BufferPool pool;
   private final ReadStatistics stats;
   private final int blockSize;
+  private final int keptPiece;
 
-  RangeTiers(ObjectHandle h, OwnBlocks own, List<Tier> tiers, BufferPool pool, int blockSize) {
+  RangeTiers(ObjectHandle h, OwnBlocks own, List<Tier> tiers, S3Source s3, BufferPool pool, int blockSize,
+      int keptPiece) {
     this.h = h;
     this.own = own;
     this.tiers = List.copyOf(tiers);
+    this.s3 = s3;
     this.pool = pool;
     this.stats = h.stats();
     this.blockSize = blockSize;
+    this.keptPiece = keptPiece;
   }
+
+  // ---- a range in parts, asynchronously ------------------------------------------------------
+
+  /**
+   * Reads {@code [position, position + len)} into {@code dst}, each read through {@code submit}: each of its
+   * kept pieces from a tier that kept exactly that piece (looked up on the fetch executor), the pieces missing
+   * from wherever their blocks are, each run of them in parallel parts of at most {@link RangeThrough#PART}
+   * (as the whole range would be when none had any), then offered to the tiers piece by piece once their run
+   * is in. Where no tier keeps the range, it is read in parts at once, with nothing to look up or offer.
+   */
+  CompletableFuture<Void> readInParts(long position, Destination dst, int len, Submit submit) {
+    if (!keepsRange(position, len)) {
+      return parts(position, dst, len, submit);
+    }
+    boolean[] found = new boolean[(int) ((len + (long) keptPiece - 1) / keptPiece)];
+    CompletableFuture<Void> lookedUp = submit.submit(t -> lookUpPieces(position, dst, len, found));
+    return lookedUp.thenCompose(v -> fetchMissingPieces(position, dst, len, found, submit));
+  }
+
+  /** Looks each kept piece of the range up in the tiers, in order, into its place in {@code dst}. */
+  private void lookUpPieces(long position, Destination dst, int len, boolean[] found) throws IOException {
+    for (int i = 0; i < found.length; i++) {
+      int from = i * keptPiece;
+      int n = Math.min(keptPiece, len - from);
+      // A piece that would land in two buffers is not one the pieces of dst were cut as: fetched.
+      found[i] = dst.inOneArray(from, n) && readKeptRange(position + from, dst.array(from), dst.offset(from), n);
+    }
+  }
+
+  /** Fetches each run of pieces no tier had, in parts, and offers those pieces to the tiers once their run is in. */
+  private CompletableFuture<Void> fetchMissingPieces(long position, Destination dst, int len, boolean[] found,
+      Submit submit) {
+    List<CompletableFuture<Void>> runs = new ArrayList<>();
+    for (int i = 0; i < found.length; ) {
+      if (found[i]) {
+        i++;
+        continue;
+      }
+      int first = i;
+      while (i < found.length && !found[i]) {
+        i++;
+      }
+      int from = first * keptPiece;
+      int to = Math.min(len, i * keptPiece);
+      CompletableFuture<Void> run = parts(position + from, dst.from(from), to - from, submit);
+      runs.add(run.thenRun(() -> {
+        for (int p = from; p < to; p += keptPiece) {
+          int n = Math.min(keptPiece, to - p);
+          if (dst.inOneArray(p, n)) {
+            keepRange(position + p, dst.array(p), dst.offset(p), n);
+          }
+        }
+      }));
+    }
+    return CompletableFuture.allOf(runs.toArray(CompletableFuture[]::new));
+  }
+
+  /** Reads {@code [position, position + len)} into {@code dst} from wherever it is, in parallel parts. */
+  private CompletableFuture<Void> parts(long position, Destination dst, int len, Submit submit) {
+    int parts = (len + RangeThrough.PART - 1) / RangeThrough.PART;
+    int partSize = (len + parts - 1) / parts;
+    List<CompletableFuture<Void>> all = new ArrayList<>(parts);
+    for (int done = 0; done < len; done += partSize) {
+      long p = position + done;
+      Destination d = dst.from(done);
+      int n = Math.min(partSize, len - done);
+      all.add(submit.submit(t -> readAnywhere(p, d, n, t)));
+    }
+    return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+  }
+
+  // ---- a read a caller waits for, in one request ----------------------------------------------
+
+  /**
+   * Reads exactly {@code [position, position + len)} into {@code dst[off..]} for a caller who waits, in one
+   * request run by {@code wait}. With {@code keep}: from a tier that kept exactly this range (looked up on
+   * the caller's thread), else from wherever its blocks are, then offered to the tiers. Without, from S3
+   * alone, and not offered.
+   */
+  void readInOne(long position, byte[] dst, int off, int len, boolean keep, Purpose why, Wait wait)
+      throws IOException {
+    if (!keep) {
+      wait.run(position, len, why, token -> s3.readNow(h, position, dst, off, len, token), null);
+      return;
+    }
+    if (readKeptRange(position, dst, off, len)) {
+      return;
+    }
+    wait.run(position, len, why, token -> readAnywhere(position, Destination.of(dst, off), len, token), null);
+    keepRange(position, dst, off, len);
+  }
+
+  /**
+   * Fills {@code span}, not yet filled, for a caller who waits and holds its filler's pin, in one request
+   * run by {@code wait}, and marks it filled. With {@code keep} (a footer's tail, a columnar extent): as a
+   * tier kept exactly its range, straight into the span's buffer, else from S3 and then the span itself
+   * offered to the tiers. Without (a readahead after a small read the tiers did not hold), from S3 alone.
+   * The request pins the span until it has ended, so that its buffer goes back to the pool only once none
+   * can write into it.
+   */
+  void fillInOne(Span span, boolean keep, Purpose why, Wait wait) throws IOException {
+    long start = span.start();
+    int len = span.length();
+    byte[] buffer = span.buffer();
+    boolean found = keep && readKeptRange(span);
+    if (!found) {
+      wait.run(start, len, why, token -> s3.readNow(h, start, buffer, 0, len, token), span);
+    }
+    span.filled();
+    if (keep && !found) {
+      keep(Piece.range(start, len), span);
+    }
+  }
+
+  // ---- what the blocks held and the tiers have -----------------------------------------------
 
   /**
    * Reads {@code [position, position + len)} from the blocks the stream and the tiers hold, each block's
    * share from the stream's blocks or the first tier that has it; false if any share is missing from all
-   * (the shares found are then in dst).
+   * (the shares found are then in dst). Sends nothing.
    */
   boolean readFromTiers(long position, byte[] dst, int off, int len) throws IOException {
     int done = 0;
@@ -52,6 +203,44 @@ final class RangeTiers {
       done += n;
     }
     return true;
+  }
+
+  /** Whether a tier keeps the range {@code [position, position + len)}, so that looking it up can hit. */
+  boolean keepsRange(long position, int len) {
+    Piece piece = Piece.range(position, len);
+    for (Tier t : tiers) {
+      if (t.keeps(piece)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Reads {@code [position, position + len)} from wherever it is, on a fetch thread: each block's share
+   * from the stream's blocks or the first tier that holds it, the shares missing from all from S3, each
+   * run of them in one GET, across the buffers of {@code dst} (a share that lands in two is asked of the
+   * blocks and tiers a buffer at a time). Never waits for another fetch.
+   */
+  void readAnywhere(long position, Destination dst, int len, CancelToken token) throws IOException {
+    long missingFrom = -1;
+    int done = 0;
+    while (done < len) {
+      long p = position + done;
+      int n = Math.min(share(p, len - done), dst.room(done));
+      boolean served = readShare(p, dst.array(done), dst.offset(done), n);
+      if (served && missingFrom >= 0) {
+        s3.readNow(h, missingFrom, dst.from(missingFrom - position), (int) (p - missingFrom), token);
+        missingFrom = -1;
+      } else if (!served && missingFrom < 0) {
+        missingFrom = p;
+      }
+      done += n;
+    }
+    if (missingFrom >= 0) {
+      long end = position + len;
+      s3.readNow(h, missingFrom, dst.from(missingFrom - position), (int) (end - missingFrom), token);
+    }
   }
 
   /** Reads exactly the range a columnar reader fetched before, as a tier kept it; false on a miss. */
@@ -69,7 +258,7 @@ final class RangeTiers {
    * Fills {@code span}, not yet filled, with exactly its range as a tier kept it: straight into the span's
    * own buffer, which no caller sees before it is filled (no scratch memory, no copy); false on a miss.
    */
-  boolean readKeptRange(Span span) throws IOException {
+  private boolean readKeptRange(Span span) throws IOException {
     Piece piece = Piece.range(span.start(), span.length());
     for (Tier t : tiers) {
       if (t.readBlock(piece, span.buffer())) {
@@ -79,16 +268,28 @@ final class RangeTiers {
     return false;
   }
 
-  /** Whether a tier keeps the range {@code [position, position + len)}, so that looking it up can hit. */
-  boolean keepsRange(long position, int len) {
-    Piece piece = Piece.range(position, len);
+  /** Bytes of {@code [p, p + max)} in the block holding {@code p}. */
+  private int share(long p, int max) {
+    long index = p / blockSize;
+    return (int) Math.min(max, (index + 1) * blockSize - p);
+  }
+
+  private boolean readShare(long p, byte[] dst, int off, int n) throws IOException {
+    long index = p / blockSize;
+    long start = index * blockSize;
+    Piece piece = Piece.block(index, start, (int) Math.min(blockSize, h.length() - start));
+    if (own.read(piece, (int) (p - start), dst, off, n)) {
+      return true;
+    }
     for (Tier t : tiers) {
-      if (t.keeps(piece)) {
+      if (t.read(piece, (int) (p - start), dst, off, n)) {
         return true;
       }
     }
     return false;
   }
+
+  // ---- what S3 gave back, offered ------------------------------------------------------------
 
   /** Keeps a copy of a range just fetched from S3 into a caller's buffer; skipped (counted) when memory is short. */
   void keepRange(long position, byte[] src, int off, int len) {
@@ -108,30 +309,9 @@ final class RangeTiers {
     copy.releaseOwner();
   }
 
-  void keep(Piece piece, PooledBytes data) {
+  private void keep(Piece piece, PooledBytes data) {
     for (Tier t : tiers) {
       t.keep(piece, data);
     }
-  }
-
-  /** Bytes of {@code [p, p + max)} in the block holding {@code p}. */
-  int share(long p, int max) {
-    long index = p / blockSize;
-    return (int) Math.min(max, (index + 1) * blockSize - p);
-  }
-
-  boolean readShare(long p, byte[] dst, int off, int n) throws IOException {
-    long index = p / blockSize;
-    long start = index * blockSize;
-    Piece piece = Piece.block(index, start, (int) Math.min(blockSize, h.length() - start));
-    if (own.read(piece, (int) (p - start), dst, off, n)) {
-      return true;
-    }
-    for (Tier t : tiers) {
-      if (t.read(piece, (int) (p - start), dst, off, n)) {
-        return true;
-      }
-    }
-    return false;
   }
 }

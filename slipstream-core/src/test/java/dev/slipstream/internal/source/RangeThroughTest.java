@@ -120,7 +120,7 @@ class RangeThroughTest {
 
   private byte[] read(long position, int len) throws IOException {
     byte[] dst = new byte[len];
-    rig.ranges.read(position, dst, 0, len, Purpose.RANGE);
+    rig.ranges.read(position, dst, 0, len, true, Purpose.RANGE);
     return dst;
   }
 

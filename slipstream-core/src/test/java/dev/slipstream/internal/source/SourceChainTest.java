@@ -164,7 +164,7 @@ class SourceChainTest {
     byte[] dst = new byte[5 * BLOCK];
 
     // [512, 5632): block 0 from the stream, 1 and 2 missing, 3 from the disk, 4 and 5 missing
-    ranges(memory, disk).readAnywhere(512, Destination.of(dst, 0), 5 * BLOCK, FetchRig.token(Purpose.RANGE));
+    ranges(memory, disk).kept.readAnywhere(512, Destination.of(dst, 0), 5 * BLOCK, FetchRig.token(Purpose.RANGE));
 
     assertThat(dst).isEqualTo(data(512, 512 + 5 * BLOCK));
     assertThat(rig.store.ranges()).containsExactly("1024-3072", "4096-5632");
