@@ -12,8 +12,9 @@ import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * Slipstream through its plain Java API, without Hadoop: {@code Slipstream.builder()} with the default
- * settings, plus the endpoint and credentials of the test server. Listing (small files) and the HEAD
- * of {@link ReadSession#stat} go through the same S3 client that Slipstream reads with.
+ * settings, plus the endpoint and credentials of the test server, building its S3 clients itself as
+ * {@code Slipstream.create} does. Listing (small files) and the HEAD of {@link ReadSession#stat} go through
+ * an S3 client of the session's own, set up the same way ({@code S3Clients.create}).
  */
 final class CoreReader implements Reader {
   static final String NAME = "slipstream-core";
@@ -46,9 +47,11 @@ final class CoreReader implements Reader {
         .set("cache.disk.dir", cacheDir.toString());
     settings.forEach(b::set);
     SlipstreamConfig config = b.build();
+    // Slipstream builds its own clients, as Slipstream.create does (its GETs on a client of their own); this
+    // one serves the session's HEADs and LISTs
     S3Client client = S3Clients.create(config);
     try {
-      Slipstream slipstream = Slipstream.builder().config(config).s3Client(client).build();
+      Slipstream slipstream = Slipstream.builder().config(config).build();
       return new CoreSession(slipstream, client, target.bucket(), cacheDir);
     } catch (RuntimeException e) {
       client.close();
