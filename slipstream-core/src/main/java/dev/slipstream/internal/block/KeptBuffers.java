@@ -6,6 +6,7 @@ package dev.slipstream.internal.block;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
@@ -64,8 +65,11 @@ public final class KeptBuffers {
 
   /** In access order: the eldest is the least recently kept or read. */
   private final LinkedHashMap<Object, Kept> byName = new LinkedHashMap<>(64, 0.75f, true);
-  /** The passed ones among them, eldest first; a passed one read again is kept as any other from then on. */
-  private final LinkedHashSet<Kept> passed = new LinkedHashSet<>();
+  /**
+   * The passed ones among them by buffer size, eldest first (a lookup is of one size: no scan of the
+   * others); a passed one read again is kept as any other from then on.
+   */
+  private final HashMap<Integer, LinkedHashSet<Kept>> passed = new HashMap<>();
   private long bytes;
   /** Bytes the collector took back from here. */
   private long collected;
@@ -94,7 +98,7 @@ public final class KeptBuffers {
     byName.put(name, k);
     if (passedBy) {
       k.passed = true;
-      passed.add(k);
+      passed.computeIfAbsent(buffer.size, size -> new LinkedHashSet<>()).add(k);
     }
     buffer.where = IdleBuffer.Where.KEPT;
     buffer.handedOut = null;
@@ -150,7 +154,8 @@ public final class KeptBuffers {
    * null if there is none.
    */
   Kept evictPassed(int size) {
-    return passed.isEmpty() ? null : evictEldest(passed, size);
+    LinkedHashSet<Kept> ofSize = passed.get(size);
+    return ofSize == null ? null : evictEldest(ofSize, size);
   }
 
   private Kept evictEldest(Collection<Kept> eldestFirst, int size) {
@@ -225,7 +230,11 @@ public final class KeptBuffers {
   private void unpass(Kept k) {
     if (k.passed) {
       k.passed = false;
-      passed.remove(k);
+      LinkedHashSet<Kept> ofSize = passed.get(k.held.size);
+      ofSize.remove(k);
+      if (ofSize.isEmpty()) {
+        passed.remove(k.held.size);
+      }
     }
   }
 
