@@ -8,8 +8,8 @@ import dev.slipstream.ReadStatistics;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
-import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.function.Predicate;
 
 /**
