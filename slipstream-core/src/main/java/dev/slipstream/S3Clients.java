@@ -3,7 +3,9 @@
  */
 package dev.slipstream;
 
+import dev.slipstream.internal.store.KnownRules;
 import dev.slipstream.internal.store.S3ClientFactory;
+import software.amazon.awssdk.services.s3.S3BaseClientBuilder;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -30,5 +32,15 @@ public final class S3Clients {
    */
   public static S3Client create(SlipstreamConfig config) {
     return S3ClientFactory.create(config);
+  }
+
+  /**
+   * Makes the client {@code builder} builds work out the S3 endpoint rules' answer for a bucket (its
+   * endpoint and auth scheme) once and reuse it, as Slipstream's own clients do, instead of running the
+   * rules on every request; every setting the rules read (an access point ARN, FIPS, a custom endpoint)
+   * still decides as before. For a client set up from another's settings, as the Hadoop FileSystem's.
+   */
+  public static void keepRulesAnswers(S3BaseClientBuilder<?, ?> builder) {
+    KnownRules.keepAnswers(builder, true, true);
   }
 }

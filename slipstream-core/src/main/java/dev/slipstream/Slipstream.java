@@ -88,9 +88,12 @@ public final class Slipstream implements AutoCloseable {
           + " JVM); use a smaller block size or isolated resources");
     }
     Sources.Shared shared = sharedTier(config, stats); // first: a missing module must not leave an S3 client open
-    this.store = b.s3Client != null
-        ? S3ObjectStore.over(b.s3Client, false, b.requestScope)
-        : S3ObjectStore.create(config, b.requestScope);
+    if (b.readsClient != null && b.s3Client == null) {
+      throw new IllegalStateException("readsClient is given without s3Client: give both, or neither");
+    }
+    this.store = b.s3Client == null ? S3ObjectStore.create(config, b.requestScope)
+        : b.readsClient == null ? S3ObjectStore.over(b.s3Client, false, b.requestScope)
+        : S3ObjectStore.over(b.s3Client, b.readsClient, b.requestScope);
     this.ranges = new RangeReader(store, config);
     this.diskCache = config.cacheMode() == CacheMode.OFF ? null : DiskCache.open(config);
     this.fetcher = new BlockFetcher(store, ranges, resources.executor);
@@ -389,6 +392,7 @@ public final class Slipstream implements AutoCloseable {
     private SlipstreamConfig config = SlipstreamConfig.defaults();
     private boolean isolated;
     private software.amazon.awssdk.services.s3.S3Client s3Client;
+    private software.amazon.awssdk.services.s3.S3Client readsClient;
     private java.util.function.Supplier<Runnable> requestScope;
 
     private Builder() {}
@@ -407,11 +411,23 @@ public final class Slipstream implements AutoCloseable {
     /**
      * Reads through this S3 client instead of building one from the configuration (whose endpoint,
      * region, path-style and credential keys are then unused). The client is not closed with
-     * Slipstream. This is how the Hadoop FileSystem reuses the client S3A configured; its socket
-     * timeout then decides how soon a stalled body is noticed.
+     * Slipstream. This is how the Hadoop FileSystem reuses the client S3A configured.
      */
     public Builder s3Client(software.amazon.awssdk.services.s3.S3Client client) {
       this.s3Client = Objects.requireNonNull(client, "client");
+      return this;
+    }
+
+    /**
+     * With {@link #s3Client}: sends the read path's GETs through {@code client} instead, and HEAD and
+     * LIST through that one. Meant for a client without a socket timeout, whose socket reads then block
+     * instead of polling first (see {@code read.stall.timeout}: the stall watchdog watches every body, and
+     * the client should bound each attempt up to its response head by {@code connect.timeout} plus
+     * {@code read.stall.timeout}). Not closed with Slipstream. The Hadoop FileSystem builds one from S3A's
+     * settings this way.
+     */
+    public Builder readsClient(software.amazon.awssdk.services.s3.S3Client client) {
+      this.readsClient = Objects.requireNonNull(client, "client");
       return this;
     }
 

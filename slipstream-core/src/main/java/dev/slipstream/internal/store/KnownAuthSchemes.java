@@ -22,6 +22,12 @@ import software.amazon.awssdk.services.s3.auth.scheme.S3AuthSchemeProvider;
  * at most {@link KnownEndpoints#LIMIT} answers, so every setting that changes the scheme still does.
  */
 final class KnownAuthSchemes implements S3AuthSchemeProvider {
+  /**
+   * Whether this SDK's auth scheme parameters are the ones {@link Key} names: SDKs before 2.28 (Hadoop
+   * 3.4.1 ships 2.24) lack the region set, and their rules are then asked on every request.
+   */
+  static final boolean USABLE = hasRegionSet();
+
   private final S3AuthSchemeProvider rules;
   private final ConcurrentHashMap<Key, List<AuthSchemeOption>> known = new ConcurrentHashMap<>();
 
@@ -41,6 +47,15 @@ final class KnownAuthSchemes implements S3AuthSchemeProvider {
       known.putIfAbsent(key, options);
     }
     return options;
+  }
+
+  private static boolean hasRegionSet() {
+    try {
+      S3AuthSchemeParams.class.getMethod("regionSet");
+      return true;
+    } catch (NoSuchMethodException | LinkageError e) {
+      return false;
+    }
   }
 
   /** Answers kept (for tests). */

@@ -19,11 +19,9 @@ import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
 import software.amazon.awssdk.retries.DefaultRetryStrategy;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
-import software.amazon.awssdk.services.s3.S3ServiceClientConfiguration;
-import software.amazon.awssdk.services.s3.endpoints.S3EndpointProvider;
 
 /**
- * Builds the S3 client for plain-Java use (Hadoop hands Slipstream the client S3A built instead).
+ * Builds the S3 clients for plain-Java use (the Hadoop FileSystem builds its own from S3A's settings).
  *
  * <p>The Apache HTTP client, because a response can be aborted from another thread. The SDK's own
  * retries are off: the fetcher retries per block, resuming at the last byte received. The socket
@@ -85,17 +83,7 @@ public final class S3ClientFactory {
         .credentialsProvider(credentials(config));
     config.endpoint().ifPresent(b::endpointOverride);
     if (knownEndpoints || knownAuthSchemes) {
-      // A plugin sees the providers the SDK settled on (its defaults, the auth scheme preference of the
-      // profile, S3 Express) and wraps them, rather than choosing them again here.
-      b.addPlugin(c -> {
-        S3ServiceClientConfiguration.Builder s3 = (S3ServiceClientConfiguration.Builder) c;
-        if (knownEndpoints && s3.endpointProvider() instanceof S3EndpointProvider rules) {
-          s3.endpointProvider(new KnownEndpoints(rules));
-        }
-        if (knownAuthSchemes && s3.authSchemeProvider() != null) {
-          s3.authSchemeProvider(new KnownAuthSchemes(s3.authSchemeProvider()));
-        }
-      });
+      KnownRules.keepAnswers(b, knownEndpoints, knownAuthSchemes);
     }
     return b;
   }

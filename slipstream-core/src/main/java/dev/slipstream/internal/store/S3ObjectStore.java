@@ -72,6 +72,15 @@ public final class S3ObjectStore implements ObjectStore {
   }
 
   /**
+   * As {@link #over(S3Client, boolean, java.util.function.Supplier)}, with the GETs sent through
+   * {@code reads} (a client without a socket timeout, as {@link S3ClientFactory#createForReads} builds),
+   * and HEAD and LIST through {@code s3}; neither is closed with the store.
+   */
+  public static ObjectStore over(S3Client s3, S3Client reads, java.util.function.Supplier<Runnable> enter) {
+    return scoped(new S3ObjectStore(s3, reads, false), enter);
+  }
+
+  /**
    * A store over new S3 clients built from {@code config} and closed with it: one for HEAD and LIST,
    * one for the GETs ({@link S3ClientFactory#createForReads}); each request made inside {@code enter}'s scope
    * as in {@link #over}.
