@@ -31,13 +31,14 @@ import org.apache.hadoop.fs.s3a.Statistic;
 import org.apache.hadoop.fs.s3a.WriteOperationHelper;
 import org.apache.hadoop.fs.store.audit.AuditSpan;
 import org.apache.hadoop.util.Progressable;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * Hadoop's S3A FileSystem with Slipstream's read path. Name it in {@code fs.s3a.impl} (Spark:
  * {@code spark.hadoop.fs.s3a.impl}) and nothing else changes: every {@code fs.s3a.*} setting,
  * credentials, writes, committers and metadata stay S3A's own. {@link #open} and
- * {@link #openFileWithOptions} return a Slipstream stream that reads through the S3 client S3A
- * configured. Listing for split computation, {@link #listStatus(Path[], PathFilter)} over many
+ * {@link #openFileWithOptions} return a Slipstream stream whose GETs go through a client built from the
+ * settings of the S3 client S3A configured ({@link S3AReadsClient}), and its HEADs through S3A's. Listing for split computation, {@link #listStatus(Path[], PathFilter)} over many
  * directories and {@link #listFiles(Path, boolean) listFiles(path, true)}, is served by Slipstream's
  * flat, parallel listings with S3A's results (see {@link FlatListing}); every other listing call is S3A's.
  *
@@ -54,6 +55,8 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
 
   private SlipstreamConfig slipstreamConfig;
   private Slipstream slipstream;
+  /** The client of the read path's GETs ({@link S3AReadsClient}); null: S3A's own. */
+  private S3Client readsClient;
   private ReadPolicy defaultPolicy;
   private Listings listings;
   private FileOpener opener;
@@ -71,11 +74,16 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     this.defaultPolicy = OpenFileOptions.policyFromFadvise(conf.getTrimmed("fs.s3a.experimental.input.fadvise", ""));
     AuditSpan readSpan = createSpan(Statistic.INVOCATION_OPEN.getSymbol(), null, null);
     readSpan.deactivate(); // S3A activates a span it creates; this one is only for the read path's requests
-    this.slipstream = Slipstream.builder().config(slipstreamConfig)
-        .s3Client(getS3AInternals().getAmazonS3Client("slipstream read path"))
-        .requestScope(() -> inSpan(readSpan)).build();
     boolean clientSideEncryption = getS3EncryptionAlgorithm() != null
         && getS3EncryptionAlgorithm().name().startsWith("CSE");
+    S3Client s3a = getS3AInternals().getAmazonS3Client("slipstream read path");
+    this.readsClient = S3AReadsClient.build(s3a, getConf(), getBucket(), clientSideEncryption, slipstreamConfig);
+    Slipstream.Builder builder = Slipstream.builder().config(slipstreamConfig).s3Client(s3a)
+        .requestScope(() -> inSpan(readSpan));
+    if (readsClient != null) {
+      builder.readsClient(readsClient);
+    }
+    this.slipstream = builder.build();
     this.listings = new Listings(new S3AListingCallbacks(this, statistics, super::listStatus), slipstream,
         slipstreamConfig, conf, clientSideEncryption);
     this.opener = new FileOpener(slipstream, getBucket(), this::pathToKey,
@@ -132,6 +140,11 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
    */
   public long getSlipstreamMemoryHeld() {
     return slipstream == null ? 0 : slipstream.memoryHeld();
+  }
+
+  /** Whether the read path's GETs go through a client of this FileSystem's own ({@link S3AReadsClient}), not S3A's. */
+  boolean readsThroughOwnClient() {
+    return readsClient != null;
   }
 
   public SlipstreamConfig getSlipstreamConfig() {
@@ -305,11 +318,17 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   public void close() throws IOException {
     try {
       if (slipstream != null) {
-        // First: its open-ahead fetches and cache writes end while the S3 client they use, S3A's, is open.
+        // First: its open-ahead fetches and cache writes end while the S3 clients they use are open.
         slipstream.close();
       }
     } finally {
-      super.close(); // closes the S3 client
+      try {
+        if (readsClient != null) {
+          readsClient.close();
+        }
+      } finally {
+        super.close(); // closes S3A's S3 client
+      }
     }
   }
 }

@@ -1,0 +1,164 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.hadoop;
+
+import dev.slipstream.S3Clients;
+import dev.slipstream.SlipstreamConfig;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.s3a.impl.AWSClientConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.core.retry.RetryPolicy;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.identity.spi.AwsCredentialsIdentity;
+import software.amazon.awssdk.identity.spi.IdentityProvider;
+import software.amazon.awssdk.identity.spi.ResolveIdentityRequest;
+import software.amazon.awssdk.services.s3.S3BaseClientBuilder;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3ClientBuilder;
+import software.amazon.awssdk.services.s3.S3ServiceClientConfiguration;
+
+/**
+ * The S3 client of the read path's GETs, built from the settings of the client S3A built, without a
+ * socket timeout.
+ *
+ * <p>Every socket read of a client with a socket timeout waits in a {@code poll} of its own before it
+ * reads: three system calls for each arrival of bytes instead of one (12.5% of the reader's CPU on a
+ * declared read; see docs/benchmarks.md). S3A's client always has one: S3A raises any
+ * {@code fs.s3a.connection.timeout} to a minimum. This client has none; the stall watchdog watches every
+ * body ({@code fs.slipstream.read.stall.timeout}), and each attempt, up to its response head, is bounded by
+ * {@code fs.slipstream.connect.timeout} plus that stall timeout, as for a plain Java client.
+ *
+ * <p>What it keeps of S3A's client: the region, endpoint and cross-region access it resolved; its
+ * credentials (borrowed: closing this client leaves them open for S3A); its client settings whole, so
+ * S3A's audit interceptor and audit log, its request statistics, its headers (requester pays,
+ * {@code fs.s3a.client.s3.custom.headers}), its signer and its user agent; and, from the same
+ * {@code fs.s3a.*} settings S3A read, its connection pool, proxy, path-style access and FIPS. Retries are
+ * the read path's own (resuming at the last byte received), not the SDK's, as for a plain Java client.
+ *
+ * <p>Where S3A's own client must read, S3A's is used: with client-side encryption (S3A's client
+ * decrypts), a client factory of the user's ({@code fs.s3a.s3.client.factory.impl}) or S3 Access Grants,
+ * whose plugin decides the credentials per request ({@link #whyS3AsClient}).
+ */
+final class S3AReadsClient {
+  private static final Logger LOG = LoggerFactory.getLogger(HadoopConfig.LOGGER);
+  private static final String DEFAULT_FACTORY = "org.apache.hadoop.fs.s3a.DefaultS3ClientFactory";
+
+  private S3AReadsClient() {}
+
+  /**
+   * Why the read path must send its GETs through S3A's own client with {@code conf}, or null if a client
+   * of its own can be built.
+   */
+  static String whyS3AsClient(Configuration conf, boolean clientSideEncryption) {
+    if (clientSideEncryption) {
+      return "client-side encryption is on: S3A's encryption client decrypts what it reads";
+    }
+    String factory = conf.getTrimmed("fs.s3a.s3.client.factory.impl", DEFAULT_FACTORY);
+    if (!factory.equals(DEFAULT_FACTORY)) {
+      return "fs.s3a.s3.client.factory.impl names a client factory of its own (" + factory + ")";
+    }
+    if (conf.getBoolean("fs.s3a.s3accessgrants.enabled", false)) {
+      return "fs.s3a.s3accessgrants.enabled is set: S3 Access Grants' plugin decides the credentials of each"
+          + " request";
+    }
+    return null;
+  }
+
+  /**
+   * A client for the read path's GETs with the settings of {@code s3a}, the client S3A built for
+   * {@code bucket} from {@code conf}; or null, with S3A's client to be used, when {@link #whyS3AsClient}
+   * gives a reason or this Hadoop or SDK does not let one be built (said in the log).
+   */
+  static S3Client build(S3Client s3a, Configuration conf, String bucket, boolean clientSideEncryption,
+      SlipstreamConfig config) {
+    String why = whyS3AsClient(conf, clientSideEncryption);
+    if (why != null) {
+      LOG.debug("Slipstream reads s3a://{} through S3A's S3 client: {}", bucket, why);
+      return null;
+    }
+    try {
+      return builder(s3a, conf, bucket, config).build();
+    } catch (IOException | RuntimeException | LinkageError e) {
+      LOG.warn("Slipstream reads s3a://{} through S3A's S3 client, as a client of its own could not be built"
+          + " from S3A's settings: {}", bucket, e.toString());
+      return null;
+    }
+  }
+
+  private static S3ClientBuilder builder(S3Client s3a, Configuration conf, String bucket, SlipstreamConfig config)
+      throws IOException {
+    S3ServiceClientConfiguration s3aConfig = s3a.serviceClientConfiguration();
+    ApacheHttpClient.Builder http = AWSClientConfig.createHttpClientBuilder(conf)
+        .proxyConfiguration(AWSClientConfig.createProxyConfiguration(conf, bucket))
+        .connectionTimeout(config.connectTimeout())
+        .socketTimeout(Duration.ZERO);
+    S3ClientBuilder b = S3Client.builder()
+        .httpClientBuilder(http)
+        .overrideConfiguration(s3aConfig.overrideConfiguration().toBuilder()
+            .executionInterceptors(notTheSdks(s3aConfig.overrideConfiguration().executionInterceptors()))
+            .retryPolicy(RetryPolicy.none())
+            .apiCallAttemptTimeout(config.connectTimeout().plus(config.stallTimeout()))
+            .build())
+        .region(s3aConfig.region())
+        .credentialsProvider(new Borrowed(s3aConfig.credentialsProvider()))
+        .crossRegionAccessEnabled(s3aConfig.crossRegionAccessEnabled())
+        .forcePathStyle(conf.getBoolean("fs.s3a.path.style.access", false))
+        .fipsEnabled(conf.getBoolean("fs.s3a.endpoint.fips", false));
+    s3aConfig.endpointOverride().ifPresent(b::endpointOverride);
+    sameChecksums(b, s3aConfig);
+    S3Clients.keepRulesAnswers(b);
+    return b;
+  }
+
+  /**
+   * The interceptors of {@code all}, a built client's, that are not the SDK's own: every client adds
+   * those itself, and twice would put the bucket into a path-style request's path twice. What is left is
+   * S3A's auditor and any interceptor of the user's ({@code fs.s3a.audit.execution.interceptors}).
+   */
+  static List<ExecutionInterceptor> notTheSdks(List<ExecutionInterceptor> all) {
+    return all.stream().filter(i -> !i.getClass().getName().startsWith("software.amazon.awssdk.")).toList();
+  }
+
+  /**
+   * S3A's checksum settings, where the SDK has them (2.30 on; Hadoop 3.4.1 ships 2.24, built against here
+   * too, so they are found by name): whether a request carries a checksum, and a GET asks for one.
+   */
+  private static void sameChecksums(S3ClientBuilder b, S3ServiceClientConfiguration s3aConfig) {
+    for (String setting : new String[] {"requestChecksumCalculation", "responseChecksumValidation"}) {
+      try {
+        Object value = S3ServiceClientConfiguration.class.getMethod(setting).invoke(s3aConfig);
+        if (value != null) {
+          S3BaseClientBuilder.class.getMethod(setting, value.getClass()).invoke(b, value);
+        }
+      } catch (NoSuchMethodException e) {
+        return; // an SDK without the setting
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException("cannot copy S3A's " + setting + ": " + e, e);
+      }
+    }
+  }
+
+  /**
+   * S3A's credentials, answered by S3A's provider but not closable through this client: S3A closes them
+   * with its own client.
+   */
+  private record Borrowed(IdentityProvider<? extends AwsCredentialsIdentity> lender)
+      implements IdentityProvider<AwsCredentialsIdentity> {
+    @Override
+    public Class<AwsCredentialsIdentity> identityType() {
+      return AwsCredentialsIdentity.class;
+    }
+
+    @Override
+    public CompletableFuture<? extends AwsCredentialsIdentity> resolveIdentity(ResolveIdentityRequest request) {
+      return lender.resolveIdentity(request);
+    }
+  }
+}
