@@ -230,7 +230,10 @@ final class HeldSpans {
     return found;
   }
 
-  /** Copies {@code [from, from + n)} of {@code s} to where it goes in a read of {@code dst[off..]} at {@code p}. */
+  /**
+   * Copies {@code [from, from + n)} of {@code s} to where it goes in a read of {@code dst[off..]} at {@code p},
+   * and counts the bytes copied in the span's account (if it was fetched ahead) before letting go of it.
+   */
   private boolean copy(Span s, long from, byte[] dst, int off, long p, int n) {
     if (!s.tryPin()) {
       return false; // taken back by the pool
@@ -240,11 +243,11 @@ final class HeldSpans {
         return false;
       }
       System.arraycopy(s.buffer(), (int) (from - s.start()), dst, off + (int) (from - p), n);
+      ahead.copied(s, n);
+      return true;
     } finally {
       s.unpin();
     }
-    ahead.copied(s, n);
-    return true;
   }
 
   /**
