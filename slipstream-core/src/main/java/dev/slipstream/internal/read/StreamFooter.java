@@ -240,6 +240,6 @@ final class StreamFooter {
     }
     footer = f;
     h.stats().increment(Counter.PARQUET_FOOTERS_PARSED);
-    footers.put(h.location(), h.length(), h.etag(), f);
+    footers.remember(h.location(), h.length(), h.etag(), f);
   }
 }
