@@ -95,7 +95,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.window = new BlockWindow(h, pool, fetcher, chain, blocks, requests, blockSize, maxDepth, splitEnd,
         policy == ReadPolicy.SEQUENTIAL);
     this.spans = new HeldSpans();
-    this.parquet = new StreamFooter(h, footers);
+    this.parquet = new StreamFooter(h, footers, spans);
     // What a stream holds ahead of its reader comes in pieces G1 does not make humongous (HeapRegions),
     // and ranges are kept in the tiers in the same pieces.
     int piece = HeapRegions.current().largestOrdinary(blockSize);
@@ -302,7 +302,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       }
       stats.add(Counter.BYTES_READ, len);
       stats.add(Counter.BYTES_FROM_MEMORY, len);
-      parquet.offerRead(position, dst, off, len);
+      parquet.offerRead(position, dst, off, len, false);
       return len;
     }
     ReadPlanner.Decision d = planner.onRead(position, len, window.holds(first), parquet.covers(position));
@@ -326,20 +326,9 @@ public final class ObjectReader extends SlipstreamInputStream {
     stats.add(Counter.BYTES_READ, len);
     if (streamPath) {
       window.dropBefore((position + len) / blockSize);
-      if (position + len == length - 8 && parquet.missing()) {
-        offerFooter(position, dst, off, len);
-      }
     }
-    parquet.offerRead(position, dst, off, len);
+    parquet.offerRead(position, dst, off, len, streamPath);
     return len;
-  }
-
-  /** A read that ended where the footer's length field starts may have been the footer: the stream's, if so. */
-  private void offerFooter(long position, byte[] dst, int off, int len) {
-    byte[] lengthAndMagic = new byte[8];
-    if (spans.copyAll(length - 8, lengthAndMagic, 0, 8)) {
-      parquet.offerFooter(position, dst, off, len, lengthAndMagic);
-    }
   }
 
   // ---- asynchronous range reads (vectored) ---------------------------------------------------
