@@ -10,7 +10,6 @@ import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.source.RangeThrough;
 import java.io.IOException;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -135,15 +134,13 @@ final class JumpReads {
       if (!predicted.isDone()) {
         requests.awaitShared(predicted);
       }
-      List<long[]> gaps = spans.copyHeld(position, dst, off, len);
-      if (gaps.isEmpty()) {
+      HeldSpans.Unheld unheld = spans.copyHeld(position, dst, off, len);
+      if (unheld == null) {
         return null;
       }
-      if (gaps.size() == 1) {
-        len = (int) (gaps.get(0)[1] - gaps.get(0)[0]);
-        position = gaps.get(0)[0];
-      }
-      long held = spans.nextStart(position + len);
+      position = unheld.start();
+      len = unheld.length();
+      long held = unheld.nextHeld();
       StreamFooter.Around a = parquet.around(position, len, blockSize);
       long floor = a.why() == Purpose.RANGE && !d.inRun() && a.planned() ? 0 : a.start() + MIN_GET;
       long end = Math.max(a.end(), Math.min(Math.max(floor, position + len + (long) d.ahead()), held));
