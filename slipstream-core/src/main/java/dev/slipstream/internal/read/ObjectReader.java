@@ -11,6 +11,7 @@ import dev.slipstream.SlipstreamInputStream;
 import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.HeapRegions;
+import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
@@ -302,7 +303,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       }
       stats.add(Counter.BYTES_READ, len);
       stats.add(Counter.BYTES_FROM_MEMORY, len);
-      parquet.offerRead(position, dst, off, len, false);
+      parquet.offerRead(position, dst, off, len, false, null);
       return len;
     }
     ReadPlanner.Decision d = planner.onRead(position, len, window.holds(first), parquet.covers(position));
@@ -312,22 +313,30 @@ public final class ObjectReader extends SlipstreamInputStream {
     if (streamPath && !d.inOrder()) {
       window.dropOutside(first, first + Math.max(maxDepth, (len - 1) / blockSize + 1));
     }
-    switch (d.kind()) {
-      case IN_ORDER, BLOCKS_AFTER_JUMP -> window.copy(position, dst, off, len, planner, d.inOrder());
-      case EXACT, SMALL_JUMP -> {
-        if (d.kind() == ReadPlanner.Kind.EXACT) {
-          columns.onRead(position, len); // a predicted column's chunks, fetched from its first read
-          stripeFooters.onRead(position, len); // an ORC reader's first stripe: every footer of its split
-          stripeStreams.onRead(position, len); // a later stripe: the next stripes' same streams
+    Span tail = null; // the object's tail, if this read fetched it: pinned until the footer has learnt from it
+    try {
+      switch (d.kind()) {
+        case IN_ORDER, BLOCKS_AFTER_JUMP -> window.copy(position, dst, off, len, planner, d.inOrder());
+        case EXACT, SMALL_JUMP -> {
+          if (d.kind() == ReadPlanner.Kind.EXACT) {
+            columns.onRead(position, len); // a predicted column's chunks, fetched from its first read
+            stripeFooters.onRead(position, len); // an ORC reader's first stripe: every footer of its split
+            stripeStreams.onRead(position, len); // a later stripe: the next stripes' same streams
+          }
+          tail = jumps.readRange(position, dst, off, len, d, streamPath);
         }
-        jumps.readRange(position, dst, off, len, d, streamPath);
+      }
+      // After the read, one step a class: the blocks behind it dropped, then the footer learns from it.
+      stats.add(Counter.BYTES_READ, len);
+      if (streamPath) {
+        window.dropBefore((position + len) / blockSize);
+      }
+      parquet.offerRead(position, dst, off, len, streamPath, tail);
+    } finally {
+      if (tail != null) {
+        tail.unpin();
       }
     }
-    stats.add(Counter.BYTES_READ, len);
-    if (streamPath) {
-      window.dropBefore((position + len) / blockSize);
-    }
-    parquet.offerRead(position, dst, off, len, streamPath);
     return len;
   }
 

@@ -4,6 +4,7 @@
 package dev.slipstream.internal.read;
 
 import dev.slipstream.Counter;
+import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.format.ParquetFooter;
@@ -118,12 +119,17 @@ final class StreamFooter {
 
   /**
    * A read of {@code b[off..off + len)} at {@code position} is done: what it shows of the file's layout is
-   * learnt, in one step after the read. A read of the stream's position whose bytes were not in the spans
-   * it holds ({@code streamRead}) and that ended where the footer's length field starts may have been the
-   * footer ({@link #offerFooter}); else, if it was an ORC file's tail or a stripe's footer, the ORC layout
-   * learns from it ({@link StreamOrcLayout#offerRead}). Reads nothing from S3.
+   * learnt, in one step after the read. The object's tail, if the read fetched it ({@code tail}, pinned by
+   * the caller; null otherwise), comes first: its footer, if it holds one, is the stream's. Then a read of
+   * the stream's position whose bytes were not in the spans it holds ({@code streamRead}) and that ended
+   * where the footer's length field starts may have been the footer ({@link #offerFooter}); else, if it was
+   * an ORC file's tail or a stripe's footer, the ORC layout learns from it ({@link
+   * StreamOrcLayout#offerRead}). Reads nothing from S3.
    */
-  void offerRead(long position, byte[] b, int off, int len, boolean streamRead) {
+  void offerRead(long position, byte[] b, int off, int len, boolean streamRead, Span tail) {
+    if (tail != null) {
+      offerTail(tail.buffer(), tail.length());
+    }
     if (footer == null && streamRead && position + len == h.length() - 8) {
       offerFooter(position, b, off, len);
     }
@@ -133,7 +139,7 @@ final class StreamFooter {
   }
 
   /** The object's tail, {@code b[0..len)}, was fetched: its footer, if it holds one, is the stream's. */
-  void offerTail(byte[] b, int len) {
+  private void offerTail(byte[] b, int len) {
     if (footer == null) {
       keep(ParquetFooter.parse(b, len, h.length()));
     }
