@@ -290,7 +290,13 @@ public final class ObjectReader extends SlipstreamInputStream {
 
   // ---- the read path -------------------------------------------------------------------------
 
-  /** Reads {@code min(len, length - position)} bytes at {@code position}; position is inside the object. */
+  /**
+   * Reads {@code min(len, length - position)} bytes at {@code position}; position is inside the object.
+   * First what the stream knows is asked, a class at a time (the footer counts the read, the held spans may
+   * have it all, the planner says how it goes, and a jump drops the old position's blocks); then the read
+   * is handed to the one part that serves it; then one step after it, a call a class: the blocks behind it
+   * dropped, and the footer taught what the read brought (the object's tail, handed up by {@link JumpReads}).
+   */
   private int readAt(long position, byte[] dst, int off, int len, ReadPlanner planner, boolean streamPath)
       throws IOException {
     len = (int) Math.min(len, length - position);
