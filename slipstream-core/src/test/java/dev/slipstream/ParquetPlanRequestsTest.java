@@ -186,6 +186,17 @@ class ParquetPlanRequestsTest {
   }
 
   @Test
+  void theTailAFooterReadFetchedIsLetGoOnceTheFooterIsParsed() throws Exception {
+    try (Slipstream c = newClient()) {
+      try (SlipstreamInputStream in = open(c, "t.parquet", data.length, ReadPolicy.RANDOM)) {
+        readAt(in, data, data.length - 8, 8); // fetches the tail, handed up to the footer and held
+        assertThat(in.statistics().get(Counter.PARQUET_FOOTERS_PARSED)).isEqualTo(1);
+      }
+      assertThat(c.memoryInUse()).isZero(); // the tail's buffer, pinned for the footer, went back
+    }
+  }
+
+  @Test
   void aRangeInAKnownChunkIsFetchedExactlyAsThePagesAColumnIndexSelected() throws Exception {
     // A reader filtering pages reads the ranges the offset index names: no floor, nothing around them.
     try (Slipstream c = newClient();

@@ -77,7 +77,7 @@ public final class ParquetFooters {
   }
 
   /** Keeps {@code footer} for this version (nothing without an ETag), dropping the least useful beyond the bound. */
-  public void put(S3Location location, long length, String etag, ParquetFooter footer) {
+  public void remember(S3Location location, long length, String etag, ParquetFooter footer) {
     if (etag != null) {
       footers.put(new Version(location.bucket(), location.key(), length, etag), footer);
     }

@@ -176,10 +176,38 @@ final class HeldSpans {
   }
 
   /**
+   * What a read must still fetch once {@link #copyHeld} copied what the spans hold of it: {@code [start,
+   * end)}, and {@code nextHeld}, where the next span (or the tail) at or after {@code end} starts ({@code
+   * Long.MAX_VALUE} if none): a fetch that extends the read stops there, since what is held saves no round
+   * trip.
+   */
+  record Unheld(long start, long end, long nextHeld) {
+    int length() {
+      return (int) (end - start);
+    }
+  }
+
+  /**
+   * Copies what the spans hold of {@code [p, p + len)} into {@code dst[off..]} and says what is left to
+   * fetch: the one part they do not hold, or the whole range if what they hold lies inside it (fetching
+   * around it would cut one GET in two); null if they hold all of it. One question for a read at a jump
+   * or a vectored range, after the spans fetched ahead into it are in ({@link #pending}).
+   */
+  Unheld copyHeld(long p, byte[] dst, int off, int len) {
+    List<long[]> gaps = copyHeldParts(p, dst, off, len);
+    if (gaps.isEmpty()) {
+      return null;
+    }
+    long start = gaps.size() == 1 ? gaps.get(0)[0] : p;
+    long end = gaps.size() == 1 ? gaps.get(0)[1] : p + len;
+    return new Unheld(start, end, nextStart(end));
+  }
+
+  /**
    * Copies what the spans hold of {@code [p, p + len)} into {@code dst[off..]} and returns the ranges
    * they do not hold, in order, as {start, end} pairs (the whole range if they hold none of it).
    */
-  List<long[]> copyHeld(long p, byte[] dst, int off, int len) {
+  private List<long[]> copyHeldParts(long p, byte[] dst, int off, int len) {
     long end = p + len;
     List<Span> found = candidates(p, end);
     found.sort(Comparator.comparingLong(Span::start));
@@ -230,7 +258,10 @@ final class HeldSpans {
     return found;
   }
 
-  /** Copies {@code [from, from + n)} of {@code s} to where it goes in a read of {@code dst[off..]} at {@code p}. */
+  /**
+   * Copies {@code [from, from + n)} of {@code s} to where it goes in a read of {@code dst[off..]} at {@code p},
+   * and counts the bytes copied in the span's account (if it was fetched ahead) before letting go of it.
+   */
   private boolean copy(Span s, long from, byte[] dst, int off, long p, int n) {
     if (!s.tryPin()) {
       return false; // taken back by the pool
@@ -240,11 +271,11 @@ final class HeldSpans {
         return false;
       }
       System.arraycopy(s.buffer(), (int) (from - s.start()), dst, off + (int) (from - p), n);
+      ahead.copied(s, n);
+      return true;
     } finally {
       s.unpin();
     }
-    ahead.copied(s, n);
-    return true;
   }
 
   /**

@@ -10,7 +10,6 @@ import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.source.RangeThrough;
 import java.io.IOException;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -75,23 +74,27 @@ final class JumpReads {
    * A read at a jump ({@code d} says which: a small read, or a columnar reader's range): what the stream
    * knows of it is asked first, once ({@link #decide}), and the read it leaves is handed to the read-through
    * of ranges in one call ({@link RangeThrough#readThrough}). The span that call fetched around the read, if
-   * any, is then held for the reads that follow (the object's tail, offered to the stream's footer, or
-   * another span; a columnar extent is a read that fetched more than it asked for, {@link
-   * Counter#EXTENDED_READS}), and the caller's pin on it let go.
+   * any, is then held for the reads that follow (the object's tail, or another span; a columnar extent is a
+   * read that fetched more than it asked for, {@link Counter#EXTENDED_READS}).
+   *
+   * @return the object's tail, if this read fetched it: held, and still pinned for the caller, who offers it
+   *     to the stream's footer with the read ({@link StreamFooter#offerRead}) and then unpins it; null
+   *     otherwise (the pin on any other span is let go here)
    */
-  void readRange(long position, byte[] dst, int off, int len, ReadPlanner.Decision d, boolean streamPath)
+  Span readRange(long position, byte[] dst, int off, int len, ReadPlanner.Decision d, boolean streamPath)
       throws IOException {
     RangeThrough.Through through = decide(position, dst, off, len, d, streamPath);
     if (through == null) {
-      return; // the stream held it all: copied
+      return null; // the stream held it all: copied
     }
     Span span = ranges.readThrough(through, dst, off + (int) (through.position() - position));
     if (span == null) {
-      return;
+      return null;
     }
+    boolean tail = through.around().why() == Purpose.FOOTER;
+    boolean handedUp = false;
     try {
-      if (through.around().why() == Purpose.FOOTER) {
-        parquet.offerTail(span.buffer(), span.length());
+      if (tail) {
         spans.setTail(span);
       } else {
         if (through.around().keep()) {
@@ -102,8 +105,12 @@ final class JumpReads {
       if (requests.isClosed()) {
         spans.releaseAll(); // close() may have swept the spans before this one was held
       }
+      handedUp = tail;
+      return tail ? span : null;
     } finally {
-      span.unpin();
+      if (!handedUp) {
+        span.unpin();
+      }
     }
   }
 
@@ -135,15 +142,13 @@ final class JumpReads {
       if (!predicted.isDone()) {
         requests.awaitShared(predicted);
       }
-      List<long[]> gaps = spans.copyHeld(position, dst, off, len);
-      if (gaps.isEmpty()) {
+      HeldSpans.Unheld unheld = spans.copyHeld(position, dst, off, len);
+      if (unheld == null) {
         return null;
       }
-      if (gaps.size() == 1) {
-        len = (int) (gaps.get(0)[1] - gaps.get(0)[0]);
-        position = gaps.get(0)[0];
-      }
-      long held = spans.nextStart(position + len);
+      position = unheld.start();
+      len = unheld.length();
+      long held = unheld.nextHeld();
       StreamFooter.Around a = parquet.around(position, len, blockSize);
       long floor = a.why() == Purpose.RANGE && !d.inRun() && a.planned() ? 0 : a.start() + MIN_GET;
       long end = Math.max(a.end(), Math.min(Math.max(floor, position + len + (long) d.ahead()), held));

@@ -11,6 +11,7 @@ import dev.slipstream.SlipstreamInputStream;
 import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.HeapRegions;
+import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
@@ -95,7 +96,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.window = new BlockWindow(h, pool, fetcher, chain, blocks, requests, blockSize, maxDepth, splitEnd,
         policy == ReadPolicy.SEQUENTIAL);
     this.spans = new HeldSpans();
-    this.parquet = new StreamFooter(h, footers);
+    this.parquet = new StreamFooter(h, footers, spans);
     // What a stream holds ahead of its reader comes in pieces G1 does not make humongous (HeapRegions),
     // and ranges are kept in the tiers in the same pieces.
     int piece = HeapRegions.current().largestOrdinary(blockSize);
@@ -289,7 +290,13 @@ public final class ObjectReader extends SlipstreamInputStream {
 
   // ---- the read path -------------------------------------------------------------------------
 
-  /** Reads {@code min(len, length - position)} bytes at {@code position}; position is inside the object. */
+  /**
+   * Reads {@code min(len, length - position)} bytes at {@code position}; position is inside the object.
+   * First what the stream knows is asked, a class at a time (the footer counts the read, the held spans may
+   * have it all, the planner says how it goes, and a jump drops the old position's blocks); then the read
+   * is handed to the one part that serves it; then one step after it, a call a class: the blocks behind it
+   * dropped, and the footer taught what the read brought (the object's tail, handed up by {@link JumpReads}).
+   */
   private int readAt(long position, byte[] dst, int off, int len, ReadPlanner planner, boolean streamPath)
       throws IOException {
     len = (int) Math.min(len, length - position);
@@ -302,7 +309,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       }
       stats.add(Counter.BYTES_READ, len);
       stats.add(Counter.BYTES_FROM_MEMORY, len);
-      parquet.offerRead(position, dst, off, len);
+      parquet.offerRead(position, dst, off, len, false, null);
       return len;
     }
     ReadPlanner.Decision d = planner.onRead(position, len, window.holds(first), parquet.covers(position));
@@ -312,34 +319,31 @@ public final class ObjectReader extends SlipstreamInputStream {
     if (streamPath && !d.inOrder()) {
       window.dropOutside(first, first + Math.max(maxDepth, (len - 1) / blockSize + 1));
     }
-    switch (d.kind()) {
-      case IN_ORDER, BLOCKS_AFTER_JUMP -> window.copy(position, dst, off, len, planner, d.inOrder());
-      case EXACT, SMALL_JUMP -> {
-        if (d.kind() == ReadPlanner.Kind.EXACT) {
-          columns.onRead(position, len); // a predicted column's chunks, fetched from its first read
-          stripeFooters.onRead(position, len); // an ORC reader's first stripe: every footer of its split
-          stripeStreams.onRead(position, len); // a later stripe: the next stripes' same streams
+    Span tail = null; // the object's tail, if this read fetched it: pinned until the footer has learnt from it
+    try {
+      switch (d.kind()) {
+        case IN_ORDER, BLOCKS_AFTER_JUMP -> window.copy(position, dst, off, len, planner, d.inOrder());
+        case EXACT, SMALL_JUMP -> {
+          if (d.kind() == ReadPlanner.Kind.EXACT) {
+            columns.onRead(position, len); // a predicted column's chunks, fetched from its first read
+            stripeFooters.onRead(position, len); // an ORC reader's first stripe: every footer of its split
+            stripeStreams.onRead(position, len); // a later stripe: the next stripes' same streams
+          }
+          tail = jumps.readRange(position, dst, off, len, d, streamPath);
         }
-        jumps.readRange(position, dst, off, len, d, streamPath);
+      }
+      // After the read, one step a class: the blocks behind it dropped, then the footer learns from it.
+      stats.add(Counter.BYTES_READ, len);
+      if (streamPath) {
+        window.dropBefore((position + len) / blockSize);
+      }
+      parquet.offerRead(position, dst, off, len, streamPath, tail);
+    } finally {
+      if (tail != null) {
+        tail.unpin();
       }
     }
-    stats.add(Counter.BYTES_READ, len);
-    if (streamPath) {
-      window.dropBefore((position + len) / blockSize);
-      if (position + len == length - 8 && parquet.missing()) {
-        offerFooter(position, dst, off, len);
-      }
-    }
-    parquet.offerRead(position, dst, off, len);
     return len;
-  }
-
-  /** A read that ended where the footer's length field starts may have been the footer: the stream's, if so. */
-  private void offerFooter(long position, byte[] dst, int off, int len) {
-    byte[] lengthAndMagic = new byte[8];
-    if (spans.copyAll(length - 8, lengthAndMagic, 0, 8)) {
-      parquet.offerFooter(position, dst, off, len, lengthAndMagic);
-    }
   }
 
   // ---- asynchronous range reads (vectored) ---------------------------------------------------

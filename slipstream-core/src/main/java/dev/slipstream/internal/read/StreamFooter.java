@@ -4,6 +4,7 @@
 package dev.slipstream.internal.read;
 
 import dev.slipstream.Counter;
+import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.format.ParquetFooter;
@@ -28,6 +29,8 @@ final class StreamFooter {
 
   private final ObjectHandle h;
   private final ParquetFooters footers;
+  /** The bytes the stream holds outside its blocks: where a read that may be the footer finds the last 8. */
+  private final HeldSpans spans;
   private volatile ParquetFooter footer;
   /** The client's footers were asked for this stream's version (once its ETag is known). */
   private volatile boolean asked;
@@ -38,9 +41,10 @@ final class StreamFooter {
   /** The ORC layout of the version, learnt from the tail or the client's ({@link StreamOrcLayout}). */
   private final StreamOrcLayout orc;
 
-  StreamFooter(ObjectHandle h, ParquetFooters footers) {
+  StreamFooter(ObjectHandle h, ParquetFooters footers, HeldSpans spans) {
     this.h = h;
     this.footers = footers;
+    this.spans = spans;
     this.orc = new StreamOrcLayout(h, footers.orc());
   }
 
@@ -114,17 +118,28 @@ final class StreamFooter {
   }
 
   /**
-   * A read of {@code b[off..off + len)} at {@code position} is done: if it was an ORC file's tail or a
-   * stripe's footer, the ORC layout learns from it ({@link StreamOrcLayout#offerRead}). Reads nothing.
+   * A read of {@code b[off..off + len)} at {@code position} is done: what it shows of the file's layout is
+   * learnt, in one step after the read. The object's tail, if the read fetched it ({@code tail}, pinned by
+   * the caller; null otherwise), comes first: its footer, if it holds one, is the stream's. Then a read of
+   * the stream's position whose bytes were not in the spans it holds ({@code streamRead}) and that ended
+   * where the footer's length field starts may have been the footer ({@link #offerFooter}); else, if it was
+   * an ORC file's tail or a stripe's footer, the ORC layout learns from it ({@link
+   * StreamOrcLayout#offerRead}). Reads nothing from S3.
    */
-  void offerRead(long position, byte[] b, int off, int len) {
+  void offerRead(long position, byte[] b, int off, int len, boolean streamRead, Span tail) {
+    if (tail != null) {
+      offerTail(tail.buffer(), tail.length());
+    }
+    if (footer == null && streamRead && position + len == h.length() - 8) {
+      offerFooter(position, b, off, len);
+    }
     if (footer == null) {
       orc.offerRead(position, b, off, len);
     }
   }
 
   /** The object's tail, {@code b[0..len)}, was fetched: its footer, if it holds one, is the stream's. */
-  void offerTail(byte[] b, int len) {
+  private void offerTail(byte[] b, int len) {
     if (footer == null) {
       keep(ParquetFooter.parse(b, len, h.length()));
     }
@@ -135,12 +150,13 @@ final class StreamFooter {
 
   /**
    * A read of {@code b[off..off + len)} at {@code position} ended where the footer's length field starts
-   * ({@code length - 8}), and {@code lengthAndMagic} are the object's last 8 bytes: if they say the
+   * ({@code length - 8}): if the object's last 8 bytes, held in the stream's spans (the tail), say the
    * footer is exactly this long and the file is Parquet, these bytes are the footer (a footer larger than
    * the tail fetched first, as a file of many columns and row groups has).
    */
-  void offerFooter(long position, byte[] b, int off, int len, byte[] lengthAndMagic) {
-    if (footer != null || position + len != h.length() - 8 || lengthAndMagic[4] != 'P' || lengthAndMagic[5] != 'A'
+  private void offerFooter(long position, byte[] b, int off, int len) {
+    byte[] lengthAndMagic = new byte[8];
+    if (!spans.copyAll(h.length() - 8, lengthAndMagic, 0, 8) || lengthAndMagic[4] != 'P' || lengthAndMagic[5] != 'A'
         || lengthAndMagic[6] != 'R' || lengthAndMagic[7] != '1' || ParquetFooter.footerLength(lengthAndMagic, 0) != len) {
       return;
     }
@@ -229,17 +245,12 @@ final class StreamFooter {
     }
   }
 
-  /** Whether the footer is still to be found: only then is a footer worth offering. */
-  boolean missing() {
-    return footer == null;
-  }
-
   private void keep(ParquetFooter f) {
     if (f == null) {
       return;
     }
     footer = f;
     h.stats().increment(Counter.PARQUET_FOOTERS_PARSED);
-    footers.put(h.location(), h.length(), h.etag(), f);
+    footers.remember(h.location(), h.length(), h.etag(), f);
   }
 }

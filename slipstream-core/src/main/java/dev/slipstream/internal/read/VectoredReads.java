@@ -85,10 +85,9 @@ final class VectoredReads {
     }
     for (long[] gap : pieces == null ? List.of(new long[] {position, position + len}) : pieces.gaps()) {
       int at = off + (int) (gap[0] - position);
-      List<long[]> unheld = spans.copyHeld(gap[0], dst, at, (int) (gap[1] - gap[0]));
-      long[] g = unheld.size() > 1 ? gap : unheld.isEmpty() ? null : unheld.get(0);
+      HeldSpans.Unheld g = spans.copyHeld(gap[0], dst, at, (int) (gap[1] - gap[0]));
       if (g != null) {
-        done.add(ranges.range(g[0], dst, off + (int) (g[0] - position), (int) (g[1] - g[0]), Purpose.RANGE).done());
+        done.add(ranges.range(g.start(), dst, off + (int) (g.start() - position), g.length(), Purpose.RANGE).done());
       }
     }
     return done.size() == 1 ? done.get(0) : CompletableFuture.allOf(done.toArray(CompletableFuture[]::new));

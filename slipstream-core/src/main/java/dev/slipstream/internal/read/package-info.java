@@ -49,7 +49,8 @@
  *   <li>{@link dev.slipstream.internal.read.JumpReads}: small reads after a jump and columnar ranges:
  *       asks the spans and the footer once, decides the read left and its extent (the tail, a column chunk,
  *       the page indexes, a readahead) as one request, reads it through the stream's {@link
- *       dev.slipstream.internal.source.RangeThrough} in one call and holds the extent in the spans;</li>
+ *       dev.slipstream.internal.source.RangeThrough} in one call and holds the extent in the spans (the
+ *       object's tail it hands up too, for the footer to learn from in the read's one step after it);</li>
  *   <li>{@link dev.slipstream.internal.read.ColumnPrefetch}: predicted columns in the stream, the one
  *       class of this package for them: at a stream's first column read, the chunks of the columns the
  *       client's readers read from the last files of that schema ({@link

@@ -26,11 +26,11 @@ class ParquetFootersTest {
     ParquetFooters footers = new ParquetFooters();
     ParquetFooter f = footer();
     S3Location l = S3Location.parse("s3://b/t/part-0.parquet");
-    footers.put(l, 100, "\"e1\"", f);
+    footers.remember(l, 100, "\"e1\"", f);
     assertThat(footers.get(l, 100, "\"e1\"")).isSameAs(f);
     assertThat(footers.get(l, 100, "\"e2\"")).as("another version").isNull();
     assertThat(footers.get(l, 101, "\"e1\"")).as("another length").isNull();
-    footers.put(l, 100, null, f);
+    footers.remember(l, 100, null, f);
     assertThat(footers.get(l, 100, null)).as("no ETag, no version").isNull();
   }
 
@@ -41,7 +41,7 @@ class ParquetFootersTest {
     ParquetFooters footers = new ParquetFooters(ParquetFooters.MAX_BYTES, now::get);
     ParquetFooter f = footer();
     for (int i = 0; i < 200_000; i++) {
-      footers.put(S3Location.parse("s3://b/t/part-" + i + ".parquet"), 4_000, "\"" + Integer.toHexString(i) + "\"", f);
+      footers.remember(S3Location.parse("s3://b/t/part-" + i + ".parquet"), 4_000, "\"" + Integer.toHexString(i) + "\"", f);
       now.addAndGet(1_000_000); // 200 s in all
     }
     long perFooter = ParquetFooters.ENTRY_BYTES + f.heapBytes() + "t/part-100000.parquet".length();

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.slipstream.Counter;
+import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.format.ParquetTestFiles;
 import dev.slipstream.internal.source.Piece;
@@ -50,9 +51,15 @@ class JumpReadsTest {
     return dst;
   }
 
+  /** A columnar range, the tail it fetched (if any) offered to the footer and let go, as {@link ObjectReader} does. */
   private byte[] range(long position, int len, boolean streamPath) throws IOException {
     byte[] dst = new byte[len];
-    rig.jumps.readRange(position, dst, 0, len, new ReadPlanner.Decision(ReadPlanner.Kind.EXACT, 0, false), streamPath);
+    Span tail = rig.jumps.readRange(position, dst, 0, len, new ReadPlanner.Decision(ReadPlanner.Kind.EXACT, 0, false),
+        streamPath);
+    if (tail != null) {
+      rig.parquet.offerRead(position, dst, 0, len, streamPath, tail);
+      tail.unpin();
+    }
     return dst;
   }
 
@@ -95,18 +102,26 @@ class JumpReadsTest {
   }
 
   @Test
-  void theFirstStreamReadIntoTheTailFetchesTheTailOnceAndItsFooterIsThePlan() throws IOException {
+  void theFirstStreamReadIntoTheTailFetchesTheTailOnceAndHandsItUpForTheFooter() throws IOException {
     byte[] file = ParquetTestFiles.file(2, 4, 100_000, 1000, 0, 7);
     stream(file, BLOCK);
     long length = file.length;
     int tail = JumpReads.tailSize(length, BLOCK);
+    byte[] lengthAndMagic = new byte[8];
 
-    byte[] lengthAndMagic = range(length - 8, 8, true);
+    Span fetched = rig.jumps.readRange(length - 8, lengthAndMagic, 0, 8,
+        new ReadPlanner.Decision(ReadPlanner.Kind.EXACT, 0, false), true);
     byte[] footer = range(length - 100, 50, true);
 
     assertThat(lengthAndMagic).isEqualTo(rig.data(length - 8, length));
     assertThat(footer).isEqualTo(rig.data(length - 100, length - 50));
     assertThat(rig.fetch.store.ranges()).containsExactly(StreamRig.get(length - tail, length));
+    assertThat(fetched.start()).isEqualTo(length - tail);
+    assertThat(fetched.isReady()).isTrue();
+    assertThat(rig.spans.tail()).isSameAs(fetched);
+    assertThat(rig.parquet.footer()).isNull(); // the caller offers the tail, once the read is done
+    rig.parquet.offerRead(length - 8, lengthAndMagic, 0, 8, true, fetched);
+    fetched.unpin();
     assertThat(rig.parquet.footer()).isNotNull();
   }
 

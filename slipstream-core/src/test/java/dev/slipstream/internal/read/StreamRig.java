@@ -45,7 +45,7 @@ final class StreamRig implements AutoCloseable {
         blockSize, false, null);
     this.window = new BlockWindow(h, fetch.pool, fetch.fetcher, chain, blocks, requests, blockSize, maxDepth, 0, false);
     this.spans = new HeldSpans();
-    this.parquet = new StreamFooter(h, new ParquetFooters());
+    this.parquet = new StreamFooter(h, new ParquetFooters(), spans);
     this.ranges = chain.ranges(fetch.fetcher, requests, blockSize);
     this.vectored = new VectoredReads(ranges, fetch.pool, requests, h.stats(), spans, parquet, blockSize, blockSize,
         (long) maxDepth * blockSize, 0);
