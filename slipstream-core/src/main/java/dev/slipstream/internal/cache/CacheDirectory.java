@@ -60,6 +60,11 @@ final class CacheDirectory {
       PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.OTHERS_READ,
       PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_EXECUTE);
   private static final int STICKY = 01000;
+  private static final int S_IFMT = 0170000;
+  private static final int S_IFDIR = 0040000;
+  /** The mode bits of {@link #GROUP_OR_OTHERS}. */
+  private static final int GROUP_OR_OTHERS_BITS = 077;
+  private static final int UID_UNKNOWN = -2;
 
   /** The directory may not be used: the message says which, whose, and what to do. */
   static final class Refused extends IOException {
@@ -72,6 +77,8 @@ final class CacheDirectory {
   private final Path own;
   private final boolean posix;
   private volatile UserPrincipal me;
+  /** This JVM's user id; -1 where it cannot be known; {@link #UID_UNKNOWN} before it is looked up. */
+  private volatile int myUid = UID_UNKNOWN;
 
   CacheDirectory(Path root) {
     this.root = root;
@@ -133,6 +140,9 @@ final class CacheDirectory {
       }
       return;
     }
+    if (stillOurs()) {
+      return;
+    }
     PosixFileAttributes a = attributes(own); // NoSuchFileException if gone
     if (a.isSymbolicLink() || !a.isDirectory() || !a.owner().equals(me())
         || a.permissions().stream().anyMatch(GROUP_OR_OTHERS::contains)) {
@@ -141,6 +151,43 @@ final class CacheDirectory {
           + PosixFilePermissions.toString(a.permissions()) + "); it is neither used nor changed. Remove it, or set"
           + " cache.disk.dir to a directory of your own.");
     }
+  }
+
+  /**
+   * The check of {@link #checkStill} on numbers alone, as it runs on every block the disk cache reads or
+   * writes: {@link #own} is still a directory of this JVM's user id that no one else may use. Comparing
+   * owners by {@link UserPrincipal} asks the system for the owner's name ({@code getpwuid}) each time, which
+   * is a lookup in a directory service on many clusters. False when it cannot tell (no {@code unix}
+   * attribute view, or no {@code /proc/self}), or the directory is not as it should be: the full check then
+   * decides, and says what is wrong.
+   */
+  private boolean stillOurs() throws IOException {
+    int uid = myUid();
+    if (uid < 0) {
+      return false;
+    }
+    java.util.Map<String, Object> a;
+    try {
+      a = Files.readAttributes(own, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS); // NoSuchFileException if gone
+    } catch (UnsupportedOperationException | IllegalArgumentException e) {
+      myUid = -1;
+      return false;
+    }
+    int mode = (Integer) a.get("mode");
+    return (Integer) a.get("uid") == uid && (mode & S_IFMT) == S_IFDIR && (mode & GROUP_OR_OTHERS_BITS) == 0;
+  }
+
+  private int myUid() {
+    int u = myUid;
+    if (u == UID_UNKNOWN) {
+      try {
+        u = uid(Path.of("/proc/self").toRealPath()); // the process's own directory: its owner runs this JVM
+      } catch (IOException | RuntimeException e) {
+        u = -1;
+      }
+      myUid = u;
+    }
+    return u;
   }
 
   /** The shard directory of block {@code name}, created if missing; NoSuchFileException if {@link #own} is gone. */

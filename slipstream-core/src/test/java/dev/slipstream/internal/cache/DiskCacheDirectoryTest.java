@@ -327,6 +327,37 @@ class DiskCacheDirectoryTest {
   }
 
   @Test
+  void theCachesOwnDirectoryOpenedToOthersWhileInUseIsRefusedAtTheNextRead() throws IOException {
+    DiskCache c = new DiskCache(tmp.resolve("opened"), 1L << 30, 0, false);
+    ReadStatistics s = ReadStatistics.global().child();
+    DiskCache.BlockKey k = new DiskCache.BlockKey("b", "k", "e", BLOCK, 0);
+    byte[] data = new byte[BLOCK];
+    new Random(5).nextBytes(data);
+    assertThat(c.write(k, data, BLOCK, s)).isTrue();
+    byte[] out = new byte[BLOCK];
+    assertThat(c.read(k, BLOCK, out, s, DiskCacheTest.OPEN)).as("ours, as made").isTrue();
+    Files.setPosixFilePermissions(c.filesDirectory(), PosixFilePermissions.fromString("rwx--x---"));
+    assertThat(c.read(k, BLOCK, out, s, DiskCacheTest.OPEN)).as("group may enter").isFalse();
+    assertThat(c.isUsable()).isFalse();
+    assertThat(mode(c.filesDirectory())).as("never chmodded back").isEqualTo("rwx--x---");
+  }
+
+  @Test
+  void theCachesOwnDirectoryGivenToAnotherUserWhileInUseIsRefusedAtTheNextRead() throws IOException {
+    assumeRoot();
+    DiskCache c = new DiskCache(tmp.resolve("given"), 1L << 30, 0, false);
+    ReadStatistics s = ReadStatistics.global().child();
+    DiskCache.BlockKey k = new DiskCache.BlockKey("b", "k", "e", BLOCK, 0);
+    assertThat(c.write(k, new byte[BLOCK], BLOCK, s)).isTrue();
+    byte[] out = new byte[BLOCK];
+    assertThat(c.read(k, BLOCK, out, s, DiskCacheTest.OPEN)).as("ours, as made").isTrue();
+    Files.setOwner(c.filesDirectory(), nobody());
+    assertThat(c.read(k, BLOCK, out, s, DiskCacheTest.OPEN)).as("nobody's now").isFalse();
+    assertThat(c.isUsable()).isFalse();
+    assertThat(Files.getOwner(c.filesDirectory(), LinkOption.NOFOLLOW_LINKS)).isEqualTo(nobody());
+  }
+
+  @Test
   void aDirectoryDeletedWhileRunningIsMadeAgainWithTheSameChecks() throws IOException {
     Path root = tmp.resolve("cleaned");
     DiskCache c = new DiskCache(root, 1L << 30, 0, false);
