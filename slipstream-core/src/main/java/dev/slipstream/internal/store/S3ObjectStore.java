@@ -49,14 +49,6 @@ public final class S3ObjectStore implements ObjectStore {
   private final S3Client reads;
   private final boolean ownsClient;
 
-  /**
-   * A store over {@code s3}, e.g. the client Hadoop's S3A already configured. {@code ownsClient}: close
-   * it with the store.
-   */
-  public S3ObjectStore(S3Client s3, boolean ownsClient) {
-    this(s3, s3, ownsClient);
-  }
-
   private S3ObjectStore(S3Client s3, S3Client reads, boolean ownsClient) {
     this.s3 = s3;
     this.reads = reads;
@@ -64,17 +56,10 @@ public final class S3ObjectStore implements ObjectStore {
   }
 
   /**
-   * {@code s3} (closed with the store if {@code ownsClient}), each request made inside the scope that
-   * {@code enter} enters and returns the way out of; {@code enter} null: no scope.
-   */
-  public static ObjectStore over(S3Client s3, boolean ownsClient, java.util.function.Supplier<Runnable> enter) {
-    return scoped(new S3ObjectStore(s3, ownsClient), enter);
-  }
-
-  /**
-   * As {@link #over(S3Client, boolean, java.util.function.Supplier)}, with the GETs sent through
-   * {@code reads} (a client without a socket timeout, as {@link S3ClientFactory#createForReads} builds),
-   * and HEAD and LIST through {@code s3}; neither is closed with the store.
+   * A store over a caller's clients, neither closed with it: {@code reads} for the GETs (ideally one
+   * without a socket timeout, as {@link S3ClientFactory#createForReads} builds; or {@code s3} itself),
+   * {@code s3} for HEAD and LIST; each request made inside the scope that {@code enter} enters and returns
+   * the way out of; {@code enter} null: no scope.
    */
   public static ObjectStore over(S3Client s3, S3Client reads, java.util.function.Supplier<Runnable> enter) {
     return scoped(new S3ObjectStore(s3, reads, false), enter);
