@@ -29,9 +29,9 @@ import software.amazon.awssdk.services.s3.S3ServiceClientConfiguration;
  * socket timeout.
  *
  * <p>Every socket read of a client with a socket timeout waits in a {@code poll} of its own before it
- * reads: three system calls for each arrival of bytes instead of one (12.5% of the reader's CPU on a
- * declared read; see docs/benchmarks.md). S3A's client always has one: S3A raises any
- * {@code fs.s3a.connection.timeout} to a minimum. This client has none; the stall watchdog watches every
+ * reads: three system calls for each arrival of bytes instead of one (the {@code poll} alone was 12% of
+ * the reader's CPU on a declared read, of which a blocking read takes part back; see docs/benchmarks.md).
+ * S3A's client always has one: S3A raises any {@code fs.s3a.connection.timeout} to a minimum. This client has none; the stall watchdog watches every
  * body ({@code fs.slipstream.read.stall.timeout}), and each attempt, up to its response head, is bounded by
  * {@code fs.slipstream.connect.timeout} plus that stall timeout, as for a plain Java client.
  *
