@@ -3,9 +3,11 @@
  */
 package dev.slipstream.bench;
 
+import dev.slipstream.SlipstreamConfig;
 import dev.slipstream.testkit.LinkProfile;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -20,6 +22,10 @@ import java.util.Objects;
  * @param seed seed of the generated data and of the link shaper's random draws
  * @param tmpDir where the server's data and the temporary copies go
  * @param command the command line, for the report
+ * @param slipstreamSettings settings for both Slipstream readers, keys without their prefix (as in
+ *     docs/configuration.md), checked against Slipstream's keys and values; a workload that sets a key itself
+ *     (the Slipstream variants) keeps its own value. Not for the {@code cluster-*} workloads, whose second
+ *     host starts with the workload's settings alone.
  */
 public record BenchOptions(
     LinkProfile profile,
@@ -30,9 +36,17 @@ public record BenchOptions(
     int runs,
     long seed,
     Path tmpDir,
-    String command) {
+    String command,
+    Map<String, String> slipstreamSettings) {
 
   public static final long DEFAULT_SEED = 20240917L;
+
+  /**
+   * Settings the benchmark gives the Slipstream readers itself: its server's address and credentials (which
+   * must never reach the report's command line), and each run's own disk cache.
+   */
+  static final List<String> BENCH_OWN_SETTINGS = List.of("endpoint", "region", "path.style.access",
+      "access.key", "secret.key", "session.token", "cache.disk.dir");
 
   public BenchOptions {
     Objects.requireNonNull(profile, "profile");
@@ -49,5 +63,29 @@ public record BenchOptions(
     }
     readers.forEach(Readers::byName);
     workloads.forEach(Workloads::checkName);
+    slipstreamSettings = Map.copyOf(slipstreamSettings);
+    if (!slipstreamSettings.isEmpty()) {
+      for (String key : slipstreamSettings.keySet()) {
+        if (BENCH_OWN_SETTINGS.contains(key)) {
+          throw new IllegalArgumentException(key + " cannot be set: the benchmark sets it for its own server and"
+              + " for each run (" + String.join(", ", BENCH_OWN_SETTINGS) + ")");
+        }
+      }
+      SlipstreamConfig.Builder check = SlipstreamConfig.builder();
+      slipstreamSettings.forEach(check::set); // an unknown key or a bad value is refused here, named
+      check.build();
+      for (String w : workloads) {
+        if (w.startsWith("cluster-")) {
+          throw new IllegalArgumentException("Slipstream settings cannot be given to " + w
+              + ": its second host starts with the workload's own settings; run it without them");
+        }
+      }
+    }
+  }
+
+  /** Options with Slipstream's default settings. */
+  public BenchOptions(LinkProfile profile, List<String> readers, List<String> workloads, BenchSizes sizes,
+      int warmups, int runs, long seed, Path tmpDir, String command) {
+    this(profile, readers, workloads, sizes, warmups, runs, seed, tmpDir, command, Map.of());
   }
 }

@@ -187,7 +187,9 @@ public final class Benchmark {
       ReadSession session;
       Workload.Run run;
       try {
-        session = reader.open(target, workload.slipstreamSettings());
+        java.util.Map<String, String> settings = new java.util.HashMap<>(options.slipstreamSettings());
+        settings.putAll(workload.slipstreamSettings()); // a variant's own setting is what it measures
+        session = reader.open(target, settings);
       } catch (Exception | LinkageError e) {
         return Measurement.failed(workload.name(), reader.name(), warmup, "set-up: " + Report.reason(e));
       }

@@ -122,6 +122,12 @@ final class BenchCommand implements Callable<Integer> {
       description = "Objects of the many-objects workload. Default: 10000, --full 100000.")
   Integer manyObjects;
 
+  @Option(names = "--set", paramLabel = "KEY=VALUE", order = 22,
+      description = "A Slipstream setting for both Slipstream readers, its key as in docs/configuration.md"
+          + " without a prefix, e.g. --set block.size=16M; repeatable. The readers' descriptions in the report"
+          + " say default settings; the command line in it shows these. Not with the cluster-* workloads.")
+  java.util.Map<String, String> settings;
+
   @Option(names = "--debug", order = 41, description = "Print stack traces of errors.")
   boolean debug;
 
@@ -163,7 +169,7 @@ final class BenchCommand implements Callable<Integer> {
     BenchOptions options;
     try {
       options = new BenchOptions(link, readers == null ? Benchmark.readerNames() : trimmed(readers), inJvm, sizes,
-          warmups, runs, setup.seed, base, commandLine());
+          warmups, runs, setup.seed, base, commandLine(), settings == null ? java.util.Map.of() : settings);
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());
     }

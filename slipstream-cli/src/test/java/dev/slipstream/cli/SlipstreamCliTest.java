@@ -333,6 +333,37 @@ class SlipstreamCliTest {
   }
 
   @Test
+  void benchGivesBothSlipstreamReadersTheSettingsOfSet(@TempDir Path dir) throws Exception {
+    Path out = dir.resolve("report");
+    // 1 MiB blocks: a 4 MiB object declared whole is read in 4 GETs, one a block (with 8 MiB blocks, in 2 parts).
+    Run r = run("bench", "--profile", "loopback", "--readers", "slipstream-core,slipstream", "--workloads",
+        "sequential", "--sequential-size", "4M", "--runs", "1", "--warmup", "0", "--set", "block.size=1M",
+        "--tmp-dir", dir.toString(), "--out", out.toString());
+
+    assertThat(r.exitCode()).as(r.stdout() + r.stderr()).isEqualTo(0);
+    List<String> rows = Files.readAllLines(out.resolve("results.csv"));
+    int gets = List.of(rows.get(0).split(",")).indexOf("gets");
+    assertThat(rows.subList(1, rows.size())).hasSize(2).allSatisfy(row -> {
+      assertThat(row).contains("ok");
+      assertThat(row.split(",")[gets]).as(row).isEqualTo("4");
+    });
+  }
+
+  @Test
+  void benchRefusesSettingsItCannotGiveNamingThem() {
+    for (String[] args : new String[][] {{"bench", "--set", "no.such.key=1"}, {"bench", "--set", "block.size=lots"},
+        {"bench", "--set", "secret.key=abc", "--workloads", "sequential"},
+        {"bench", "--set", "block.size=16M", "--workloads", "cluster-first"}}) {
+      Run r = run(args);
+      assertThat(r.exitCode()).as(String.join(" ", args)).isEqualTo(2);
+      String named = args.length > 3 && args[4].startsWith("cluster") ? args[4] : args[2].split("=")[0];
+      assertThat(r.stderr()).contains(named);
+      assertOneErrorLine(r);
+    }
+    assertThat(run("bench", "--set", "secret.key=abc").stderr()).doesNotContain("abc");
+  }
+
+  @Test
   void benchRejectsUnknownProfilesReadersAndWorkloads() {
     for (String[] args : new String[][] {{"bench", "--profile", "dial-up"}, {"bench", "--readers", "s3a-magic"},
         {"bench", "--workloads", "sorting"}}) {
