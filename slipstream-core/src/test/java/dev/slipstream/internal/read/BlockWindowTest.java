@@ -15,6 +15,7 @@ import dev.slipstream.internal.learn.LearnedDepth;
 import dev.slipstream.internal.source.Piece;
 import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.internal.source.ScriptedTier;
+import dev.slipstream.internal.source.Through;
 import dev.slipstream.internal.store.ScriptedStore;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
@@ -117,10 +118,10 @@ class BlockWindowTest {
 
     // the blocks first: all held, nothing sent
     assertThat(rig.ranges.readThrough(
-        new RangeThrough.Through(2 * BLOCK + 50, 100, true, false, Purpose.READAHEAD, null), dst, 0)).isNull();
+        new Through(2 * BLOCK + 50, 100, true, false, Purpose.READAHEAD, null), dst, 0)).isNull();
     assertThat(rig.fetch.store.ranges()).isEmpty();
     // the read alone: its share of block 2 from the window, the rest from S3
-    rig.ranges.readThrough(new RangeThrough.Through(3 * BLOCK - 10, 30, false, true, Purpose.RANGE, null), dst, 0);
+    rig.ranges.readThrough(new Through(3 * BLOCK - 10, 30, false, true, Purpose.RANGE, null), dst, 0);
 
     assertThat(dst).startsWith(rig.data(3 * BLOCK - 10, 3 * BLOCK + 20));
     assertThat(rig.fetch.store.ranges()).containsExactly(StreamRig.get(3 * BLOCK, 3 * BLOCK + 20));
