@@ -165,7 +165,7 @@ final class RangeTiers {
 
   /**
    * Reads {@code how}'s range into {@code dst[off..]} for a caller who waits, in one pass, each request made
-   * through {@code wait}: from the blocks the stream and its tiers hold ({@link Through#blocksFirst}),
+   * through {@code waits}: from the blocks the stream and its tiers hold ({@link Through#blocksFirst}),
    * sending nothing; else the extent around it ({@link Through#around}) into a span of free
    * memory ({@link #fillExtent}), the read copied out of it; else (no extent, or memory short for it) the read
    * alone ({@link #readAlone}).
@@ -173,7 +173,7 @@ final class RangeTiers {
    * @return with the read in {@code dst} either way, the span filled with the extent, pinned for the
    *     caller, who holds it and then unpins it; null if no extent was fetched
    */
-  Span readWaiting(Through how, byte[] dst, int off, Waits wait) throws IOException {
+  Span readWaiting(Through how, byte[] dst, int off, Waits waits) throws IOException {
     long position = how.position();
     int len = how.length();
     Through.Extent e = how.around();
@@ -184,7 +184,7 @@ final class RangeTiers {
     if (buffer != null) {
       Span span = new Span(e.start(), buffer, e.length(), pool, stats);
       try {
-        fillExtent(span, e.keep(), e.why(), wait);
+        fillExtent(span, e.keep(), e.why(), waits);
         System.arraycopy(buffer, (int) (position - e.start()), dst, off, len);
         return span;
       } catch (IOException | RuntimeException ex) {
@@ -193,7 +193,7 @@ final class RangeTiers {
         throw ex;
       }
     }
-    readAlone(position, dst, off, len, how.keep(), how.why(), wait);
+    readAlone(position, dst, off, len, how.keep(), how.why(), waits);
     return null;
   }
 
@@ -211,20 +211,20 @@ final class RangeTiers {
    * tier that kept exactly this range (looked up on the caller's thread), else from wherever its blocks are
    * in one request, then offered to the tiers. Without, from S3 alone in one request, and not offered.
    */
-  void readAlone(long position, byte[] dst, int off, int len, boolean keep, Purpose why, Waits wait)
+  void readAlone(long position, byte[] dst, int off, int len, boolean keep, Purpose why, Waits waits)
       throws IOException {
     if (!keep) {
-      wait.one().run(position, len, why, token -> s3.readNow(h, position, dst, off, len, token), null);
+      waits.one().run(position, len, why, token -> s3.readNow(h, position, dst, off, len, token), null);
       return;
     }
     if (inParts(position, len)) {
-      wait.inParts().run(why, submit -> readInParts(position, Destination.of(dst, off), len, submit), null);
+      waits.inParts().run(why, submit -> readInParts(position, Destination.of(dst, off), len, submit), null);
       return;
     }
     if (readKeptRange(position, dst, off, len)) {
       return;
     }
-    wait.one().run(position, len, why, token -> readAnywhere(position, Destination.of(dst, off), len, token), null);
+    waits.one().run(position, len, why, token -> readAnywhere(position, Destination.of(dst, off), len, token), null);
     keepRange(position, dst, off, len);
   }
 
@@ -237,18 +237,18 @@ final class RangeTiers {
    * pins the span until it has ended, so that its buffer goes back to the pool only once none can write into
    * it (a part may be waiting for a tier's access check, which no cancel stops).
    */
-  void fillExtent(Span span, boolean keep, Purpose why, Waits wait) throws IOException {
+  void fillExtent(Span span, boolean keep, Purpose why, Waits waits) throws IOException {
     long start = span.start();
     int len = span.length();
     byte[] buffer = span.buffer();
     if (keep && inParts(start, len)) {
-      wait.inParts().run(why, submit -> readInParts(start, Destination.of(buffer, 0), len, submit), span);
+      waits.inParts().run(why, submit -> readInParts(start, Destination.of(buffer, 0), len, submit), span);
       span.filled();
       return;
     }
     boolean found = keep && readKeptRange(span);
     if (!found) {
-      wait.one().run(start, len, why, token -> s3.readNow(h, start, buffer, 0, len, token), span);
+      waits.one().run(start, len, why, token -> s3.readNow(h, start, buffer, 0, len, token), span);
     }
     span.filled();
     if (keep && !found) {
