@@ -28,7 +28,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Rules kept (docs/architecture.md, rules 4 and 6): a reader pins at most one block at a time and never while it waits
  * for memory (see {@link BufferPool}); prefetch takes free memory only; a stream holds at most its
  * prefetch depth plus four blocks, the least recently used dropped first; a dropped block's fetch is
- * cancelled if nobody waits for it, and a block not read to its end is offered to the tiers.
+ * cancelled if nobody waits for it, and a block not read to its end is offered to the tiers. The window
+ * moves with each read of the stream's position, in the call that serves it: after a jump, the blocks
+ * fetched for the old position are dropped before the read sends anything (their memory freed, their
+ * prefetches cancelled), and once the read is done, the blocks behind it.
  */
 final class BlockWindow {
   /** A wait for a block shorter than this is a block arriving just in time, not a reader starved. */
@@ -41,6 +44,7 @@ final class BlockWindow {
   private final ReadStatistics stats;
   private final int blockSize;
   private final long length;
+  private final int maxDepth;
   private final int maxBlocks;
   /** The last block prefetch may start: the object's last, or the one holding the split's last byte. */
   private final long prefetchLimit;
@@ -70,6 +74,7 @@ final class BlockWindow {
     this.blockSize = blockSize;
     this.length = h.length();
     // The sequential window, the block being read, and a few for positional readers.
+    this.maxDepth = maxDepth;
     this.maxBlocks = maxDepth + 4;
     long last = length == 0 ? -1 : (length - 1) / blockSize;
     this.prefetchLimit = splitEnd > 0 ? Math.min(last, (splitEnd - 1) / blockSize) : last;
@@ -97,9 +102,15 @@ final class BlockWindow {
 
   /**
    * Copies {@code [position, position + len)} from blocks: a read in order prefetches ahead at the
-   * planner's depth; a read after a jump starts all the blocks it spans and nothing beyond.
+   * planner's depth; a read after a jump starts all the blocks it spans and nothing beyond. A read of the
+   * stream's position ({@code streamPath}) moves the window, as {@link #jump} does: after a jump, what was
+   * fetched for the old position is dropped first; once the read is done, the blocks behind it.
    */
-  void copy(long position, byte[] dst, int off, int len, ReadPlanner planner, boolean inOrder) throws IOException {
+  void copy(long position, byte[] dst, int off, int len, ReadPlanner planner, boolean inOrder,
+      boolean streamPath) throws IOException {
+    if (streamPath && !inOrder) {
+      dropAway(position, len);
+    }
     int done = 0;
     while (done < len) {
       long p = position + done;
@@ -113,6 +124,29 @@ final class BlockWindow {
       done += copyFromBlock(index, p, dst, off + done, len - done, depth, partsNow, partsAhead,
           inOrder ? planner : null);
     }
+    if (streamPath) {
+      dropBefore((position + len) / blockSize);
+    }
+  }
+
+  /** A read at a jump of the stream's position, served outside the blocks: what it returns is the caller's. */
+  @FunctionalInterface
+  interface JumpRead<T> {
+    T run() throws IOException;
+  }
+
+  /**
+   * A read at a jump of the stream's position that the blocks do not serve ({@code read}): the window moves
+   * with it, in one call. What was fetched for the old position is dropped first, so that its memory is free
+   * and its prefetches are cancelled before the read sends anything; the blocks the read spans, and the
+   * prefetch depth after them, stay, since the read may take bytes from them; once it is done, the blocks
+   * behind it are dropped. A read that fails drops nothing more.
+   */
+  <T> T jump(long position, int len, JumpRead<T> read) throws IOException {
+    dropAway(position, len);
+    T result = read.run();
+    dropBefore((position + len) / blockSize);
+    return result;
   }
 
   /**
@@ -270,7 +304,7 @@ final class BlockWindow {
   }
 
   /** The sequential reader moved on: blocks behind it are done with. */
-  void dropBefore(long index) {
+  private void dropBefore(long index) {
     for (Block b : blocks.all()) {
       if (b.index() < index) {
         drop(b, false);
@@ -278,7 +312,16 @@ final class BlockWindow {
     }
   }
 
-  /** After a jump: what was fetched for the old position is dropped. */
+  /**
+   * A jump to {@code [position, position + len)}: what was fetched for the old position is dropped, all but
+   * the blocks the read spans and the prefetch depth after its first.
+   */
+  private void dropAway(long position, int len) {
+    long first = position / blockSize;
+    dropOutside(first, first + Math.max(maxDepth, (len - 1) / blockSize + 1));
+  }
+
+  /** Drops the blocks outside {@code [from, to]}. */
   void dropOutside(long from, long to) {
     for (Block b : blocks.all()) {
       if (b.index() < from || b.index() > to) {

@@ -9,6 +9,7 @@ import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.source.RangeThrough;
+import dev.slipstream.internal.source.Through;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 
@@ -83,7 +84,7 @@ final class JumpReads {
    */
   Span readRange(long position, byte[] dst, int off, int len, ReadPlanner.Decision d, boolean streamPath)
       throws IOException {
-    RangeThrough.Through through = decide(position, dst, off, len, d, streamPath);
+    Through through = decide(position, dst, off, len, d, streamPath);
     if (through == null) {
       return null; // the stream held it all: copied
     }
@@ -132,7 +133,7 @@ final class JumpReads {
    *       follow; a positional one fetches exactly its bytes.</li>
    * </ul>
    */
-  private RangeThrough.Through decide(long position, byte[] dst, int off, int len, ReadPlanner.Decision d,
+  private Through decide(long position, byte[] dst, int off, int len, ReadPlanner.Decision d,
       boolean streamPath) throws IOException {
     boolean small = d.kind() == ReadPlanner.Kind.SMALL_JUMP;
     long tailStart = length - tailSize(length, blockSize);
@@ -154,21 +155,21 @@ final class JumpReads {
       long end = Math.max(a.end(), Math.min(Math.max(floor, position + len + (long) d.ahead()), held));
       end = Math.min(Math.min(end, length), a.start() + Math.max(len, blockSize));
       if (a.start() == position && end == position + len) {
-        return new RangeThrough.Through(position, len, false, true, Purpose.RANGE, null);
+        return new Through(position, len, false, true, Purpose.RANGE, null);
       }
       // The blocks held first; if memory is short for the extent, the read alone.
-      return new RangeThrough.Through(position, len, true, true, Purpose.RANGE,
-          new RangeThrough.Extent(a.start(), (int) (end - a.start()), true, a.why()));
+      return new Through(position, len, true, true, Purpose.RANGE,
+          new Through.Extent(a.start(), (int) (end - a.start()), true, a.why()));
     }
     if (tail) {
-      RangeThrough.Extent around = new RangeThrough.Extent(tailStart, (int) (length - tailStart), true, Purpose.FOOTER);
-      return small ? new RangeThrough.Through(position, len, true, false, Purpose.READAHEAD, around)
-          : new RangeThrough.Through(position, len, false, true, Purpose.RANGE, around);
+      Through.Extent around = new Through.Extent(tailStart, (int) (length - tailStart), true, Purpose.FOOTER);
+      return small ? new Through(position, len, true, false, Purpose.READAHEAD, around)
+          : new Through(position, len, false, true, Purpose.RANGE, around);
     }
     int readahead = Math.min(READAHEAD, blockSize / 8);
-    RangeThrough.Extent around = !streamPath ? null : new RangeThrough.Extent(position,
+    Through.Extent around = !streamPath ? null : new Through.Extent(position,
         (int) Math.min(length - position, (long) len + readahead), false, Purpose.READAHEAD);
-    return new RangeThrough.Through(position, len, true, false, Purpose.READAHEAD, around);
+    return new Through(position, len, true, false, Purpose.READAHEAD, around);
   }
 
   /**

@@ -50,16 +50,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * through the chain's read-through of ranges ({@link RangeThrough}), which the parts above call and which
  * alone asks the tiers and S3 about a range.
  *
- * <p>Rules kept here: blocks left behind by the sequential reader are dropped after each read, and after
- * a jump those far from the new position; {@code close()} cancels every request of the stream and waits,
- * bounded, for them to end ({@link StreamRequests}), so that no request outlives the stream.
+ * <p>Rules kept here: {@code close()} cancels every request of the stream and waits, bounded, for them to
+ * end ({@link StreamRequests}), so that no request outlives the stream. The blocks a read of the stream's
+ * position leaves behind, and after a jump those far from the new position, are dropped by the window,
+ * which moves with the read ({@link BlockWindow#copy}, {@link BlockWindow#jump}).
  */
 public final class ObjectReader extends SlipstreamInputStream {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ObjectReader.class);
 
   private final ObjectHandle h;
   private final int blockSize;
-  private final int maxDepth;
   private final long length;
   private final ReadStatistics stats;
   private final StreamRequests requests;
@@ -86,7 +86,6 @@ public final class ObjectReader extends SlipstreamInputStream {
       long closeWaitMillis) {
     this.h = h;
     this.blockSize = blockSize;
-    this.maxDepth = maxDepth;
     this.length = h.length();
     this.stats = h.stats();
     // Built in the order they depend on one another, each given what it uses: nothing is wired later.
@@ -291,15 +290,17 @@ public final class ObjectReader extends SlipstreamInputStream {
   // ---- the read path -------------------------------------------------------------------------
 
   /**
-   * Reads {@code min(len, length - position)} bytes at {@code position}; position is inside the object.
+   * Reads {@code min(asked, length - position)} bytes at {@code position}; position is inside the object.
    * First what the stream knows is asked, a class at a time (the footer counts the read, the held spans may
-   * have it all, the planner says how it goes, and a jump drops the old position's blocks); then the read
-   * is handed to the one part that serves it; then one step after it, a call a class: the blocks behind it
-   * dropped, and the footer taught what the read brought (the object's tail, handed up by {@link JumpReads}).
+   * have it all, the planner says how it goes); then the read is handed to the one part that serves it: on
+   * the stream's path, the window moves with it in the same call (a jump drops the old position's blocks
+   * before the read, and the blocks behind it after: {@link BlockWindow#copy}, {@link BlockWindow#jump});
+   * then one step after it: the footer taught what the read brought (the object's tail, handed up by {@link
+   * JumpReads}).
    */
-  private int readAt(long position, byte[] dst, int off, int len, ReadPlanner planner, boolean streamPath)
+  private int readAt(long position, byte[] dst, int off, int asked, ReadPlanner planner, boolean streamPath)
       throws IOException {
-    len = (int) Math.min(len, length - position);
+    int len = (int) Math.min(asked, length - position);
     parquet.countRead(position, len);
     long first = position / blockSize;
     if (streamPath && spans.copyAll(position, dst, off, len)) {
@@ -316,27 +317,26 @@ public final class ObjectReader extends SlipstreamInputStream {
     if (d.switched()) {
       stats.increment(Counter.SEQUENTIAL_SWITCHES);
     }
-    if (streamPath && !d.inOrder()) {
-      window.dropOutside(first, first + Math.max(maxDepth, (len - 1) / blockSize + 1));
-    }
     Span tail = null; // the object's tail, if this read fetched it: pinned until the footer has learnt from it
     try {
       switch (d.kind()) {
-        case IN_ORDER, BLOCKS_AFTER_JUMP -> window.copy(position, dst, off, len, planner, d.inOrder());
+        case IN_ORDER, BLOCKS_AFTER_JUMP -> window.copy(position, dst, off, len, planner, d.inOrder(), streamPath);
         case EXACT, SMALL_JUMP -> {
-          if (d.kind() == ReadPlanner.Kind.EXACT) {
-            columns.onRead(position, len); // a predicted column's chunks, fetched from its first read
-            stripeFooters.onRead(position, len); // an ORC reader's first stripe: every footer of its split
-            stripeStreams.onRead(position, len); // a later stripe: the next stripes' same streams
-          }
-          tail = jumps.readRange(position, dst, off, len, d, streamPath);
+          // About what the read asks for; a columnar reader's range first tells the parts that fetch ahead
+          // of it, which start beside the read.
+          BlockWindow.JumpRead<Span> read = () -> {
+            if (d.kind() == ReadPlanner.Kind.EXACT) {
+              columns.onRead(position, len); // a predicted column's chunks, fetched from its first read
+              stripeFooters.onRead(position, len); // an ORC reader's first stripe: every footer of its split
+              stripeStreams.onRead(position, len); // a later stripe: the next stripes' same streams
+            }
+            return jumps.readRange(position, dst, off, len, d, streamPath);
+          };
+          tail = streamPath ? window.jump(position, len, read) : read.run();
         }
       }
-      // After the read, one step a class: the blocks behind it dropped, then the footer learns from it.
+      // After the read, one step: the footer learns from it.
       stats.add(Counter.BYTES_READ, len);
-      if (streamPath) {
-        window.dropBefore((position + len) / blockSize);
-      }
       parquet.offerRead(position, dst, off, len, streamPath, tail);
     } finally {
       if (tail != null) {

@@ -3,7 +3,6 @@
  */
 package dev.slipstream.internal.source;
 
-import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.Destination;
 import dev.slipstream.internal.block.PooledBytes;
@@ -17,6 +16,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * The read-through of a range outside a stream's block grid, the one place such a read asks where its
@@ -28,7 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * through here; no class of the stream asks the tiers or S3 about a range itself. Made by its {@link
  * SourceChain} ({@link SourceChain#ranges}), over the same tiers; the chain itself serves blocks.
  *
- * <p>Decide, then do: this class decides how a read goes and makes its requests; {@link RangeTiers} then
+ * <p>Decide, then do: this class makes the stream's requests and decides how each waits; {@link RangeTiers}
  * runs the range's pass through the tiers in one call (ask, fetch what is missing, keep), reaching the
  * fetch executor only through the requests handed to it, and never calls back for a decision. Two ways to
  * wait, one pass: {@link #range} runs it in parallel parts of at most {@link #PART}, one request of the
@@ -36,7 +36,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link #readThrough} is for a caller who waits now, in one call: the blocks held, then (the read alone,
  * or an extent around it into a span the caller then holds) the tiers, then S3, then the tiers are
  * offered what came. It looks a small range up on the caller's thread and fetches it in one request; a
- * range of more than a part goes through {@link #range} either way.
+ * range of more than a part in parts, as {@link #range} does, waited for at once.
  *
  * <p>Rules kept: a tier's trouble is a miss (docs/architecture.md, rule 2); a fetch thread never waits for
  * another fetch; every range is one of the stream's requests ({@link Requests}), so close cancels it, and
@@ -73,11 +73,10 @@ public final class RangeThrough {
 
   private final BlockFetcher fetcher;
   private final Requests requests;
-  private final BufferPool pool;
-  private final ReadStatistics stats;
-  private final int keptPiece;
   /** The range's pass through the blocks held, the tiers and S3: asked, fetched, then kept. */
   final RangeTiers kept;
+  /** How the reads of a caller who waits now run, handed to {@link #kept}. */
+  final RangeTiers.Waits waiting = new RangeTiers.Waits(this::waitOne, this::waitInParts);
 
   /**
    * @param own the blocks the stream holds: each block's share of a range is asked of them first
@@ -97,72 +96,21 @@ public final class RangeThrough {
     }
     this.fetcher = fetcher;
     this.requests = requests;
-    this.pool = pool;
-    this.stats = h.stats();
-    this.keptPiece = keptPiece;
     this.kept = new RangeTiers(h, own, tiers, s3, pool, blockSize, keptPiece);
   }
 
   /**
-   * Bytes fetched around a read into a span of the pool, which the caller holds for the reads that follow:
-   * {@code [start, start + length)}. With {@code keep} (a footer's tail, a columnar extent) it is looked up
-   * as a tier kept exactly this range and, once fetched, offered to the tiers; without (a readahead after a
-   * small read the tiers did not hold), it comes from S3 alone. {@code why} is the fetch's purpose.
-   */
-  public record Extent(long start, int length, boolean keep, Purpose why) {}
-
-  /**
-   * A read a caller waits for, {@code [position, position + length)}, and how {@link #readThrough} serves it:
-   * decided by the stream before it asks.
-   *
-   * @param blocksFirst first from the blocks the stream and its tiers hold, sending nothing if they hold
-   *     it all
-   * @param keep the read alone (without {@code around}, or when memory is short for it) is looked up as a
-   *     tier kept exactly it, read from wherever its blocks are, and offered to the tiers; without, it
-   *     comes from S3 in one request and is not offered
-   * @param why the purpose of the read alone
-   * @param around the extent fetched around the read and held by the caller; null for the read alone
-   */
-  public record Through(long position, int length, boolean blocksFirst, boolean keep, Purpose why, Extent around) {
-    public Through {
-      if (around != null && (position < around.start() || position + length > around.start() + around.length())) {
-        throw new IllegalArgumentException("extent " + around.start() + "+" + around.length()
-            + " does not cover the read " + position + "+" + length);
-      }
-    }
-  }
-
-  /**
-   * Reads {@code how}'s range into {@code dst[off..]} for a caller who waits, in one call: from the blocks
-   * the stream and its tiers hold ({@link Through#blocksFirst}); else the extent around it ({@link
-   * Through#around}) into a span of free memory, as a tier kept it or from S3 and then offered to the tiers
-   * ({@link #fill}); else (no extent, or memory short for it) the read alone ({@link Through#keep}).
+   * Reads {@code how}'s range into {@code dst[off..]} for a caller who waits, in one call to the range's pass
+   * ({@link RangeTiers#readWaiting}), its requests made here: from the blocks the stream and its tiers hold
+   * ({@link Through#blocksFirst}); else the extent around it ({@link Through#around}) into a span of free
+   * memory, as a tier kept it or from S3 and then offered to the tiers; else (no extent, or memory short for
+   * it) the read alone ({@link Through#keep}).
    *
    * @return with the read in {@code dst} either way, the span filled with the extent, pinned for the
    *     caller, who holds it and then unpins it; null if no extent was fetched
    */
   public Span readThrough(Through how, byte[] dst, int off) throws IOException {
-    long position = how.position();
-    int len = how.length();
-    Extent e = how.around();
-    if (how.blocksFirst() && kept.readFromTiers(position, dst, off, len)) {
-      return null;
-    }
-    byte[] buffer = e == null ? null : pool.tryAcquire(BufferPool.sizeFor(e.length()));
-    if (buffer != null) {
-      Span span = new Span(e.start(), buffer, e.length(), pool, stats);
-      try {
-        fill(span, e.keep(), e.why());
-        System.arraycopy(buffer, (int) (position - e.start()), dst, off, len);
-        return span;
-      } catch (IOException | RuntimeException ex) {
-        span.unpin();
-        span.releaseOwner();
-        throw ex;
-      }
-    }
-    read(position, dst, off, len, how.keep(), how.why());
-    return null;
+    return kept.readWaiting(how, dst, off, waiting);
   }
 
   /**
@@ -239,46 +187,6 @@ public final class RangeThrough {
     return f;
   }
 
-  /** Whether a read of {@code len} bytes for a caller who waits, with keeping, goes through {@link #range}. */
-  private boolean throughRange(long position, int len) {
-    return len > PART || len > keptPiece && kept.keepsRange(position, len);
-  }
-
-  /**
-   * {@link #readThrough}'s read alone: exactly {@code [position, position + len)} into {@code dst[off..]}
-   * for a caller who waits. With {@code keep}, more than a {@link #PART} (or than a kept piece, where a tier
-   * keeps ranges) comes through {@link #range}; less in one request ({@link RangeTiers#readInOne}).
-   */
-  void read(long position, byte[] dst, int off, int len, boolean keep, Purpose why) throws IOException {
-    if (keep && throughRange(position, len)) {
-      Fetch f = range(position, Destination.of(dst, off), len, why);
-      requests.await(f.done(), f::cancel, "");
-      return;
-    }
-    kept.readInOne(position, dst, off, len, keep, why, this::readWaiting);
-  }
-
-  /**
-   * {@link #readThrough}'s extent. Fills {@code span}, not yet filled, for a caller who waits and holds its
-   * filler's pin, and marks it filled. With {@code keep} and more than a {@link #PART} (or than a kept piece,
-   * where a tier keeps ranges), through {@link #range} straight into the span's buffer, the span pinned until
-   * none of the range's parts runs; otherwise in one request ({@link RangeTiers#fillInOne}). Each request writing
-   * into the buffer pins it until it has ended, so that the buffer goes back to the pool only once none can
-   * write into it (a part may be waiting for a tier's access check, which no cancel stops).
-   */
-  void fill(Span span, boolean keep, Purpose why) throws IOException {
-    if (keep && throughRange(span.start(), span.length())) {
-      Fetch f = range(span.start(), Destination.of(span.buffer(), 0), span.length(), why); // kept as a range there
-      if (span.tryPin()) { // the parts' pin (the filler's is held by the caller): dropped once none of them runs
-        f.done().whenComplete((v, t) -> span.unpin());
-      }
-      requests.await(f.done(), f::cancel, "");
-      span.filled();
-      return;
-    }
-    kept.fillInOne(span, keep, why, this::readWaiting);
-  }
-
   /**
    * Runs {@code read} on the fetch executor, ahead of every prefetch, as a request of the stream, and waits
    * for it on the caller's thread ({@link Requests#await}). A caller's GET never runs on its own thread:
@@ -288,7 +196,7 @@ public final class RangeThrough {
    * then, which lets go of the bytes, never has their buffer recycled to another stream while the request
    * may still write into it.
    */
-  private void readWaiting(long position, int len, Purpose why, RangeTiers.Work read, PooledBytes into)
+  private void waitOne(long position, int len, Purpose why, RangeTiers.Work read, PooledBytes into)
       throws IOException {
     CancelToken token = requests.start(why);
     boolean pinned = into != null && into.tryPin();
@@ -303,5 +211,20 @@ public final class RangeThrough {
     // Waited for until the request has ended, as a range's fetch is (Fetch#done): its outcome, once it ended.
     requests.await(done.thenCombine(ended, (v, w) -> null), token::cancel,
         " bytes " + position + "-" + (position + len - 1));
+  }
+
+  /**
+   * Runs {@code parts} as one request of the stream, ahead of every prefetch, each part under a child of its
+   * token, and waits for it on the caller's thread as {@link #waitOne} does, until none of its parts runs.
+   * Into {@code into}'s buffer, if not null: pinned until then (the filler's pin is the caller's).
+   */
+  private void waitInParts(Purpose why, Function<RangeTiers.Submit, CompletableFuture<Void>> parts,
+      PooledBytes into) throws IOException {
+    Fetch f = new Fetch(requests.start(why), fetcher, true);
+    f.done = parts.apply(f::submit).whenComplete((v, t) -> requests.end(f.token));
+    if (into != null && into.tryPin()) {
+      f.done.whenComplete((v, t) -> into.unpin());
+    }
+    requests.await(f.done, f::cancel, "");
   }
 }

@@ -16,17 +16,21 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /**
  * A range's pass through the tiers, in one call: what the tiers kept of it, then what is missing (each
  * block's share from the stream's blocks or the first tier that holds it, the rest from S3), then what S3
- * gave back offered to the tiers (write-behind). {@link RangeThrough} decides how a read goes (a range in
- * parts or a read a caller waits for, urgent or not) and hands this class the way its reads reach the
- * fetch executor as requests of the stream; this class asks, fetches and keeps, in that order, and never
- * calls back for a decision. A range is found either as each block's share of it, or as exactly the range
- * a tier kept, looked up in pieces cut from its start ({@code keptPiece}); a range S3 gave back is offered
- * to every tier as a pooled copy, piece by piece. A tier's trouble is a miss (docs/architecture.md, rule
- * 2). It holds no state of its own.
+ * gave back offered to the tiers (write-behind). {@link RangeThrough} decides how a read waits (a range
+ * fetched ahead or a read a caller waits for now, urgent or not) and hands this class the way its reads
+ * reach the fetch executor as requests of the stream ({@link Submit}, {@link Waits}); this class asks,
+ * fetches through them and keeps, in that order, and never calls back for a decision. A read a caller waits
+ * for ({@link #readWaiting}) is the whole pass in one call: the blocks held and the tiers first, then the
+ * extent around it into a span (or the read alone), in one request or, when large, in parts, then kept. A
+ * range is found either as each block's share of it, or as exactly the range a tier kept, looked up in
+ * pieces cut from its start ({@code keptPiece}); a range S3 gave back is offered to every tier as a pooled
+ * copy, piece by piece. A tier's trouble is a miss (docs/architecture.md, rule 2). It holds no state of its
+ * own.
  */
 final class RangeTiers {
   /** A read into a caller's array on a fetch thread, given the token that can stop it. */
@@ -42,13 +46,28 @@ final class RangeTiers {
   }
 
   /**
-   * How a read for a caller who waits now runs: on the fetch executor, ahead of every prefetch, as a request
-   * of the stream, waited for on the caller's thread; into {@code into}'s buffer, pinned until it ended, if
-   * not null.
+   * How the reads of a caller who waits now run, as {@link RangeThrough} makes them: each a request of the
+   * stream on the fetch executor, ahead of every prefetch, waited for on the caller's thread, where an
+   * interrupt cancels it; into {@code into}'s buffer, pinned until the request has ended, if not null.
+   *
+   * @param one one request, running a read
+   * @param inParts one request in parallel parts
    */
+  record Waits(Wait one, WaitInParts inParts) {}
+
+  /** One request of a caller who waits, running {@code work}. */
   @FunctionalInterface
   interface Wait {
     void run(long position, int len, Purpose why, Work work, PooledBytes into) throws IOException;
+  }
+
+  /**
+   * One request of a caller who waits, in parallel parts: {@code parts} submits each through the way it is
+   * given (under a child of the request's token) and completes once all have ended.
+   */
+  @FunctionalInterface
+  interface WaitInParts {
+    void run(Purpose why, Function<Submit, CompletableFuture<Void>> parts, PooledBytes into) throws IOException;
   }
 
   private final ObjectHandle h;
@@ -142,42 +161,94 @@ final class RangeTiers {
     return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
   }
 
-  // ---- a read a caller waits for, in one request ----------------------------------------------
+  // ---- a read a caller waits for --------------------------------------------------------------
 
   /**
-   * Reads exactly {@code [position, position + len)} into {@code dst[off..]} for a caller who waits, in one
-   * request run by {@code wait}. With {@code keep}: from a tier that kept exactly this range (looked up on
-   * the caller's thread), else from wherever its blocks are, then offered to the tiers. Without, from S3
-   * alone, and not offered.
+   * Reads {@code how}'s range into {@code dst[off..]} for a caller who waits, in one pass, each request made
+   * through {@code waits}: from the blocks the stream and its tiers hold ({@link Through#blocksFirst}),
+   * sending nothing; else the extent around it ({@link Through#around}) into a span of free
+   * memory ({@link #fillExtent}), the read copied out of it; else (no extent, or memory short for it) the read
+   * alone ({@link #readAlone}).
+   *
+   * @return with the read in {@code dst} either way, the span filled with the extent, pinned for the
+   *     caller, who holds it and then unpins it; null if no extent was fetched
    */
-  void readInOne(long position, byte[] dst, int off, int len, boolean keep, Purpose why, Wait wait)
+  Span readWaiting(Through how, byte[] dst, int off, Waits waits) throws IOException {
+    long position = how.position();
+    int len = how.length();
+    Through.Extent e = how.around();
+    if (how.blocksFirst() && readFromTiers(position, dst, off, len)) {
+      return null;
+    }
+    byte[] buffer = e == null ? null : pool.tryAcquire(BufferPool.sizeFor(e.length()));
+    if (buffer != null) {
+      Span span = new Span(e.start(), buffer, e.length(), pool, stats);
+      try {
+        fillExtent(span, e.keep(), e.why(), waits);
+        System.arraycopy(buffer, (int) (position - e.start()), dst, off, len);
+        return span;
+      } catch (IOException | RuntimeException ex) {
+        span.unpin();
+        span.releaseOwner();
+        throw ex;
+      }
+    }
+    readAlone(position, dst, off, len, how.keep(), how.why(), waits);
+    return null;
+  }
+
+  /**
+   * Whether a read of {@code len} bytes for a caller who waits, with keeping, goes in parts: more than a
+   * {@link RangeThrough#PART}, or than a kept piece where a tier keeps ranges (then kept piece by piece).
+   */
+  private boolean inParts(long position, int len) {
+    return len > RangeThrough.PART || len > keptPiece && keepsRange(position, len);
+  }
+
+  /**
+   * Reads exactly {@code [position, position + len)} into {@code dst[off..]} for a caller who waits. With
+   * {@code keep}: in parts ({@link #readInParts}, one request) if it is large ({@link #inParts}); else from a
+   * tier that kept exactly this range (looked up on the caller's thread), else from wherever its blocks are
+   * in one request, then offered to the tiers. Without, from S3 alone in one request, and not offered.
+   */
+  void readAlone(long position, byte[] dst, int off, int len, boolean keep, Purpose why, Waits waits)
       throws IOException {
     if (!keep) {
-      wait.run(position, len, why, token -> s3.readNow(h, position, dst, off, len, token), null);
+      waits.one().run(position, len, why, token -> s3.readNow(h, position, dst, off, len, token), null);
+      return;
+    }
+    if (inParts(position, len)) {
+      waits.inParts().run(why, submit -> readInParts(position, Destination.of(dst, off), len, submit), null);
       return;
     }
     if (readKeptRange(position, dst, off, len)) {
       return;
     }
-    wait.run(position, len, why, token -> readAnywhere(position, Destination.of(dst, off), len, token), null);
+    waits.one().run(position, len, why, token -> readAnywhere(position, Destination.of(dst, off), len, token), null);
     keepRange(position, dst, off, len);
   }
 
   /**
-   * Fills {@code span}, not yet filled, for a caller who waits and holds its filler's pin, in one request
-   * run by {@code wait}, and marks it filled. With {@code keep} (a footer's tail, a columnar extent): as a
-   * tier kept exactly its range, straight into the span's buffer, else from S3 and then the span itself
-   * offered to the tiers. Without (a readahead after a small read the tiers did not hold), from S3 alone.
-   * The request pins the span until it has ended, so that its buffer goes back to the pool only once none
-   * can write into it.
+   * Fills {@code span}, not yet filled, for a caller who waits and holds its filler's pin, and marks it
+   * filled. With {@code keep} (a footer's tail, a columnar extent): in parts straight into the span's buffer
+   * ({@link #readInParts}, one request) if it is large ({@link #inParts}); else as a tier kept exactly its
+   * range, straight into the span's buffer, else from S3 in one request and then the span itself offered to
+   * the tiers. Without (a readahead after a small read the tiers did not hold), from S3 alone. Each request
+   * pins the span until it has ended, so that its buffer goes back to the pool only once none can write into
+   * it (a part may be waiting for a tier's access check, which no cancel stops).
    */
-  void fillInOne(Span span, boolean keep, Purpose why, Wait wait) throws IOException {
+  void fillExtent(Span span, boolean keep, Purpose why, Waits waits) throws IOException {
     long start = span.start();
     int len = span.length();
     byte[] buffer = span.buffer();
+    if (keep && inParts(start, len)) {
+      waits.inParts().run(why, submit -> readInParts(start, Destination.of(buffer, 0), len, submit), span);
+      span.filled();
+      return;
+    }
     boolean found = keep && readKeptRange(span);
     if (!found) {
-      wait.run(start, len, why, token -> s3.readNow(h, start, buffer, 0, len, token), span);
+      waits.one().run(start, len, why, token -> s3.readNow(h, start, buffer, 0, len, token), span);
     }
     span.filled();
     if (keep && !found) {

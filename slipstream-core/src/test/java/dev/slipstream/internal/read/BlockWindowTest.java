@@ -15,9 +15,12 @@ import dev.slipstream.internal.learn.LearnedDepth;
 import dev.slipstream.internal.source.Piece;
 import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.internal.source.ScriptedTier;
+import dev.slipstream.internal.source.Through;
 import dev.slipstream.internal.store.ScriptedStore;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -44,7 +47,7 @@ class BlockWindowTest {
 
   private byte[] jump(long position, int len) throws IOException {
     byte[] dst = new byte[len];
-    rig.window.copy(position, dst, 0, len, planner(), false);
+    rig.window.copy(position, dst, 0, len, planner(), false, false);
     return dst;
   }
 
@@ -69,7 +72,7 @@ class BlockWindowTest {
     int depth = twin.enterBlock(0);
     byte[] dst = new byte[100];
 
-    rig.window.copy(0, dst, 0, 100, planner, true);
+    rig.window.copy(0, dst, 0, 100, planner, true, false);
     rig.awaitBlocks();
 
     assertThat(depth).isEqualTo(PrefetchDepth.START);
@@ -89,7 +92,7 @@ class BlockWindowTest {
     ReadPlanner planner = planner();
     planner.onRead(0, 100, false, false);
 
-    rig.window.copy(0, new byte[100], 0, 100, planner, true);
+    rig.window.copy(0, new byte[100], 0, 100, planner, true, false);
     rig.awaitBlocks();
 
     assertThat(rig.fetch.store.ranges()).containsExactly(rig.block(0)); // the one buffer is the reader's
@@ -117,10 +120,10 @@ class BlockWindowTest {
 
     // the blocks first: all held, nothing sent
     assertThat(rig.ranges.readThrough(
-        new RangeThrough.Through(2 * BLOCK + 50, 100, true, false, Purpose.READAHEAD, null), dst, 0)).isNull();
+        new Through(2 * BLOCK + 50, 100, true, false, Purpose.READAHEAD, null), dst, 0)).isNull();
     assertThat(rig.fetch.store.ranges()).isEmpty();
     // the read alone: its share of block 2 from the window, the rest from S3
-    rig.ranges.readThrough(new RangeThrough.Through(3 * BLOCK - 10, 30, false, true, Purpose.RANGE, null), dst, 0);
+    rig.ranges.readThrough(new Through(3 * BLOCK - 10, 30, false, true, Purpose.RANGE, null), dst, 0);
 
     assertThat(dst).startsWith(rig.data(3 * BLOCK - 10, 3 * BLOCK + 20));
     assertThat(rig.fetch.store.ranges()).containsExactly(StreamRig.get(3 * BLOCK, 3 * BLOCK + 20));
@@ -136,6 +139,29 @@ class BlockWindowTest {
     assertThat(rig.window.holds(2)).isFalse();
     assertThat(rig.window.holds(6)).isFalse();
     assertThat(disk.kept()).containsExactly(Piece.block(2, 2 * BLOCK, BLOCK));
+  }
+
+  @Test
+  void aJumpOfTheStreamDropsTheOldPositionsBlocksBeforeItsReadAndThoseBehindItAfter() throws Exception {
+    jump(0, 10); // the old position
+    jump(9 * BLOCK, 10); // a block the jump's read spans
+    jump(10 * BLOCK, 10); // and the one it ends in
+    rig.awaitBlocks();
+    List<Long> heldDuringTheRead = new ArrayList<>();
+
+    String got = rig.window.jump(9 * BLOCK + 100, BLOCK, () -> {
+      for (long i = 0; i < LENGTH / BLOCK; i++) {
+        if (rig.window.holds(i)) {
+          heldDuringTheRead.add(i);
+        }
+      }
+      return "read";
+    });
+
+    assertThat(got).isEqualTo("read");
+    assertThat(heldDuringTheRead).containsExactly(9L, 10L); // the old position's block gone before the read
+    assertThat(rig.window.holds(9)).isFalse(); // behind the read once it is done
+    assertThat(rig.window.holds(10)).isTrue();
   }
 
   @Test

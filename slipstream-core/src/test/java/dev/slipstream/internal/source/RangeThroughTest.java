@@ -120,7 +120,7 @@ class RangeThroughTest {
 
   private byte[] read(long position, int len) throws IOException {
     byte[] dst = new byte[len];
-    rig.ranges.read(position, dst, 0, len, true, Purpose.RANGE);
+    rig.ranges.kept.readAlone(position, dst, 0, len, true, Purpose.RANGE, rig.ranges.waiting);
     return dst;
   }
 
@@ -245,7 +245,7 @@ class RangeThroughTest {
     stream(data, BLOCK, disk);
     Span span = emptySpan(900_000, 100_000);
 
-    rig.ranges.fill(span, true, Purpose.FOOTER);
+    rig.ranges.kept.fillExtent(span, true, Purpose.FOOTER, rig.ranges.waiting);
 
     assertThat(span.isReady()).isTrue();
     assertThat(bytesOf(span)).isEqualTo(rig.data(900_000, 1_000_000));
@@ -263,7 +263,7 @@ class RangeThroughTest {
     stream(data, BLOCK, disk);
     Span span = emptySpan(900_000, 100_000);
 
-    rig.ranges.fill(span, true, Purpose.FOOTER);
+    rig.ranges.kept.fillExtent(span, true, Purpose.FOOTER, rig.ranges.waiting);
 
     assertThat(bytesOf(span)).isEqualTo(rig.data(900_000, 1_000_000));
     assertThat(rig.fetch.store.ranges()).containsExactly(Rig.get(900_000, 1_000_000));
@@ -279,7 +279,7 @@ class RangeThroughTest {
     stream(data, BLOCK, disk);
     Span span = emptySpan(300_000, 70_000);
 
-    rig.ranges.fill(span, false, Purpose.READAHEAD);
+    rig.ranges.kept.fillExtent(span, false, Purpose.READAHEAD, rig.ranges.waiting);
 
     assertThat(bytesOf(span)).isEqualTo(rig.data(300_000, 370_000));
     assertThat(rig.fetch.store.ranges()).containsExactly(Rig.get(300_000, 370_000));
@@ -289,8 +289,8 @@ class RangeThroughTest {
     span.releaseOwner();
   }
 
-  private static final RangeThrough.Through EXTENDED_BLOCKS_FIRST = new RangeThrough.Through(500_000, 1000, true, true,
-      Purpose.RANGE, new RangeThrough.Extent(400_000, 200_000, true, Purpose.CHUNK));
+  private static final Through EXTENDED_BLOCKS_FIRST = new Through(500_000, 1000, true, true,
+      Purpose.RANGE, new Through.Extent(400_000, 200_000, true, Purpose.CHUNK));
 
   @Test
   void aReadThroughWhoseBlocksATierHoldsSendsNothingAndFetchesNoExtent() throws IOException {
@@ -348,8 +348,8 @@ class RangeThroughTest {
 
   @Test
   void anExtentThatDoesNotCoverTheReadIsRefused() {
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new RangeThrough.Through(500, 1000, true, true,
-            Purpose.RANGE, new RangeThrough.Extent(0, 1000, true, Purpose.CHUNK)))
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new Through(500, 1000, true, true,
+            Purpose.RANGE, new Through.Extent(0, 1000, true, Purpose.CHUNK)))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("does not cover");
   }
 }

@@ -62,11 +62,18 @@ class RangeTiersTest {
   }
 
   /** Runs a caller's read at once, on this thread, recording it. */
-  private RangeTiers.Wait waited() {
-    return (position, len, why, work, into) -> {
+  private RangeTiers.Waits waited() {
+    return new RangeTiers.Waits((position, len, why, work, into) -> {
       steps.add("wait " + position + "+" + len + " " + why.name());
       work.run(FetchRig.token(why));
-    };
+    }, (why, parts, into) -> {
+      steps.add("wait in parts " + why.name());
+      try {
+        parts.apply(submitted()).get();
+      } catch (InterruptedException | ExecutionException e) {
+        throw new java.io.IOException(e);
+      }
+    });
   }
 
   @Test
@@ -122,13 +129,13 @@ class RangeTiersTest {
   }
 
   @Test
-  void aReadInOneRequestLooksItUpFetchesWhatIsMissingOnceAndOffersIt() throws Exception {
+  void aSmallReadLooksItUpFetchesWhatIsMissingOnceAndOffersIt() throws Exception {
     byte[] data = ScriptedStore.bytes(MIB);
     ScriptedTier disk = new ScriptedTier("disk", data, Piece.Origin.DISK);
     RangeTiers tiers = tiers(data, 256 * KIB, 256 * KIB, disk);
     byte[] dst = new byte[1000];
 
-    tiers.readInOne(500_000, dst, 0, 1000, true, Purpose.RANGE, waited());
+    tiers.readAlone(500_000, dst, 0, 1000, true, Purpose.RANGE, waited());
 
     assertThat(dst).isEqualTo(rig.data(500_000, 501_000));
     assertThat(steps).containsExactly("wait 500000+1000 RANGE");
@@ -139,13 +146,13 @@ class RangeTiersTest {
   }
 
   @Test
-  void aReadInOneRequestATierKeptSendsNothing() throws Exception {
+  void aSmallReadATierKeptSendsNothing() throws Exception {
     byte[] data = ScriptedStore.bytes(MIB);
     ScriptedTier disk = new ScriptedTier("disk", data, Piece.Origin.DISK).holding(Piece.range(500_000, 1000));
     RangeTiers tiers = tiers(data, 256 * KIB, 256 * KIB, disk);
     byte[] dst = new byte[1000];
 
-    tiers.readInOne(500_000, dst, 0, 1000, true, Purpose.RANGE, waited());
+    tiers.readAlone(500_000, dst, 0, 1000, true, Purpose.RANGE, waited());
 
     assertThat(dst).isEqualTo(rig.data(500_000, 501_000));
     assertThat(steps).isEmpty();
@@ -154,13 +161,13 @@ class RangeTiersTest {
   }
 
   @Test
-  void aReadInOneRequestWithoutKeepingComesFromS3AloneAndAsksNoTier() throws Exception {
+  void aSmallReadWithoutKeepingComesFromS3AloneAndAsksNoTier() throws Exception {
     byte[] data = ScriptedStore.bytes(MIB);
     ScriptedTier disk = new ScriptedTier("disk", data, Piece.Origin.DISK).holding(Piece.range(500_000, 1000));
     RangeTiers tiers = tiers(data, 256 * KIB, 256 * KIB, disk);
     byte[] dst = new byte[1000];
 
-    tiers.readInOne(500_000, dst, 0, 1000, false, Purpose.READAHEAD, waited());
+    tiers.readAlone(500_000, dst, 0, 1000, false, Purpose.READAHEAD, waited());
 
     assertThat(dst).isEqualTo(rig.data(500_000, 501_000));
     assertThat(steps).containsExactly("wait 500000+1000 READAHEAD");
@@ -176,7 +183,7 @@ class RangeTiersTest {
     Span span = new Span(900_000, rig.pool.tryAcquire(BufferPool.sizeFor(100_000)), 100_000, rig.pool,
         rig.stats);
 
-    tiers.fillInOne(span, true, Purpose.FOOTER, waited());
+    tiers.fillExtent(span, true, Purpose.FOOTER, waited());
 
     assertThat(span.isReady()).isTrue();
     assertThat(java.util.Arrays.copyOf(span.buffer(), 100_000)).isEqualTo(rig.data(900_000, 1_000_000));
@@ -185,5 +192,46 @@ class RangeTiersTest {
     assertThat(disk.kept()).containsExactly(Piece.range(900_000, 100_000));
     span.unpin();
     span.releaseOwner();
+  }
+
+  @Test
+  void aReadWaitedForAsksTheBlocksThenFillsItsExtentInOneRequestThenOffersItInOneCall() throws Exception {
+    byte[] data = ScriptedStore.bytes(MIB);
+    ScriptedTier disk = new ScriptedTier("disk", data, Piece.Origin.DISK);
+    RangeTiers tiers = tiers(data, 256 * KIB, 256 * KIB, disk);
+    byte[] dst = new byte[1000];
+    Through how = new Through(500_000, 1000, true, true, Purpose.RANGE,
+        new Through.Extent(400_000, 200_000, true, Purpose.CHUNK));
+
+    Span span = tiers.readWaiting(how, dst, 0, waited());
+
+    assertThat(dst).isEqualTo(rig.data(500_000, 501_000));
+    assertThat(java.util.Arrays.copyOf(span.buffer(), 200_000)).isEqualTo(rig.data(400_000, 600_000));
+    assertThat(steps).containsExactly("wait 400000+200000 CHUNK"); // one request, handed over by the caller
+    assertThat(disk.asked()).containsExactly( // the blocks first, then the extent as a tier kept it
+        "disk read block 1 [" + (500_000 - 256 * KIB) + ", " + (501_000 - 256 * KIB) + ")",
+        "disk fill range 400000+200000");
+    assertThat(rig.store.ranges()).containsExactly("400000-600000");
+    assertThat(disk.kept()).containsExactly(Piece.range(400_000, 200_000));
+    span.unpin();
+    span.releaseOwner();
+  }
+
+  @Test
+  void aLargeReadWaitedForIsOneRequestInPartsKeptPieceByPiece() throws Exception {
+    byte[] data = ScriptedStore.bytes(4 * MIB);
+    ScriptedTier disk = new ScriptedTier("disk", data, Piece.Origin.DISK);
+    RangeTiers tiers = tiers(data, MIB, MIB, disk);
+    int len = 2 * MIB;
+    byte[] dst = new byte[len];
+
+    Span span = tiers.readWaiting(new Through(1000, len, false, true, Purpose.RANGE, null), dst, 0, waited());
+
+    assertThat(span).isNull();
+    assertThat(dst).isEqualTo(rig.data(1000, 1000 + len));
+    // one request of the caller, whose parts are the lookup of the two pieces and one part each missing
+    assertThat(steps).containsExactly("wait in parts RANGE", "submit", "submit", "submit");
+    assertThat(rig.store.ranges()).containsExactly("1000-" + (1000 + MIB), (1000 + MIB) + "-" + (1000 + len));
+    assertThat(disk.kept()).containsExactly(Piece.range(1000, MIB), Piece.range(1000 + MIB, MIB));
   }
 }
