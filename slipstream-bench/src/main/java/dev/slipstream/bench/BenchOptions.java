@@ -75,7 +75,7 @@ public record BenchOptions(
       slipstreamSettings.forEach(check::set); // an unknown key or a bad value is refused here, named
       check.build();
       for (String w : workloads) {
-        if (w.startsWith("cluster-")) {
+        if (Workloads.twoHosts(w)) {
           throw new IllegalArgumentException("Slipstream settings cannot be given to " + w
               + ": its second host starts with the workload's own settings; run it without them");
         }

@@ -45,9 +45,14 @@ final class Workloads {
     }
   }
 
+  /** Whether {@code name} is a workload of two hosts, the second in a JVM of its own ({@link ClusterWorkload}). */
+  static boolean twoHosts(String name) {
+    return name.startsWith("cluster-");
+  }
+
   static Workload create(String name) {
     checkName(name);
-    if (name.startsWith("cluster-")) {
+    if (twoHosts(name)) {
       return new ClusterWorkload(name);
     }
     if (ON_REQUEST.contains(name)) {

@@ -125,7 +125,7 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--set", paramLabel = "KEY=VALUE", order = 22,
       description = "A Slipstream setting for both Slipstream readers, its key as in docs/configuration.md"
           + " without a prefix, e.g. --set block.size=16M; repeatable. The readers' descriptions in the report"
-          + " say default settings; the command line in it shows these. Not with the cluster-* workloads.")
+          + " say default settings; the command line in it shows these. Not with the cluster-* workloads or spark-sql.")
   java.util.Map<String, String> settings;
 
   @Option(names = "--debug", order = 41, description = "Print stack traces of errors.")
@@ -162,6 +162,10 @@ final class BenchCommand implements Callable<Integer> {
     List<String> chosen = workloads == null ? Benchmark.workloadNames() : trimmed(workloads);
     boolean sparkSql = chosen.contains(SPARK_SQL);
     List<String> inJvm = chosen.stream().filter(w -> !w.equals(SPARK_SQL)).toList();
+    if (sparkSql && settings != null && !settings.isEmpty()) {
+      throw new UsageException("--set cannot be given to " + SPARK_SQL + ": its Spark runs Slipstream with its"
+          + " harness's settings; run it without --set");
+    }
     Path sparkHarness = sparkSql ? sparkHarness() : null;
     if (inJvm.isEmpty()) {
       return runSparkSql(sparkHarness, link);

@@ -353,10 +353,11 @@ class SlipstreamCliTest {
   void benchRefusesSettingsItCannotGiveNamingThem() {
     for (String[] args : new String[][] {{"bench", "--set", "no.such.key=1"}, {"bench", "--set", "block.size=lots"},
         {"bench", "--set", "secret.key=abc", "--workloads", "sequential"},
-        {"bench", "--set", "block.size=16M", "--workloads", "cluster-first"}}) {
+        {"bench", "--set", "block.size=16M", "--workloads", "cluster-first"},
+        {"bench", "--set", "block.size=16M", "--workloads", "spark-sql"}}) {
       Run r = run(args);
       assertThat(r.exitCode()).as(String.join(" ", args)).isEqualTo(2);
-      String named = args.length > 3 && args[4].startsWith("cluster") ? args[4] : args[2].split("=")[0];
+      String named = args.length > 3 && !args[4].equals("sequential") ? args[4] : args[2].split("=")[0];
       assertThat(r.stderr()).contains(named);
       assertOneErrorLine(r);
     }
