@@ -26,7 +26,8 @@ import java.util.OptionalLong;
  * @param fromStore the length and ETag come from the store's answer to a request this caller made for
  *     this open, with this client's credentials (a HEAD of its own, as Hadoop's S3A makes): that answer
  *     then stands for the permission check that cached bytes otherwise wait for (see the README's
- *     Security section). False for a listing's or a caller's knowledge.
+ *     Security section). False for a listing's or a caller's knowledge, and for a HEAD that
+ *     proves no GET ({@link S3Clients#headProvesRead}: an object under a KMS key).
  */
 public record OpenOptions(long length, String etag, ReadPolicy policy, long splitEnd, boolean fromStore) {
   public static final OpenOptions NONE = new OpenOptions(-1, null, ReadPolicy.ADAPTIVE, -1, false);

@@ -7,6 +7,7 @@ import dev.slipstream.internal.store.KnownRules;
 import dev.slipstream.internal.store.S3ClientFactory;
 import software.amazon.awssdk.services.s3.S3BaseClientBuilder;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 
 /**
  * The S3 client Slipstream builds for itself, for a caller that wants the same one: to share it with
@@ -42,5 +43,19 @@ public final class S3Clients {
    */
   public static void keepRulesAnswers(S3BaseClientBuilder<?, ?> builder) {
     KnownRules.keepAnswers(builder, true, true);
+  }
+
+  /**
+   * Whether S3's answer {@code head} to a HEAD of an object proves that the same credentials may GET its
+   * bytes, so that bytes a cache holds of that version may be served on it. S3 asks the same
+   * {@code s3:GetObject} permission of both, with one exception: an object encrypted under a KMS key
+   * ({@code x-amz-server-side-encryption: aws:kms} or {@code aws:kms:dsse}) needs {@code kms:Decrypt}
+   * for a GET and not for a HEAD. A principal allowed the HEAD but not the key must not read what
+   * another principal cached; for such an object the proof is a GET (a 1-byte one where nothing else is
+   * to be fetched: it costs what a HEAD costs).
+   */
+  public static boolean headProvesRead(HeadObjectResponse head) {
+    String sse = head.serverSideEncryptionAsString();
+    return sse == null || !sse.toLowerCase(java.util.Locale.ROOT).startsWith("aws:kms");
   }
 }

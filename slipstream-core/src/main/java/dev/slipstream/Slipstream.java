@@ -242,7 +242,6 @@ public final class Slipstream implements AutoCloseable {
       // Not answered anew: the open passes its access check on that answer while it stands, and does not
       // renew it, so an object re-read all day is still asked about once per access.ttl.
     } else if (length < 0) {
-      answered = true;
       CancelToken token = new CancelToken(() -> new IOException("cancelled: open " + location),
           dev.slipstream.internal.fetch.Purpose.OPEN);
       if (options.policy() == ReadPolicy.SEQUENTIAL) {
@@ -254,6 +253,9 @@ public final class Slipstream implements AutoCloseable {
       length = m.length();
       etag = m.etag();
       lastModified = m.lastModified();
+      // The HEAD of an object under a KMS key is no proof of a GET (S3Clients.headProvesRead): its first
+      // cached read is then proved by a GET, as for an open from a listing.
+      answered = m.provesRead();
     }
     streamStats.increment(Counter.STREAMS_OPENED);
     ObjectHandle handle = new ObjectHandle(location, length, options.length() >= 0, etag, lastModified,

@@ -6,6 +6,7 @@ package dev.slipstream.hadoop;
 import dev.slipstream.Counter;
 import dev.slipstream.ObjectRef;
 import dev.slipstream.OpenOptions;
+import dev.slipstream.S3Clients;
 import dev.slipstream.S3Location;
 import dev.slipstream.Slipstream;
 import dev.slipstream.SlipstreamInputStream;
@@ -159,7 +160,9 @@ final class FileOpener {
     if (response != null && response.contentLength() != null) {
       length = response.contentLength();
       etag = response.eTag();
-      fromStore = true; // S3 answered this open, with the credentials Slipstream reads with
+      // S3 answered this open, with the credentials Slipstream reads with; for an object under a KMS key a
+      // HEAD proves no GET (no kms:Decrypt asked), so cached bytes then wait for a GET's answer.
+      fromStore = S3Clients.headProvesRead(response);
     }
     return slipstream.open(location, openOptions(length, etag, fromStore, options));
   }

@@ -51,8 +51,12 @@ import java.util.function.Predicate;
 public final class ScriptedS3Server implements AutoCloseable {
   private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.RFC_1123_DATE_TIME;
 
-  /** One version of an object. */
-  private record Version(byte[] data, String etag, Instant lastModified) {}
+  /**
+   * One version of an object.
+   *
+   * @param underKmsKey encrypted under a KMS key (SSE-KMS): its GETs need {@code kms:Decrypt}, its HEADs not
+   */
+  private record Version(byte[] data, String etag, Instant lastModified, boolean underKmsKey) {}
 
   private record Rule(Predicate<RequestInfo> when, Misbehaviour what) {}
 
@@ -65,6 +69,8 @@ public final class ScriptedS3Server implements AutoCloseable {
   private final List<Replacement> replacements = new CopyOnWriteArrayList<>();
   private final Map<String, AtomicInteger> getsArrived = new ConcurrentHashMap<>();
   private final List<RequestInfo> requests = new CopyOnWriteArrayList<>();
+  /** Who is refused {@code kms:Decrypt}: see {@link #denyKmsDecrypt}. */
+  private volatile Predicate<RequestInfo> noKmsDecrypt = r -> false;
   /** Ends the responses now stalled: counted down by {@link #reset()} (then replaced) and by close. */
   private volatile CountDownLatch release = new CountDownLatch(1);
   private final AtomicInteger stalled = new AtomicInteger();
@@ -102,10 +108,44 @@ public final class ScriptedS3Server implements AutoCloseable {
 
   /** Stores {@code data} as a new version of {@code bucket/key}: a new ETag, Last-Modified a minute later. */
   public void put(String bucket, String key, byte[] data) {
+    put(bucket, key, data, false);
+  }
+
+  /**
+   * Stores {@code data} as a new version encrypted under a KMS key (SSE-KMS), as S3 answers for one: HEAD
+   * and GET say {@code x-amz-server-side-encryption: aws:kms}, and a GET by a principal that
+   * {@link #denyKmsDecrypt} names is refused.
+   */
+  public void putUnderKmsKey(String bucket, String key, byte[] data) {
+    put(bucket, key, data, true);
+  }
+
+  private void put(String bucket, String key, byte[] data, boolean underKmsKey) {
     String path = bucket + "/" + key;
     objects.compute(path, (p, old) -> new Version(data.clone(), md5(data),
         old == null ? Instant.now().truncatedTo(ChronoUnit.SECONDS).minus(1, ChronoUnit.HOURS)
-            : old.lastModified.plus(1, ChronoUnit.MINUTES)));
+            : old.lastModified.plus(1, ChronoUnit.MINUTES), underKmsKey));
+  }
+
+  /**
+   * The principals {@code who} picks (see {@link #accessKeyOf}) may not use the KMS key: as S3 does, their
+   * GETs of an object under it are refused with {@code 403 AccessDenied}, while their HEADs are answered,
+   * since S3 asks {@code kms:Decrypt} of a GET only. Kept across {@link #reset}.
+   */
+  public ScriptedS3Server denyKmsDecrypt(Predicate<RequestInfo> who) {
+    noKmsDecrypt = who;
+    return this;
+  }
+
+  /** The access key id {@code r} was signed with (SigV4's {@code Credential=}), or null if unsigned. */
+  public static String accessKeyOf(RequestInfo r) {
+    String auth = r.header("authorization");
+    int at = auth == null ? -1 : auth.indexOf("Credential=");
+    if (at < 0) {
+      return null;
+    }
+    int end = auth.indexOf('/', at);
+    return end < 0 ? null : auth.substring(at + "Credential=".length(), end);
   }
 
   /** Adds a rule: requests {@code when} picks get {@code what}. */
@@ -209,6 +249,10 @@ public final class ScriptedS3Server implements AutoCloseable {
       h.set("Last-Modified", HTTP_DATE.format(ZonedDateTime.ofInstant(v.lastModified, ZoneOffset.UTC)));
       h.set("Accept-Ranges", "bytes");
       h.set("Content-Type", "application/octet-stream");
+      if (v.underKmsKey) {
+        h.set("x-amz-server-side-encryption", "aws:kms");
+        h.set("x-amz-server-side-encryption-aws-kms-key-id", "arn:aws:kms:us-east-1:111122223333:key/test");
+      }
       if (head) {
         if (!bad.contains(Misbehaviour.NO_CONTENT_LENGTH)) {
           h.set("Content-Length", Long.toString(v.data.length));
@@ -220,6 +264,14 @@ public final class ScriptedS3Server implements AutoCloseable {
         h.remove("ETag");
         h.remove("Last-Modified");
         error(ex, 412, "PreconditionFailed", false);
+        return;
+      }
+      if (v.underKmsKey && noKmsDecrypt.test(req)) {
+        for (String name : List.of("ETag", "Last-Modified", "x-amz-server-side-encryption",
+            "x-amz-server-side-encryption-aws-kms-key-id")) {
+          h.remove(name);
+        }
+        error(ex, 403, "AccessDenied", false); // as S3 answers a GET whose principal may not decrypt
         return;
       }
       if (bad.contains(Misbehaviour.STALL_HEAD)) {

@@ -98,10 +98,19 @@ public interface ObjectStore extends Closeable {
   }
 
   /**
-   * Length, ETag and Last-Modified of one version of an object.
+   * Length, ETag and Last-Modified of one version of an object, and whether the answer that gave them
+   * proves that S3 would let this client GET it.
    *
    * @param etag null if the server sent none
    * @param lastModified null if the server sent none
+   * @param provesRead false for the answer to a HEAD of an object encrypted under a KMS key: S3 needs no
+   *     {@code kms:Decrypt} for a HEAD, only for a GET, so the HEAD is no proof that a GET would be
+   *     allowed ({@link dev.slipstream.S3Clients#headProvesRead})
    */
-  record ObjectMetadata(long length, ETag etag, java.time.Instant lastModified) {}
+  record ObjectMetadata(long length, ETag etag, java.time.Instant lastModified, boolean provesRead) {
+    /** The answer to a GET, or to a HEAD that proves a GET would be allowed. */
+    public ObjectMetadata(long length, ETag etag, java.time.Instant lastModified) {
+      this(length, etag, lastModified, true);
+    }
+  }
 }

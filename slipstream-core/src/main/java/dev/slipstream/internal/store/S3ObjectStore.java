@@ -99,12 +99,12 @@ public final class S3ObjectStore implements ObjectStore {
     }
     ETag etag = ETag.fromServer(r.eTag());
     if (r.contentLength() != null) {
-      return new ObjectMetadata(r.contentLength(), etag, r.lastModified());
+      return new ObjectMetadata(r.contentLength(), etag, r.lastModified(), dev.slipstream.S3Clients.headProvesRead(r));
     }
     // Some gateways answer HEAD without Content-Length: a 1-byte GET's Content-Range says the length.
     ObjectMetadata m = lengthFromRangedGet(location);
     return new ObjectMetadata(m.length(), etag != null ? etag : m.etag(),
-        r.lastModified() != null ? r.lastModified() : m.lastModified());
+        r.lastModified() != null ? r.lastModified() : m.lastModified()); // the GET proves it
   }
 
   private ObjectMetadata lengthFromRangedGet(S3Location location) throws IOException {
