@@ -167,6 +167,16 @@ public enum ConfigKey {
           + "read the version this client last saw instead of making a HEAD. Never shared across clients or "
           + "processes; a LIST is no answer; writes through the client forget the answers for their paths. "
           + "0: every open asks S3 before a cached byte is served."),
+  CHANGE_DETECTION("change.detection", choice(ChangeDetection.class), "server",
+      "How a GET asks for the version its stream reads: 'server' sends it as a condition (If-Match with the "
+          + "ETag, the version id with change.detection.source=versionid), which the store refuses with 412 for "
+          + "another version; 'client' sends no condition, for stores that refuse conditional GETs. Either way "
+          + "every response's ETag (or Last-Modified, or version id) is compared, and a stream never mixes two "
+          + "versions: a change fails the read with ObjectChangedException."),
+  CHANGE_DETECTION_SOURCE("change.detection.source", choice(ChangeSource.class), "etag",
+      "What names the version a stream reads: 'etag', or 'versionid' (a versioned bucket's version id, from "
+          + "the open's HEAD or first GET, asked for on every later GET, as S3A does; where the store gives "
+          + "none, the ETag)."),
   COST_GET("cost.get", dollars(), "0.0004",
       "US dollars per 1,000 GET requests, for Slipstream.cost() and the benchmark's cost column (S3 Standard's list "
           + "price in US East: GET and all other requests)."),

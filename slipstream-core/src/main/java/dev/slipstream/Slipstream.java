@@ -227,6 +227,7 @@ public final class Slipstream implements AutoCloseable {
     long length = options.length();
     ETag etag = ETag.fromServer(options.etag());
     java.time.Instant lastModified = null;
+    String versionId = null;
     boolean answered = options.fromStore();
     // The HEAD below is sent after now. The caller's own request (fromStore) was sent before it, by how
     // much is not known: it grants this open's access check but is not kept as the client's answer.
@@ -253,6 +254,7 @@ public final class Slipstream implements AutoCloseable {
       length = m.length();
       etag = m.etag();
       lastModified = m.lastModified();
+      versionId = m.versionId();
       // The HEAD of an object under a KMS key is no proof of a GET (S3Clients.headProvesRead): its first
       // cached read is then proved by a GET, as for an open from a listing.
       answered = m.provesRead();
@@ -260,6 +262,7 @@ public final class Slipstream implements AutoCloseable {
     streamStats.increment(Counter.STREAMS_OPENED);
     ObjectHandle handle = new ObjectHandle(location, length, options.length() >= 0, etag, lastModified,
         streamStats, answers);
+    handle.pinVersionId(versionId);
     if (answered) {
       handle.answered(sentAt); // S3 answered this open: cached bytes may be served
     }

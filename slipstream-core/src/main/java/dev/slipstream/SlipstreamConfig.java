@@ -147,6 +147,16 @@ public final class SlipstreamConfig {
     return value(ConfigKey.RETRY_INTERVAL_MAX);
   }
 
+  /** How a GET asks for the version its stream reads ({@code change.detection}). */
+  public ChangeDetection changeDetection() {
+    return value(ConfigKey.CHANGE_DETECTION);
+  }
+
+  /** What names the version a stream reads ({@code change.detection.source}). */
+  public ChangeSource changeSource() {
+    return value(ConfigKey.CHANGE_DETECTION_SOURCE);
+  }
+
   public CacheMode cacheMode() {
     return value(ConfigKey.CACHE_DISK_MODE);
   }

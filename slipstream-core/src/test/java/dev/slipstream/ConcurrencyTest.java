@@ -278,7 +278,7 @@ class ConcurrencyTest {
     store.close();
     assertThatThrownBy(() -> store.head(where)).isInstanceOf(IOException.class)
         .hasMessageContaining("HEAD s3://" + BUCKET + "/closed-store");
-    assertThatThrownBy(() -> store.get(where, 0, 10, null, null)).isInstanceOf(IOException.class)
+    assertThatThrownBy(() -> store.get(where, 0, 10, dev.slipstream.internal.store.ObjectStore.Version.ANY)).isInstanceOf(IOException.class)
         .hasMessageContaining("GET bytes 0-9 s3://" + BUCKET + "/closed-store");
     assertThatThrownBy(() -> store.list(new dev.slipstream.internal.store.ObjectStore.ListRequest(
         BUCKET, "closed", null, null, 1000, null))).isInstanceOf(IOException.class)

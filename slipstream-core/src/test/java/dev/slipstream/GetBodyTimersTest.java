@@ -44,7 +44,7 @@ class GetBodyTimersTest {
       int before = sdkResponseTimeoutTasks();
       for (int i = 0; i < 200; i++) {
         int from = i % 100;
-        ObjectStore.Body body = store.get(where, from, from + 1000, null, null);
+        ObjectStore.Body body = store.get(where, from, from + 1000, ObjectStore.Version.ANY);
         try (InputStream in = body.stream()) {
           assertThat(in.readAllBytes()).isEqualTo(Arrays.copyOfRange(expected, from, from + 1000));
         }
@@ -59,7 +59,7 @@ class GetBodyTimersTest {
     S3.server().putGenerated(BUCKET + "-interrupted", "a", 8, 64 * 1024);
     S3Location where = S3Location.parse("s3://" + BUCKET + "-interrupted/a");
     try (S3ObjectStore store = S3ObjectStore.create(TestClients.config(S3.server()).build())) {
-      ObjectStore.Body body = store.get(where, 0, 64 * 1024, null, null);
+      ObjectStore.Body body = store.get(where, 0, 64 * 1024, ObjectStore.Version.ANY);
       Thread.currentThread().interrupt();
       Throwable t;
       try {

@@ -23,6 +23,11 @@ public enum Misbehaviour {
   NO_CONTENT_LENGTH,
   /** {@code If-Match} and {@code If-Unmodified-Since} are ignored, as some gateways do. */
   IGNORE_CONDITIONS,
+  /**
+   * A GET with {@code If-Match} or {@code If-Unmodified-Since} is refused with {@code 501 NotImplemented}, as
+   * stores without conditional reads answer (users of such stores set S3A's change detection to none).
+   */
+  REFUSE_CONDITIONS,
   /** The head and half the body, then silence until the script is reset or the server closed. */
   STALL_BODY,
   /** No response at all to a GET: silence until the script is reset or the server closed. */

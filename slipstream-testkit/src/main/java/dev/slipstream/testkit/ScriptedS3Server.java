@@ -55,8 +55,9 @@ public final class ScriptedS3Server implements AutoCloseable {
    * One version of an object.
    *
    * @param underKmsKey encrypted under a KMS key (SSE-KMS): its GETs need {@code kms:Decrypt}, its HEADs not
+   * @param versionId its version id in a versioned bucket ({@link #versioned}), else null
    */
-  private record Version(byte[] data, String etag, Instant lastModified, boolean underKmsKey) {}
+  private record Version(byte[] data, String etag, Instant lastModified, boolean underKmsKey, String versionId) {}
 
   private record Rule(Predicate<RequestInfo> when, Misbehaviour what) {}
 
@@ -69,6 +70,10 @@ public final class ScriptedS3Server implements AutoCloseable {
   private final List<Replacement> replacements = new CopyOnWriteArrayList<>();
   private final Map<String, AtomicInteger> getsArrived = new ConcurrentHashMap<>();
   private final List<RequestInfo> requests = new CopyOnWriteArrayList<>();
+  /** Every version of each object of a versioned bucket, oldest first. */
+  private final Map<String, List<Version>> history = new ConcurrentHashMap<>();
+  private final Set<String> versionedBuckets = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger versions = new AtomicInteger();
   /** Who is refused {@code kms:Decrypt}: see {@link #denyKmsDecrypt}. */
   private volatile Predicate<RequestInfo> noKmsDecrypt = r -> false;
   /** Ends the responses now stalled: counted down by {@link #reset()} (then replaced) and by close. */
@@ -121,10 +126,35 @@ public final class ScriptedS3Server implements AutoCloseable {
   }
 
   private void put(String bucket, String key, byte[] data, boolean underKmsKey) {
+    put(bucket, key, data, md5(data), underKmsKey);
+  }
+
+  /**
+   * Stores {@code data} as a new version with the ETag {@code etag}, whatever its bytes: as S3-compatible
+   * stores whose ETags are not digests of the content may give two versions one ETag.
+   */
+  public void putWithEtag(String bucket, String key, byte[] data, String etag) {
+    put(bucket, key, data, etag, false);
+  }
+
+  private void put(String bucket, String key, byte[] data, String etag, boolean underKmsKey) {
     String path = bucket + "/" + key;
-    objects.compute(path, (p, old) -> new Version(data.clone(), md5(data),
+    String id = versionedBuckets.contains(bucket) ? "v" + versions.incrementAndGet() : null;
+    Version v = objects.compute(path, (p, old) -> new Version(data.clone(), etag,
         old == null ? Instant.now().truncatedTo(ChronoUnit.SECONDS).minus(1, ChronoUnit.HOURS)
-            : old.lastModified.plus(1, ChronoUnit.MINUTES), underKmsKey));
+            : old.lastModified.plus(1, ChronoUnit.MINUTES), underKmsKey, id));
+    if (id != null) {
+      history.computeIfAbsent(path, p -> new CopyOnWriteArrayList<>()).add(v);
+    }
+  }
+
+  /**
+   * Turns versioning on for {@code bucket}: each later version of an object gets a version id, sent as
+   * {@code x-amz-version-id}, and a HEAD or GET with {@code ?versionId=} is answered from that version.
+   */
+  public ScriptedS3Server versioned(String bucket) {
+    versionedBuckets.add(bucket);
+    return this;
   }
 
   /**
@@ -233,6 +263,11 @@ public final class ScriptedS3Server implements AutoCloseable {
         arrived(path);
       }
       Version v = objects.get(path);
+      String askedId = queryParam(req.query(), "versionId");
+      if (askedId != null) {
+        v = history.getOrDefault(path, List.of()).stream().filter(o -> askedId.equals(o.versionId))
+            .findFirst().orElse(null);
+      }
       boolean head = req.isHead();
       if (!head && !req.isGet()) {
         error(ex, 405, "MethodNotAllowed", head);
@@ -249,6 +284,9 @@ public final class ScriptedS3Server implements AutoCloseable {
       h.set("Last-Modified", HTTP_DATE.format(ZonedDateTime.ofInstant(v.lastModified, ZoneOffset.UTC)));
       h.set("Accept-Ranges", "bytes");
       h.set("Content-Type", "application/octet-stream");
+      if (v.versionId != null) {
+        h.set("x-amz-version-id", v.versionId);
+      }
       if (v.underKmsKey) {
         h.set("x-amz-server-side-encryption", "aws:kms");
         h.set("x-amz-server-side-encryption-aws-kms-key-id", "arn:aws:kms:us-east-1:111122223333:key/test");
@@ -258,6 +296,13 @@ public final class ScriptedS3Server implements AutoCloseable {
           h.set("Content-Length", Long.toString(v.data.length));
         }
         ex.sendResponseHeaders(200, -1);
+        return;
+      }
+      if (bad.contains(Misbehaviour.REFUSE_CONDITIONS)
+          && (req.header("if-match") != null || req.header("if-unmodified-since") != null)) {
+        h.remove("ETag");
+        h.remove("Last-Modified");
+        error(ex, 501, "NotImplemented", false);
         return;
       }
       if (!bad.contains(Misbehaviour.IGNORE_CONDITIONS) && !preconditionsHold(req, v)) {
@@ -369,6 +414,20 @@ public final class ScriptedS3Server implements AutoCloseable {
       }
     }
     return true;
+  }
+
+  /** The decoded value of {@code name} in {@code query}, or null. */
+  private static String queryParam(String query, String name) {
+    if (query == null) {
+      return null;
+    }
+    for (String part : query.split("&")) {
+      int eq = part.indexOf('=');
+      if (eq > 0 && part.substring(0, eq).equals(name)) {
+        return URLDecoder.decode(part.substring(eq + 1), StandardCharsets.UTF_8);
+      }
+    }
+    return null;
   }
 
   /** {@code [first, last]} of a {@code bytes=a-b} or {@code bytes=a-} header, or null without one. */

@@ -85,7 +85,7 @@ public final class FirstGet {
     h.stats().increment(Counter.GET_REQUESTS);
     ObjectStore.Body body;
     try {
-      body = hedging.get(() -> store.get(h.location(), 0, max, null, null), token, h.stats());
+      body = hedging.get(() -> store.get(h.location(), 0, max, ObjectStore.Version.ANY), token, h.stats());
     } catch (java.io.EOFException e) {
       return null; // 416: no byte 0, an empty object (S3 refuses every range of one); a HEAD says so
     }
@@ -151,7 +151,7 @@ public final class FirstGet {
       }
       reuse = body.status() == 206 || want == length;
       h.stats().record(Latency.GET, System.nanoTime() - t0);
-      return new Answer(new ObjectStore.ObjectMetadata(length, body.etag(), body.lastModified()), bytes);
+      return new Answer(new ObjectStore.ObjectMetadata(length, body.etag(), body.lastModified(), true, body.versionId()), bytes);
     } finally {
       watch.close();
       token.detach();

@@ -3,9 +3,12 @@
  */
 package dev.slipstream.internal.fetch;
 
+import dev.slipstream.ChangeDetection;
+import dev.slipstream.ChangeSource;
 import dev.slipstream.ObjectChangedException;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.S3Location;
+import dev.slipstream.internal.store.ObjectStore;
 import dev.slipstream.internal.util.ETag;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicReference;
@@ -21,6 +24,8 @@ public final class ObjectHandle {
   private final boolean lengthGiven;
   private final AtomicReference<ETag> etag;
   private final AtomicReference<Instant> lastModified;
+  /** The version id, where the store gave one (a versioned bucket): known at open or pinned by a response. */
+  private final AtomicReference<String> versionId = new AtomicReference<>();
   private final ReadStatistics stats;
   /** This client's standing answers from S3 (access.ttl), or null where none are kept. */
   private final RecentAnswers answers;
@@ -87,6 +92,35 @@ public final class ObjectHandle {
   /** The pinned ETag, or null. */
   public ETag pinnedEtag() {
     return etag.get();
+  }
+
+  /** The version id the open or a response gave, or null (a bucket without versions, or not known yet). */
+  public String versionId() {
+    return versionId.get();
+  }
+
+  /** The version id S3 gave for the version this stream reads (its HEAD), if any. */
+  public void pinVersionId(String id) {
+    if (id != null) {
+      versionId.compareAndSet(null, id);
+    }
+  }
+
+  /**
+   * What a GET of this stream asks of the store ({@code change.detection}): with {@link
+   * ChangeDetection#CLIENT} nothing, the responses alone are compared; else the version id where {@code
+   * source} is {@link ChangeSource#VERSIONID} and one is known, else {@code If-Match} the ETag, else
+   * {@code If-Unmodified-Since} the Last-Modified.
+   */
+  ObjectStore.Version asked(ChangeDetection detection, ChangeSource source) {
+    if (detection == ChangeDetection.CLIENT) {
+      return ObjectStore.Version.ANY;
+    }
+    String id = source == ChangeSource.VERSIONID ? versionId.get() : null;
+    if (id != null) {
+      return new ObjectStore.Version(null, null, id);
+    }
+    return new ObjectStore.Version(etag.get(), unmodifiedSince(), null);
   }
 
   /**
@@ -162,12 +196,18 @@ public final class ObjectHandle {
   }
 
   /**
-   * Fails if what a response says of its version differs from what is pinned: the ETag decides where the
-   * response has one; where it has none, the Last-Modified does (compared to the second, the precision
-   * of HTTP dates). Pins nothing: a response pins the version only once it passed every check ({@link
-   * #pinVersion}).
+   * Fails if what a response says of its version differs from what is pinned: the version id where both
+   * have one, the ETag where the response has one; where it has none, the Last-Modified (compared to the
+   * second, the precision of HTTP dates). A response that names no version at all while the stream reads
+   * one named by its ETag is refused: a store that ignores {@code If-Match} (or is not asked,
+   * {@code change.detection=client}) could be serving another version. Pins nothing: a response pins the
+   * version only once it passed every check ({@link #pinVersion}).
    */
-  void checkVersion(ETag seen, Instant seenModified) throws ObjectChangedException {
+  void checkVersion(ETag seen, Instant seenModified, String seenVersionId) throws java.io.IOException {
+    String pinnedId = versionId.get();
+    if (seenVersionId != null && pinnedId != null && !pinnedId.equals(seenVersionId)) {
+      throw new ObjectChangedException(location, "version id " + pinnedId + " at open, now " + seenVersionId);
+    }
     ETag pinned = etag.get();
     if (seen != null && pinned != null && !pinned.equals(seen)) {
       throw new ObjectChangedException(location, "ETag " + pinned + " at open, now " + seen);
@@ -178,6 +218,12 @@ public final class ObjectHandle {
       throw new ObjectChangedException(location, "Last-Modified " + pinnedModified + " at open, now "
           + seenModified + " (the server sends no ETag)");
     }
+    boolean sameId = seenVersionId != null && seenVersionId.equals(pinnedId);
+    if (seen == null && pinned != null && (seenModified == null || pinnedModified == null) && !sameId) {
+      throw new java.io.IOException(location + ": a response with no ETag, while this stream reads the version"
+          + " with ETag " + pinned + ", and no Last-Modified or version id to compare: the server may be"
+          + " serving another version (does it ignore If-Match?); its bytes are not used");
+    }
   }
 
   /**
@@ -186,13 +232,14 @@ public final class ObjectHandle {
    * another version in the meantime. Never before the checks: a response refused for its length must not
    * name the version of the stream, or a later read could pass through the tiers as that version.
    */
-  void pinVersion(ETag seen, Instant seenModified) throws ObjectChangedException {
+  void pinVersion(ETag seen, Instant seenModified, String seenVersionId) throws java.io.IOException {
     if (seen != null) {
       etag.compareAndSet(null, seen);
     }
     if (seenModified != null) {
       lastModified.compareAndSet(null, seenModified);
     }
-    checkVersion(seen, seenModified);
+    pinVersionId(seenVersionId);
+    checkVersion(seen, seenModified, seenVersionId);
   }
 }

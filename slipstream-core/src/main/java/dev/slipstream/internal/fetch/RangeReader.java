@@ -35,6 +35,9 @@ public final class RangeReader {
   private final Hedging hedging;
   /** The largest object whose 200 to a ranged GET is read through to the range: one block. */
   private final long readThroughMax;
+  /** What each GET asks of the version it reads ({@code change.detection}, {@code change.detection.source}). */
+  private final dev.slipstream.ChangeDetection detection;
+  private final dev.slipstream.ChangeSource source;
 
   public RangeReader(ObjectStore store, SlipstreamConfig config) {
     this.store = store;
@@ -43,6 +46,8 @@ public final class RangeReader {
     this.hedging = new Hedging(config.endpoint().map(Object::toString).orElse("aws " + config.region().orElse("")),
         config.hedgeDelayMin(), config.hedgeBudget());
     this.readThroughMax = config.blockSize();
+    this.detection = config.changeDetection();
+    this.source = config.changeSource();
   }
 
   private volatile boolean closed;
@@ -181,7 +186,7 @@ public final class RangeReader {
     long sentAt = h.beforeRequest();
     ObjectStore.Body body;
     try {
-      body = hedging.get(() -> store.get(h.location(), start, end, h.pinnedEtag(), h.unmodifiedSince()), token,
+      body = hedging.get(() -> store.get(h.location(), start, end, h.asked(detection, source)), token,
           h.stats());
     } catch (java.io.EOFException e) {
       // Every range asked for lies inside the length this stream was opened with: a 416 means that

@@ -33,9 +33,9 @@ final class ResponseCheck {
    */
   static long check(ObjectHandle h, long start, long end, ObjectStore.Body body, long readThroughMax)
       throws IOException {
-    h.checkVersion(body.etag(), body.lastModified());
+    h.checkVersion(body.etag(), body.lastModified(), body.versionId());
     long skip = checkShape(h, start, end, body, readThroughMax);
-    h.pinVersion(body.etag(), body.lastModified()); // only a response that passed every check names the version
+    h.pinVersion(body.etag(), body.lastModified(), body.versionId()); // only a response that passed every check names the version
     return skip;
   }
 

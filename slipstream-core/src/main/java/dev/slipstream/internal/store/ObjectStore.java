@@ -26,13 +26,23 @@ public interface ObjectStore extends Closeable {
   ObjectMetadata head(S3Location location) throws IOException;
 
   /**
-   * Starts a GET of bytes {@code [start, end)}. With {@code ifMatch} non-null the request carries
-   * {@code If-Match}; with {@code ifUnmodifiedSince} non-null, {@code If-Unmodified-Since}. The
+   * Starts a GET of bytes {@code [start, end)}, asking for the version {@code version} names. The
    * response is returned as the server sent it, unchecked: see {@link Body}. It must be closed or
    * aborted.
    */
-  Body get(S3Location location, long start, long end, ETag ifMatch, java.time.Instant ifUnmodifiedSince)
-      throws IOException;
+  Body get(S3Location location, long start, long end, Version version) throws IOException;
+
+  /**
+   * What a GET asks of the version it reads; each part null where not asked.
+   *
+   * @param ifMatch sent as {@code If-Match}: the store answers 412 for another ETag
+   * @param ifUnmodifiedSince sent as {@code If-Unmodified-Since}
+   * @param versionId sent as the {@code versionId} parameter: the store serves that version
+   */
+  record Version(ETag ifMatch, java.time.Instant ifUnmodifiedSince, String versionId) {
+    /** Any version: what S3 has now. */
+    public static final Version ANY = new Version(null, null, null);
+  }
 
   /**
    * One ListObjectsV2 page: keys under {@code request.prefix()} in S3's order (UTF-8 binary), after
@@ -87,6 +97,11 @@ public interface ObjectStore extends Closeable {
     /** The {@code Last-Modified} of the version served, or null if the server sent none. */
     java.time.Instant lastModified();
 
+    /** The version id of the version served ({@code x-amz-version-id}), or null if the server sent none. */
+    default String versionId() {
+      return null;
+    }
+
     /** Bytes in this response body, from {@code Content-Length}, or -1 if absent (a chunked body). */
     long contentLength();
 
@@ -103,14 +118,16 @@ public interface ObjectStore extends Closeable {
    *
    * @param etag null if the server sent none
    * @param lastModified null if the server sent none
+   * @param versionId the version id ({@code x-amz-version-id}), null if the server sent none
    * @param provesRead false for the answer to a HEAD of an object encrypted under a KMS key: S3 needs no
    *     {@code kms:Decrypt} for a HEAD, only for a GET, so the HEAD is no proof that a GET would be
    *     allowed ({@link dev.slipstream.S3Clients#headProvesRead})
    */
-  record ObjectMetadata(long length, ETag etag, java.time.Instant lastModified, boolean provesRead) {
-    /** The answer to a GET, or to a HEAD that proves a GET would be allowed. */
+  record ObjectMetadata(long length, ETag etag, java.time.Instant lastModified, boolean provesRead,
+      String versionId) {
+    /** The answer to a GET, or to a HEAD that proves a GET would be allowed, with no version id. */
     public ObjectMetadata(long length, ETag etag, java.time.Instant lastModified) {
-      this(length, etag, lastModified, true);
+      this(length, etag, lastModified, true, null);
     }
   }
 }

@@ -99,19 +99,21 @@ public final class S3ObjectStore implements ObjectStore {
     }
     ETag etag = ETag.fromServer(r.eTag());
     if (r.contentLength() != null) {
-      return new ObjectMetadata(r.contentLength(), etag, r.lastModified(), dev.slipstream.S3Clients.headProvesRead(r));
+      return new ObjectMetadata(r.contentLength(), etag, r.lastModified(), dev.slipstream.S3Clients.headProvesRead(r),
+          r.versionId());
     }
     // Some gateways answer HEAD without Content-Length: a 1-byte GET's Content-Range says the length.
     ObjectMetadata m = lengthFromRangedGet(location);
     return new ObjectMetadata(m.length(), etag != null ? etag : m.etag(),
-        r.lastModified() != null ? r.lastModified() : m.lastModified()); // the GET proves it
+        r.lastModified() != null ? r.lastModified() : m.lastModified(), true, // the GET proves it
+        r.versionId() != null ? r.versionId() : m.versionId());
   }
 
   private ObjectMetadata lengthFromRangedGet(S3Location location) throws IOException {
     String missing = "HEAD " + location + ": the server sent no Content-Length, so the object's length is unknown";
     Body b;
     try {
-      b = get(location, 0, 1, null, null);
+      b = get(location, 0, 1, Version.ANY);
     } catch (java.io.EOFException e) {
       throw new IOException(missing + ", and a GET of bytes 0-0 was refused (" + e.getMessage() + ")", e);
     }
@@ -121,24 +123,26 @@ public final class S3ObjectStore implements ObjectStore {
         throw new IOException(missing + ", and a GET of bytes 0-0 answered " + b.status()
             + (b.contentRange() == null ? " without Content-Range" : " with Content-Range " + b.contentRange()));
       }
-      return new ObjectMetadata(cr.total(), b.etag(), b.lastModified());
+      return new ObjectMetadata(cr.total(), b.etag(), b.lastModified(), true, b.versionId());
     } finally {
       b.abort(); // one byte at most is left: not worth keeping the connection for
     }
   }
 
   @Override
-  public Body get(S3Location location, long start, long end, ETag ifMatch, java.time.Instant ifUnmodifiedSince)
-      throws IOException {
+  public Body get(S3Location location, long start, long end, Version version) throws IOException {
     GetObjectRequest.Builder req = GetObjectRequest.builder()
         .bucket(location.bucket())
         .key(location.key())
         .range("bytes=" + start + "-" + (end - 1));
-    if (ifMatch != null) {
-      req.ifMatch(ifMatch.toString());
+    if (version.ifMatch() != null) {
+      req.ifMatch(version.ifMatch().toString());
     }
-    if (ifUnmodifiedSince != null) {
-      req.ifUnmodifiedSince(ifUnmodifiedSince);
+    if (version.ifUnmodifiedSince() != null) {
+      req.ifUnmodifiedSince(version.ifUnmodifiedSince());
+    }
+    if (version.versionId() != null) {
+      req.versionId(version.versionId());
     }
     try {
       return reads.getObject(req.build(),
@@ -345,6 +349,11 @@ public final class S3ObjectStore implements ObjectStore {
     @Override
     public java.time.Instant lastModified() {
       return r.lastModified();
+    }
+
+    @Override
+    public String versionId() {
+      return r.versionId();
     }
 
     @Override

@@ -35,11 +35,11 @@ final class ScopedObjectStore implements ObjectStore {
   }
 
   @Override
-  public Body get(S3Location location, long start, long end, ETag ifMatch, java.time.Instant ifUnmodifiedSince)
+  public Body get(S3Location location, long start, long end, Version version)
       throws IOException {
     Runnable leave = enter.get();
     try {
-      return store.get(location, start, end, ifMatch, ifUnmodifiedSince);
+      return store.get(location, start, end, version);
     } finally {
       leave.run();
     }

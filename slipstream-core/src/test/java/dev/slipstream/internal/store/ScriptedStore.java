@@ -116,11 +116,10 @@ public final class ScriptedStore implements ObjectStore {
   }
 
   @Override
-  public Body get(S3Location location, long start, long end, ETag ifMatch, Instant ifUnmodifiedSince)
-      throws IOException {
+  public Body get(S3Location location, long start, long end, Version version) throws IOException {
     Answer a;
     synchronized (this) {
-      gets.add(new Get(location, start, end, ifMatch, ifUnmodifiedSince, Thread.currentThread()));
+      gets.add(new Get(location, start, end, version.ifMatch(), version.ifUnmodifiedSince(), Thread.currentThread()));
       a = answers.poll();
     }
     Response r = (a != null ? a : whole()).to(start, end); // not under the lock: it may block
