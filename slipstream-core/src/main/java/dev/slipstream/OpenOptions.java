@@ -28,9 +28,11 @@ import java.util.OptionalLong;
  *     then stands for the permission check that cached bytes otherwise wait for (see the README's
  *     Security section). False for a listing's or a caller's knowledge, and for a HEAD that
  *     proves no GET ({@link S3Clients#headProvesRead}: an object under a KMS key).
+ * @param versionId the version id of the version to read, or null (see {@link #withVersionId})
  */
-public record OpenOptions(long length, String etag, ReadPolicy policy, long splitEnd, boolean fromStore) {
-  public static final OpenOptions NONE = new OpenOptions(-1, null, ReadPolicy.ADAPTIVE, -1, false);
+public record OpenOptions(long length, String etag, ReadPolicy policy, long splitEnd, boolean fromStore,
+    String versionId) {
+  public static final OpenOptions NONE = new OpenOptions(-1, null, ReadPolicy.ADAPTIVE, -1, false, null);
 
   public OpenOptions {
     if (length < -1) {
@@ -43,6 +45,9 @@ public record OpenOptions(long length, String etag, ReadPolicy policy, long spli
       etag = dev.slipstream.internal.util.ETag.parse(etag).toString(); // one spelling: quoted
     }
     Objects.requireNonNull(policy, "policy");
+    if (versionId != null && versionId.isBlank()) {
+      throw new IllegalArgumentException("versionId must not be blank");
+    }
     if (splitEnd < -1) {
       throw new IllegalArgumentException("splitEnd must be >= 0 (or -1 for none): " + splitEnd);
     }
@@ -58,19 +63,19 @@ public record OpenOptions(long length, String etag, ReadPolicy policy, long spli
   }
 
   public OpenOptions withLength(long newLength) {
-    return new OpenOptions(newLength, etag, policy, splitEnd, fromStore);
+    return new OpenOptions(newLength, etag, policy, splitEnd, fromStore, versionId);
   }
 
   public OpenOptions withEtag(String newEtag) {
-    return new OpenOptions(length, newEtag, policy, splitEnd, fromStore);
+    return new OpenOptions(length, newEtag, policy, splitEnd, fromStore, versionId);
   }
 
   public OpenOptions withPolicy(ReadPolicy newPolicy) {
-    return new OpenOptions(length, etag, newPolicy, splitEnd, fromStore);
+    return new OpenOptions(length, etag, newPolicy, splitEnd, fromStore, versionId);
   }
 
   public OpenOptions withSplitEnd(long newSplitEnd) {
-    return new OpenOptions(length, etag, policy, newSplitEnd, fromStore);
+    return new OpenOptions(length, etag, policy, newSplitEnd, fromStore, versionId);
   }
 
   /**
@@ -78,7 +83,15 @@ public record OpenOptions(long length, String etag, ReadPolicy policy, long spli
    * (see {@code fromStore}); only for a caller that made that request itself.
    */
   public OpenOptions withFromStore(boolean newFromStore) {
-    return new OpenOptions(length, etag, policy, splitEnd, newFromStore);
+    return new OpenOptions(length, etag, policy, splitEnd, newFromStore, versionId);
+  }
+
+  /**
+   * The version id of the version to read (a versioned bucket's, as a HEAD or a listing of versions gives
+   * it): with {@code change.detection.source=versionid} every GET asks for it.
+   */
+  public OpenOptions withVersionId(String newVersionId) {
+    return new OpenOptions(length, etag, policy, splitEnd, fromStore, newVersionId);
   }
 
   public OptionalLong knownLength() {

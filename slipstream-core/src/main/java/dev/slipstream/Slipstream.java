@@ -227,7 +227,7 @@ public final class Slipstream implements AutoCloseable {
     long length = options.length();
     ETag etag = ETag.fromServer(options.etag());
     java.time.Instant lastModified = null;
-    String versionId = null;
+    String versionId = options.versionId();
     boolean answered = options.fromStore();
     // The HEAD below is sent after now. The caller's own request (fromStore) was sent before it, by how
     // much is not known: it grants this open's access check but is not kept as the client's answer.

@@ -20,6 +20,7 @@ import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.s3a.S3AFileStatus;
 import org.apache.hadoop.util.functional.CallableRaisingIOE;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,6 +77,7 @@ final class FileOpener {
     String key = pathToKey.apply(path);
     long length = options.length();
     String etag = null;
+    String versionId = null;
     if (status != null) {
       if (status.isDirectory()) {
         throw new FileNotFoundException("Can't open " + path + " because it is a directory");
@@ -84,6 +86,9 @@ final class FileOpener {
       // S3AFileStatus from getFileStatus/listStatus, S3ALocatedFileStatus from listFiles: both carry it.
       if (status instanceof EtagSource e && e.getEtag() != null && !e.getEtag().isBlank()) {
         etag = e.getEtag();
+      }
+      if (status instanceof S3AFileStatus s && s.getVersionId() != null && !s.getVersionId().isBlank()) {
+        versionId = s.getVersionId(); // getFileStatus's, from its HEAD; a listing's statuses carry none
       }
     }
     if (key.isEmpty()) {
@@ -115,7 +120,7 @@ final class FileOpener {
     } else if (length < 0) {
       in = openAfterHead(path, key, location, options);
     } else {
-      in = slipstream.open(location, openOptions(length, etag, false, options));
+      in = slipstream.open(location, openOptions(length, etag, false, options).withVersionId(versionId));
     }
     SlipstreamFSInputStream stream = new SlipstreamFSInputStream(in, reopen, statistics, vectoredReads);
     // After the open, which took this file's prepared block: the next files, if the evidence says so.
@@ -164,7 +169,8 @@ final class FileOpener {
       // HEAD proves no GET (no kms:Decrypt asked), so cached bytes then wait for a GET's answer.
       fromStore = S3Clients.headProvesRead(response);
     }
-    return slipstream.open(location, openOptions(length, etag, fromStore, options));
+    return slipstream.open(location, openOptions(length, etag, fromStore, options)
+        .withVersionId(response == null ? null : response.versionId()));
   }
 
   private static OpenOptions openOptions(long length, String etag, boolean fromStore, OpenFileOptions options) {

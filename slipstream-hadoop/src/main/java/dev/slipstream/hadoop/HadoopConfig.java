@@ -29,7 +29,8 @@ final class HadoopConfig {
       props.put(SlipstreamConfig.HADOOP_PREFIX + e.getKey(), e.getValue());
     }
     for (ConfigKey k : new ConfigKey[] {ConfigKey.ENDPOINT, ConfigKey.REGION, ConfigKey.PATH_STYLE_ACCESS,
-        ConfigKey.ACCESS_KEY, ConfigKey.SECRET_KEY, ConfigKey.SESSION_TOKEN}) {
+        ConfigKey.ACCESS_KEY, ConfigKey.SECRET_KEY, ConfigKey.SESSION_TOKEN, ConfigKey.CHANGE_DETECTION,
+        ConfigKey.CHANGE_DETECTION_SOURCE}) {
       if (props.remove(SlipstreamConfig.HADOOP_PREFIX + k.key()) != null) {
         LOG.warn("{}{} is ignored by SlipstreamS3AFileSystem: the fs.s3a.* settings apply",
             SlipstreamConfig.HADOOP_PREFIX, k.key());

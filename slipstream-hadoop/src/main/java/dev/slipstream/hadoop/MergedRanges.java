@@ -18,9 +18,12 @@ import org.apache.hadoop.fs.VectoredReadUtils;
 import org.apache.hadoop.fs.impl.CombinedFileRange;
 
 /**
- * Hadoop's vectored reads ({@code readVectored}) as merged ranges: the ranges are validated and sorted, ranges closer than {@link #MIN_SEEK} are merged
- * (up to {@link #MAX_MERGED} bytes per merged range: a gap that small costs less to read than to
- * request separately; S3A merges within 128 KiB up to 2 MiB), and every merged range is started at
+ * Hadoop's vectored reads ({@code readVectored}) as merged ranges: the ranges are validated and sorted, ranges closer than {@link #minSeek()} are merged
+ * (up to {@link #maxMerged()} bytes per merged range: a gap that small costs less to read than to
+ * request separately), S3A's {@code fs.s3a.vectored.read.min.seek.size} and
+ * {@code fs.s3a.vectored.read.max.merged.size} where set (S3A merges within 128 KiB up to 2 MiB; here,
+ * unset, within 128 KiB up to 4 MiB: each merged range is fetched in parallel parts, so a larger one costs
+ * no more time), and every merged range is started at
  * once with {@link SlipstreamInputStream#readFullyAsync}: bytes already in memory or in the disk cache
  * come from there, the rest by ranged GETs of exactly those bytes, each merged range split into parts
  * fetched in parallel on the shared fetch executor. No prefetch window is opened for them.
@@ -34,16 +37,52 @@ import org.apache.hadoop.fs.impl.CombinedFileRange;
  * range becomes, are the core's business.
  */
 final class MergedRanges {
+  static final String MIN_SEEK_KEY = "fs.s3a.vectored.read.min.seek.size";
+  static final String MAX_MERGED_KEY = "fs.s3a.vectored.read.max.merged.size";
   static final int MIN_SEEK = 128 * 1024;
   static final int MAX_MERGED = 4 * 1024 * 1024;
 
-  private static final MergedRanges SHARED = new MergedRanges();
+  private static final MergedRanges DEFAULTS = new MergedRanges(MIN_SEEK, MAX_MERGED);
 
-  private MergedRanges() {}
+  private final int minSeek;
+  private final int maxMerged;
 
-  /** The instance; stateless, the work runs on the client's fetch executor. */
-  static MergedRanges shared(int threads) {
-    return SHARED;
+  private MergedRanges(int minSeek, int maxMerged) {
+    this.minSeek = minSeek;
+    this.maxMerged = maxMerged;
+  }
+
+  /** Merged within 128 KiB, up to 4 MiB. Stateless: the work runs on the client's fetch executor. */
+  static MergedRanges defaults() {
+    return DEFAULTS;
+  }
+
+  /**
+   * As S3A's settings {@code conf} say, where set; refused as S3A refuses them: a negative size, or a
+   * merged size below the seek size.
+   */
+  static MergedRanges of(org.apache.hadoop.conf.Configuration conf) {
+    long minSeek = conf.getLongBytes(MIN_SEEK_KEY, MIN_SEEK);
+    long maxMerged = conf.getLongBytes(MAX_MERGED_KEY, MAX_MERGED);
+    if (minSeek < 0 || maxMerged < 0 || minSeek > Integer.MAX_VALUE || maxMerged > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(MIN_SEEK_KEY + "=" + minSeek + " and " + MAX_MERGED_KEY + "=" + maxMerged
+          + " must be sizes from 0 to 2 GiB");
+    }
+    if (maxMerged < minSeek) {
+      throw new IllegalArgumentException(MAX_MERGED_KEY + "=" + maxMerged + " is below " + MIN_SEEK_KEY + "="
+          + minSeek + ": ranges closer than the one could not be merged within the other");
+    }
+    return minSeek == MIN_SEEK && maxMerged == MAX_MERGED ? DEFAULTS : new MergedRanges((int) minSeek, (int) maxMerged);
+  }
+
+  /** Ranges closer than this are merged. */
+  int minSeek() {
+    return minSeek;
+  }
+
+  /** The most bytes of one merged range. */
+  int maxMerged() {
+    return maxMerged;
   }
 
   /** Starts the reads; every range's future is set before this returns. Returns the bytes requested. */
@@ -58,7 +97,7 @@ final class MergedRanges {
     if (sorted.isEmpty()) {
       return 0;
     }
-    for (CombinedFileRange m : VectoredReadUtils.mergeSortedRanges(sorted, 1, MIN_SEEK, MAX_MERGED)) {
+    for (CombinedFileRange m : VectoredReadUtils.mergeSortedRanges(sorted, 1, minSeek, maxMerged)) {
       List<FileRange> parts = m.getUnderlying();
       Map<FileRange, ByteBuffer> buffers = new LinkedHashMap<>();
       try {

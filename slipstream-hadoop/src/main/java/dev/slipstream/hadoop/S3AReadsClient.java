@@ -38,7 +38,8 @@ import software.amazon.awssdk.services.s3.S3ServiceClientConfiguration;
  * <p>What it keeps of S3A's client: the region, endpoint and cross-region access it resolved; its
  * credentials (borrowed: closing this client leaves them open for S3A); its client settings whole, so
  * S3A's audit interceptor and audit log, its request statistics, its headers (requester pays,
- * {@code fs.s3a.client.s3.custom.headers}), its signer and its user agent; and, from the same
+ * {@code fs.s3a.client.s3.custom.headers}), its signer ({@code fs.s3a.signing-algorithm}, and the HTTP
+ * signer of {@code fs.s3a.http.signer.enabled} and {@code .class}) and its user agent; and, from the same
  * {@code fs.s3a.*} settings S3A read, its connection pool, proxy, path-style access and FIPS. Retries are
  * the read path's own (resuming at the last byte received), not the SDK's, as for a plain Java client.
  *
@@ -49,6 +50,7 @@ import software.amazon.awssdk.services.s3.S3ServiceClientConfiguration;
 final class S3AReadsClient {
   private static final Logger LOG = LoggerFactory.getLogger(HadoopConfig.LOGGER);
   private static final String DEFAULT_FACTORY = "org.apache.hadoop.fs.s3a.DefaultS3ClientFactory";
+  static final String HTTP_SIGNER_ENABLED = "fs.s3a.http.signer.enabled";
 
   private S3AReadsClient() {}
 
@@ -113,6 +115,13 @@ final class S3AReadsClient {
         .fipsEnabled(conf.getBoolean("fs.s3a.endpoint.fips", false));
     s3aConfig.endpointOverride().ifPresent(b::endpointOverride);
     sameChecksums(b, s3aConfig);
+    if (conf.getBoolean(HTTP_SIGNER_ENABLED, false)) {
+      // S3A's own way of building the signer it puts on its client (the legacy fs.s3a.signing-algorithm is
+      // part of the override configuration copied above). Hadoop 3.4.1 has no such signer: the error that
+      // builds no client of its own here then leaves the reads on S3A's client, which has the signer.
+      b.putAuthScheme(org.apache.hadoop.fs.s3a.auth.SignerFactory.createHttpSigner(conf, "aws.auth#sigv4",
+          "fs.s3a.http.signer.class"));
+    }
     S3Clients.keepRulesAnswers(b);
     return b;
   }

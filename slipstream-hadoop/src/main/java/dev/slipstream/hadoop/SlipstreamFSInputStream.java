@@ -252,12 +252,12 @@ final class SlipstreamFSInputStream extends FSInputStream
 
   @Override
   public int minSeekForVectorReads() {
-    return MergedRanges.MIN_SEEK;
+    return vectored.minSeek();
   }
 
   @Override
   public int maxReadSizeForVectorReads() {
-    return MergedRanges.MAX_MERGED;
+    return vectored.maxMerged();
   }
 
   @Override

@@ -27,6 +27,7 @@ import org.apache.hadoop.fs.impl.OpenFileParameters;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.fs.statistics.IOStatistics;
 import org.apache.hadoop.fs.s3a.S3AFileSystem;
+import org.apache.hadoop.fs.s3a.S3AUtils;
 import org.apache.hadoop.fs.s3a.Statistic;
 import org.apache.hadoop.fs.s3a.WriteOperationHelper;
 import org.apache.hadoop.fs.store.audit.AuditSpan;
@@ -66,11 +67,15 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   public void initialize(URI name, Configuration conf) throws IOException {
     // Checked first: a bad fs.slipstream.* value must fail before S3A has started anything.
     this.slipstreamConfig = HadoopConfig.slipstreamConfig(conf);
+    MergedRanges vectored = MergedRanges.of(S3AUtils.propagateBucketOptions(conf, name.getHost()));
     // S3A's own input stream is never used here; the classic one is the cheapest to set up (Hadoop
     // 3.5's default, the analytics stream, starts thread pools and caches of its own).
     Configuration s3aConf = new Configuration(conf);
     s3aConf.set(INPUT_STREAM_TYPE, "classic");
     super.initialize(name, s3aConf);
+    // S3A's read-side settings, as S3A resolved them for this bucket (fs.s3a.bucket.NAME.* included).
+    this.slipstreamConfig = S3AReadSettings.applied(slipstreamConfig, getChangeDetectionPolicy());
+    S3AReadSettings.sayReplaced(getConf());
     this.defaultPolicy = OpenFileOptions.policyFromFadvise(conf.getTrimmed("fs.s3a.experimental.input.fadvise", ""));
     AuditSpan readSpan = createSpan(Statistic.INVOCATION_OPEN.getSymbol(), null, null);
     readSpan.deactivate(); // S3A activates a span it creates; this one is only for the read path's requests
@@ -88,7 +93,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
         slipstreamConfig, conf, clientSideEncryption);
     this.opener = new FileOpener(slipstream, getBucket(), this::pathToKey,
         path -> getS3AInternals().getObjectMetadata(path), listings.memory(),
-        MergedRanges.shared(slipstreamConfig.fetchThreads()), statistics);
+        vectored, statistics);
     HadoopConfig.announce(getBucket(), slipstreamConfig);
   }
 

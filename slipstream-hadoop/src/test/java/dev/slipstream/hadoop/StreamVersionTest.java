@@ -130,7 +130,7 @@ class StreamVersionTest {
           Thread.currentThread().interrupt();
         }
         return fs.slipstream().open(location, OpenOptions.NONE.withFromStore(false));
-      }, null, MergedRanges.shared(1));
+      }, null, MergedRanges.defaults());
       try {
         // B: block 7 is in no cache; its GET (If-Match version 1) is refused, and B opens the file again.
         byte[] bGot = new byte[1000];
