@@ -169,6 +169,24 @@ class S3AReadSettingsTest {
         .hasMessageContaining("fs.s3a.vectored.read.max.merged.size");
   }
 
+  /**
+   * S3A's proxy: the endpoint names a host that does not exist, and the proxy is the store itself, which
+   * serves a request by its path whichever host it names. Every request arriving proves it went through
+   * the proxy, Slipstream's GETs as S3A's HEAD.
+   */
+  @Test
+  void theReadPathsGetsGoThroughS3AsProxy() throws IOException {
+    Configuration conf = conf("fs.s3a.endpoint", "http://s3.example.invalid:9000", "fs.s3a.endpoint.region", "us-east-1",
+        "fs.s3a.path.style.access", "true", "fs.s3a.proxy.host", "127.0.0.1",
+        "fs.s3a.proxy.port", String.valueOf(server.endpoint().getPort()));
+    try (SlipstreamS3AFileSystem fs = (SlipstreamS3AFileSystem) fs(BUCKET, conf)) {
+      assertThat(fs.readsThroughOwnClient()).isTrue();
+      byte[] all = readAll(fs, BUCKET, "data.bin", SIZE);
+      assertThat(TestData.firstMismatch(1, 0, all, 0, all.length)).isEqualTo(-1);
+    }
+    assertThat(gets()).isNotEmpty().allSatisfy(r -> assertThat(r.header("host")).isEqualTo("s3.example.invalid:9000"));
+  }
+
   @Test
   void keysSlipstreamReplacesAreNamedWithWhatReplacesThem() {
     Configuration conf = conf("fs.s3a.readahead.range", "1M", "fs.s3a.prefetch.block.size", "16M");
