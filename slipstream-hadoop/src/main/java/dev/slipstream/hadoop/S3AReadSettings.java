@@ -34,8 +34,22 @@ final class S3AReadSettings {
           + " at least 64 KiB, and sequential reads are whole blocks fetched ahead (fs.slipstream.block.size,"
           + " fs.slipstream.prefetch.blocks)"},
       {"fs.s3a.input.async.drain.threshold", "Slipstream never drains a body it no longer wants: it aborts it"},
+      {"fs.s3a.input.stream.type", "Slipstream's stream reads (S3A's own is set to classic for what S3A reads"
+          + " itself)"},
+      {"fs.s3a.prefetch.enabled", "Slipstream's stream reads, its blocks fetched ahead (fs.slipstream.block.size,"
+          + " fs.slipstream.prefetch.blocks)"},
       {"fs.s3a.prefetch.block.size", "fs.slipstream.block.size"},
       {"fs.s3a.prefetch.block.count", "fs.slipstream.prefetch.blocks"},
+      {"fs.s3a.vectored.active.ranged.reads", "fs.slipstream.fetch.threads (every range of every stream shares"
+          + " the fetch executor)"},
+      {"fs.s3a.connection.timeout", "fs.slipstream.connect.timeout and fs.slipstream.read.stall.timeout for the"
+          + " read path's GETs (S3A's own requests keep it)"},
+      {"fs.s3a.connection.request.timeout", "fs.slipstream.connect.timeout plus fs.slipstream.read.stall.timeout"
+          + " per attempt of the read path's GETs"},
+      {"fs.s3a.attempts.maximum", "fs.slipstream.retry.max for the read path's GETs, resumed at the last byte"
+          + " received"},
+      {"fs.s3a.retry.limit", "fs.slipstream.retry.max for the read path's GETs"},
+      {"fs.s3a.retry.interval", "fs.slipstream.retry.interval for the read path's GETs"},
   };
 
   private S3AReadSettings() {}
@@ -67,7 +81,7 @@ final class S3AReadSettings {
   /** Says once per JVM, at INFO, what replaces each S3A key of {@link #REPLACED} set in {@code conf}. */
   static void sayReplaced(Configuration conf) {
     for (String[] r : REPLACED) {
-      if (conf.get(r[0]) != null) {
+      if (setByUser(conf, r[0])) {
         sayOnce(r[0], replacedMessage(r));
       }
     }
@@ -75,8 +89,17 @@ final class S3AReadSettings {
 
   /** What is said of the keys of {@link #REPLACED} set in {@code conf}, in that order. */
   static java.util.List<String> replacedIn(Configuration conf) {
-    return java.util.Arrays.stream(REPLACED).filter(r -> conf.get(r[0]) != null).map(S3AReadSettings::replacedMessage)
+    return java.util.Arrays.stream(REPLACED).filter(r -> setByUser(conf, r[0])).map(S3AReadSettings::replacedMessage)
         .toList();
+  }
+
+  /** Set, and not by Hadoop's own defaults ({@code core-default.xml}), which name most of these keys. */
+  private static boolean setByUser(Configuration conf, String key) {
+    if (conf.get(key) == null) {
+      return false;
+    }
+    String[] sources = conf.getPropertySources(key);
+    return sources == null || sources.length == 0 || !sources[sources.length - 1].endsWith("-default.xml");
   }
 
   private static String replacedMessage(String[] r) {

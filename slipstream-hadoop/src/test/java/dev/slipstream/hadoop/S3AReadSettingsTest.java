@@ -190,6 +190,8 @@ class S3AReadSettingsTest {
   @Test
   void keysSlipstreamReplacesAreNamedWithWhatReplacesThem() {
     Configuration conf = conf("fs.s3a.readahead.range", "1M", "fs.s3a.prefetch.block.size", "16M");
+    assertThat(S3AReadSettings.replacedIn(new Configuration())).as("Hadoop's defaults of these keys: nothing to say")
+        .isEmpty();
     assertThat(S3AReadSettings.replacedIn(conf)).hasSize(2)
         .anySatisfy(m -> assertThat(m).startsWith("fs.s3a.readahead.range has no effect").contains("64 KiB"))
         .anySatisfy(m -> assertThat(m).startsWith("fs.s3a.prefetch.block.size").contains("fs.slipstream.block.size"));
