@@ -5,6 +5,7 @@ package dev.slipstream;
 
 import dev.slipstream.internal.store.KnownRules;
 import dev.slipstream.internal.store.S3ClientFactory;
+import dev.slipstream.internal.store.S3ObjectStore;
 import software.amazon.awssdk.services.s3.S3BaseClientBuilder;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
@@ -55,7 +56,6 @@ public final class S3Clients {
    * to be fetched: it costs what a HEAD costs).
    */
   public static boolean headProvesRead(HeadObjectResponse head) {
-    String sse = head.serverSideEncryptionAsString();
-    return sse == null || !sse.toLowerCase(java.util.Locale.ROOT).startsWith("aws:kms");
+    return S3ObjectStore.headProvesRead(head);
   }
 }

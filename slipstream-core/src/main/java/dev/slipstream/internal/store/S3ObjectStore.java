@@ -99,7 +99,7 @@ public final class S3ObjectStore implements ObjectStore {
     }
     ETag etag = ETag.fromServer(r.eTag());
     if (r.contentLength() != null) {
-      return new ObjectMetadata(r.contentLength(), etag, r.lastModified(), dev.slipstream.S3Clients.headProvesRead(r),
+      return new ObjectMetadata(r.contentLength(), etag, r.lastModified(), headProvesRead(r),
           r.versionId());
     }
     // Some gateways answer HEAD without Content-Length: a 1-byte GET's Content-Range says the length.
@@ -107,6 +107,20 @@ public final class S3ObjectStore implements ObjectStore {
     return new ObjectMetadata(m.length(), etag != null ? etag : m.etag(),
         r.lastModified() != null ? r.lastModified() : m.lastModified(), true, // the GET proves it
         r.versionId() != null ? r.versionId() : m.versionId());
+  }
+
+  /**
+   * Whether S3's answer {@code head} to a HEAD of an object proves that the same credentials may GET its
+   * bytes, so that bytes a cache holds of that version may be served on it. S3 asks the same
+   * {@code s3:GetObject} permission of both, with one exception: an object encrypted under a KMS key
+   * ({@code x-amz-server-side-encryption: aws:kms} or {@code aws:kms:dsse}) needs {@code kms:Decrypt}
+   * for a GET and not for a HEAD. A principal allowed the HEAD but not the key must not read what
+   * another principal cached; for such an object the proof is a GET (a 1-byte one where nothing else is
+   * to be fetched: it costs what a HEAD costs).
+   */
+  public static boolean headProvesRead(HeadObjectResponse head) {
+    String sse = head.serverSideEncryptionAsString();
+    return sse == null || !sse.toLowerCase(java.util.Locale.ROOT).startsWith("aws:kms");
   }
 
   private ObjectMetadata lengthFromRangedGet(S3Location location) throws IOException {
