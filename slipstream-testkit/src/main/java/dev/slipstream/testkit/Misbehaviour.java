@@ -11,6 +11,11 @@ public enum Misbehaviour {
   /** A GET's {@code Range} is ignored: {@code 200} with the whole object, chunked (no Content-Length). */
   IGNORE_RANGE,
   /**
+   * A GET's {@code Range} is ignored: {@code 200} with the whole object and its Content-Length, as a
+   * server without range support sends it.
+   */
+  IGNORE_RANGE_WITH_LENGTH,
+  /**
    * A GET is answered {@code 206} for the range 4 KiB later than asked (clamped to the object's end),
    * with an honest {@code Content-Range} and Content-Length: a range-caching proxy's mistake.
    */

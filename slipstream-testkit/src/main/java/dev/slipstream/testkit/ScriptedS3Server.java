@@ -343,9 +343,11 @@ public final class ScriptedS3Server implements AutoCloseable {
   private void get(HttpExchange ex, RequestInfo req, String path, Version v, Set<Misbehaviour> bad)
       throws IOException {
     long[] range = parseRange(req.range(), v.data.length);
-    if (range == null || bad.contains(Misbehaviour.IGNORE_RANGE)) {
-      // The whole object; chunked when a ranged request was ignored, as the proxies that do it send it.
-      boolean chunked = range != null || req.range() != null;
+    boolean withLength = bad.contains(Misbehaviour.IGNORE_RANGE_WITH_LENGTH);
+    if (range == null || bad.contains(Misbehaviour.IGNORE_RANGE) || withLength) {
+      // The whole object; chunked when a ranged request was ignored, as the proxies that do it send it,
+      // unless the script says it comes with its length.
+      boolean chunked = (range != null || req.range() != null) && !withLength;
       ex.sendResponseHeaders(200, chunked ? 0 : (v.data.length == 0 ? -1 : v.data.length));
       body(ex, v.data, 0, v.data.length, bad);
       return;

@@ -201,14 +201,14 @@ public final class RangeReader {
     StallWatchdog.Watch watch = watchdog.watch(body);
     try {
       // Not a byte is used before the response proved to be the range asked for, of this version.
-      long skip = ResponseCheck.check(h, start, end, body, readThroughMax);
+      ResponseCheck.Around around = ResponseCheck.check(h, start, end, body, readThroughMax);
       // A response with this client's credentials, and of this version (checked just now, not trusted
       // to If-Match, which some servers ignore): cached bytes of this version may be served.
       h.answered(sentAt);
       long want = end - start;
       InputStream in = body.stream();
-      if (skip > 0) {
-        skipBytes(h, in, skip, watch, start, end);
+      if (around.before() > 0) {
+        skipBytes(h, in, around.before(), watch, start, end);
       }
       while (got < want) {
         int n;
@@ -235,12 +235,15 @@ public final class RangeReader {
         received[0] = got;
         h.stats().add(Counter.BYTES_FETCHED, n);
       }
-      if (skip > 0) {
+      if (around.after() > 0) {
+        // A whole object read for a range that ends before it does (a first part, a range from byte 0):
+        // the rest is dropped with the connection (aborted below), never read, never taken for a body
+        // too long for its range, and never drained to keep the connection.
         h.stats().record(Latency.GET, System.nanoTime() - t0);
-        return got; // the rest of a whole object read through: dropped with the connection
+        return got;
       }
       if (body.contentLength() < 0 && in.read() >= 0) {
-        // A chunked body states no length up front: it must end where the range does.
+        // A chunked body states no length up front: it must end where the range (or the object) does.
         throw new IOException("GET " + h.location() + " bytes " + start + "-" + (end - 1)
             + ": the body goes on past the " + want + " bytes of the range; its bytes are not used");
       }

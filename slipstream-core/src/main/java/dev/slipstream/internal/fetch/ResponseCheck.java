@@ -16,32 +16,42 @@ import java.io.IOException;
  * exactly that many bytes).
  *
  * <p>Proxies and S3-compatible servers exist that ignore {@code Range} and answer {@code 200} with the
- * whole object, often chunked, or that answer another range than the one asked. A {@code 200} is taken
- * where the request covered the whole object, or where the whole object is at most one block (the
- * bytes before the range are skipped, those after it not read); anywhere else its bytes are refused
- * with an error that names the server's behaviour. Refusals are not retried: the server would answer
- * the same way again.
+ * whole object, chunked or with its Content-Length, or that answer another range than the one asked. A
+ * {@code 200} is taken where the request covered the whole object, or where the whole object is at most
+ * one block: then it is read for the range asked, wherever the range lies (the bytes before it are
+ * skipped, the range taken, and those after it never read: the response ends there, its connection
+ * dropped); anywhere else its bytes are refused with an error that names the server's behaviour.
+ * Refusals are not retried: the server would answer the same way again.
  */
 final class ResponseCheck {
   private ResponseCheck() {}
 
   /**
+   * Where the range lies in a body that passed the checks: {@code before} bytes come before it, to be
+   * skipped, and {@code after} bytes of the object follow it, never to be read. Both are 0 for a
+   * {@code 206}, whose body is the range.
+   */
+  record Around(long before, long after) {
+    static final Around NONE = new Around(0, 0);
+  }
+
+  /**
    * Checks {@code body}, the response to a GET of bytes {@code [start, end)}.
    *
    * @param readThroughMax the largest object whose {@code 200} is read through to the range
-   * @return how many bytes of the body come before {@code start} and must be skipped
+   * @return where the range lies in the body
    */
-  static long check(ObjectHandle h, long start, long end, ObjectStore.Body body, long readThroughMax)
+  static Around check(ObjectHandle h, long start, long end, ObjectStore.Body body, long readThroughMax)
       throws IOException {
     h.checkVersion(body.etag(), body.lastModified(), body.versionId());
-    long skip = checkShape(h, start, end, body, readThroughMax);
+    Around around = checkShape(h, start, end, body, readThroughMax);
     h.pinVersion(body.etag(), body.lastModified(), body.versionId()); // only a response that passed every check names the version
-    return skip;
+    return around;
   }
 
-  /** The length and the shape of {@code body}; returns the bytes to skip (see {@link #check}). */
-  private static long checkShape(ObjectHandle h, long start, long end, ObjectStore.Body body, long readThroughMax)
-      throws IOException {
+  /** The length and the shape of {@code body}; returns where the range lies in it (see {@link #check}). */
+  private static Around checkShape(ObjectHandle h, long start, long end, ObjectStore.Body body,
+      long readThroughMax) throws IOException {
     String request = "GET " + h.location() + " bytes " + start + "-" + (end - 1);
     long want = end - start;
     long contentLength = body.contentLength();
@@ -66,16 +76,13 @@ final class ResponseCheck {
           throw new IOException(request + ": the server answered " + range + " with a Content-Length of "
               + contentLength + " instead of " + want + "; its bytes are not used");
         }
-        return 0;
+        return Around.NONE;
       }
       case 200: {
-        // A 200 carries the whole object, whatever was asked.
+        // A 200 carries the whole object, whatever was asked: the range lies inside it.
         h.checkLength(contentLength);
-        if (start == 0 && end == h.length()) {
-          return 0;
-        }
-        if (h.length() <= readThroughMax) {
-          return start;
+        if ((start == 0 && end == h.length()) || h.length() <= readThroughMax) {
+          return new Around(start, h.length() - end);
         }
         throw new IOException(request + ": the server answered 200 with the whole object ("
             + (contentLength >= 0 ? contentLength + " bytes" : "chunked, no Content-Length")

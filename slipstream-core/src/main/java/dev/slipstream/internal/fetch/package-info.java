@@ -15,7 +15,8 @@
  * {@link dev.slipstream.internal.fetch.ResponseCheck} checks every response against its request and
  * the version {@link dev.slipstream.internal.fetch.ObjectHandle} pinned (ETag, or Last-Modified where a
  * server sends none) before a byte of it is used: a {@code 206} of exactly the range and length asked,
- * or a {@code 200} only where the whole object was asked for or fits in one block.
+ * or a {@code 200} only where the whole object was asked for or fits in one block (then read for the
+ * range asked: the bytes before it skipped, the rest dropped with the connection).
  * {@link dev.slipstream.internal.fetch.CancelToken} lets {@code close()} abort a request from another
  * thread; the stall watchdog aborts a body that stalls, or whose reading thread is interrupted.
  * {@link dev.slipstream.internal.fetch.AccessCheck}, on each ObjectHandle, is the gate every cached byte

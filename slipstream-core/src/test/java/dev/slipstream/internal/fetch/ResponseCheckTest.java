@@ -178,6 +178,66 @@ class ResponseCheckTest {
     assertThat(r.aborted()).as("the rest is dropped with the connection").isTrue();
   }
 
+  /** A 200 with the whole of {@code data} and no Content-Length (chunked), whatever was asked. */
+  private Answer wholeObjectChunked(byte[] data) {
+    return (start, end) -> new Response(200, null, -1, data.clone(), -1, false, store.etag());
+  }
+
+  /**
+   * A range from byte 0 that ends before the object does (the first part of a block read in parts, a
+   * vectored range at 0): the body goes on past it, chunked or not. The range is taken, the rest is
+   * dropped with the connection, never read and never refused as a body too long for its range.
+   */
+  @Test
+  void a200WithAWholeObjectOfOneBlockIsReadForARangeFromItsStart() throws IOException {
+    store.then(wholeObjectChunked(SMALL)).then(wholeObject(SMALL));
+    for (int i = 0; i < 2; i++) {
+      byte[] dst = new byte[300];
+
+      reader.read(open(SMALL, "\"v1\""), 0, 300, dst, 0, token);
+
+      assertThat(dst).as("response %d", i).isEqualTo(Arrays.copyOfRange(SMALL, 0, 300));
+      Response r = store.responses().get(i);
+      assertThat(r.bytesRead()).as("response %d: none after the range read", i).isEqualTo(300);
+      assertThat(r.aborted()).as("response %d: the rest is dropped with the connection", i).isTrue();
+      assertThat(r.closed()).as("response %d: never drained to reuse the connection", i).isFalse();
+    }
+    assertThat(store.ranges()).containsExactly("0-300", "0-300");
+    assertThat(stats.get(Counter.RETRIES)).isZero();
+  }
+
+  @Test
+  void a200ChunkedIsReadThroughToTheRangeAndARetryTakesTheRestFromAnother() throws IOException {
+    // the first whole-object answer is cut at byte 450: the retry asks for 450-800, answered whole again
+    store.then((start, end) -> new Response(200, null, -1, SMALL.clone(), 450, false, store.etag()))
+        .then(wholeObjectChunked(SMALL));
+    byte[] dst = new byte[700];
+
+    reader.read(open(SMALL, "\"v1\""), 100, 800, dst, 0, token);
+
+    assertThat(dst).isEqualTo(Arrays.copyOfRange(SMALL, 100, 800));
+    assertThat(store.ranges()).containsExactly("100-800", "450-800");
+    assertThat(stats.retries(RetryCause.TRUNCATED)).isEqualTo(1);
+    assertThat(store.responses().get(1).bytesRead()).isEqualTo(800);
+    assertThat(store.responses().get(1).aborted()).isTrue();
+  }
+
+  @Test
+  void a200ChunkedReadToTheObjectsEndMustEndThere() throws IOException {
+    byte[] longer = Arrays.copyOf(SMALL, SMALL.length + 10); // a body longer than the object it says it is
+    store.then(wholeObjectChunked(SMALL)).then(wholeObjectChunked(longer));
+
+    byte[] dst = new byte[400];
+    reader.read(open(SMALL, "\"v1\""), 600, 1000, dst, 0, token);
+    assertThat(dst).isEqualTo(Arrays.copyOfRange(SMALL, 600, 1000));
+    assertThat(store.responses().get(0).closed()).as("read to its end: the connection is kept").isTrue();
+
+    assertThatThrownBy(() -> reader.read(open(SMALL, "\"v1\""), 600, 1000, new byte[400], 0, token))
+        .isExactlyInstanceOf(IOException.class)
+        .hasMessageContaining("GET s3://b/k bytes 600-999: the body goes on past");
+    assertThat(store.responses().get(1).aborted()).isTrue();
+  }
+
   @Test
   void a200WithAWholeObjectOfMoreThanOneBlockIsRefused() {
     store.then(wholeObject(LARGE));
