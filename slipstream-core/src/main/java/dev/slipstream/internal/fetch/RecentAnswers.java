@@ -9,6 +9,7 @@ import com.github.benmanes.caffeine.cache.RemovalCause;
 import com.github.benmanes.caffeine.cache.Scheduler;
 import com.github.benmanes.caffeine.cache.Ticker;
 import dev.slipstream.S3Location;
+import dev.slipstream.WriteLog;
 import dev.slipstream.internal.util.ETag;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,9 +28,8 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>One per client, never shared across clients or processes. A LIST is never an answer (listing and
  * reading are separate permissions). Writes through the client forget the answers under their prefix
  * ({@link #forgetUnder}), and an answer to a request sent before a write to its key is never kept: the
- * answer may name the version the write replaced. That is judged per key, against the last
- * {@value #WRITES_KEPT} writes ({@link #writtenSince}), so that steady writes elsewhere (Spark tasks closing
- * their outputs) do not drop the answers to reads in flight.
+ * answer may name the version the write replaced. That is judged per key by the client's {@link WriteLog},
+ * which the Hadoop FileSystem's remembered listings ask too.
  *
  * <p>A write forgets what it touches only: the keys of the answers kept are indexed, sorted, per bucket,
  * so that forgetting a prefix looks at the answers under it and at most one more, not at every answer
@@ -51,8 +51,6 @@ public final class RecentAnswers {
    * objects never hold more than a few percent of a 1 GiB heap.
    */
   static final long MAX_BYTES = 8L << 20;
-  /** Writes remembered to judge answers to requests in flight; an answer to a request older than them is not kept. */
-  static final int WRITES_KEPT = 256;
   /**
    * Heap an answer takes besides its key's characters, by counting fields (compressed references): the
    * cache's node (64) and hash-table entry (40), the location (24) and its key's String (40; the bucket's
@@ -74,13 +72,6 @@ public final class RecentAnswers {
     }
   }
 
-  /** A write through the client: every key of {@code bucket} starting with {@code keyPrefix}. */
-  private record Write(String bucket, String keyPrefix) {
-    boolean covers(S3Location l) {
-      return l.bucket().equals(bucket) && l.key().startsWith(keyPrefix);
-    }
-  }
-
   /** Null when answers never stand ({@code access.ttl} 0). */
   private final Cache<S3Location, Answer> answers;
   /**
@@ -91,10 +82,8 @@ public final class RecentAnswers {
   private final ConcurrentHashMap<String, ConcurrentSkipListMap<String, Answer>> keys = new ConcurrentHashMap<>();
   /** Answers looked at by forgets (for tests: a forget's cost is what it touches). */
   private final LongAdder examined = new LongAdder();
-  /** The last {@value #WRITES_KEPT} writes, write {@code n} at {@code n % WRITES_KEPT}. Guarded by itself. */
-  private final Write[] recentWrites = new Write[WRITES_KEPT];
-  /** Writes so far; the last one is at {@code recentWrites[writes % WRITES_KEPT]}. Written under {@code recentWrites}. */
-  private volatile long writes;
+  /** The writes this client was told of, which judge the answers to requests sent before them. */
+  private final WriteLog writes = new WriteLog();
 
   /** @param ttl how long an answer stands ({@code access.ttl}); zero: never (every open asks) */
   public RecentAnswers(Duration ttl) {
@@ -118,31 +107,19 @@ public final class RecentAnswers {
     return FIXED_BYTES + location.key().length();
   }
 
-  /** To be taken before a request is sent, and handed to {@link #answered} (or {@link #writtenSince}) with its answer. */
-  public long generation() {
+  /** The writes this client was told of ({@link #forgetUnder}). */
+  public WriteLog writes() {
     return writes;
   }
 
-  /**
-   * Whether a write through this client since {@code sentAt} (a {@link #generation}; negative: unknown)
-   * may have changed {@code location}: one under a prefix of its key, or one no longer remembered.
-   */
+  /** To be taken before a request is sent, and handed to {@link #answered} (or {@link #writtenSince}) with its answer. */
+  public long generation() {
+    return writes.generation();
+  }
+
+  /** As {@link WriteLog#writtenSince}: whether a write since {@code sentAt} may have changed {@code location}. */
   public boolean writtenSince(S3Location location, long sentAt) {
-    if (sentAt >= 0 && sentAt == writes) {
-      return false; // no write at all since: the common case, with no lock
-    }
-    synchronized (recentWrites) {
-      long last = writes;
-      if (sentAt < 0 || last - sentAt > WRITES_KEPT) {
-        return true; // the writes since are not all remembered: any of them may have been to this key
-      }
-      for (long w = sentAt + 1; w <= last; w++) {
-        if (recentWrites[(int) (w % WRITES_KEPT)].covers(location)) {
-          return true;
-        }
-      }
-      return false;
-    }
+    return writes.writtenSince(location, sentAt);
   }
 
   /**
@@ -187,12 +164,7 @@ public final class RecentAnswers {
 
   /** A write through this client: forgets the answers for every key of {@code bucket} starting with {@code keyPrefix} ("": all). */
   public void forgetUnder(String bucket, String keyPrefix) {
-    Write write = new Write(bucket, keyPrefix);
-    synchronized (recentWrites) {
-      // first: an answer put from now on, or checked after its put, sees this write
-      recentWrites[(int) ((writes + 1) % WRITES_KEPT)] = write;
-      writes++;
-    }
+    writes.wrote(bucket, keyPrefix); // first: an answer put from now on, or checked after its put, sees it
     ConcurrentSkipListMap<String, Answer> inBucket = answers == null ? null : keys.get(bucket);
     if (inBucket == null) {
       return;

@@ -80,7 +80,7 @@ class RecentAnswersTest {
   void anAnswerToARequestOlderThanTheWritesRememberedIsNotKept() {
     RecentAnswers answers = new RecentAnswers(Duration.ofSeconds(30));
     long sentAt = answers.generation();
-    for (int i = 0; i <= RecentAnswers.WRITES_KEPT; i++) {
+    for (int i = 0; i <= dev.slipstream.WriteLog.WRITES_KEPT; i++) {
       answers.forgetUnder(S3Location.parse("s3://b/out/part-" + i));
     }
     answers.answered(FILE, V1, null, 10, sentAt);
