@@ -5,6 +5,7 @@ package dev.slipstream.hadoop;
 
 import dev.slipstream.ObjectRef;
 import dev.slipstream.S3Location;
+import dev.slipstream.WriteLog;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,7 +27,13 @@ import org.apache.hadoop.fs.FileStatus;
  * {@link #MAX_LISTINGS} listings are kept. It is bounded by count, not time: what a FileSystem listed last
  * stays until newer listings push it out, a few MB at most per FileSystem. A wrong guess costs one
  * bounded, counted fetch; never a wrong byte (the core serves a prepared block only for the version
- * the stream opens). Thread-safe.
+ * the stream opens).
+ *
+ * <p>A file a write through the FileSystem touched after its listing's first request went out is not
+ * remembered from that listing: the listing may name the version the write replaced, and an open that
+ * trusted it would pay a 412 and a reopen. That is judged per key by the client's {@link WriteLog}, as
+ * the client judges S3's answers to its GETs; a listing gives its {@link #generation} from before its
+ * first request. Thread-safe.
  */
 final class ListingOrder {
   /** Files remembered when the FileSystem does not say otherwise: a few MiB at most. */
@@ -36,6 +43,8 @@ final class ListingOrder {
 
   private final int capacity;
   private final Function<FileStatus, ObjectRef> toRef;
+  /** The writes through the FileSystem, as its client logs them: a listing older than one is not kept for its keys. */
+  private final WriteLog writes;
   /** Listings, oldest first. Guarded by {@code this}. */
   private final ArrayDeque<Listing> listings = new ArrayDeque<>();
   /** Where each remembered file stands. Guarded by {@code this}. */
@@ -45,21 +54,29 @@ final class ListingOrder {
   /**
    * @param toRef a listed status as an object reference, or null for what cannot be opened ahead
    *     (directories, other buckets)
+   * @param writes the writes through the FileSystem, logged before {@link #forgetUnder} hears of them
    */
-  ListingOrder(int capacity, Function<FileStatus, ObjectRef> toRef) {
+  ListingOrder(int capacity, Function<FileStatus, ObjectRef> toRef, WriteLog writes) {
     if (capacity < 1) {
       throw new IllegalArgumentException("capacity must be positive: " + capacity);
     }
     this.capacity = capacity;
     this.toRef = toRef;
+    this.writes = writes;
+  }
+
+  /** To be taken before a listing's first request is sent, and handed to {@link #newListing} or {@link #listed}. */
+  long generation() {
+    return writes.generation();
   }
 
   /**
-   * A new listing: call {@link Listing#listed} for every status it hands out, in order (e.g. from the
-   * {@code RemoteIterator} of {@code listFiles}, as each one is returned).
+   * A new listing, whose first request went out at {@code sentAt} (a {@link #generation}): call
+   * {@link Listing#listed} for every status it hands out, in order (e.g. from the {@code RemoteIterator} of
+   * {@code listFiles}, as each one is returned).
    */
-  Listing newListing() {
-    Listing l = new Listing();
+  Listing newListing(long sentAt) {
+    Listing l = new Listing(sentAt);
     synchronized (this) {
       listings.addLast(l);
       while (listings.size() > MAX_LISTINGS) {
@@ -69,9 +86,9 @@ final class ListingOrder {
     return l;
   }
 
-  /** A whole listing at once, e.g. the result of {@code listStatus}. */
-  void listed(FileStatus[] statuses) {
-    Listing l = newListing();
+  /** A whole listing at once, e.g. the result of {@code listStatus}, whose first request went out at {@code sentAt}. */
+  void listed(FileStatus[] statuses, long sentAt) {
+    Listing l = newListing(sentAt);
     for (FileStatus s : statuses) {
       l.listed(s);
     }
@@ -125,6 +142,12 @@ final class ListingOrder {
     if (!l.live) {
       return; // forgotten already: nothing more to remember for it
     }
+    if (writes.writtenSince(ref.location(), l.sentAt)) {
+      // A write since the listing's request: it may show the version replaced. Checked under this lock,
+      // and the write is logged before its forgetUnder takes it: that forget either finds this file or
+      // came first, and then the log says so here.
+      return;
+    }
     l.refs.add(ref);
     where.put(ref.location(), new Position(l, l.trimmed + l.refs.size() - 1));
     total++;
@@ -160,11 +183,15 @@ final class ListingOrder {
     private final List<ObjectRef> refs = new ArrayList<>();
     /** When the listing call began: what it hands out is at least this fresh. */
     private final long startedNanos = System.nanoTime();
+    /** The {@link #generation} before its first request: a file a write since touched is not kept. */
+    private final long sentAt;
     /** Files dropped from the front to keep within capacity. */
     private int trimmed;
     private boolean live = true;
 
-    private Listing() {}
+    private Listing(long sentAt) {
+      this.sentAt = sentAt;
+    }
 
     /** The listing handed out {@code status}. Directories and empty files are not remembered. */
     void listed(FileStatus status) {
