@@ -9,8 +9,10 @@ import dev.slipstream.WriteLog;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Function;
 import org.apache.hadoop.fs.FileStatus;
 
@@ -47,8 +49,14 @@ final class ListingOrder {
   private final WriteLog writes;
   /** Listings, oldest first. Guarded by {@code this}. */
   private final ArrayDeque<Listing> listings = new ArrayDeque<>();
-  /** Where each remembered file stands. Guarded by {@code this}. */
-  private final Map<S3Location, Position> where = new HashMap<>();
+  /**
+   * Where each remembered file stands, per bucket, keys sorted: a forget looks at the files under its path
+   * (and at most two more), not at every file remembered, as S3A's bulk deletes tell of each path. Guarded
+   * by {@code this}.
+   */
+  private final Map<String, TreeMap<String, Position>> where = new HashMap<>();
+  /** Files looked at by forgets (for tests: a forget's cost is what it touches). Guarded by {@code this}. */
+  private long examined;
   private int total;
 
   /**
@@ -96,7 +104,7 @@ final class ListingOrder {
 
   /** Up to {@code k} files listed right after {@code location} in its latest listing; empty if unknown. */
   synchronized List<ObjectRef> after(S3Location location, int k) {
-    Position p = where.get(location);
+    Position p = positionOf(location);
     if (p == null || k <= 0) {
       return List.of();
     }
@@ -113,7 +121,7 @@ final class ListingOrder {
    * and ETag then); null if none did.
    */
   synchronized ObjectRef listedWithin(S3Location location, long maxAgeNanos) {
-    Position p = where.get(location);
+    Position p = positionOf(location);
     if (p == null || System.nanoTime() - p.listing.startedNanos > maxAgeNanos) {
       return null;
     }
@@ -128,14 +136,44 @@ final class ListingOrder {
    * costs at most a wasted fetch, never a wrong byte).
    */
   synchronized void forgetUnder(String bucket, String key) {
+    TreeMap<String, Position> inBucket = where.get(bucket);
+    if (inBucket == null) {
+      return;
+    }
+    if (key.isEmpty()) {
+      examined += inBucket.size();
+      where.remove(bucket);
+      return;
+    }
+    examined++;
+    inBucket.remove(key);
+    // The keys under it as a directory are the ones from "key/" on, up to the first that does not start so.
     String dir = key.endsWith("/") ? key : key + "/";
-    where.keySet().removeIf(l -> l.bucket().equals(bucket)
-        && (key.isEmpty() || l.key().equals(key) || l.key().startsWith(dir)));
+    for (Iterator<String> under = inBucket.tailMap(dir, true).keySet().iterator(); under.hasNext(); ) {
+      examined++;
+      if (!under.next().startsWith(dir)) {
+        break;
+      }
+      under.remove();
+    }
+    if (inBucket.isEmpty()) {
+      where.remove(bucket);
+    }
+  }
+
+  /** Files looked at by forgets so far: each looks at what it forgets and at most two more. */
+  synchronized long examined() {
+    return examined;
   }
 
   /** Files remembered now. */
   synchronized int size() {
     return total;
+  }
+
+  private Position positionOf(S3Location location) {
+    TreeMap<String, Position> inBucket = where.get(location.bucket());
+    return inBucket == null ? null : inBucket.get(location.key());
   }
 
   private synchronized void add(Listing l, ObjectRef ref) {
@@ -149,7 +187,8 @@ final class ListingOrder {
       return;
     }
     l.refs.add(ref);
-    where.put(ref.location(), new Position(l, l.trimmed + l.refs.size() - 1));
+    where.computeIfAbsent(ref.location().bucket(), b -> new TreeMap<>())
+        .put(ref.location().key(), new Position(l, l.trimmed + l.refs.size() - 1));
     total++;
     while (total > capacity) {
       if (listings.peekFirst() == l) {
@@ -168,9 +207,13 @@ final class ListingOrder {
   private void trimFront(Listing l, int n) {
     for (int i = 0; i < n; i++) {
       ObjectRef r = l.refs.get(i);
-      Position p = where.get(r.location());
+      TreeMap<String, Position> inBucket = where.get(r.location().bucket());
+      Position p = inBucket == null ? null : inBucket.get(r.location().key());
       if (p != null && p.listing == l && p.index == l.trimmed + i) {
-        where.remove(r.location());
+        inBucket.remove(r.location().key());
+        if (inBucket.isEmpty()) {
+          where.remove(r.location().bucket());
+        }
       }
     }
     l.refs.subList(0, n).clear();

@@ -115,4 +115,30 @@ class ListingOrderTest {
     o.listed(new FileStatus[] {file("d/a", 30)}, o.generation()); // a listing sent after the writes
     assertThat(o.listedWithin(at("d/a"), MINUTE).length()).isEqualTo(30);
   }
+
+  /**
+   * An S3A bulk delete of 100,000 paths tells the FileSystem of each one, while 10,000 listed files are
+   * remembered: each forget looks at the files under its path and at most two more, not at every file
+   * remembered. Counted, not timed.
+   */
+  @Test
+  void aForgetLooksAtTheFilesUnderItsPathNotAtEveryFileRemembered() {
+    ListingOrder o = order(ListingOrder.DEFAULT_CAPACITY);
+    FileStatus[] listed = new FileStatus[ListingOrder.DEFAULT_CAPACITY - 2];
+    for (int i = 0; i < listed.length; i++) {
+      listed[i] = file(String.format("t/part-%05d", i), 10);
+    }
+    o.listed(listed, o.generation());
+    o.listed(new FileStatus[] {file("gone/f-000007", 10), file("gone/f-000007/under", 10)}, o.generation());
+    long before = o.examined();
+    int paths = 100_000;
+    for (int i = 0; i < paths; i++) {
+      o.forgetUnder("b", String.format("gone/f-%06d", i));
+    }
+    assertThat(o.examined() - before).as("files looked at by %,d forgets", paths).isLessThanOrEqualTo(3L * paths);
+    assertThat(o.listedWithin(at("gone/f-000007"), MINUTE)).isNull();
+    assertThat(o.listedWithin(at("gone/f-000007/under"), MINUTE)).isNull();
+    assertThat(o.listedWithin(at("t/part-09997"), MINUTE)).as("the files no forget touched").isNotNull();
+    assertThat(o.size()).isEqualTo(ListingOrder.DEFAULT_CAPACITY); // forgotten here, still in their listing's order
+  }
 }
