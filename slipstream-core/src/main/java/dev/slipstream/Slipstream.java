@@ -320,6 +320,16 @@ public final class Slipstream implements AutoCloseable {
   }
 
   /**
+   * The writes this client was told of ({@link #changed}). Whoever keeps what this client's requests
+   * returned (the Hadoop FileSystem keeps its listings) takes a {@link WriteLog#generation} before a request
+   * and keeps its answer only if no write since touched the key ({@link WriteLog#writtenSince}), as this
+   * client does with S3's answers to its GETs and HEADs.
+   */
+  public WriteLog writes() {
+    return answers.writes();
+  }
+
+  /**
    * The caller wrote, replaced or deleted the object at {@code prefix}, or objects under it (every key
    * that starts with its key): what S3 answered this client about them no longer stands.
    */

@@ -5,6 +5,7 @@ package dev.slipstream.hadoop;
 
 import dev.slipstream.ObjectRef;
 import dev.slipstream.S3Location;
+import dev.slipstream.WriteLog;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.util.ArrayList;
@@ -47,8 +48,10 @@ final class ListingMemory {
   private final SiblingWalks walks;
   /** Key ranges a walk's flat listing is cut into, at most. */
   private final int listParallelism;
-  /** Tells the core client that S3's answers about a bucket's key prefix no longer stand. */
+  /** Tells the core client that S3's answers about a bucket's key prefix no longer stand; it logs the write in {@code writes}. */
   private final BiConsumer<String, String> answersChanged;
+  /** The client's log of the writes through the FileSystem, which judges the listings under way. */
+  private final WriteLog writes;
 
   /**
    * @param versionTtlNanos how long a listed file's length and version stand in for a HEAD (0: never),
@@ -56,13 +59,16 @@ final class ListingMemory {
    * @param glob the flat glob, which lists for walks over sibling directories too; null (with
    *     {@code reuse}) when no flat listing is kept
    * @param reuse the flat listings kept, which {@code glob} fills
+   * @param writes the client's log of writes ({@code Slipstream.writes()})
+   * @param answersChanged the client's {@code changed}, which forgets S3's answers and logs the write in {@code writes}
    */
   ListingMemory(ListingCallbacks fs, int openAheadFiles, long versionTtlNanos, FlatGlob glob, ListingReuse reuse,
-      int listParallelism, BiConsumer<String, String> answersChanged) {
+      int listParallelism, WriteLog writes, BiConsumer<String, String> answersChanged) {
     this.fs = fs;
     this.bucket = fs.bucket();
-    this.listed = new ListingOrder(ListingOrder.DEFAULT_CAPACITY, this::ref);
-    this.declared = new ListingOrder(ListingOrder.DEFAULT_CAPACITY, this::ref);
+    this.writes = writes;
+    this.listed = new ListingOrder(ListingOrder.DEFAULT_CAPACITY, this::ref, writes);
+    this.declared = new ListingOrder(ListingOrder.DEFAULT_CAPACITY, this::ref, writes);
     this.openAheadFiles = openAheadFiles;
     this.versionTtlNanos = versionTtlNanos;
     this.glob = glob;
@@ -76,20 +82,28 @@ final class ListingMemory {
     return openAheadFiles > 0 || versionTtlNanos > 0;
   }
 
-  /** A listing returned whole: its files remembered in their order. */
-  FileStatus[] remember(FileStatus[] statuses) {
+  /** To be taken before a listing's first request is sent, and handed to {@link #remember} with what it returns. */
+  long generation() {
+    return writes.generation();
+  }
+
+  /**
+   * A listing returned whole, whose first request went out at {@code sentAt} (a {@link #generation}): its
+   * files remembered in their order, but for those a write through the FileSystem touched since.
+   */
+  FileStatus[] remember(FileStatus[] statuses, long sentAt) {
     if (statuses != null && remembering()) {
-      listed.listed(statuses);
+      listed.listed(statuses, sentAt);
     }
     return statuses;
   }
 
-  /** As {@link #remember(FileStatus[])}, for each status as the iterator hands it out. */
-  <T extends FileStatus> RemoteIterator<T> remember(RemoteIterator<T> it) {
+  /** As {@link #remember(FileStatus[], long)}, for each status as the iterator hands it out. */
+  <T extends FileStatus> RemoteIterator<T> remember(RemoteIterator<T> it, long sentAt) {
     if (!remembering()) {
       return it;
     }
-    ListingOrder.Listing order = listed.newListing();
+    ListingOrder.Listing order = listed.newListing(sentAt);
     return new RemoteIterator<T>() {
       @Override
       public boolean hasNext() throws IOException {
@@ -131,9 +145,10 @@ final class ListingMemory {
     for (Path p : paths) {
       Path q = p == null ? null : fs.qualify(p);
       if (q != null && bucket.equals(q.toUri().getHost())) {
-        listed.forgetUnder(bucket, fs.pathToKey(q));
-        // S3's answers for them no longer stand; the root's key is "": the whole bucket
+        // S3's answers for them no longer stand; the root's key is "": the whole bucket. First: the client
+        // logs the write, so that a listing under way finds it there once this forget is done.
         answersChanged.accept(bucket, fs.pathToKey(q));
+        listed.forgetUnder(bucket, fs.pathToKey(q));
       }
     }
   }
@@ -181,7 +196,7 @@ final class ListingMemory {
    * first of them to fetch ahead now: up to {@code openahead.files}.
    */
   List<ObjectRef> declare(List<? extends FileStatus> files) {
-    declared.listed(files.toArray(new FileStatus[0]));
+    declared.listed(files.toArray(new FileStatus[0]), declared.generation());
     List<ObjectRef> first = new ArrayList<>();
     for (FileStatus f : files) {
       ObjectRef ref = f.isFile() ? ref(f) : null;
@@ -237,7 +252,7 @@ final class ListingMemory {
    * one of its files fetches the next ones ahead. Tests call it to stand for a listing.
    */
   void listed(FileStatus[] statuses) {
-    listed.listed(statuses);
+    listed.listed(statuses, listed.generation());
   }
 
   /**

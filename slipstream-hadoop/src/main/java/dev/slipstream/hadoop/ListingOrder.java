@@ -5,11 +5,14 @@ package dev.slipstream.hadoop;
 
 import dev.slipstream.ObjectRef;
 import dev.slipstream.S3Location;
+import dev.slipstream.WriteLog;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Function;
 import org.apache.hadoop.fs.FileStatus;
 
@@ -26,7 +29,13 @@ import org.apache.hadoop.fs.FileStatus;
  * {@link #MAX_LISTINGS} listings are kept. It is bounded by count, not time: what a FileSystem listed last
  * stays until newer listings push it out, a few MB at most per FileSystem. A wrong guess costs one
  * bounded, counted fetch; never a wrong byte (the core serves a prepared block only for the version
- * the stream opens). Thread-safe.
+ * the stream opens).
+ *
+ * <p>A file a write through the FileSystem touched after its listing's first request went out is not
+ * remembered from that listing: the listing may name the version the write replaced, and an open that
+ * trusted it would pay a 412 and a reopen. That is judged per key by the client's {@link WriteLog}, as
+ * the client judges S3's answers to its GETs; a listing gives its {@link #generation} from before its
+ * first request. Thread-safe.
  */
 final class ListingOrder {
   /** Files remembered when the FileSystem does not say otherwise: a few MiB at most. */
@@ -36,30 +45,46 @@ final class ListingOrder {
 
   private final int capacity;
   private final Function<FileStatus, ObjectRef> toRef;
+  /** The writes through the FileSystem, as its client logs them: a listing older than one is not kept for its keys. */
+  private final WriteLog writes;
   /** Listings, oldest first. Guarded by {@code this}. */
   private final ArrayDeque<Listing> listings = new ArrayDeque<>();
-  /** Where each remembered file stands. Guarded by {@code this}. */
-  private final Map<S3Location, Position> where = new HashMap<>();
+  /**
+   * Where each remembered file stands, per bucket, keys sorted: a forget looks at the files under its path
+   * (and at most two more), not at every file remembered, as S3A's bulk deletes tell of each path. Guarded
+   * by {@code this}.
+   */
+  private final Map<String, TreeMap<String, Position>> where = new HashMap<>();
+  /** Files looked at by forgets (for tests: a forget's cost is what it touches). Guarded by {@code this}. */
+  private long examined;
   private int total;
 
   /**
    * @param toRef a listed status as an object reference, or null for what cannot be opened ahead
    *     (directories, other buckets)
+   * @param writes the writes through the FileSystem, logged before {@link #forgetUnder} hears of them
    */
-  ListingOrder(int capacity, Function<FileStatus, ObjectRef> toRef) {
+  ListingOrder(int capacity, Function<FileStatus, ObjectRef> toRef, WriteLog writes) {
     if (capacity < 1) {
       throw new IllegalArgumentException("capacity must be positive: " + capacity);
     }
     this.capacity = capacity;
     this.toRef = toRef;
+    this.writes = writes;
+  }
+
+  /** To be taken before a listing's first request is sent, and handed to {@link #newListing} or {@link #listed}. */
+  long generation() {
+    return writes.generation();
   }
 
   /**
-   * A new listing: call {@link Listing#listed} for every status it hands out, in order (e.g. from the
-   * {@code RemoteIterator} of {@code listFiles}, as each one is returned).
+   * A new listing, whose first request went out at {@code sentAt} (a {@link #generation}): call
+   * {@link Listing#listed} for every status it hands out, in order (e.g. from the {@code RemoteIterator} of
+   * {@code listFiles}, as each one is returned).
    */
-  Listing newListing() {
-    Listing l = new Listing();
+  Listing newListing(long sentAt) {
+    Listing l = new Listing(sentAt);
     synchronized (this) {
       listings.addLast(l);
       while (listings.size() > MAX_LISTINGS) {
@@ -69,9 +94,9 @@ final class ListingOrder {
     return l;
   }
 
-  /** A whole listing at once, e.g. the result of {@code listStatus}. */
-  void listed(FileStatus[] statuses) {
-    Listing l = newListing();
+  /** A whole listing at once, e.g. the result of {@code listStatus}, whose first request went out at {@code sentAt}. */
+  void listed(FileStatus[] statuses, long sentAt) {
+    Listing l = newListing(sentAt);
     for (FileStatus s : statuses) {
       l.listed(s);
     }
@@ -79,7 +104,7 @@ final class ListingOrder {
 
   /** Up to {@code k} files listed right after {@code location} in its latest listing; empty if unknown. */
   synchronized List<ObjectRef> after(S3Location location, int k) {
-    Position p = where.get(location);
+    Position p = positionOf(location);
     if (p == null || k <= 0) {
       return List.of();
     }
@@ -96,7 +121,7 @@ final class ListingOrder {
    * and ETag then); null if none did.
    */
   synchronized ObjectRef listedWithin(S3Location location, long maxAgeNanos) {
-    Position p = where.get(location);
+    Position p = positionOf(location);
     if (p == null || System.nanoTime() - p.listing.startedNanos > maxAgeNanos) {
       return null;
     }
@@ -111,9 +136,34 @@ final class ListingOrder {
    * costs at most a wasted fetch, never a wrong byte).
    */
   synchronized void forgetUnder(String bucket, String key) {
+    TreeMap<String, Position> inBucket = where.get(bucket);
+    if (inBucket == null) {
+      return;
+    }
+    if (key.isEmpty()) {
+      examined += inBucket.size();
+      where.remove(bucket);
+      return;
+    }
+    examined++;
+    inBucket.remove(key);
+    // The keys under it as a directory are the ones from "key/" on, up to the first that does not start so.
     String dir = key.endsWith("/") ? key : key + "/";
-    where.keySet().removeIf(l -> l.bucket().equals(bucket)
-        && (key.isEmpty() || l.key().equals(key) || l.key().startsWith(dir)));
+    for (Iterator<String> under = inBucket.tailMap(dir, true).keySet().iterator(); under.hasNext(); ) {
+      examined++;
+      if (!under.next().startsWith(dir)) {
+        break;
+      }
+      under.remove();
+    }
+    if (inBucket.isEmpty()) {
+      where.remove(bucket);
+    }
+  }
+
+  /** Files looked at by forgets so far: each looks at what it forgets and at most two more. */
+  synchronized long examined() {
+    return examined;
   }
 
   /** Files remembered now. */
@@ -121,12 +171,24 @@ final class ListingOrder {
     return total;
   }
 
+  private Position positionOf(S3Location location) {
+    TreeMap<String, Position> inBucket = where.get(location.bucket());
+    return inBucket == null ? null : inBucket.get(location.key());
+  }
+
   private synchronized void add(Listing l, ObjectRef ref) {
     if (!l.live) {
       return; // forgotten already: nothing more to remember for it
     }
+    if (writes.writtenSince(ref.location(), l.sentAt)) {
+      // A write since the listing's request: it may show the version replaced. Checked under this lock,
+      // and the write is logged before its forgetUnder takes it: that forget either finds this file or
+      // came first, and then the log says so here.
+      return;
+    }
     l.refs.add(ref);
-    where.put(ref.location(), new Position(l, l.trimmed + l.refs.size() - 1));
+    where.computeIfAbsent(ref.location().bucket(), b -> new TreeMap<>())
+        .put(ref.location().key(), new Position(l, l.trimmed + l.refs.size() - 1));
     total++;
     while (total > capacity) {
       if (listings.peekFirst() == l) {
@@ -145,9 +207,13 @@ final class ListingOrder {
   private void trimFront(Listing l, int n) {
     for (int i = 0; i < n; i++) {
       ObjectRef r = l.refs.get(i);
-      Position p = where.get(r.location());
+      TreeMap<String, Position> inBucket = where.get(r.location().bucket());
+      Position p = inBucket == null ? null : inBucket.get(r.location().key());
       if (p != null && p.listing == l && p.index == l.trimmed + i) {
-        where.remove(r.location());
+        inBucket.remove(r.location().key());
+        if (inBucket.isEmpty()) {
+          where.remove(r.location().bucket());
+        }
       }
     }
     l.refs.subList(0, n).clear();
@@ -160,11 +226,15 @@ final class ListingOrder {
     private final List<ObjectRef> refs = new ArrayList<>();
     /** When the listing call began: what it hands out is at least this fresh. */
     private final long startedNanos = System.nanoTime();
+    /** The {@link #generation} before its first request: a file a write since touched is not kept. */
+    private final long sentAt;
     /** Files dropped from the front to keep within capacity. */
     private int trimmed;
     private boolean live = true;
 
-    private Listing() {}
+    private Listing(long sentAt) {
+      this.sentAt = sentAt;
+    }
 
     /** The listing handed out {@code status}. Directories and empty files are not remembered. */
     void listed(FileStatus status) {

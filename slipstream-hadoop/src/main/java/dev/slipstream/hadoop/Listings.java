@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * ({@link FlatListing} for split computation's many directories, {@link FlatGlob} for a glob), a flat
  * listing kept for the calls that follow one ({@link ListingMemory#heldOrSiblings}), or S3A's own, which
  * the FileSystem hands in as the call to make ({@code s3a}). Every listing returned whole or handed out
- * is remembered ({@link ListingMemory#remember}); a glob's result is not (Globber's, not a listing).
+ * is remembered ({@link ListingMemory#remember}), judged by the writes through the FileSystem since the
+ * call began; a glob's result is not (Globber's, not a listing).
  *
  * <p>Flat listings go through S3A's client too; S3A alone knows how to list with client-side encryption
  * (sizes differ from the objects') or requester-pays buckets, so those stay S3A's. A flat listing S3
@@ -56,11 +57,12 @@ final class Listings {
     }
     this.glob = reuse == null ? null : new FlatGlob(fs, slipstream.lister(), reuse);
     this.memory = new ListingMemory(fs, config.openAheadFiles(), reuseTtl, glob, reuse, config.listParallelism(),
-        slipstream::changed);
+        slipstream.writes(), slipstream::changed);
   }
 
   /** {@code listStatus(Path[], PathFilter)}: the flat listing of the paths' parent, else {@code s3a}. */
   FileStatus[] listStatus(Path[] files, PathFilter filter, CallableRaisingIOE<FileStatus[]> s3a) throws IOException {
+    long sentAt = memory.generation();
     FileStatus[] result = null;
     if (flat != null) {
       try {
@@ -71,14 +73,15 @@ final class Listings {
         LOG.debug("flat listing of the parent of {} paths refused, left to S3A: {}", files.length, e.getMessage());
       }
     }
-    return memory.remember(result != null ? result : s3a.apply());
+    return memory.remember(result != null ? result : s3a.apply(), sentAt);
   }
 
   /** {@code listFiles}: recursive, a flat listing cut into parallel key ranges; else {@code s3a}. */
   RemoteIterator<LocatedFileStatus> listFiles(Path f, boolean recursive,
       CallableRaisingIOE<RemoteIterator<LocatedFileStatus>> s3a) throws IOException {
+    long sentAt = memory.generation();
     RemoteIterator<LocatedFileStatus> it = recursive && flat != null ? flat.listFilesRecursive(fs.qualify(f)) : null;
-    return memory.remember(it != null ? it : s3a.apply());
+    return memory.remember(it != null ? it : s3a.apply(), sentAt);
   }
 
   /** {@code globStatus}: the flat glob's answer, else {@code s3a}. */
@@ -100,26 +103,29 @@ final class Listings {
 
   /** {@code listStatus(Path)}: a kept flat listing of the directory, else {@code s3a}. */
   FileStatus[] listStatus(Path f, CallableRaisingIOE<FileStatus[]> s3a) throws IOException {
+    long sentAt = memory.generation();
     ListingReuse.Held held = memory.heldOrSiblings(f);
     return memory.remember(held != null ? S3AStatuses.of(fs).directoryListing(held.files(), held.dirs())
-        : s3a.apply());
+        : s3a.apply(), sentAt);
   }
 
   /** {@code listLocatedStatus}: as {@link #listStatus(Path, CallableRaisingIOE)}. */
   RemoteIterator<LocatedFileStatus> listLocatedStatus(Path f, PathFilter filter,
       CallableRaisingIOE<RemoteIterator<LocatedFileStatus>> s3a) throws IOException {
+    long sentAt = memory.generation();
     ListingReuse.Held held = memory.heldOrSiblings(f);
     return memory.remember(held != null ? S3AStatuses.of(fs).locatedListing(held.files(), held.dirs(), filter)
-        : s3a.apply());
+        : s3a.apply(), sentAt);
   }
 
   /** {@code listStatusIterator}: as {@link #listStatus(Path, CallableRaisingIOE)}. */
   RemoteIterator<FileStatus> listStatusIterator(Path f, CallableRaisingIOE<RemoteIterator<FileStatus>> s3a)
       throws IOException {
+    long sentAt = memory.generation();
     ListingReuse.Held held = memory.heldOrSiblings(f);
     return memory.remember(held != null
         ? RemoteIterators.remoteIteratorFromArray(S3AStatuses.of(fs).directoryListing(held.files(), held.dirs()))
-        : s3a.apply());
+        : s3a.apply(), sentAt);
   }
 
   /** What the listings told: for opens, open-ahead, and the writes that make it untrue. */

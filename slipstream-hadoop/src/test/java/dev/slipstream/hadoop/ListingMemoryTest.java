@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.ObjectRef;
 import dev.slipstream.S3Location;
+import dev.slipstream.WriteLog;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -90,9 +91,13 @@ class ListingMemoryTest {
   @Test
   void aWriteForgetsTheListedVersionsUnderItAndTellsTheClient() {
     List<String> told = new ArrayList<>();
-    ListingMemory memory = new ListingMemory(new ScriptedBucket(), 0, MINUTE, null, null, 1,
-        (bucket, prefix) -> told.add(bucket + "/" + prefix));
-    memory.remember(new FileStatus[] {file("s3a://b/d/a"), file("s3a://b/d/b"), file("s3a://b/e/c")});
+    WriteLog writes = new WriteLog();
+    ListingMemory memory = new ListingMemory(new ScriptedBucket(), 0, MINUTE, null, null, 1, writes,
+        (bucket, prefix) -> {
+          writes.wrote(bucket, prefix);
+          told.add(bucket + "/" + prefix);
+        });
+    memory.remember(new FileStatus[] {file("s3a://b/d/a"), file("s3a://b/d/b"), file("s3a://b/e/c")}, memory.generation());
     assertThat(memory.listedRecently(at("d/a"))).isEqualTo(new ObjectRef(at("d/a"), 10, "\"e-s3a://b/d/a\""));
 
     memory.changed(new Path("/d"), new Path("s3a://other/d"), null);
@@ -105,14 +110,14 @@ class ListingMemoryTest {
 
   @Test
   void listedVersionsStandInForAHeadOnlyWithATtl() {
-    ListingMemory memory = new ListingMemory(new ScriptedBucket(), 2, 0, null, null, 1, (bucket, prefix) -> { });
-    memory.remember(new FileStatus[] {file("s3a://b/d/a")});
+    ListingMemory memory = new ListingMemory(new ScriptedBucket(), 2, 0, null, null, 1, new WriteLog(), (bucket, prefix) -> { });
+    memory.remember(new FileStatus[] {file("s3a://b/d/a")}, memory.generation());
     assertThat(memory.listedRecently(at("d/a"))).isNull();
   }
 
   @Test
   void aDeclaredOrderNamesItsFirstFilesOfThisBucketToFetchNow() {
-    ListingMemory memory = new ListingMemory(new ScriptedBucket(), 2, MINUTE, null, null, 1, (bucket, prefix) -> { });
+    ListingMemory memory = new ListingMemory(new ScriptedBucket(), 2, MINUTE, null, null, 1, new WriteLog(), (bucket, prefix) -> { });
     FileStatus dir = new FileStatus(0, true, 1, 1, 0, new Path("s3a://b/d"));
     List<FileStatus> files = List.of(dir, file("s3a://b/d/a"), file("s3a://other/d/x"), file("s3a://b/d/b"),
         file("s3a://b/d/c"));
@@ -123,7 +128,7 @@ class ListingMemoryTest {
 
   @Test
   void withoutAGlobNoListingIsKept() throws Exception {
-    ListingMemory memory = new ListingMemory(new ScriptedBucket(), 2, MINUTE, null, null, 1, (bucket, prefix) -> { });
+    ListingMemory memory = new ListingMemory(new ScriptedBucket(), 2, MINUTE, null, null, 1, new WriteLog(), (bucket, prefix) -> { });
     assertThat(memory.heldOrSiblings(new Path("/d"))).isNull();
     assertThat(memory.heldOrSiblings(new Path("/e"))).isNull();
   }

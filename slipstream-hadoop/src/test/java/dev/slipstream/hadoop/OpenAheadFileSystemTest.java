@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.slipstream.Counter;
 import dev.slipstream.ObjectRef;
 import dev.slipstream.S3Location;
+import dev.slipstream.WriteLog;
 import dev.slipstream.testkit.ForkedS3Server;
 import dev.slipstream.testkit.TestData;
 import java.io.IOException;
@@ -212,9 +213,9 @@ class OpenAheadFileSystemTest {
   @Test
   void listingOrderIsPerListingAndBounded() {
     ListingOrder order = new ListingOrder(5,
-        s -> new ObjectRef(new S3Location("b", s.getPath().getName()), s.getLen(), null));
-    ListingOrder.Listing a = order.newListing();
-    ListingOrder.Listing b = order.newListing();
+        s -> new ObjectRef(new S3Location("b", s.getPath().getName()), s.getLen(), null), new WriteLog());
+    ListingOrder.Listing a = order.newListing(order.generation());
+    ListingOrder.Listing b = order.newListing(order.generation());
     // Two listings handed out at the same time, interleaved: each keeps its own order.
     for (int i = 0; i < 3; i++) {
       a.listed(status("a" + i));
@@ -222,7 +223,8 @@ class OpenAheadFileSystemTest {
         b.listed(status("b" + i));
       }
     }
-    order.listed(new FileStatus[] {new FileStatus(0, true, 1, 0, 0, new Path("s3a://b/dir"))}); // directories: ignored
+    // directories: ignored
+    order.listed(new FileStatus[] {new FileStatus(0, true, 1, 0, 0, new Path("s3a://b/dir"))}, order.generation());
     assertThat(order.size()).isEqualTo(5);
     assertThat(names(order.after(new S3Location("b", "a0"), 5))).containsExactly("a1", "a2");
     assertThat(names(order.after(new S3Location("b", "a1"), 1))).containsExactly("a2");
@@ -236,7 +238,7 @@ class OpenAheadFileSystemTest {
     for (int i = 0; i < 20; i++) {
       many.add(status("c" + i));
     }
-    order.listed(many.toArray(new FileStatus[0]));
+    order.listed(many.toArray(new FileStatus[0]), order.generation());
     assertThat(order.size()).isLessThanOrEqualTo(5);
     assertThat(names(order.after(new S3Location("b", "c18"), 3))).containsExactly("c19");
     assertThat(order.after(new S3Location("b", "a0"), 3)).isEmpty();

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.iceberg.aws.s3.S3FileIO;
+import org.apache.iceberg.aws.s3.S3FileIOProperties;
 import org.apache.iceberg.io.BulkDeletionFailureException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.FileInfo;
@@ -54,6 +55,8 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  */
 public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, SupportsBulkOperations {
   private static final long serialVersionUID = 1L;
+  /** S3FileIO's delete batches in one {@link #deleteFiles} chunk: the paths held at once (10,000 by default). */
+  static final int BATCHES_PER_CHUNK = 40;
 
   private Map<String, String> properties = Map.of();
   private transient volatile FileIOClients clients;
@@ -137,36 +140,57 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
   }
 
   /**
-   * S3FileIO's bulk delete (batched DeleteObjects). Slipstream forgets each path twice: as it is handed over,
-   * and once S3FileIO has deleted its batches, since a read answered between the two (S3FileIO deletes a
-   * batch only once it is full, or at the end) would leave an answer standing for an object that is gone.
+   * S3FileIO's bulk delete (batched DeleteObjects), handed {@link #BATCHES_PER_CHUNK} of its batches at a
+   * time, so that the paths held at once are a chunk's however many come (Iceberg's expiry may hand over a
+   * million). Slipstream forgets each path once, when its chunk's delete has returned: the object is gone
+   * then, so no answer from before stands after, and an answer to a read sent before the forget is not kept
+   * (the client's {@link dev.slipstream.WriteLog}). Within a chunk S3FileIO deletes its batches on its own
+   * threads, as it would the whole. A chunk whose deletes partly fail does not stop the next ones: the
+   * failures are added up and thrown at the end, as S3FileIO does for its batches. A path that is no S3
+   * location fails the call, naming it, once the paths before it are deleted.
    */
   @Override
   public void deleteFiles(Iterable<String> paths) throws BulkDeletionFailureException {
     Objects.requireNonNull(paths, "paths");
     FileIOClients c = clients();
-    List<S3Location> handedOver = new ArrayList<>();
+    int chunkSize = BATCHES_PER_CHUNK * Integer.parseInt(properties.getOrDefault(
+        S3FileIOProperties.DELETE_BATCH_SIZE, String.valueOf(S3FileIOProperties.DELETE_BATCH_SIZE_DEFAULT)).trim());
+    int failed = 0;
     try {
-      c.writer().deleteFiles(() -> new Iterator<>() {
-        private final Iterator<String> it = paths.iterator();
-
-        @Override
-        public boolean hasNext() {
-          return it.hasNext();
+      Iterator<String> it = paths.iterator();
+      while (it.hasNext()) {
+        List<String> chunk = new ArrayList<>();
+        List<S3Location> objects = new ArrayList<>();
+        try {
+          while (it.hasNext() && chunk.size() < chunkSize) {
+            String path = it.next();
+            objects.add(object(path));
+            chunk.add(path);
+          }
+        } finally {
+          failed += deleteChunk(c, chunk, objects);
         }
-
-        @Override
-        public String next() {
-          String path = it.next();
-          S3Location object = object(path);
-          c.reader().changed(object);
-          handedOver.add(object);
-          return path;
-        }
-      });
+      }
     } finally {
-      handedOver.forEach(c.reader()::changed);
       Reference.reachabilityFence(this);
+    }
+    if (failed > 0) {
+      throw new BulkDeletionFailureException(failed);
+    }
+  }
+
+  /** Deletes {@code chunk} through S3FileIO and forgets its objects, however that ends; returns the paths it failed to delete. */
+  private static int deleteChunk(FileIOClients c, List<String> chunk, List<S3Location> objects) {
+    if (chunk.isEmpty()) {
+      return 0;
+    }
+    try {
+      c.writer().deleteFiles(chunk);
+      return 0;
+    } catch (BulkDeletionFailureException e) {
+      return e.numberFailedObjects();
+    } finally {
+      objects.forEach(c.reader()::changed);
     }
   }
 

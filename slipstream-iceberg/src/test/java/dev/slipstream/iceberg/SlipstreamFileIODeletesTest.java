@@ -98,6 +98,62 @@ class SlipstreamFileIODeletesTest {
         .isInstanceOf(NotFoundException.class).hasMessageContaining(first);
   }
 
+  /**
+   * Iceberg's expiry hands {@code deleteFiles} every file it removes, lazily, a million at times: each path
+   * is forgotten once, after S3FileIO deleted it, and no more than a chunk of paths
+   * ({@link SlipstreamFileIO#BATCHES_PER_CHUNK} of S3FileIO's batches) waits for that at any moment. Each
+   * forget is a write the client counts ({@code writes().generation()}), so the count says how many there were
+   * and when.
+   */
+  @Test
+  void aBulkDeleteForgetsEachPathOnceAfterItIsDeletedHoldingAChunkAtMost() throws IOException {
+    Map<String, String> p = s3.catalogProperties();
+    p.put("s3.delete.batch-size", "10");
+    int chunk = 10 * SlipstreamFileIO.BATCHES_PER_CHUNK;
+    int paths = chunk * 5 / 2;
+    String first = "s3://" + BUCKET + "/expired/f-0000.parquet";
+    try (SlipstreamFileIO small = new SlipstreamFileIO()) {
+      small.initialize(p);
+      try (PositionOutputStream out = small.newOutputFile(first).createOrOverwrite()) {
+        out.write(bytes(1_000, 7));
+      }
+      assertThat(small.newInputFile(first).exists()).isTrue(); // S3's answer stands
+      long start = small.slipstream().writes().generation();
+      List<Long> held = new java.util.ArrayList<>();
+      small.deleteFiles(() -> new Iterator<>() {
+        private int next;
+
+        @Override
+        public boolean hasNext() {
+          return next < paths;
+        }
+
+        @Override
+        public String next() {
+          long forgotten = small.slipstream().writes().generation() - start;
+          held.add(next - forgotten);
+          if (next == chunk + 1) {
+            assertThat(small.newInputFile(first).exists()).as("the first chunk deleted and forgotten").isFalse();
+          }
+          return String.format("s3://%s/expired/f-%04d.parquet", BUCKET, next++);
+        }
+      });
+      assertThat(small.slipstream().writes().generation() - start).as("forgets: one a path").isEqualTo(paths);
+      assertThat(held).as("paths handed over and not yet deleted and forgotten").allMatch(h -> h <= chunk);
+      assertThat(small.newInputFile(first).exists()).isFalse();
+    }
+  }
+
+  @Test
+  void aPathThatIsNoS3LocationFailsTheBulkDeleteAfterThePathsBeforeIt() throws IOException {
+    String before = "s3://" + BUCKET + "/bad/before.parquet";
+    write(before, bytes(100, 8));
+    assertThat(io.newInputFile(before).exists()).isTrue();
+    assertThatThrownBy(() -> io.deleteFiles(List.of(before, "hdfs://nn/x.parquet", before + ".never")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("hdfs://nn/x.parquet");
+    assertThat(io.newInputFile(before).exists()).as("deleted, and its answer forgotten").isFalse();
+  }
+
   @Test
   void deletingAWholeBucketForgetsEveryAnswerInIt() throws IOException {
     String path = "s3://" + WHOLE + "/table/data/part-0.parquet";

@@ -80,7 +80,7 @@ class RecentAnswersTest {
   void anAnswerToARequestOlderThanTheWritesRememberedIsNotKept() {
     RecentAnswers answers = new RecentAnswers(Duration.ofSeconds(30));
     long sentAt = answers.generation();
-    for (int i = 0; i <= RecentAnswers.WRITES_KEPT; i++) {
+    for (int i = 0; i <= dev.slipstream.WriteLog.WRITES_KEPT; i++) {
       answers.forgetUnder(S3Location.parse("s3://b/out/part-" + i));
     }
     answers.answered(FILE, V1, null, 10, sentAt);
@@ -118,8 +118,93 @@ class RecentAnswersTest {
     assertThat(answers.size()).isLessThanOrEqualTo(RecentAnswers.MAX_BYTES / (perAnswer - 1))
         .isGreaterThan(RecentAnswers.MAX_BYTES / perAnswer / 2);
     assertThat(answers.fresh(S3Location.parse("s3://b/table/part-199999.parquet"))).as("the last answer").isNotNull();
+    assertThat(answers.indexed()).as("the index holds the answers kept, no more").isEqualTo(answers.size());
     now.addAndGet(TimeUnit.SECONDS.toNanos(30));
     assertThat(answers.size()).isZero();
     assertThat(answers.weightedBytes()).isZero();
+    assertThat(answers.indexed()).isZero();
+  }
+
+  @Test
+  void anAnswerPutOverAnExpiredOneIsStillFoundByAForget() {
+    AtomicLong now = new AtomicLong();
+    RecentAnswers answers = new RecentAnswers(Duration.ofSeconds(30), RecentAnswers.MAX_BYTES, now::get);
+    answers.answered(FILE, V1, null, 10, answers.generation());
+    now.addAndGet(TimeUnit.SECONDS.toNanos(31)); // expired, not yet dropped
+    answers.answered(FILE, V1, null, 10, answers.generation()); // the same version, answered again
+    assertThat(answers.fresh(FILE)).isNotNull();
+    assertThat(answers.indexed()).isEqualTo(1);
+    answers.forgetUnder(S3Location.parse("s3://b/dir"));
+    assertThat(answers.fresh(FILE)).isNull();
+    assertThat(answers.indexed()).isZero();
+  }
+
+  /** Answers, refusals, forgets and expiry on a few keys from several threads: a forget still finds every answer kept. */
+  @Test
+  void underConcurrentAnswersAndForgetsTheIndexHoldsTheAnswersKept() throws Exception {
+    AtomicLong now = new AtomicLong();
+    RecentAnswers answers = new RecentAnswers(Duration.ofSeconds(30), 200L * RecentAnswers.FIXED_BYTES, now::get);
+    int threads = 4;
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+    try {
+      java.util.List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        long seed = t;
+        done.add(pool.submit(() -> {
+          java.util.Random random = new java.util.Random(seed);
+          for (int i = 0; i < 50_000; i++) {
+            S3Location l = new S3Location("b", "d" + random.nextInt(4) + "/f" + random.nextInt(100));
+            switch (random.nextInt(8)) {
+              case 0 -> answers.forgetUnder(l);
+              case 1 -> answers.forgetUnder("b", "d" + random.nextInt(4));
+              case 2 -> answers.forget(l);
+              case 3 -> now.addAndGet(TimeUnit.SECONDS.toNanos(1));
+              default -> answers.answered(l, V1, null, 10, answers.generation());
+            }
+          }
+        }));
+      }
+      for (java.util.concurrent.Future<?> f : done) {
+        f.get(2, TimeUnit.MINUTES);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(answers.indexed()).isEqualTo(answers.size());
+    answers.forgetUnder("b", "");
+    assertThat(answers.size()).as("every answer kept was found by the forget").isZero();
+    assertThat(answers.indexed()).isZero();
+  }
+
+  /**
+   * Iceberg's expiry deletes 100,000 paths one by one while 20,000 answers stand: each forget looks at
+   * the answers it forgets and at most one more (the first key after its prefix), however many are kept.
+   * Counted, not timed: before the answers were indexed, each forget looked at every answer kept.
+   */
+  @Test
+  void aForgetExaminesWhatItForgetsNotEveryAnswerKept() {
+    int paths = 100_000;
+    long[] examinedPerPath = new long[2];
+    int[] kept = {0, 20_000};
+    for (int run = 0; run < 2; run++) {
+      RecentAnswers answers = new RecentAnswers(Duration.ofSeconds(30), 64L << 20, () -> 0L);
+      for (int i = 0; i < kept[run]; i++) { // the table's live files, and another table's
+        String key = String.format(i % 2 == 0 ? "t/data/g-%06d" : "a/data/f-%06d", i);
+        answers.answered(new S3Location("b", key), V1, null, 10, answers.generation());
+      }
+      for (int i = 0; i < 10_000; i++) { // deleted files read lately
+        answers.answered(new S3Location("b", String.format("t/data/f-%06d", i)), V1, null, 10, answers.generation());
+      }
+      long before = answers.examined();
+      for (int i = 0; i < paths; i++) {
+        answers.forgetUnder("b", String.format("t/data/f-%06d", i));
+      }
+      examinedPerPath[run] = answers.examined() - before;
+      assertThat(answers.fresh(new S3Location("b", "t/data/f-000007"))).as("a deleted file's answer").isNull();
+      assertThat(answers.size()).as("the deleted files' answers gone, the live ones kept").isEqualTo(kept[run]);
+    }
+    assertThat(examinedPerPath[1]).as("answers examined by %,d forgets with %,d answers kept", paths, kept[1])
+        .isLessThanOrEqualTo(2L * paths);
+    assertThat(examinedPerPath[0]).as("and with none kept").isLessThanOrEqualTo(2L * paths);
   }
 }
