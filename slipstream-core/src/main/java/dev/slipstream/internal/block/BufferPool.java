@@ -41,7 +41,8 @@ import java.util.function.LongSupplier;
  * stay in their buffer, under their name, once their last holder lets go, and count as free. A stream
  * reads them again ({@link #pinKept}) or takes the buffer over ({@link #takeKept}); any request for
  * memory that free buffers and the budget cannot meet takes them first, least recently used first,
- * before it evicts or waits for anything a stream holds. Bytes a declared sequential read has read past
+ * before it evicts or waits for anything a stream holds; a request that giving them all up could not
+ * meet takes none of them (unless one is a buffer of its very size). Bytes a declared sequential read has read past
  * ({@link PooledBytes#passed}) go first: a request for a buffer of their size takes the eldest of them
  * before it allocates, so that a long read, or a read of one object after another, reuses its buffers
  * instead of zeroing new ones while the budget has room. Read again before that, they are kept as any
@@ -263,8 +264,8 @@ public final class BufferPool {
   }
 
   /**
-   * A buffer of exactly {@code size} bytes, or null if the budget is spent (kept bytes given up first).
-   * Never waits.
+   * A buffer of exactly {@code size} bytes, or null if the budget is spent (kept bytes given up first,
+   * but only when that makes room: a refused request leaves the memory cache as it was). Never waits.
    */
   public byte[] tryAcquire(int size) {
     lock.lock();
@@ -419,6 +420,13 @@ public final class BufferPool {
     KeptBuffers.Kept passed = kept.evictPassed(size);
     if (passed != null) {
       return handOut(passed.buffer(), passed.held());
+    }
+    if (allocated() - free.bytes() - kept.unreadBytes() + cost > budget) {
+      // No dropping makes room: the memory in use (a kept buffer being read is in use) and the request
+      // exceed the budget. Give nothing up for a request that would be refused anyway; only a kept
+      // buffer of this very size can serve it as it is.
+      KeptBuffers.Kept same = kept.evictEldest(size);
+      return same == null ? null : handOut(same.buffer(), same.held());
     }
     // Make room by dropping free buffers of other sizes, if that is what stands in the way.
     while (allocated() + cost > budget && free.dropAny() >= 0) {
