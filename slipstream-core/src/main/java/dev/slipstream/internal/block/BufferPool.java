@@ -529,7 +529,7 @@ public final class BufferPool {
   }
 
   /** Bytes of heap outside the pool's buffers counted as in use ({@link #tryReserve}). */
-  public long reservedBytes() {
+  long reservedBytes() {
     lock.lock();
     try {
       return reservedBytes;
