@@ -85,7 +85,8 @@ public final class Slipstream implements AutoCloseable {
           + " budget of " + resources.budget + " bytes (memory.max, set by the first Slipstream client of this"
           + " JVM); use a smaller block size or isolated resources");
     }
-    Sources.Shared shared = sharedTier(config, stats); // first: a missing module must not leave an S3 client open
+    // First: a missing module must not leave an S3 client open. Its heap outside the buffers counts in the budget.
+    Sources.Shared shared = sharedTier(config, stats, new dev.slipstream.internal.block.CountedHeap(resources.pool));
     if (b.readsClient != null && b.s3Client == null) {
       throw new IllegalStateException("readsClient is given without s3Client: give both, or neither");
     }
@@ -355,7 +356,8 @@ public final class Slipstream implements AutoCloseable {
   }
 
   /** The shared tier of {@code config}, through the store a module provides; null if shared.mode is off. */
-  private static Sources.Shared sharedTier(SlipstreamConfig config, ReadStatistics stats) {
+  private static Sources.Shared sharedTier(SlipstreamConfig config, ReadStatistics stats,
+      dev.slipstream.spi.HeapAllowance heap) {
     if (config.sharedMode() == SharedMode.OFF) {
       return null;
     }
@@ -367,7 +369,7 @@ public final class Slipstream implements AutoCloseable {
             config.sharedMode() == SharedMode.SHADOW ? ""
                 : " and plant blocks this client serves once S3 has answered its open");
       }
-      return new Sources.Shared(p.open(config, stats), config.sharedMode(),
+      return new Sources.Shared(p.open(config, stats, heap), config.sharedMode(),
           new SharedNames(config.sharedNamespace(), config.sharedSecret().orElse(null)), config.sharedShadowFraction());
     }
     throw new IllegalArgumentException("shared.mode=" + config.sharedMode().name().toLowerCase(java.util.Locale.ROOT)

@@ -15,7 +15,8 @@ import dev.slipstream.SlipstreamConfig;
  * <p>A name is 32 bytes: a SHA-256 of the namespace and the block's identity (bucket, key, ETag, block size,
  * index), so no bucket or key name reaches the store. A store never throws from {@link #get} or {@link #put}
  * and never waits past its deadline: every problem is a miss, or a write not made, counted on the
- * statistics it was opened with.
+ * statistics it was opened with. Heap it allocates outside the buffers it is given (a client library's
+ * arrays) it takes from the {@link HeapAllowance} it was opened with, so that {@code memory.max} bounds it.
  */
 public interface SharedBlockStore extends AutoCloseable {
   /**
@@ -50,10 +51,22 @@ public interface SharedBlockStore extends AutoCloseable {
   /** Opens a store: the service a module registers in {@code META-INF/services}. */
   interface Provider {
     /**
-     * A store for {@code config}'s {@code shared.*} settings, counting on {@code stats}.
+     * A store for {@code config}'s {@code shared.*} settings, counting on {@code stats}, whose heap outside
+     * Slipstream's buffers nobody counts ({@link HeapAllowance#UNCOUNTED}).
      *
      * @throws IllegalArgumentException a setting this store cannot use, naming its key
      */
     SharedBlockStore open(SlipstreamConfig config, ReadStatistics stats);
+
+    /**
+     * A store for {@code config}'s {@code shared.*} settings, counting on {@code stats}, that takes any heap
+     * it allocates outside Slipstream's buffers from {@code heap}: what a client opens. A store that
+     * allocates none may leave this as it is.
+     *
+     * @throws IllegalArgumentException a setting this store cannot use, naming its key
+     */
+    default SharedBlockStore open(SlipstreamConfig config, ReadStatistics stats, HeapAllowance heap) {
+      return open(config, stats);
+    }
   }
 }

@@ -48,6 +48,14 @@ final class Chunks {
     this.secret = secret == null ? null : new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256");
   }
 
+  /**
+   * The most bytes a stored value of a chunk of {@code payload} bytes has, signed or not: the array the
+   * client reads it into, or sends it from.
+   */
+  static int valueLength(int payload) {
+    return HEADER + HMAC + payload;
+  }
+
   static int count(int blockLength) {
     return Math.max(1, (blockLength + CHUNK - 1) / CHUNK);
   }

@@ -9,6 +9,7 @@ import com.spotify.folsom.MemcacheStatus;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.SlipstreamConfig;
+import dev.slipstream.spi.HeapAllowance;
 import dev.slipstream.spi.SharedBlockStore;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -27,10 +29,25 @@ import java.util.concurrent.TimeoutException;
  * in a row is left alone for a while ({@link ServerHealth}); its chunks are misses meanwhile and the ring
  * stays as it is, so no other server's keys move. Nothing here throws into a read: every problem is a miss
  * or a write not made, counted.
+ *
+ * <p>Heap. Folsom reads every value into an array of its own, and sends every value from one (the chunk
+ * with its header, {@link Chunks#encode}): up to a block's worth of arrays per lookup or write, outside the
+ * buffers Slipstream hands the store, and no client option reads into or writes from those. So each lookup
+ * and write first takes room for its chunks' arrays, within the lookup's deadline or the write's: at most
+ * {@value #IN_FLIGHT_BLOCKS} blocks' worth of chunks in flight for the whole store, and that heap counted in
+ * {@code memory.max} ({@link HeapAllowance}); the room is given back when Folsom ends the request, answered
+ * or failed, not when the store stops waiting for it (a request cut off by our deadline still has its
+ * answer read into new arrays). With no room, no request: a miss, or a write not made ({@code no_memory}).
  */
 public final class MemcachedBlockStore implements SharedBlockStore {
   /** Connections per server: a block's multi-get does not hold up every other lookup of the host. */
   static final int CONNECTIONS = 4;
+  /**
+   * Blocks' worth of chunks whose arrays may exist at once, lookups and writes together: a few fetch threads'
+   * lookups beside the one writer's block, each of up to {@code 2 * block.size} of heap (a chunk is
+   * humongous under G1's regions of 1 MiB), not one per fetch thread.
+   */
+  static final int IN_FLIGHT_BLOCKS = 4;
   private final List<InetSocketAddress> servers;
   private final List<MemcacheClient<byte[]>> clients = new ArrayList<>();
   private final List<ServerHealth> health = new ArrayList<>();
@@ -41,19 +58,35 @@ public final class MemcachedBlockStore implements SharedBlockStore {
   private final long writeTimeoutNanos;
   private final int ttlSeconds;
   private final ReadStatistics stats;
+  /** Where the heap of the chunks' arrays is counted. */
+  private final HeapAllowance heap;
+  /** Chunks whose arrays may exist at once: a permit a chunk, in order of asking. */
+  private final Semaphore inFlight;
+  private final int maxInFlight;
 
   /** The service that opens this store for {@code shared.mode} (META-INF/services). */
   public static final class Provider implements SharedBlockStore.Provider {
     @Override
     public SharedBlockStore open(SlipstreamConfig config, ReadStatistics stats) {
+      return open(config, stats, HeapAllowance.UNCOUNTED);
+    }
+
+    @Override
+    public SharedBlockStore open(SlipstreamConfig config, ReadStatistics stats, HeapAllowance heap) {
       return new MemcachedBlockStore(config.sharedServers(), config.sharedSecret().orElse(null),
           config.sharedTimeout().toNanos(), config.sharedTimeoutAdaptive(), (int) config.sharedTtl().toSeconds(),
-          stats);
+          stats, heap, IN_FLIGHT_BLOCKS * Chunks.count(config.blockSize()));
     }
   }
 
   MemcachedBlockStore(List<InetSocketAddress> servers, String secret, long timeoutNanos, boolean adaptiveTimeout,
-      int ttlSeconds, ReadStatistics stats) {
+      int ttlSeconds, ReadStatistics stats, HeapAllowance heap, int maxChunksInFlight) {
+    if (maxChunksInFlight <= 0) {
+      throw new IllegalArgumentException("chunks in flight must be positive: " + maxChunksInFlight);
+    }
+    this.heap = heap;
+    this.maxInFlight = maxChunksInFlight;
+    this.inFlight = new Semaphore(maxChunksInFlight, true);
     this.servers = List.copyOf(servers);
     List<KetamaRing.Server> onRing = new ArrayList<>();
     for (InetSocketAddress a : servers) {
@@ -111,30 +144,93 @@ public final class MemcachedBlockStore implements SharedBlockStore {
       keys.add(Chunks.key(name, c));
     }
     ServerNumbers counted = numbers.get(s);
-    counted.lookups.increment();
     long start = System.nanoTime();
     long wait = deadline.nanos();
-    CompletableFuture<List<byte[]>> asked = clients.get(s).get(keys).toCompletableFuture();
-    List<byte[]> values;
+    // Room for the arrays Folsom reads the chunks into, within the lookup's deadline: else a miss.
+    Runnable giveBack = room(keys.size(), Chunks.valueLength(Math.min(Chunks.CHUNK, length)), wait, counted);
+    if (giveBack == null) {
+      return false;
+    }
+    counted.lookups.increment();
+    long sent = System.nanoTime();
+    CompletableFuture<List<byte[]>> asked;
+    try {
+      asked = clients.get(s).get(keys).toCompletableFuture();
+    } catch (RuntimeException e) {
+      giveBack.run();
+      throw e;
+    }
+    List<byte[]> values = null;
     try {
       values = asked.get(Math.max(0, start + wait - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (TimeoutException t) {
       deadline.timedOut(wait);
       failed(s, Counter.SHARED_TIMEOUTS, counted.timeouts);
-      asked.cancel(false);
       return false;
     } catch (ExecutionException failure) {
       failed(s, Counter.SHARED_ERRORS, counted.errors);
       return false;
     } catch (InterruptedException i) {
       Thread.currentThread().interrupt();
-      asked.cancel(false);
       return false;
+    } finally {
+      if (values == null) {
+        // Not cancelled: that stops no answer, which Folsom still reads into new arrays. The room goes back
+        // once the request has ended, answered or failed.
+        asked.whenComplete((v, t) -> giveBack.run());
+      }
     }
-    long took = System.nanoTime() - start;
+    long took = System.nanoTime() - sent;
     health.get(s).answered();
     counted.answered(took);
     deadline.answered(took);
+    try {
+      return decodeAll(values, name, first, length, from, n, dst, off, counted);
+    } finally {
+      giveBack.run(); // the chunks' arrays are garbage from here
+    }
+  }
+
+  /**
+   * Room for {@code count} chunks' arrays of at most {@code length} bytes: permits in flight, waited for at
+   * most {@code waitNanos}, and heap in memory.max, never waited for. Returns what gives it back (once, from
+   * any thread), or null if there is none, counted.
+   */
+  private Runnable room(int count, int length, long waitNanos, ServerNumbers counted) {
+    int permits = Math.min(count, maxInFlight); // a store sized below one block still makes progress
+    try {
+      if (!inFlight.tryAcquire(permits, waitNanos, TimeUnit.NANOSECONDS)) {
+        counted.noMemory.increment();
+        return null;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
+    HeapAllowance.Lease lease;
+    try {
+      lease = heap.tryTake(count, length);
+    } catch (RuntimeException e) {
+      inFlight.release(permits);
+      throw e;
+    }
+    if (lease == null) {
+      inFlight.release(permits);
+      counted.noMemory.increment();
+      return null;
+    }
+    java.util.concurrent.atomic.AtomicBoolean given = new java.util.concurrent.atomic.AtomicBoolean();
+    return () -> {
+      if (given.compareAndSet(false, true)) {
+        lease.release();
+        inFlight.release(permits);
+      }
+    };
+  }
+
+  /** Checks and copies the chunks a lookup found; true only if all were there and good. */
+  private boolean decodeAll(List<byte[]> values, byte[] name, int first, int length, int from, int n, byte[] dst,
+      int off, ServerNumbers counted) {
     int found = 0;
     for (int i = 0; i < values.size(); i++) {
       byte[] v = values.get(i);
@@ -179,12 +275,22 @@ public final class MemcachedBlockStore implements SharedBlockStore {
       return false;
     }
     ServerNumbers counted = numbers.get(s);
-    List<CompletableFuture<MemcacheStatus>> sets = new ArrayList<>();
-    for (int c = 0; c < Chunks.count(length); c++) {
-      sets.add(clients.get(s).set(Chunks.key(name, c), chunks.encode(name, c, src, off, length), ttlSeconds)
-          .toCompletableFuture());
-    }
     long until = System.nanoTime() + writeTimeoutNanos;
+    // Room for the chunks' arrays, each held by its set until the server answered it: else no write.
+    int count = Chunks.count(length);
+    Runnable giveBack = room(count, Chunks.valueLength(Math.min(Chunks.CHUNK, length)), writeTimeoutNanos, counted);
+    if (giveBack == null) {
+      return false;
+    }
+    List<CompletableFuture<MemcacheStatus>> sets = new ArrayList<>();
+    try {
+      for (int c = 0; c < count; c++) {
+        sets.add(clients.get(s).set(Chunks.key(name, c), chunks.encode(name, c, src, off, length), ttlSeconds)
+            .toCompletableFuture());
+      }
+    } finally {
+      CompletableFuture.allOf(sets.toArray(CompletableFuture[]::new)).whenComplete((v, t) -> giveBack.run());
+    }
     boolean all = true;
     for (CompletableFuture<MemcacheStatus> set : sets) {
       try {

@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * What one server has seen, for operators ({@code Slipstream.sharedTierServers()}, and the metrics binder's
  * {@code server} label): chunks found and not, timeouts, errors, times left alone, bytes read, chunks
- * written and not, and the latency of its lookups (the last {@value #WINDOW}).
+ * written and not, lookups and writes not made for want of memory, and the latency of its lookups (the last
+ * {@value #WINDOW}).
  */
 final class ServerNumbers {
   static final int WINDOW = 512;
@@ -25,6 +26,8 @@ final class ServerNumbers {
   final LongAdder bytesRead = new LongAdder();
   final LongAdder sets = new LongAdder();
   final LongAdder setFailures = new LongAdder();
+  /** Lookups and writes not made: no room for their chunks' arrays (in flight, or in memory.max). */
+  final LongAdder noMemory = new LongAdder();
   private final RecentLatencies lookupMicros = new RecentLatencies(WINDOW);
 
   /** A lookup on this server was answered after {@code nanos}. */
@@ -44,6 +47,7 @@ final class ServerNumbers {
     v.put("bytes_read", bytesRead.sum());
     v.put("sets", sets.sum());
     v.put("set_failures", setFailures.sum());
+    v.put("no_memory", noMemory.sum());
     v.put("lookup_p50_us", lookupMicros.quantile(0.5));
     v.put("lookup_p99_us", lookupMicros.quantile(0.99));
     v.put("lookup_p999_us", lookupMicros.quantile(0.999));

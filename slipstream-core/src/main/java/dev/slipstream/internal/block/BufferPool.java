@@ -41,7 +41,8 @@ import java.util.function.LongSupplier;
  * stay in their buffer, under their name, once their last holder lets go, and count as free. A stream
  * reads them again ({@link #pinKept}) or takes the buffer over ({@link #takeKept}); any request for
  * memory that free buffers and the budget cannot meet takes them first, least recently used first,
- * before it evicts or waits for anything a stream holds. Bytes a declared sequential read has read past
+ * before it evicts or waits for anything a stream holds; a request that giving them all up could not
+ * meet takes none of them (unless one is a buffer of its very size). Bytes a declared sequential read has read past
  * ({@link PooledBytes#passed}) go first: a request for a buffer of their size takes the eldest of them
  * before it allocates, so that a long read, or a read of one object after another, reuses its buffers
  * instead of zeroing new ones while the budget has room. Read again before that, they are kept as any
@@ -54,6 +55,11 @@ import java.util.function.LongSupplier;
  * holds free buffers (so also after the last read). Memory handed out (a stream's blocks, a
  * reader's pin on kept bytes) is held strongly and is never taken back this way.
  *
+ * <p>Heap a read takes outside the pool's buffers, where a client library allocates arrays of its own (the
+ * shared tier's, {@link CountedHeap}), is counted here too while it lasts ({@link #tryReserve}): as memory
+ * in use, taken only if the budget has room (free and kept buffers giving way as for a buffer), never
+ * waited for.
+ *
  * <p>The budget and every count of bytes here are of heap taken, which for a large buffer is more than its
  * length ({@link HeapRegions}): the budget bounds what the pool costs the engine's heap.
  */
@@ -64,6 +70,8 @@ public final class BufferPool {
   /** Idle, evictable blocks in the order they became idle. */
   private final LinkedHashSet<Evictable> idle = new LinkedHashSet<>();
   private long inUseBytes;
+  /** Of {@link #inUseBytes}, heap taken outside the pool's buffers ({@link #tryReserve}). */
+  private long reservedBytes;
   /** Free buffers that hold nothing kept, waiting for reuse. */
   private final FreeBuffers free;
   /**
@@ -150,7 +158,10 @@ public final class BufferPool {
     return budget;
   }
 
-  /** Bytes of buffers that exist: handed out, or free in the pool (and not yet taken by the collector). */
+  /**
+   * Bytes of buffers that exist: handed out, or free in the pool (and not yet taken by the collector); and
+   * the heap reserved outside them ({@link #reservedBytes}).
+   */
   public long allocatedBytes() {
     lock.lock();
     try {
@@ -161,7 +172,10 @@ public final class BufferPool {
     }
   }
 
-  /** Bytes handed out and not yet returned. Zero when every stream is closed. */
+  /**
+   * Bytes handed out and not yet returned, with the heap outside the pool's buffers counted for reads
+   * ({@link #reservedBytes}). Zero when every stream is closed.
+   */
   public long inUseBytes() {
     lock.lock();
     try {
@@ -263,8 +277,8 @@ public final class BufferPool {
   }
 
   /**
-   * A buffer of exactly {@code size} bytes, or null if the budget is spent (kept bytes given up first).
-   * Never waits.
+   * A buffer of exactly {@code size} bytes, or null if the budget is spent (kept bytes given up first,
+   * but only when that makes room: a refused request leaves the memory cache as it was). Never waits.
    */
   public byte[] tryAcquire(int size) {
     lock.lock();
@@ -420,21 +434,16 @@ public final class BufferPool {
     if (passed != null) {
       return handOut(passed.buffer(), passed.held());
     }
-    // Make room by dropping free buffers of other sizes, if that is what stands in the way.
-    while (allocated() + cost > budget && free.dropAny() >= 0) {
-      // dropped one
+    if (!roomCanBeMade(cost)) {
+      // Give nothing up for a request that would be refused anyway; only a kept buffer of this very size
+      // can serve it as it is.
+      KeptBuffers.Kept same = kept.evictEldest(size);
+      return same == null ? null : handOut(same.buffer(), same.held());
     }
-    // Then by giving up kept bytes, least recently used first: a buffer of the right size is reused as it is.
-    while (allocated() + cost > budget) {
-      KeptBuffers.Kept dropped = kept.evictEldest();
-      if (dropped == null) {
-        break;
-      }
-      if (dropped.held().size == size) {
-        return handOut(dropped.buffer(), dropped.held());
-      }
-      dropped.held().where = IdleBuffer.Where.GONE;
-      dropped.held().clear();
+    // A kept buffer of the right size given up on the way is reused as it is.
+    KeptBuffers.Kept same = makeRoom(cost, size);
+    if (same != null) {
+      return handOut(same.buffer(), same.held());
     }
     if (allocated() + cost <= budget) {
       // Counted only once it exists: an OutOfMemoryError here must not hold budget forever.
@@ -442,6 +451,91 @@ public final class BufferPool {
       return handOut(b, new IdleBuffer(b, cost, collectorTook));
     }
     return null;
+  }
+
+  /**
+   * Whether dropping free buffers and kept ones nobody reads could make room for {@code cost} more bytes:
+   * not when the memory in use (a kept buffer being read is in use) and the request exceed the budget.
+   */
+  private boolean roomCanBeMade(long cost) {
+    return allocated() - free.bytes() - kept.unreadBytes() + cost <= budget;
+  }
+
+  /**
+   * Makes room for {@code cost} more bytes: drops free buffers of any size, then gives up kept bytes, least
+   * recently used first. Returns a kept buffer of {@code reuseSize} bytes it came to instead of dropping it
+   * (the caller reuses it, and needs no more room), or null.
+   */
+  private KeptBuffers.Kept makeRoom(long cost, int reuseSize) {
+    while (allocated() + cost > budget && free.dropAny() >= 0) {
+      // dropped one
+    }
+    while (allocated() + cost > budget) {
+      KeptBuffers.Kept dropped = kept.evictEldest();
+      if (dropped == null) {
+        break;
+      }
+      if (dropped.held().size == reuseSize) {
+        return dropped;
+      }
+      dropped.held().where = IdleBuffer.Where.GONE;
+      dropped.held().clear();
+    }
+    return null;
+  }
+
+  /**
+   * Counts {@code cost} bytes of heap that something other than a buffer of this pool takes for a read (a
+   * client library's own arrays, {@link CountedHeap}) against the budget, as in use, making room as a
+   * buffer would; false, giving nothing up, if the budget cannot hold it now. Never waits. {@link
+   * #unreserve} gives it back.
+   */
+  boolean tryReserve(long cost) {
+    if (cost <= 0) {
+      throw new IllegalArgumentException("heap to reserve must be positive: " + cost);
+    }
+    lock.lock();
+    try {
+      expunge();
+      free.dropIdle(clock.getAsLong(), false);
+      if (!roomCanBeMade(cost)) {
+        return false;
+      }
+      makeRoom(cost, -1);
+      if (allocated() + cost > budget) {
+        return false;
+      }
+      inUseBytes += cost;
+      reservedBytes += cost;
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Gives back {@code cost} bytes {@link #tryReserve} counted. */
+  void unreserve(long cost) {
+    lock.lock();
+    try {
+      if (cost <= 0 || cost > reservedBytes) {
+        throw new IllegalStateException("unreserving " + cost + " bytes of " + reservedBytes + " reserved");
+      }
+      inUseBytes -= cost;
+      reservedBytes -= cost;
+      released.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Bytes of heap outside the pool's buffers counted as in use ({@link #tryReserve}). */
+  long reservedBytes() {
+    lock.lock();
+    try {
+      return reservedBytes;
+    } finally {
+      lock.unlock();
+    }
   }
 
   private byte[] handOut(byte[] b, IdleBuffer held) {

@@ -71,12 +71,19 @@ public final class KeptBuffers {
    */
   private final HashMap<Integer, LinkedHashSet<Kept>> passed = new HashMap<>();
   private long bytes;
+  /** Bytes of the kept buffers being read now: no request for memory can have them. */
+  private long readBytes;
   /** Bytes the collector took back from here. */
   private long collected;
 
   /** Bytes of the buffers kept. */
   long bytes() {
     return bytes;
+  }
+
+  /** Bytes of the kept buffers nobody reads: what a request for memory could take. */
+  long unreadBytes() {
+    return bytes - readBytes;
   }
 
   /** Bytes of kept buffers the collector has taken back since the pool began. */
@@ -117,7 +124,9 @@ public final class KeptBuffers {
       detach(k, IdleBuffer.Where.GONE);
       return null;
     }
-    k.readers++;
+    if (k.readers++ == 0) {
+      readBytes += k.held.cost;
+    }
     unpass(k); // read again: worth keeping as any other
     return k;
   }
@@ -125,6 +134,7 @@ public final class KeptBuffers {
   void unpin(Kept k) {
     if (--k.readers == 0) {
       k.pinned = null; // idle again: softly held only
+      readBytes -= k.held.cost;
     }
   }
 
@@ -147,6 +157,14 @@ public final class KeptBuffers {
    */
   Kept evictEldest() {
     return evictEldest(byName.values(), -1);
+  }
+
+  /**
+   * Gives up the least recently used buffer of {@code size} bytes nobody reads, as {@link #evictEldest}
+   * does; null if there is none.
+   */
+  Kept evictEldest(int size) {
+    return evictEldest(byName.values(), size);
   }
 
   /**

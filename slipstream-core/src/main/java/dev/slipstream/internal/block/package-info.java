@@ -8,7 +8,9 @@
  * prefetch only when it is free, a waiting reader also by taking back an idle block. What it holds idle
  * (free buffers, and {@link dev.slipstream.internal.block.KeptBuffers}, the memory cache) it refers to
  * softly ({@link dev.slipstream.internal.block.IdleBuffer}), so the collector gives it to the engine's
- * heap before the JVM would run out; what a read uses is held strongly.
+ * heap before the JVM would run out; what a read uses is held strongly. Heap a shared tier's client
+ * allocates outside the buffers is counted in the same budget while its request lasts ({@link
+ * dev.slipstream.internal.block.CountedHeap}).
  * {@link dev.slipstream.internal.block.Block} is one reference-counted block; whoever drops the last
  * reference returns its buffer.
  */

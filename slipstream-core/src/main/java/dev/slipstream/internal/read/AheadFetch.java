@@ -7,6 +7,8 @@ import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.Destination;
 import dev.slipstream.internal.block.Span;
+import dev.slipstream.internal.fetch.Purpose;
+import dev.slipstream.internal.source.RangeThrough;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -19,7 +21,9 @@ import java.util.function.Function;
  * they are fetched ({@link HeldSpans#addAhead}), so that a read of their bytes waits for them rather than
  * fetching them again; dropped if their fetch fails (a read then fetches the bytes itself). A run of
  * pieces is one fetch into their buffers end to end ({@link Destination#pieces}): the GETs of one buffer.
- * Thread-safe.
+ * Such a fetch is a guess ({@link Purpose#fetchedAhead}): it queues behind every read a caller of any stream
+ * waits for, until a read of this stream comes to wait for one of its spans ({@link HeldSpans#pending});
+ * then it is promoted ahead of every prefetch, as a block is when its reader arrives. Thread-safe.
  */
 final class AheadFetch {
   private final HeldSpans spans;
@@ -27,6 +31,15 @@ final class AheadFetch {
   private final RowGroupPrefetch.Ahead fetch;
   private final StreamRequests requests;
   private final ReadStatistics stats;
+
+  /** Spans fetched ahead for {@code why} (a purpose {@linkplain Purpose#fetchedAhead fetched ahead}), through {@code ranges}. */
+  static AheadFetch of(RangeThrough ranges, Purpose why, HeldSpans spans, BufferPool pool, StreamRequests requests,
+      ReadStatistics stats) {
+    if (!why.fetchedAhead()) {
+      throw new IllegalArgumentException("not a purpose fetched ahead: " + why);
+    }
+    return new AheadFetch(spans, pool, (p, dst, n) -> ranges.range(p, dst, n, why), requests, stats);
+  }
 
   /** @param fetch how a range is fetched (the tiers, then S3) into pieces end to end */
   AheadFetch(HeldSpans spans, BufferPool pool, RowGroupPrefetch.Ahead fetch, StreamRequests requests,
@@ -62,18 +75,24 @@ final class AheadFetch {
       Function<Span, HeldSpans.Released> released) {
     List<Span> held = new ArrayList<>(buffers.size());
     List<CompletableFuture<Void>> ready = new ArrayList<>(buffers.size()); // each span filled, or dropped
+    // The spans are held before the fetch starts: a read that claims one meanwhile promotes it once it has.
+    CompletableFuture<RangeThrough.Fetch> started = new CompletableFuture<>();
+    Runnable claimed = () -> started.thenAccept(RangeThrough.Fetch::promote);
     for (int i = 0; i < buffers.size(); i++) {
       long at = start + (long) i * pieceSize;
       Span span = new Span(at, buffers.get(i), (int) Math.min(pieceSize, start + len - at), pool, stats);
       CompletableFuture<Void> done = new CompletableFuture<>();
-      spans.addAhead(span, done, released.apply(span));
+      spans.addAhead(span, done, released.apply(span), claimed);
       held.add(span);
       ready.add(done);
     }
     CompletableFuture<Void> fetched;
     try {
-      fetched = fetch.start(start, Destination.pieces(buffers, pieceSize), len).done();
+      RangeThrough.Fetch f = fetch.start(start, Destination.pieces(buffers, pieceSize), len);
+      started.complete(f);
+      fetched = f.done();
     } catch (RuntimeException e) { // a fetch that could not start (the client closing): the spans are dropped
+      started.completeExceptionally(e);
       fetched = CompletableFuture.failedFuture(e);
     }
     for (int i = 0; i < held.size(); i++) {

@@ -51,10 +51,11 @@ final class HeldSpans {
   /**
    * Holds {@code span}, fetched ahead of the reads and being fetched: with its owner's reference (the
    * filler's pin is the filler's to drop); {@code fetched} completes once it is filled or dropped; {@code
-   * released} is told once when it goes.
+   * released} is told once when it goes; {@code claimed} runs when a read comes to wait for it ({@link
+   * #pending}): its fetch is then no longer a guess, and goes ahead of every prefetch.
    */
-  void addAhead(Span span, CompletableFuture<Void> fetched, Released released) {
-    ahead.add(span, fetched, released);
+  void addAhead(Span span, CompletableFuture<Void> fetched, Released released, Runnable claimed) {
+    ahead.add(span, fetched, released, claimed);
   }
 
   /** A span fetched ahead whose fetch failed: dropped (a read fetches its bytes itself), none of it copied. */
@@ -280,7 +281,8 @@ final class HeldSpans {
 
   /**
    * Completes once every span fetched ahead overlapping {@code [p, p + len)} is filled or has failed (never
-   * exceptionally): then what the spans hold can be copied, and the rest is fetched.
+   * exceptionally): then what the spans hold can be copied, and the rest is fetched. A read asks this before
+   * it waits, so the fetches of those still being fetched are claimed: promoted ahead of every prefetch.
    */
   CompletableFuture<Void> pending(long p, int len) {
     return ahead.pending(p, len);
@@ -311,11 +313,14 @@ final class HeldSpans {
     /** Guarded by {@code this}. */
     private final Map<Span, Fetched> spans = new LinkedHashMap<>();
 
-    /** A span's fetch, who is told when it goes, and how many of its bytes reads copied, each byte once at most. */
-    private record Fetched(CompletableFuture<Void> fetched, Released released, AtomicLong copied) {}
+    /**
+     * A span's fetch, who is told when it goes, what runs when a read claims it, and how many of its bytes
+     * reads copied, each byte once at most.
+     */
+    private record Fetched(CompletableFuture<Void> fetched, Released released, Runnable claimed, AtomicLong copied) {}
 
-    synchronized void add(Span span, CompletableFuture<Void> fetched, Released released) {
-      spans.put(span, new Fetched(fetched, released, new AtomicLong()));
+    synchronized void add(Span span, CompletableFuture<Void> fetched, Released released, Runnable claimed) {
+      spans.put(span, new Fetched(fetched, released, claimed, new AtomicLong()));
     }
 
     void drop(Span span) {
@@ -357,14 +362,17 @@ final class HeldSpans {
     CompletableFuture<Void> pending(long p, int len) {
       long end = p + len;
       List<CompletableFuture<Void>> waits = new ArrayList<>(2);
+      List<Runnable> claims = new ArrayList<>(2);
       synchronized (this) {
         for (Map.Entry<Span, Fetched> e : spans.entrySet()) {
           Span s = e.getKey();
           if (s.start() < end && p < s.end() && !e.getValue().fetched().isDone()) {
             waits.add(e.getValue().fetched().handle((v, t) -> null));
+            claims.add(e.getValue().claimed());
           }
         }
       }
+      claims.forEach(Runnable::run); // outside the lock: a promotion reaches the fetch executor
       return waits.isEmpty() ? CompletableFuture.completedFuture(null)
           : CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new));
     }

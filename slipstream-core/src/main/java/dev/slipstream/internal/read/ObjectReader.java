@@ -115,7 +115,7 @@ public final class ObjectReader extends SlipstreamInputStream {
 
   /** Spans this stream fetches ahead of its reads, for {@code why}, through {@code ranges}. */
   private AheadFetch ahead(RangeThrough ranges, BufferPool pool, Purpose why) {
-    return new AheadFetch(spans, pool, (p, dst, n) -> ranges.range(p, dst, n, why), requests, stats);
+    return AheadFetch.of(ranges, why, spans, pool, requests, stats);
   }
 
   @Override

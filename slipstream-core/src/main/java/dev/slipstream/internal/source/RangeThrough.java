@@ -166,7 +166,8 @@ public final class RangeThrough {
    * Reads {@code [position, position + len)} into {@code dst[off..]}, asynchronously: each of its kept
    * pieces from a tier that kept exactly that piece (looked up on the fetch executor), the pieces missing
    * from wherever their blocks are, in parallel parts, then offered to the tiers piece by piece. Behind
-   * every read a caller waits for if {@code why} is {@link Purpose#ROW_GROUP_AHEAD}, until promoted.
+   * every read a caller waits for if {@code why} is {@linkplain Purpose#fetchedAhead fetched ahead}, until
+   * promoted.
    */
   public Fetch range(long position, byte[] dst, int off, int len, Purpose why) {
     return range(position, Destination.of(dst, off), len, why);
@@ -180,8 +181,8 @@ public final class RangeThrough {
    * the tiers in one pass ({@link RangeTiers#readInParts}).
    */
   public Fetch range(long position, Destination dst, int len, Purpose why) {
-    // A prefetch queues behind every read a caller waits for.
-    Fetch f = new Fetch(requests.start(why), fetcher, why != Purpose.ROW_GROUP_AHEAD);
+    // A guess queues behind every read a caller waits for, until a reader claims it (Fetch#promote).
+    Fetch f = new Fetch(requests.start(why), fetcher, !why.fetchedAhead());
     CompletableFuture<Void> all = kept.readInParts(position, dst, len, f::submit);
     f.done = all.whenComplete((v, t) -> requests.end(f.token));
     return f;

@@ -115,6 +115,35 @@ class KeptBuffersTest {
     pool.release(buffer);
   }
 
+  /**
+   * A request that giving up every kept buffer could not meet gives none up: the memory cache stays as
+   * it was, and the request is simply refused.
+   */
+  @Test
+  void aRequestThatCannotBeMetLeavesKeptBytesKept() {
+    ReadStatistics stats = ReadStatistics.global().child();
+    BufferPool pool = new BufferPool(4L * SIZE);
+    byte[] inUse = pool.tryAcquire(2 * SIZE);
+    keptBlock(pool, stats, "a", (byte) 1);
+    keptBlock(pool, stats, "b", (byte) 2);
+    assertThat(pool.tryAcquire(3 * SIZE)).as("in use plus the request exceed the budget").isNull();
+    assertThat(pool.keptBytes()).as("kept bytes after a refused request").isEqualTo(2L * SIZE);
+    assertThat(stats.get(Counter.MEMORY_CACHE_EVICTIONS)).isZero();
+    KeptBuffers.Kept a = pool.pinKept("a");
+    assertThat(a.buffer()).containsOnly(1);
+    // "a" is being read, so only "b" could give way: not enough for two units either.
+    assertThat(pool.tryAcquire(3 * SIZE - 1)).isNull();
+    assertThat(pool.tryAcquire(2 * SIZE)).as("a pinned kept buffer is no room").isNull();
+    assertThat(pool.keptBytes()).isEqualTo(2L * SIZE);
+    pool.unpinKept(a);
+    byte[] two = pool.tryAcquire(2 * SIZE);
+    assertThat(two).as("met by giving up both").isNotNull();
+    assertThat(pool.keptBytes()).isZero();
+    assertThat(stats.get(Counter.MEMORY_CACHE_EVICTIONS)).isEqualTo(2);
+    pool.release(two);
+    pool.release(inUse);
+  }
+
   @Test
   void keptBytesBeingReadAreNeverHandedOut() {
     BufferPool pool = new BufferPool(SIZE);

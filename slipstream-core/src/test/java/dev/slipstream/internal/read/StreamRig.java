@@ -84,11 +84,16 @@ final class StreamRig implements AutoCloseable {
   /** Closes the stream as {@link ObjectReader#close} does, then the fetch layer. */
   @Override
   public void close() {
+    closeStream();
+    fetch.close();
+  }
+
+  /** Closes the stream as {@link ObjectReader#close} does; the fetch layer, which other streams may share, stays. */
+  void closeStream() {
     requests.close();
     window.dropAll(true);
     vectored.close();
     requests.awaitEnd();
     spans.releaseAll();
-    fetch.close();
   }
 }
