@@ -110,6 +110,9 @@ final class StripeFooters {
         start = tailStart; // as the stream that read the tail fetched it: the tiers may keep it
         end = length;
       }
+      if (end - start > pieceSize) {
+        continue; // a footer larger than a span (the tail allows a few MiB): the reader's own read fetches it
+      }
       Run last = runs.isEmpty() ? null : runs.get(runs.size() - 1);
       if (last != null && last.start == start && last.end == end) {
         last.stripes.add(s); // another footer in the tail's range
@@ -170,7 +173,7 @@ final class StripeFooters {
    * their stripes' streams. False if the budget, the free memory or the stream is gone.
    */
   private boolean fetchRun(Run run) {
-    int n = (int) (run.end - run.start);
+    int n = (int) (run.end - run.start); // at most a piece: a run never grows past one
     int size = BufferPool.sizeFor(n);
     if (left.addAndGet(-size) < 0) {
       left.addAndGet(size);
