@@ -23,9 +23,12 @@ public final class OrcBuilder {
     }
   }
 
-  /** What was written: the file, where each stripe and its footer lie, and the tail's length. */
+  /**
+   * What was written: the file, where each stripe and its footer lie, the streams each footer lists (as
+   * given, true or not), and the tail's length.
+   */
   public record Written(byte[] file, List<Long> stripeOffsets, List<Long> footerStarts, List<Integer> footerLengths,
-      int tailLength) {}
+      List<List<StreamSpec>> streams, int tailLength) {}
 
   private record StripeSpec(List<StreamSpec> streams, long bodyBytes, byte[] rawFooter, long[] info) {}
 
@@ -126,17 +129,49 @@ public final class OrcBuilder {
         .varint(4, 0).varint(4, 12).varint(5, 0).varint(6, 9).string(8000, "ORC").bytes();
     out.writeBytes(ps);
     out.write(ps.length);
-    return new Written(out.toByteArray(), offsets, footerStarts, footerLengths, footerBytes.length + ps.length + 1);
+    List<List<StreamSpec>> streams = new ArrayList<>();
+    for (StripeSpec s : stripes) {
+      streams.add(s.streams());
+    }
+    return new Written(out.toByteArray(), offsets, footerStarts, footerLengths, streams,
+        footerBytes.length + ps.length + 1);
   }
 
-  /** A stripe footer's protobuf (not compressed): {@code streams}, then one encoding. */
+  /**
+   * A stripe footer's protobuf (not compressed): {@code streams}, then one encoding. Written straight into
+   * one buffer: a hostile footer lists hundreds of thousands of streams.
+   */
   public static byte[] footerOf(List<StreamSpec> streams) {
-    OrcTailTest.Proto sf = new OrcTailTest.Proto();
+    ByteArrayOutputStream out = new ByteArrayOutputStream(streams.size() * 10 + 8);
     for (StreamSpec x : streams) {
-      sf.message(1, new OrcTailTest.Proto().varint(1, x.kind()).varint(2, x.column()).varint(3, x.length()));
+      out.write(1 << 3 | 2);
+      varint(out, 3 + size(x.kind()) + size(x.column()) + size(x.length()));
+      out.write(1 << 3);
+      varint(out, x.kind());
+      out.write(2 << 3);
+      varint(out, x.column());
+      out.write(3 << 3);
+      varint(out, x.length());
     }
-    sf.message(2, new OrcTailTest.Proto().varint(1, 0));
-    return sf.bytes();
+    out.writeBytes(new byte[] {2 << 3 | 2, 2, 1 << 3, 0}); // an encoding
+    return out.toByteArray();
+  }
+
+  private static int size(long v) {
+    int n = 1;
+    while ((v & ~0x7fL) != 0) {
+      v >>>= 7;
+      n++;
+    }
+    return n;
+  }
+
+  private static void varint(ByteArrayOutputStream out, long v) {
+    while ((v & ~0x7fL) != 0) {
+      out.write((int) (v & 0x7f) | 0x80);
+      v >>>= 7;
+    }
+    out.write((int) v);
   }
 
   /** {@code data} compressed as ORC compresses a part, with {@code codec}: what a raw footer may be made of. */
