@@ -39,7 +39,7 @@ public final class OrcTail {
   private static final int MAX_POSTSCRIPT = 255;
   /**
    * The most the file's footer may decompress to: it holds every column's statistics besides the stripe
-   * list, and a footer of a hundred thousand stripes is well below.
+   * list, and a footer of the most stripes a plan holds ({@link #MAX_STRIPES}) is well below.
    */
   public static final int MAX_DECOMPRESSED = 16 << 20;
   /**

@@ -80,7 +80,11 @@ public final class OrcLayout {
     if (i < 0 || i >= streams.length() || streams.get(i) != null) {
       return false;
     }
-    List<OrcTail.Stream> s = tail.streams(stripe, b, off, len, OrcTail.MAX_PLAN_BYTES - heap.get());
+    long room = OrcTail.MAX_PLAN_BYTES - heap.get();
+    if (room < OrcTail.STREAMS_LIST_BYTES + OrcTail.STREAM_BYTES) {
+      return false; // full: no footer is decompressed and parsed for nothing
+    }
+    List<OrcTail.Stream> s = tail.streams(stripe, b, off, len, room);
     if (s == null) {
       return false;
     }
