@@ -6,11 +6,11 @@ package dev.slipstream;
 import dev.slipstream.testkit.EmbeddedS3Server;
 import java.net.URI;
 
-/** Configurations pointing at an embedded server (directly or through a link shaper). */
-final class TestClients {
+/** Configurations pointing at an embedded server (directly or through a link shaper); for tests of any package. */
+public final class TestClients {
   private TestClients() {}
 
-  static SlipstreamConfig.Builder config(URI endpoint) {
+  public static SlipstreamConfig.Builder config(URI endpoint) {
     return SlipstreamConfig.builder()
         .set("endpoint", endpoint.toString())
         .set("region", EmbeddedS3Server.REGION)
@@ -26,7 +26,7 @@ final class TestClients {
         .set("hedge.budget", "0");
   }
 
-  static SlipstreamConfig.Builder config(EmbeddedS3Server server) {
+  public static SlipstreamConfig.Builder config(EmbeddedS3Server server) {
     return config(server.endpoint());
   }
 }

@@ -15,21 +15,29 @@ import java.util.zip.Inflater;
 final class OrcChunks {
   private OrcChunks() {}
 
+  /** As {@link #decompress(byte[], int, int, int, int, int)}, at most {@link OrcTail#MAX_DECOMPRESSED} in all. */
+  static byte[] decompress(byte[] b, int off, int len, int codec, int blockSize) {
+    return decompress(b, off, len, codec, blockSize, OrcTail.MAX_DECOMPRESSED);
+  }
+
   /**
    * {@code b[off..off + len)} decompressed: as is with no codec, else chunk by chunk, each at most {@code
-   * blockSize} bytes once decompressed and all of them at most {@link OrcTail#MAX_DECOMPRESSED}.
+   * blockSize} bytes once decompressed and all of them at most {@code most}; more is an error.
    */
-  static byte[] decompress(byte[] b, int off, int len, int codec, int blockSize) {
+  static byte[] decompress(byte[] b, int off, int len, int codec, int blockSize, int most) {
     if (off < 0 || len < 0 || off + len > b.length) {
       throw new IllegalArgumentException("bounds");
     }
     if (codec == OrcTail.NONE) {
+      if (len > most) {
+        throw new IllegalStateException("a part of " + len + " bytes");
+      }
       return java.util.Arrays.copyOfRange(b, off, off + len);
     }
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(Math.min(len * 4, 1 << 16));
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream((int) Math.min(len * 4L, 1 << 16));
     int p = off;
     int end = off + len;
-    byte[] chunk = new byte[Math.min(blockSize, OrcTail.MAX_DECOMPRESSED)];
+    byte[] chunk = new byte[Math.min(blockSize, most)];
     while (p < end) {
       if (end - p < 3) {
         throw new IllegalStateException("a truncated chunk header");
@@ -58,7 +66,7 @@ final class OrcChunks {
       } else {
         throw new IllegalStateException("codec " + codec);
       }
-      if (out.size() + got > OrcTail.MAX_DECOMPRESSED) {
+      if (out.size() + got > most) {
         throw new IllegalStateException("decompresses to too much");
       }
       out.write(chunk, 0, got);

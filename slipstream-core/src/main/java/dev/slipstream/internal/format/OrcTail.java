@@ -37,8 +37,29 @@ public final class OrcTail {
   public static final int ZSTD = 5;
   /** The largest PostScript: a few dozen bytes in practice; the length byte allows 255. */
   private static final int MAX_POSTSCRIPT = 255;
-  /** The most a compressed part may decompress to: a footer of a hundred thousand stripes is well below. */
+  /**
+   * The most the file's footer may decompress to: it holds every column's statistics besides the stripe
+   * list, and a footer of the most stripes a plan holds ({@link #MAX_STRIPES}) is well below.
+   */
   public static final int MAX_DECOMPRESSED = 16 << 20;
+  /**
+   * The most heap the plan of one file may take, its stripes' streams included: 4 MiB, a quarter of what the
+   * client's layouts take together ({@code learn.OrcLayouts}), so that one file never pushes out the
+   * others; less than one block, which a stream holds anyway; and room for the streams of a wave of stripe
+   * footers ({@code read.StripeFooters}, 33 stripes) of a table of some 600 columns at four streams a
+   * column. The stripe list takes at most half of it ({@link #MAX_STRIPES}); a stripe footer is at most this
+   * long, and decompresses to at most this: more is no footer a plan could learn. What a hostile file
+   * claims beyond it is no plan (or no streams for that stripe), never a larger heap.
+   */
+  public static final long MAX_PLAN_BYTES = 4L << 20;
+  /** About what a stripe takes of the heap: its record (48), and its slot among the streams learnt (4). */
+  static final int STRIPE_BYTES = 48 + 4;
+  /** About what a stream takes of the heap: its record (40) and its place in its stripe's list (8). */
+  public static final int STREAM_BYTES = 48;
+  /** About what a stripe's list of streams takes of the heap besides them. */
+  public static final int STREAMS_LIST_BYTES = 16;
+  /** The most stripes a plan holds: their list takes at most half of {@link #MAX_PLAN_BYTES}. */
+  static final int MAX_STRIPES = (int) ((MAX_PLAN_BYTES / 2 - 96) / STRIPE_BYTES);
 
   /** One stripe, the {@code index}th: its index streams from {@code offset}, then its data, then its footer. */
   public record Stripe(long offset, long indexLength, long dataLength, long footerLength, int index) {
@@ -90,9 +111,12 @@ public final class OrcTail {
     return columns;
   }
 
-  /** About what this plan takes of the heap, its stripes' streams aside. */
+  /**
+   * About what this plan takes of the heap, its stripes' streams aside (a slot for each stripe's included):
+   * at most half of {@link #MAX_PLAN_BYTES}.
+   */
   public long heapBytes() {
-    return 96 + 48L * stripes.size();
+    return 96 + (long) STRIPE_BYTES * stripes.size();
   }
 
   /** Whether the object's last bytes look like ORC's: a PostScript of a sane length ending in {@code "ORC"}. */
@@ -166,6 +190,9 @@ public final class OrcTail {
       int field = tag >>> 3;
       if (field == 3 && (tag & 7) == 2) {
         int[] s = f.bytes();
+        if (stripes.size() == MAX_STRIPES) {
+          return null; // more stripes than a plan may hold
+        }
         stripes.add(stripe(new Proto(b, s[0], s[0] + s[1]), stripes.size()));
       } else if (field == 4 && (tag & 7) == 2) {
         int[] s = f.bytes();
@@ -180,10 +207,12 @@ public final class OrcTail {
     }
     long previousEnd = 3; // the magic "ORC" starts the file
     for (Stripe s : stripes) {
-      if (s.offset() < previousEnd || s.indexLength() < 0 || s.dataLength() < 0 || s.footerLength() <= 0
-          || s.indexLength() > fileLength || s.dataLength() > fileLength || s.footerLength() > fileLength
-          || s.end() > fileLength) {
-        return null; // overlapping, out of order or beyond the file: not a plan to trust
+      // Each length within what is left of the file after the ones before it: no sum here can overflow.
+      long left = fileLength - s.offset();
+      if (s.offset() < previousEnd || s.offset() > fileLength || s.indexLength() < 0 || s.dataLength() < 0
+          || s.footerLength() <= 0 || s.footerLength() > MAX_PLAN_BYTES || s.indexLength() > left
+          || s.dataLength() > left - s.indexLength() || s.footerLength() > left - s.indexLength() - s.dataLength()) {
+        return null; // overlapping, out of order, beyond the file, or a footer no plan could learn
       }
       previousEnd = s.end();
     }
@@ -232,15 +261,26 @@ public final class OrcTail {
 
   /**
    * The streams of {@code stripe}, parsed from its footer {@code b[off..off + len)} (all of it, as a reader
-   * reads it); null if these bytes are not its footer, or the streams do not fill the stripe's index and
-   * data exactly.
+   * reads it), as {@link #streams(Stripe, byte[], int, int, long)} with all a plan may hold besides its stripes.
    */
   public List<Stream> streams(Stripe stripe, byte[] b, int off, int len) {
+    return streams(stripe, b, off, len, MAX_PLAN_BYTES - heapBytes());
+  }
+
+  /**
+   * The streams of {@code stripe}, parsed from its footer {@code b[off..off + len)} (all of it, as a reader
+   * reads it); null if these bytes are not its footer, the streams do not fill the stripe's index and data
+   * exactly, one is of a column the schema does not have, or they would take more than {@code room} bytes
+   * of heap ({@link #STREAM_BYTES} each, and their list): parsing stops there, so a footer that lists
+   * millions of streams costs no more than {@code room} either.
+   */
+  public List<Stream> streams(Stripe stripe, byte[] b, int off, int len, long room) {
     try {
       if (len != stripe.footerLength()) {
         return null;
       }
-      byte[] footer = OrcChunks.decompress(b, off, len, codec, blockSize);
+      long most = (room - STREAMS_LIST_BYTES) / STREAM_BYTES;
+      byte[] footer = OrcChunks.decompress(b, off, len, codec, blockSize, (int) MAX_PLAN_BYTES);
       Proto p = new Proto(footer, 0, footer.length);
       List<Stream> streams = new ArrayList<>();
       long at = stripe.offset();
@@ -275,11 +315,14 @@ public final class OrcTail {
         if (!kindSet) {
           kind = 0;
         }
-        if (length < 0 || column < 0 || column > Integer.MAX_VALUE || length > stripe.footerStart() - at) {
-          return null;
+        if (length < 0 || column < 0 || column >= columns || length > stripe.footerStart() - at) {
+          return null; // a column the schema does not have, or bytes past the stripe's data
         }
         if (kind >= 100 || length == 0) {
           continue; // encrypted-file statistics live elsewhere; an empty stream takes no bytes
+        }
+        if (streams.size() >= most) {
+          return null; // more streams than the plan has room for
         }
         boolean index = kind == ROW_INDEX || kind == BLOOM_FILTER || kind == BLOOM_FILTER_UTF8;
         streams.add(new Stream(at, length, (int) column, index));

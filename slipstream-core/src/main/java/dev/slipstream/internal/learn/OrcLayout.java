@@ -5,12 +5,17 @@ package dev.slipstream.internal.learn;
 
 import dev.slipstream.internal.format.OrcTail;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The layout of one ORC object version: its stripes from the tail ({@link OrcTail}), and the streams of
  * each stripe whose footer a reader has read. Shared by the streams of that version through {@link
- * OrcLayouts}; thread-safe.
+ * OrcLayouts}, and held by each of them for its life, in or out of the client's layouts: so it holds at
+ * most {@link OrcTail#MAX_PLAN_BYTES} of heap, however many stripes and streams the file's footers list
+ * (half of that at most for the stripes, which the parser checks). A footer whose streams do not fit in
+ * what is left is not learnt: that stripe's reads are plain reads, as in a file with no layout.
+ * Thread-safe.
  */
 public final class OrcLayout {
   private final OrcTail tail;
@@ -18,6 +23,8 @@ public final class OrcLayout {
   private final long tailStart;
   /** The streams of each stripe, by its index; null while its footer is unread. */
   private final AtomicReferenceArray<List<OrcTail.Stream>> streams;
+  /** The heap this layout takes ({@link #heapBytes}): what the streams learnt are reserved against. */
+  private final AtomicLong heap;
 
   public OrcLayout(OrcTail tail) {
     this(tail, -1);
@@ -31,6 +38,7 @@ public final class OrcLayout {
     this.tail = tail;
     this.tailStart = tailStart;
     this.streams = new AtomicReferenceArray<>(tail.stripes().size());
+    this.heap = new AtomicLong(tail.heapBytes() + 16);
   }
 
   public OrcTail tail() {
@@ -64,15 +72,32 @@ public final class OrcLayout {
 
   /**
    * Learns the streams of {@code stripe} from its footer {@code b[off..off + len)}, as a reader read it;
-   * false if they are known already or these bytes are not its footer.
+   * false if they are known already, these bytes are not its footer, or its streams do not fit in what
+   * this layout may still take.
    */
   public boolean learn(OrcTail.Stripe stripe, byte[] b, int off, int len) {
     int i = stripe.index();
-    if (i < 0 || streams.get(i) != null) {
+    if (i < 0 || i >= streams.length() || streams.get(i) != null) {
       return false;
     }
-    List<OrcTail.Stream> s = tail.streams(stripe, b, off, len);
-    return s != null && streams.compareAndSet(i, null, List.copyOf(s));
+    long room = OrcTail.MAX_PLAN_BYTES - heap.get();
+    if (room < OrcTail.STREAMS_LIST_BYTES + OrcTail.STREAM_BYTES) {
+      return false; // full: no footer is decompressed and parsed for nothing
+    }
+    List<OrcTail.Stream> s = tail.streams(stripe, b, off, len, room);
+    if (s == null) {
+      return false;
+    }
+    // Reserved before they are shared: footers learnt at once on several threads never pass the bound.
+    long bytes = OrcTail.STREAMS_LIST_BYTES + (long) OrcTail.STREAM_BYTES * s.size();
+    if (heap.getAndUpdate(h -> h + bytes <= OrcTail.MAX_PLAN_BYTES ? h + bytes : h) + bytes > OrcTail.MAX_PLAN_BYTES) {
+      return false;
+    }
+    if (streams.compareAndSet(i, null, List.copyOf(s))) {
+      return true;
+    }
+    heap.addAndGet(-bytes); // another thread learnt it first
+    return false;
   }
 
   /** The stream holding byte {@code position}, or null (no stripe there, or its footer unread). */
@@ -98,15 +123,8 @@ public final class OrcLayout {
     return streams.get(stripe.index());
   }
 
-  /** About what this plan takes of the heap, the streams it knows included. */
+  /** About what this plan takes of the heap, the streams it knows included: at most {@link OrcTail#MAX_PLAN_BYTES}. */
   public long heapBytes() {
-    long bytes = tail.heapBytes() + 16 + 4L * streams.length();
-    for (int i = 0; i < streams.length(); i++) {
-      List<OrcTail.Stream> s = streams.get(i);
-      if (s != null) {
-        bytes += 16 + 48L * s.size();
-      }
-    }
-    return bytes;
+    return heap.get();
   }
 }

@@ -14,7 +14,8 @@ import java.time.Duration;
  * The ORC layouts a client has learnt, by object version, as {@link ParquetFooters} keeps Parquet footers:
  * the plan every later stream of that version reads by from its first read (the record reader Hive and
  * Spark open after the split computation or the schema read its tail), without the tail being read
- * again. A plan grows as readers read the stripes' footers ({@link OrcLayout#learn}); it is weighed again
+ * again. A plan grows as readers read the stripes' footers ({@link OrcLayout#learn}), to at most {@link
+ * dev.slipstream.internal.format.OrcTail#MAX_PLAN_BYTES}, a quarter of the bound of all; it is weighed again
  * then. Same version, bounds and expiry as {@link ParquetFooters}, which owns it. Thread-safe; one per client.
  */
 public final class OrcLayouts {

@@ -30,6 +30,13 @@ import java.util.BitSet;
 public final class PredictedColumns {
   /** The most heap the schemas' counts take: 256 KiB, a thousand schemas of a few dozen columns. */
   static final long MAX_BYTES = 256L << 10;
+  /**
+   * The columns a schema's counts go up to: an entry weighs at most a quarter of {@link #MAX_BYTES} (4 bytes
+   * a column), so that no schema, however wide its file says it is, costs an array larger than that (a
+   * hostile ORC file may name millions of types) or pushes every other out. Columns past it are not
+   * counted, and so never predicted: a table that wide is read as if no columns were predicted for it.
+   */
+  static final int MAX_COLUMNS = (int) (MAX_BYTES / 4 / 4);
   /** Files with predicted bytes before their unread share is judged. */
   static final int JUDGED_AFTER = 4;
   /** Files in a row that read a column whole before it is predicted. */
@@ -105,11 +112,12 @@ public final class PredictedColumns {
         u.off = true;
       }
     }
-    if (touched.length() > u.wholeInARow.length) {
-      u.wholeInARow = Arrays.copyOf(u.wholeInARow, touched.length());
+    int width = Math.min(touched.length(), MAX_COLUMNS);
+    if (width > u.wholeInARow.length) {
+      u.wholeInARow = Arrays.copyOf(u.wholeInARow, width);
       schemas.put(schema, u); // weighed again
     }
-    for (int c = touched.nextSetBit(0); c >= 0; c = touched.nextSetBit(c + 1)) {
+    for (int c = touched.nextSetBit(0); c >= 0 && c < width; c = touched.nextSetBit(c + 1)) {
       u.wholeInARow[c] = whole.get(c) ? Math.min(u.wholeInARow[c] + 1, WHOLE_IN_A_ROW) : 0;
     }
   }

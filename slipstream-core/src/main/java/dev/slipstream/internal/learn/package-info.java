@@ -7,10 +7,14 @@
  * thread-safe; the streams (package {@code read}) ask it and tell it, and nothing here reads a byte:
  * <ul>
  *   <li>{@link dev.slipstream.internal.learn.ParquetFooters}: the Parquet footers it parsed, by object
- *       version, so that every later stream of that version has its file's layout from its first read;</li>
+ *       version, so that every later stream of that version has its file's layout from its first read; and
+ *       beside them the ORC layouts ({@link dev.slipstream.internal.learn.OrcLayouts}), each of at most 4 MiB
+ *       however many stripes and streams its file's footers list, since a stream holds its own for its
+ *       life whether the client keeps it or not ({@link dev.slipstream.internal.learn.OrcLayout});</li>
  *   <li>{@link dev.slipstream.internal.learn.PredictedColumns}: the columns its readers read whole from the
  *       files of each schema (Parquet's and ORC's), which a stream fetches ahead at its first column read
- *       (an ORC stream: at its first stripe);</li>
+ *       (an ORC stream: at its first stripe); a schema's counts go up to 16,384 columns, whatever width a
+ *       file claims;</li>
  *   <li>{@link dev.slipstream.internal.learn.LearnedDepth}: the prefetch depth its readers needed, where a
  *       proven sequential run starts;</li>
  *   <li>{@link dev.slipstream.internal.learn.ReadingOrders}: the orders its caller declared it reads files

@@ -51,9 +51,13 @@ final class AheadFetch {
     this.stats = stats;
   }
 
-  /** A buffer of free pool memory for {@code n} bytes; null if memory is short or the stream is closed. */
+  /**
+   * A buffer of free pool memory for {@code n} bytes; null if memory is short, the stream is closed, or
+   * {@code n} is no length (a length from a file's metadata that passed every check is still never an
+   * allocation error in a read).
+   */
   byte[] buffer(int n) {
-    return requests.isClosed() ? null : pool.tryAcquire(BufferPool.sizeFor(n));
+    return requests.isClosed() || n <= 0 ? null : pool.tryAcquire(BufferPool.sizeFor(n));
   }
 
   /**

@@ -16,6 +16,7 @@ import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.learn.LearnedDepth;
+import dev.slipstream.internal.learn.OrcLayout;
 import dev.slipstream.internal.learn.ParquetFooters;
 import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.internal.source.SourceChain;
@@ -412,6 +413,11 @@ public final class ObjectReader extends SlipstreamInputStream {
 
   private void checkOpen() throws IOException {
     requests.checkOpen();
+  }
+
+  /** The ORC layout this stream reads by, held for its life; null if none (for tests and diagnostics). */
+  OrcLayout orcLayout() {
+    return parquet.orc().plan();
   }
 
   @Override

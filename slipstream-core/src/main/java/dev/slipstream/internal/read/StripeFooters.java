@@ -28,10 +28,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * computation's, the schema's), and then it costs no request at all.
  *
  * <p>Bounded: at most {@link #AHEAD} stripes past the read's, never a stripe whose start lies at or past
- * the split's end (another task's, as ORC's reader assigns stripes to splits), at most {@code budget}
- * bytes of buffers a stream held at once, and from free memory only (never waiting, never evicting): a
- * footer not fetched here is fetched by the reader's own read, or by a later read's wave. A footer is let
- * go once the reader reads a later stripe. Thread-safe.
+ * the split's end (another task's, as ORC's reader assigns stripes to splits), never a footer longer than
+ * a piece (the tail allows a few MiB), at most {@code budget} bytes of buffers a stream held at once, and
+ * from free memory only (never waiting, never evicting): a footer not fetched here is fetched by the
+ * reader's own read, or by a later read's wave. A footer is let go once the reader reads a later stripe.
+ * What the footers teach the layout is bounded by the layout ({@link OrcLayout}). Thread-safe.
  */
 final class StripeFooters {
   /**
@@ -110,6 +111,9 @@ final class StripeFooters {
         start = tailStart; // as the stream that read the tail fetched it: the tiers may keep it
         end = length;
       }
+      if (end - start > pieceSize) {
+        continue; // a footer larger than a span (the tail allows a few MiB): the reader's own read fetches it
+      }
       Run last = runs.isEmpty() ? null : runs.get(runs.size() - 1);
       if (last != null && last.start == start && last.end == end) {
         last.stripes.add(s); // another footer in the tail's range
@@ -170,7 +174,7 @@ final class StripeFooters {
    * their stripes' streams. False if the budget, the free memory or the stream is gone.
    */
   private boolean fetchRun(Run run) {
-    int n = (int) (run.end - run.start);
+    int n = (int) (run.end - run.start); // at most a piece: a run never grows past one
     int size = BufferPool.sizeFor(n);
     if (left.addAndGet(-size) < 0) {
       left.addAndGet(size);

@@ -5,6 +5,7 @@ package dev.slipstream.internal.read;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
+import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.format.OrcTail;
 import dev.slipstream.internal.learn.OrcLayout;
@@ -36,7 +37,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * unread: the client predicts a column from two files in a row that read it whole, and switches a schema
  * off whose predicted bytes go unread, as for Parquet.
  *
- * <p>Bounded by {@code budget} bytes held at once a stream, and by the pool's free memory (never waiting,
+ * <p>Bounded by {@code budget} bytes of buffers held at once a stream (each at least {@link
+ * BufferPool#SIZE_UNIT}, whatever the stream's length), and by the pool's free memory (never waiting,
  * never evicting); a stripe's spans are let go once the reader reads a later stripe, and what no read
  * copied of them is counted unread. Thread-safe.
  */
@@ -265,16 +267,24 @@ final class StripeStreamsAhead {
   /**
    * Fetches {@code [p, end)} into spans of at most a piece, held ahead, all of them one range (the GETs of
    * one buffer); false if the budget or the free memory ran out before its end (what was taken is fetched).
+   * The budget counts the buffers held, not the bytes asked for: a stream of a few bytes takes a buffer of
+   * {@link BufferPool#SIZE_UNIT}, and small streams apart from one another would otherwise hold many times
+   * the budget.
    */
   private boolean fetch(OrcTail.Stripe stripe, long p, long end) {
     List<byte[]> buffers = new ArrayList<>();
     int len = 0;
     boolean all = true;
     while (p + len < end) {
+      if (len > Integer.MAX_VALUE - pieceSize) {
+        all = false; // one range is at most what an int counts: the rest waits for the next stripe's read
+        break;
+      }
       int n = (int) Math.min(pieceSize, end - p - len);
-      byte[] buffer = left.addAndGet(-n) < 0 ? null : ahead.buffer(n);
+      int held = BufferPool.sizeFor(n);
+      byte[] buffer = left.addAndGet(-held) < 0 ? null : ahead.buffer(n);
       if (buffer == null) {
-        left.addAndGet(n);
+        left.addAndGet(held);
         all = false;
         break;
       }
@@ -288,8 +298,9 @@ final class StripeStreamsAhead {
     fetched.addAndGet(len);
     for (Span span : ahead.start(p, buffers, len, pieceSize, buffer -> { }, span -> {
       int n = span.length();
+      int held = BufferPool.sizeFor(n);
       return copied -> {
-        left.addAndGet(n);
+        left.addAndGet(held);
         stats.add(Counter.ORC_STRIPE_AHEAD_BYTES_UNREAD, Math.max(0, n - copied));
         unread.addAndGet(Math.max(0, n - copied));
       };

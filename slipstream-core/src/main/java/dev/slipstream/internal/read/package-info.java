@@ -39,7 +39,8 @@
  *       once the reader moves on from its first stripe, {@link
  *       dev.slipstream.internal.read.StripeStreamsAhead} fetches the next stripes' streams of its columns,
  *       from the first stripe on when the client's predicted columns name them for the file's schema
- *       (both through {@link dev.slipstream.internal.read.AheadFetch});</li>
+ *       (both through {@link dev.slipstream.internal.read.AheadFetch}, each within {@code prefetch.blocks}
+ *       blocks' worth of the buffers it holds, a buffer being at least 64 KiB however small its stream);</li>
  *   <li>{@link dev.slipstream.internal.read.VectoredReads}: asynchronous (vectored) ranges: with a footer,
  *       {@link dev.slipstream.internal.read.RowGroupPrefetch} reads the later Parquet row groups' same
  *       chunks ahead (the rest of the projection, up to the split's last row group, {@link

@@ -6,6 +6,7 @@ package dev.slipstream.internal.learn;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.S3Location;
+import dev.slipstream.internal.format.OrcBuilder;
 import dev.slipstream.internal.format.OrcTail;
 import dev.slipstream.internal.format.OrcTailTest;
 import java.util.concurrent.atomic.AtomicLong;
@@ -51,6 +52,36 @@ class OrcLayoutsTest {
     assertThat(p.streamAt(s.footerStart() - 1).column()).isEqualTo(3);
     assertThat(p.streamAt(s.footerStart())).as("the footer is no stream").isNull();
     assertThat(p.heapBytes()).isGreaterThan(before);
+  }
+
+  /**
+   * A hostile file whose stripe footers each list tens of thousands of one-byte streams (a few KB once
+   * deflated): however many of them a layout learns, it holds at most its bound, and a stripe past it stays
+   * unknown (its reads are plain reads).
+   */
+  @Test
+  void aLayoutHoldsAtMostItsBoundHoweverManyStripeFootersItLearns() throws Exception {
+    OrcBuilder b = new OrcBuilder(OrcTail.ZLIB);
+    java.util.List<OrcBuilder.StreamSpec> streams = new java.util.ArrayList<>();
+    for (int i = 0; i < 30_000; i++) {
+      streams.add(new OrcBuilder.StreamSpec(1, 1 + i % 3, 1));
+    }
+    for (int s = 0; s < 12; s++) {
+      b.stripe(streams);
+    }
+    OrcBuilder.Written w = b.build();
+    OrcLayout p = new OrcLayout(OrcTail.parse(w.file(), w.file().length, w.file().length));
+    int learnt = 0;
+    for (OrcTail.Stripe s : p.tail().stripes()) {
+      if (p.learn(s, w.file(), (int) s.footerStart(), (int) s.footerLength())) {
+        learnt++;
+      }
+      assertThat(p.heapBytes()).as("after stripe %d", s.index()).isLessThanOrEqualTo(OrcTail.MAX_PLAN_BYTES);
+    }
+    assertThat(learnt).as("as many stripes as fit").isBetween(2, 4);
+    OrcTail.Stripe last = p.tail().stripes().get(11);
+    assertThat(p.knows(last)).isFalse();
+    assertThat(p.streamAt(last.dataStart())).isNull();
   }
 
   /** 200,000 distinct files read, each plan grown by a stripe's streams: within their bytes, and all go once unused. */

@@ -72,4 +72,22 @@ class ParquetFootersTest {
     now.addAndGet(ParquetFooters.IDLE.toNanos());
     assertThat(columns.size()).isZero();
   }
+
+  /**
+   * A schema's entry never grows past its share of the bound, whatever column a file names (a hostile ORC
+   * file's schema may have millions of types): a column past it is not counted nor predicted, and costs
+   * no array of its width.
+   */
+  @Test
+  void aColumnBeyondWhatAnEntryMayWeighIsNotPredicted() {
+    PredictedColumns columns = new PredictedColumns(ParquetFooters.IDLE, System::nanoTime);
+    BitSet touched = new BitSet();
+    touched.set(3);
+    touched.set(1 << 22);
+    columns.closed(7, touched, touched, 0, 0);
+    columns.closed(7, touched, touched, 0, 0);
+    BitSet narrow = new BitSet();
+    narrow.set(3);
+    assertThat(columns.predict(7)).isEqualTo(narrow);
+  }
 }
