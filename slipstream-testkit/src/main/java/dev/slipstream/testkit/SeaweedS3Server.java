@@ -217,11 +217,16 @@ public final class SeaweedS3Server implements AutoCloseable {
     } catch (IOException e) {
       // best effort
     }
-    // The master's gRPC socket has no flag: it is made in the temporary directory, named by its port.
-    try {
-      Files.deleteIfExists(Path.of(System.getProperty("java.io.tmpdir"), "seaweedfs-master-grpc-" + ports.get(1) + ".sock"));
-    } catch (IOException e) {
-      // best effort
+    // The gRPC servers' sockets have no flag: each is made in the temporary directory, named by its port.
+    Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+    for (int port : ports) {
+      try (var sockets = Files.newDirectoryStream(tmp, "seaweedfs-*-" + port + ".sock")) {
+        for (Path socket : sockets) {
+          Files.deleteIfExists(socket);
+        }
+      } catch (IOException e) {
+        // best effort
+      }
     }
   }
 }
