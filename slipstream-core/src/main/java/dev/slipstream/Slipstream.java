@@ -344,7 +344,6 @@ public final class Slipstream implements AutoCloseable {
     return config.stallTimeout().plus(config.connectTimeout()).toMillis();
   }
 
-  /** The shared tier of {@code config}, through the store a module provides; null if shared.mode is off. */
   /**
    * Whether this client keeps what it reads in its memory cache only. A client whose reads carry an SSE-C key
    * ({@code sse.customer.key}) reads objects whose plaintext S3 gives only to holders of the key: written to the
@@ -365,6 +364,7 @@ public final class Slipstream implements AutoCloseable {
     return true;
   }
 
+  /** The shared tier of {@code config}, through the store a module provides; null if shared.mode is off. */
   private static Sources.Shared sharedTier(SlipstreamConfig config, ReadStatistics stats) {
     if (config.sharedMode() == SharedMode.OFF) {
       return null;
