@@ -3,6 +3,7 @@
  */
 package dev.slipstream;
 
+import static dev.slipstream.ValueType.aes256KeyBase64;
 import static dev.slipstream.ValueType.bool;
 import static dev.slipstream.ValueType.choice;
 import static dev.slipstream.ValueType.dollars;
@@ -198,7 +199,13 @@ public enum ConfigKey {
   ACCESS_KEY("access.key", secret(), null,
       "Access key id. With secret.key, replaces the AWS SDK's default credentials chain."),
   SECRET_KEY("secret.key", secret(), null, "Secret access key. Never logged."),
-  SESSION_TOKEN("session.token", secret(), null, "Session token for temporary credentials. Never logged.");
+  SESSION_TOKEN("session.token", secret(), null, "Session token for temporary credentials. Never logged."),
+  SSE_CUSTOMER_KEY("sse.customer.key", aes256KeyBase64(), null,
+      "SSE-C: the 256-bit AES key (base64) of objects stored with customer-provided keys, sent with its MD5 on "
+          + "every GET and HEAD of this client, as S3 requires for them (S3 refuses them without it: 400, or 403 "
+          + "with another key). With a key, read blocks stay in this client's memory cache only: no disk cache, no "
+          + "shared tier, whatever cache.disk.mode and shared.mode say, so no plaintext of these objects rests "
+          + "outside the process. One key per client. Never logged. Hadoop: S3A's fs.s3a.encryption.key applies.");
 
   private final String key;
   private final ValueType<?> valueType;

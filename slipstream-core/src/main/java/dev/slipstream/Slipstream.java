@@ -21,6 +21,7 @@ import dev.slipstream.internal.source.SharedNames;
 import dev.slipstream.internal.source.Sources;
 import dev.slipstream.internal.store.ObjectStore;
 import dev.slipstream.internal.store.S3ObjectStore;
+import dev.slipstream.internal.store.SseCustomerKey;
 import dev.slipstream.internal.util.ETag;
 import java.io.IOException;
 import java.util.List;
@@ -85,19 +86,23 @@ public final class Slipstream implements AutoCloseable {
           + " budget of " + resources.budget + " bytes (memory.max, set by the first Slipstream client of this"
           + " JVM); use a smaller block size or isolated resources");
     }
+    boolean memoryOnly = memoryOnly(config);
     // First: a missing module must not leave an S3 client open. Its heap outside the buffers counts in the budget.
-    Sources.Shared shared = sharedTier(config, stats, new dev.slipstream.internal.block.CountedHeap(resources.pool));
+    Sources.Shared shared = memoryOnly ? null
+        : sharedTier(config, stats, new dev.slipstream.internal.block.CountedHeap(resources.pool));
     if (b.readsClient != null && b.s3Client == null) {
       throw new IllegalStateException("readsClient is given without s3Client: give both, or neither");
     }
     this.store = b.s3Client == null ? S3ObjectStore.create(config, b.requestScope)
-        : S3ObjectStore.over(b.s3Client, b.readsClient != null ? b.readsClient : b.s3Client, b.requestScope);
+        : S3ObjectStore.over(b.s3Client, b.readsClient != null ? b.readsClient : b.s3Client,
+            SseCustomerKey.of(config.sseCustomerKey()), b.requestScope);
     this.ranges = new RangeReader(store, config);
-    this.diskCache = config.cacheMode() == CacheMode.OFF ? null : DiskCache.open(config);
+    CacheMode diskMode = memoryOnly ? CacheMode.OFF : config.cacheMode();
+    this.diskCache = diskMode == CacheMode.OFF ? null : DiskCache.open(config);
     this.fetcher = new BlockFetcher(store, ranges, resources.executor);
     this.shadows = new dev.slipstream.internal.cache.ShadowCaches(config.shadowCacheSizes());
     S3Source s3 = new S3Source(ranges, new ParallelParts(ranges, resources.executor, config.fetchPartMin()));
-    this.sources = new Sources(diskCache, config.cacheMode(), config.cacheMemory(), shared, s3, fetcher,
+    this.sources = new Sources(diskCache, diskMode, config.cacheMemory(), shared, s3, fetcher,
         resources.pool, shadows);
     this.lister = new Lister(store, config, stats);
     this.answers = new RecentAnswers(config.accessTtl());
@@ -353,6 +358,26 @@ public final class Slipstream implements AutoCloseable {
 
   private long closeWaitMillis() {
     return config.stallTimeout().plus(config.connectTimeout()).toMillis();
+  }
+
+  /**
+   * Whether this client keeps what it reads in its memory cache only. A client whose reads carry an SSE-C key
+   * ({@code sse.customer.key}) reads objects whose plaintext S3 gives only to holders of the key: written to the
+   * disk cache or the shared tier, it would rest outside the process, readable by whoever reads those files or
+   * reaches memcached, key or no key. In memory it stays with this client, whose every open S3 answers first
+   * (rule 8), and a reader without the key gets no answer. Said once, at INFO, when the client starts.
+   */
+  private static boolean memoryOnly(SlipstreamConfig config) {
+    if (config.sseCustomerKey().isEmpty()) {
+      return false;
+    }
+    String off = (config.cacheMode() != CacheMode.OFF ? ", cache.disk.mode=" + config.cacheMode().name()
+        .toLowerCase(java.util.Locale.ROOT) + " not used" : "") + (config.sharedMode() != SharedMode.OFF
+        ? ", shared.mode=" + config.sharedMode().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')
+        + " not used" : "");
+    LOG.info("Slipstream: reads carry an SSE-C key, so the blocks read stay in this client's memory only: no disk"
+        + " cache, no shared tier{}", off);
+    return true;
   }
 
   /** The shared tier of {@code config}, through the store a module provides; null if shared.mode is off. */

@@ -311,6 +311,14 @@ public final class SlipstreamConfig {
     return optional(ConfigKey.SESSION_TOKEN);
   }
 
+  /**
+   * The SSE-C key sent on every GET and HEAD ({@code sse.customer.key}, base64 of 256 bits); empty if none.
+   * Never logged.
+   */
+  public Optional<String> sseCustomerKey() {
+    return optional(ConfigKey.SSE_CUSTOMER_KEY);
+  }
+
   /** The raw value set for {@code key}, if any (not the default). */
   public Optional<String> get(ConfigKey key) {
     return Optional.ofNullable(raw.get(key));

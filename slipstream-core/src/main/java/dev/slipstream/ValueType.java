@@ -274,6 +274,26 @@ final class ValueType<T> {
     return new ValueType<>(ValueKind.SECRET, text -> text);
   }
 
+  /**
+   * A 256-bit AES key in base64 (44 characters), as S3's SSE-C headers carry it and S3A's
+   * {@code fs.s3a.encryption.key} holds it; never shown. A refusal says what was expected, never the text.
+   */
+  static ValueType<String> aes256KeyBase64() {
+    return new ValueType<>(ValueKind.SECRET, text -> {
+      byte[] key;
+      try {
+        key = java.util.Base64.getDecoder().decode(text.strip());
+      } catch (IllegalArgumentException e) {
+        throw new Refused("expected a 256-bit AES key in base64 (44 characters), and this is not base64");
+      }
+      if (key.length != 32) {
+        throw new Refused("expected a 256-bit AES key in base64 (44 characters), and this is " + key.length
+            + " bytes");
+      }
+      return text.strip();
+    });
+  }
+
   private static long sizeValue(String text) {
     try {
       return parseSize(text);

@@ -81,6 +81,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     readSpan.deactivate(); // S3A activates a span it creates; this one is only for the read path's requests
     boolean clientSideEncryption = getS3EncryptionAlgorithm() != null
         && getS3EncryptionAlgorithm().name().startsWith("CSE");
+    this.slipstreamConfig = HadoopConfig.withS3AsCustomerKey(slipstreamConfig, getEncryptionSecrets());
     S3Client s3a = getS3AInternals().getAmazonS3Client("slipstream read path");
     this.readsClient = S3AReadsClient.build(s3a, getConf(), getBucket(), clientSideEncryption, slipstreamConfig);
     Slipstream.Builder builder = Slipstream.builder().config(slipstreamConfig).s3Client(s3a)

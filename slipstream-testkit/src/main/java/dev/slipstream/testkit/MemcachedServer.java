@@ -84,6 +84,26 @@ public final class MemcachedServer implements AutoCloseable {
     }
   }
 
+  /**
+   * One counter of the server's {@code stats} ({@code total_items}: items ever stored, {@code curr_items}: held
+   * now, {@code cmd_set}: set commands received, ...).
+   */
+  public long stat(String name) throws IOException {
+    try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+      s.getOutputStream().write("stats\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      s.getOutputStream().flush();
+      java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream(),
+          java.nio.charset.StandardCharsets.US_ASCII));
+      for (String line = in.readLine(); line != null && !line.equals("END"); line = in.readLine()) {
+        String[] parts = line.split(" ");
+        if (parts.length == 3 && parts[0].equals("STAT") && parts[1].equals(name)) {
+          return Long.parseLong(parts[2]);
+        }
+      }
+    }
+    throw new IOException("memcached on 127.0.0.1:" + port + " has no stat " + name);
+  }
+
   /** The binary: $MEMCACHED, else memcached on PATH or in /usr/bin; a clear error if there is none. */
   static String binary() throws IOException {
     String env = System.getenv("MEMCACHED");

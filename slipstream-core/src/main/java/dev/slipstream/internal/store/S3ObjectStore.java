@@ -48,27 +48,31 @@ public final class S3ObjectStore implements ObjectStore {
   /** The client of GETs: {@link #s3}, or one built for them ({@link S3ClientFactory#createForReads}). */
   private final S3Client reads;
   private final boolean ownsClient;
+  /** The SSE-C key every GET and HEAD carries, or {@link SseCustomerKey#NONE}. */
+  private final SseCustomerKey customerKey;
 
-  private S3ObjectStore(S3Client s3, S3Client reads, boolean ownsClient) {
+  private S3ObjectStore(S3Client s3, S3Client reads, boolean ownsClient, SseCustomerKey customerKey) {
     this.s3 = s3;
     this.reads = reads;
     this.ownsClient = ownsClient;
+    this.customerKey = customerKey;
   }
 
   /**
    * A store over a caller's clients, neither closed with it: {@code reads} for the GETs (ideally one
    * without a socket timeout, as {@link S3ClientFactory#createForReads} builds; or {@code s3} itself),
-   * {@code s3} for HEAD and LIST; each request made inside the scope that {@code enter} enters and returns
-   * the way out of; {@code enter} null: no scope.
+   * {@code s3} for HEAD and LIST; every GET and HEAD carrying {@code customerKey}; each request made inside
+   * the scope that {@code enter} enters and returns the way out of; {@code enter} null: no scope.
    */
-  public static ObjectStore over(S3Client s3, S3Client reads, java.util.function.Supplier<Runnable> enter) {
-    return scoped(new S3ObjectStore(s3, reads, false), enter);
+  public static ObjectStore over(S3Client s3, S3Client reads, SseCustomerKey customerKey,
+      java.util.function.Supplier<Runnable> enter) {
+    return scoped(new S3ObjectStore(s3, reads, false, customerKey), enter);
   }
 
   /**
    * A store over new S3 clients built from {@code config} and closed with it: one for HEAD and LIST,
-   * one for the GETs ({@link S3ClientFactory#createForReads}); each request made inside {@code enter}'s scope
-   * as in {@link #over}.
+   * one for the GETs ({@link S3ClientFactory#createForReads}); every GET and HEAD carrying the config's
+   * {@code sse.customer.key}, if any; each request made inside {@code enter}'s scope as in {@link #over}.
    */
   public static ObjectStore create(SlipstreamConfig config, java.util.function.Supplier<Runnable> enter) {
     return scoped(create(config), enter);
@@ -78,7 +82,8 @@ public final class S3ObjectStore implements ObjectStore {
   public static S3ObjectStore create(SlipstreamConfig config) {
     S3Client s3 = S3ClientFactory.create(config);
     try {
-      return new S3ObjectStore(s3, S3ClientFactory.createForReads(config), true);
+      return new S3ObjectStore(s3, S3ClientFactory.createForReads(config), true,
+          SseCustomerKey.of(config.sseCustomerKey()));
     } catch (RuntimeException | Error e) {
       s3.close();
       throw e;
@@ -93,7 +98,7 @@ public final class S3ObjectStore implements ObjectStore {
   public ObjectMetadata head(S3Location location) throws IOException {
     HeadObjectResponse r;
     try {
-      r = s3.headObject(h -> h.bucket(location.bucket()).key(location.key()));
+      r = s3.headObject(h -> customerKey.addTo(h.bucket(location.bucket()).key(location.key())));
     } catch (RuntimeException e) {
       throw translate(location, "HEAD", e);
     }
@@ -158,6 +163,7 @@ public final class S3ObjectStore implements ObjectStore {
     if (version.versionId() != null) {
       req.versionId(version.versionId());
     }
+    customerKey.addTo(req);
     try {
       return reads.getObject(req.build(),
           ResponseTransformer.unmanaged((response, in) -> new SdkBody(response, new UntimedBody(in))));
