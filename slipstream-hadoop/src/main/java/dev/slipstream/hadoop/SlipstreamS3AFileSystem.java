@@ -71,7 +71,9 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     Configuration s3aConf = new Configuration(conf);
     s3aConf.set(INPUT_STREAM_TYPE, "classic");
     super.initialize(name, s3aConf);
-    this.defaultPolicy = OpenFileOptions.policyFromFadvise(conf.getTrimmed("fs.s3a.experimental.input.fadvise", ""));
+    // getConf(), not conf: S3A's initialize put the bucket's fs.s3a.bucket.NAME.* settings in place there.
+    this.defaultPolicy = OpenFileOptions.policyFromFadvise(
+        getConf().getTrimmed("fs.s3a.experimental.input.fadvise", ""));
     AuditSpan readSpan = createSpan(Statistic.INVOCATION_OPEN.getSymbol(), null, null);
     readSpan.deactivate(); // S3A activates a span it creates; this one is only for the read path's requests
     boolean clientSideEncryption = getS3EncryptionAlgorithm() != null
@@ -85,7 +87,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     }
     this.slipstream = builder.build();
     this.listings = new Listings(new S3AListingCallbacks(this, statistics, super::listStatus), slipstream,
-        slipstreamConfig, conf, clientSideEncryption);
+        slipstreamConfig, getConf(), clientSideEncryption);
     this.opener = new FileOpener(slipstream, getBucket(), this::pathToKey,
         path -> getS3AInternals().getObjectMetadata(path), listings.memory(),
         MergedRanges.shared(slipstreamConfig.fetchThreads()), statistics);
@@ -302,6 +304,11 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
    */
   public void hintNextFiles(List<? extends FileStatus> next) {
     opener.hintNextFiles(next);
+  }
+
+  /** The read policy of an open that names none ({@code fs.s3a.experimental.input.fadvise}), for tests. */
+  ReadPolicy defaultPolicy() {
+    return defaultPolicy;
   }
 
   /** This FileSystem's listings, for tests; null before initialize. */
