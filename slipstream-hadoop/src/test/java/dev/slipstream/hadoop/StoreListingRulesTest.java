@@ -199,6 +199,32 @@ class StoreListingRulesTest {
   }
 
   @Test
+  void aWalkOverSiblingDirectoriesListsOnePageOfPagingMaximumFirst() throws IOException {
+    Path table = new Path("s3a://" + PLAIN + "/table");
+    List<String> want = new ArrayList<>();
+    Configuration stockConf = conf(server, S3AFileSystem.class);
+    stockConf.setInt("fs.s3a.paging.maximum", 50);
+    try (FileSystem stock = fs(PLAIN, stockConf)) {
+      want.addAll(ListingTest.describe(stock.listStatus(new Path(table, "date=000"))));
+      want.addAll(ListingTest.describe(stock.listStatus(new Path(table, "date=001"))));
+    }
+    Configuration conf = conf(server, SlipstreamS3AFileSystem.class);
+    conf.setInt("fs.s3a.paging.maximum", 50);
+    try (FileSystem slip = fs(PLAIN, conf)) {
+      List<String> got = new ArrayList<>(ListingTest.describe(slip.listStatus(new Path(table, "date=000"))));
+      server.reset();
+      got.addAll(ListingTest.describe(slip.listStatus(new Path(table, "date=001"))));
+      assertThat(got).containsExactlyElementsOf(want);
+    }
+    // The second sibling shows the walk: its parent is listed flat from it, one page of 50 keys, the cost of
+    // the call it answers, and the listing's read-ahead of one more. Before: 1,000 keys, here the whole
+    // rest of the parent, 4 requests of 50.
+    List<RequestInfo> lists = lists(server);
+    assertThat(lists).hasSizeBetween(1, 2).allSatisfy(r -> assertThat(param(r, "max-keys")).isEqualTo("50"));
+    assertThat(param(lists.get(0), "start-after")).isEqualTo("table/date=001");
+  }
+
+  @Test
   void pagingMaximumAbove1000AsksFor1000() throws IOException {
     Configuration conf = conf(server, SlipstreamS3AFileSystem.class);
     conf.setInt("fs.s3a.paging.maximum", 5000);
