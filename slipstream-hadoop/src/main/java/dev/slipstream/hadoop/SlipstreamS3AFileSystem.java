@@ -40,7 +40,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  * {@link #openFileWithOptions} return a Slipstream stream whose GETs go through a client built from the
  * settings of the S3 client S3A configured ({@link S3AReadsClient}), and its HEADs through S3A's. Listing for split computation, {@link #listStatus(Path[], PathFilter)} over many
  * directories and {@link #listFiles(Path, boolean) listFiles(path, true)}, is served by Slipstream's
- * flat, parallel listings with S3A's results (see {@link FlatListing}); every other listing call is S3A's.
+ * flat, parallel listings with S3A's results (see {@link FlatListing}), where S3A's settings and the store
+ * allow it (not with ListObjects v1 or on a directory bucket: see {@link Listings}); every other listing
+ * call is S3A's.
  *
  * <p>Slipstream's own settings are read from {@code fs.slipstream.*} (see docs/configuration.md); its
  * endpoint/region/credential keys are not used here, as S3A's apply.
