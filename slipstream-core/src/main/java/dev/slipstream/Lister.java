@@ -87,7 +87,7 @@ public final class Lister {
 
   /**
    * This lister, its requests asking for at most {@code keys} keys a page: the same threads, client and
-   * statistics (closing the client ends both). Fewer keys a page means more requests for a listing.
+   * statistics (closing the client ends this one too). Fewer keys a page means more requests for a listing.
    *
    * @throws IllegalArgumentException if {@code keys} is not between 1 and {@value #MAX_PAGE_KEYS}
    */
