@@ -38,10 +38,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link ListEntry#openOptions()} makes no HEAD request. LIST requests count in
  * {@link Counter#LIST_REQUESTS}; transient failures are retried with the client's backoff.
  *
+ * <p>Each request asks for up to 1,000 keys, S3's most; {@link #withPageKeys} asks for fewer (a store or
+ * proxy that caps pages lower, or Hadoop's {@code fs.s3a.paging.maximum}).
+ *
+ * <p>A directory bucket (S3 Express One Zone, see {@link DirectoryBuckets}) lists in no key order, takes no
+ * {@code StartAfter}, and only prefixes that end in {@code /}. There {@link #list} is one sequential
+ * listing (no key ranges) of a prefix that is empty or ends in {@code /}, its keys in the order the
+ * bucket gives them, not sorted; a {@code startAfter} key, a merge-join ({@link #listDirectories}) and a
+ * prefix not ending in {@code /} are refused with an exception naming the bucket and why.
+ *
  * <p>Listing threads ({@code slipstream-list-N}, daemons) are this client's own, at most twice
  * {@code list.parallelism}, and end when idle or when the client is closed.
  */
 public final class Lister {
+  /** The most keys S3 returns in one LIST page, and what each request asks for unless told otherwise. */
+  public static final int MAX_PAGE_KEYS = 1000;
   private static final AtomicInteger POOLS = new AtomicInteger();
 
   private final ObjectStore store;
@@ -49,6 +60,8 @@ public final class Lister {
   private final ReadStatistics stats;
   private final int parallelism;
   private final ThreadPoolExecutor executor;
+  /** Keys (and common prefixes) each LIST request asks for. */
+  private final int pageKeys;
 
   Lister(ObjectStore store, SlipstreamConfig config, ReadStatistics stats) {
     this.store = store;
@@ -60,6 +73,34 @@ public final class Lister {
     this.executor = new ThreadPoolExecutor(threads, threads, 5, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
         DaemonThreads.named("slipstream-list-" + pool + "-"));
     executor.allowCoreThreadTimeOut(true);
+    this.pageKeys = MAX_PAGE_KEYS;
+  }
+
+  private Lister(Lister of, int pageKeys) {
+    this.store = of.store;
+    this.retrier = of.retrier;
+    this.stats = of.stats;
+    this.parallelism = of.parallelism;
+    this.executor = of.executor;
+    this.pageKeys = pageKeys;
+  }
+
+  /**
+   * This lister, its requests asking for at most {@code keys} keys a page: the same threads, client and
+   * statistics (closing the client ends this one too). Fewer keys a page means more requests for a listing.
+   *
+   * @throws IllegalArgumentException if {@code keys} is not between 1 and {@value #MAX_PAGE_KEYS}
+   */
+  public Lister withPageKeys(int keys) {
+    if (keys < 1 || keys > MAX_PAGE_KEYS) {
+      throw new IllegalArgumentException("keys a LIST page must be between 1 and " + MAX_PAGE_KEYS + ", got " + keys);
+    }
+    return keys == pageKeys ? this : new Lister(this, keys);
+  }
+
+  /** Keys each LIST request asks for. */
+  public int pageKeys() {
+    return pageKeys;
   }
 
   /** Key ranges a long listing is cut into: {@code list.parallelism}. */
@@ -67,7 +108,10 @@ public final class Lister {
     return parallelism;
   }
 
-  /** Every object under {@code prefix} ({@code ""}: the whole bucket), in key order. */
+  /**
+   * Every object under {@code prefix} ({@code ""}: the whole bucket), in key order (in a directory bucket:
+   * in the bucket's order, one sequential listing; the prefix must be empty or end in {@code /}).
+   */
   public Listing list(String bucket, String prefix) {
     return list(bucket, prefix, parallelism);
   }
@@ -91,8 +135,18 @@ public final class Lister {
       throw new IllegalArgumentException("start-after key '" + startAfter + "' is not under the prefix '" + prefix
           + "' in s3://" + bucket + "/");
     }
-    return ParallelListing.ofPrefix(store, executor, retrier, stats.child(), bucket, prefix, startAfter,
-        checkRanges(ranges));
+    checkRanges(ranges);
+    if (DirectoryBuckets.isDirectoryBucket(bucket)) {
+      if (startAfter != null) {
+        throw new UnsupportedOperationException(directoryBucket(bucket) + " its ListObjectsV2 takes no StartAfter,"
+            + " so it cannot be listed after '" + startAfter + "'");
+      }
+      checkDirectoryPrefix(bucket, prefix);
+      // No key ranges: they are cut and joined by key order, which this bucket's listings do not keep.
+      return ParallelListing.ofPrefix(store, executor, retrier, stats.child(), bucket, prefix, null, 1, pageKeys);
+    }
+    return ParallelListing.ofPrefix(store, executor, retrier, stats.child(), bucket, prefix, startAfter, ranges,
+        pageKeys);
   }
 
   /**
@@ -107,6 +161,8 @@ public final class Lister {
    * listings with a delimiter may cost fewer requests.
    *
    * @throws IllegalArgumentException if {@code directories} is empty or one does not end in "/"
+   * @throws UnsupportedOperationException if {@code bucket} is a directory bucket ({@link DirectoryBuckets}):
+   *     the merge-join needs keys in order and {@code StartAfter}, which its listings do not give
    */
   public Listing listDirectories(String bucket, Collection<String> directories, boolean recursive) {
     return listDirectories(bucket, directories, recursive, parallelism);
@@ -125,19 +181,43 @@ public final class Lister {
             + "' in s3://" + bucket + "/");
       }
     }
+    checkRanges(ranges);
+    if (DirectoryBuckets.isDirectoryBucket(bucket)) {
+      throw new UnsupportedOperationException(directoryBucket(bucket) + " its ListObjectsV2 lists keys in no order"
+          + " and takes no StartAfter, so no merge-join of directories can be made there; list each directory"
+          + " with list(bucket, directory) instead");
+    }
     return ParallelListing.ofDirectories(store, executor, retrier, stats.child(), bucket, directories, recursive,
-        checkRanges(ranges));
+        ranges, pageKeys);
   }
 
   /**
    * The objects directly under {@code prefix} and the common prefixes one {@code /} further down, page by
    * page: see {@link LevelListing}. {@code "logs/"} lists inside that "directory"; {@code "logs"} lists
    * {@code logs/} itself as a common prefix, beside any {@code logs.csv} or {@code logs2/}, as S3 does.
+   * In a directory bucket the prefix must be empty or end in {@code /}, and the entries of a page come in
+   * the bucket's order, not sorted.
    */
   public LevelListing listLevel(String bucket, String prefix) {
     checkBucket(bucket);
     Objects.requireNonNull(prefix, "prefix");
-    return new DelimiterListing(store, retrier, stats.child(), bucket, prefix);
+    if (DirectoryBuckets.isDirectoryBucket(bucket)) {
+      checkDirectoryPrefix(bucket, prefix);
+    }
+    return new DelimiterListing(store, retrier, stats.child(), bucket, prefix, pageKeys);
+  }
+
+  /** The start of every refusal for a directory bucket: which bucket, and what it is. */
+  private static String directoryBucket(String bucket) {
+    return "s3://" + bucket + "/ is an S3 Express One Zone directory bucket (its name ends in "
+        + DirectoryBuckets.SUFFIX + "):";
+  }
+
+  private static void checkDirectoryPrefix(String bucket, String prefix) {
+    if (!prefix.isEmpty() && !prefix.endsWith("/")) {
+      throw new IllegalArgumentException(directoryBucket(bucket) + " it lists only prefixes that end in '/', not '"
+          + prefix + "'");
+    }
   }
 
   private static void checkBucket(String bucket) {

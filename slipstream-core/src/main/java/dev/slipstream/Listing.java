@@ -7,8 +7,8 @@ import java.io.IOException;
 import java.util.List;
 
 /**
- * The result of a {@link Lister} call: objects in S3's key order (UTF-8 binary order), handed out page
- * by page as the pages arrive, while the next pages are listed in the background. Reading ahead is
+ * The result of a {@link Lister} call: objects in S3's key order (UTF-8 binary order; in a directory
+ * bucket, the order the bucket lists them in), handed out page by page as the pages arrive, while the next pages are listed in the background. Reading ahead is
  * bounded (a few pages per key range), so a slow consumer holds little memory. {@link #close()} stops
  * the background listing; a listing read to its end needs no close, but closing is always safe.
  *

@@ -73,7 +73,7 @@ final class ListingMemory {
     this.versionTtlNanos = versionTtlNanos;
     this.glob = glob;
     this.reuse = reuse;
-    this.walks = glob == null ? null : new SiblingWalks(versionTtlNanos, FlatGlob.MAX_KEYS);
+    this.walks = glob == null ? null : new SiblingWalks(versionTtlNanos, reuse.pageKeys(), FlatGlob.MAX_KEYS);
     this.listParallelism = listParallelism;
     this.answersChanged = answersChanged;
   }
@@ -177,7 +177,7 @@ final class ListingMemory {
     if (held != null || budget <= 0) {
       return held;
     }
-    int ranges = Math.max(1, Math.min(listParallelism, budget / SiblingWalks.FIRST_BUDGET));
+    int ranges = Math.max(1, Math.min(listParallelism, budget / walks.firstBudget()));
     FlatGlob.Siblings siblings = null;
     try {
       siblings = glob.keepSiblings(parent, key, budget, ranges);

@@ -46,6 +46,11 @@ final class ListingReuse {
     this(ttlNanos, pageKeys, maxEntries, Ticker.systemTicker());
   }
 
+  /** Most keys S3A lists in one page: {@code min(1000, fs.s3a.paging.maximum)}. */
+  int pageKeys() {
+    return pageKeys;
+  }
+
   ListingReuse(long ttlNanos, int pageKeys, int maxEntries, Ticker ticker) {
     this.ttlNanos = ttlNanos;
     this.pageKeys = pageKeys;

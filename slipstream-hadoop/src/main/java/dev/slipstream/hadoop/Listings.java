@@ -3,6 +3,8 @@
  */
 package dev.slipstream.hadoop;
 
+import dev.slipstream.DirectoryBuckets;
+import dev.slipstream.Lister;
 import dev.slipstream.Slipstream;
 import dev.slipstream.SlipstreamConfig;
 import java.io.IOException;
@@ -26,17 +28,24 @@ import org.slf4j.LoggerFactory;
  * is remembered ({@link ListingMemory#remember}), judged by the writes through the FileSystem since the
  * call began; a glob's result is not (Globber's, not a listing).
  *
- * <p>Flat listings go through S3A's client too; S3A alone knows how to list with client-side encryption
- * (sizes differ from the objects') or requester-pays buckets, so those stay S3A's. A flat listing S3
+ * <p>Flat listings go through S3A's client too, each request asking for {@code fs.s3a.paging.maximum}
+ * keys (at most 1,000, S3's cap). Where a flat listing cannot list as S3A would, every listing is S3A's
+ * ({@link #whyS3AsListings}): with client-side encryption (sizes differ from the objects'), a
+ * requester-pays bucket, ListObjects v1 ({@code fs.s3a.list.version=1}: the store may know no other, and
+ * Slipstream lists with v2 only), or a directory bucket (S3 Express One Zone: its listings come in no key
+ * order and take no {@code StartAfter}, on which the flat listings are built). A flat listing S3
  * refuses (403) is S3A's too: a policy may grant listing prefixes S3A lists where it does not grant this
  * one's ({@code s3:prefix} conditions).
+ *
+ * <p>{@code conf} is the FileSystem's own ({@code getConf()} after S3A's initialize), in which S3A has put
+ * the bucket's {@code fs.s3a.bucket.NAME.*} settings in place of the general ones.
  */
 final class Listings {
   /** The FileSystem's logger: its messages keep the name they always had. */
   private static final Logger LOG = LoggerFactory.getLogger(HadoopConfig.LOGGER);
 
   private final ListingCallbacks fs;
-  /** Null when off: client-side encryption, requester pays. */
+  /** Null when off: see {@link #whyS3AsListings}. */
   private final FlatListing flat;
   /** Null when off: as {@link #flat}, or {@code list.reuse.ttl=0}. */
   private final FlatGlob glob;
@@ -46,18 +55,42 @@ final class Listings {
   Listings(ListingCallbacks fs, Slipstream slipstream, SlipstreamConfig config, Configuration conf,
       boolean clientSideEncryption) {
     this.fs = fs;
-    boolean requesterPays = conf.getBoolean("fs.s3a.requester.pays.enabled", false);
-    this.flat = clientSideEncryption || requesterPays ? null : new FlatListing(fs, slipstream.lister());
+    String why = whyS3AsListings(conf, fs.bucket(), clientSideEncryption);
+    if (why != null) {
+      LOG.debug("every listing of s3a://{} is S3A's: {}", fs.bucket(), why);
+    }
+    int pageKeys = Math.min(Lister.MAX_PAGE_KEYS, Math.max(1, conf.getInt("fs.s3a.paging.maximum", 5000)));
+    Lister lister = slipstream.lister().withPageKeys(pageKeys);
+    this.flat = why != null ? null : new FlatListing(fs, lister);
     // Listed versions stand in for HEADs only where listed sizes are the objects' (no client-side encryption).
     long reuseTtl = flat != null ? config.listReuseTtl().toNanos() : 0;
     ListingReuse reuse = null;
     if (reuseTtl > 0) {
-      int pageKeys = Math.min(1000, Math.max(1, conf.getInt("fs.s3a.paging.maximum", 5000)));
       reuse = new ListingReuse(reuseTtl, pageKeys, FlatGlob.MAX_KEYS);
     }
-    this.glob = reuse == null ? null : new FlatGlob(fs, slipstream.lister(), reuse);
+    this.glob = reuse == null ? null : new FlatGlob(fs, lister, reuse);
     this.memory = new ListingMemory(fs, config.openAheadFiles(), reuseTtl, glob, reuse, config.listParallelism(),
         slipstream.writes(), slipstream::changed);
+  }
+
+  /**
+   * Why every listing of {@code bucket} must be S3A's own with {@code conf}, or null if Slipstream's flat
+   * listings may serve.
+   */
+  static String whyS3AsListings(Configuration conf, String bucket, boolean clientSideEncryption) {
+    if (clientSideEncryption) {
+      return "client-side encryption is on: listed sizes are not the objects'";
+    }
+    if (conf.getBoolean("fs.s3a.requester.pays.enabled", false)) {
+      return "fs.s3a.requester.pays.enabled is set";
+    }
+    if (conf.getInt("fs.s3a.list.version", 2) == 1) {
+      return "fs.s3a.list.version is 1: the store is listed with ListObjects v1 only";
+    }
+    if (DirectoryBuckets.isDirectoryBucket(bucket)) {
+      return "a directory bucket (S3 Express One Zone) lists in no key order and takes no StartAfter";
+    }
+    return null;
   }
 
   /** {@code listStatus(Path[], PathFilter)}: the flat listing of the paths' parent, else {@code s3a}. */
@@ -133,7 +166,12 @@ final class Listings {
     return memory;
   }
 
-  /** The flat glob, or null when off ({@code list.reuse.ttl=0}, client-side encryption, requester pays). */
+  /** Whether Slipstream's flat listings serve this FileSystem (else every listing is S3A's), for tests. */
+  boolean flatListings() {
+    return flat != null;
+  }
+
+  /** The flat glob, or null when off ({@code list.reuse.ttl=0}, or as {@link #whyS3AsListings} says). */
   FlatGlob flatGlob() {
     return glob;
   }

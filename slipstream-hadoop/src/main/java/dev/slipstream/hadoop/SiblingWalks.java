@@ -11,9 +11,9 @@ import java.util.Map;
  * Spark's file index does on the driver (and inside each discovery task), and what Hive's and Trino's
  * directory listers do over a table's partitions. The evidence is a second call for another child of
  * the same parent within {@code list.reuse.ttl}; the answer is how many keys of the parent to list flat
- * from the directory asked for: one page (1,000 keys) at first, doubling each time the walk goes past
- * what was listed, up to {@link FlatGlob#MAX_KEYS}. So a walk of n sibling directories costs about
- * keys / 1,000 requests plus a handful, and a batch of a few siblings (a discovery task's) wastes at
+ * from the directory asked for: one page (1,000 keys, or {@code fs.s3a.paging.maximum} if fewer) at
+ * first, doubling each time the walk goes past what was listed, up to {@link FlatGlob#MAX_KEYS}. So a
+ * walk of n sibling directories costs about keys / page requests plus a handful, and a batch of a few siblings (a discovery task's) wastes at
  * most about as many keys as it used.
  *
  * <p>Bounded per walk, not per call: one flat listing at a time, each starting past the last key the
@@ -27,8 +27,11 @@ import java.util.Map;
  * Thread-safe.
  */
 final class SiblingWalks {
-  /** Keys listed flat at the walk's first sign: one LIST page, the cost of the call it answers. */
-  static final int FIRST_BUDGET = 1000;
+  /**
+   * Keys listed flat at the walk's first sign: one LIST page ({@code fs.s3a.paging.maximum}, at most
+   * 1,000), the cost of the call it answers.
+   */
+  private final int firstBudget;
   /** Parents remembered at once. */
   static final int PARENTS = 64;
 
@@ -41,8 +44,9 @@ final class SiblingWalks {
     }
   };
 
-  SiblingWalks(long ttlNanos, int maxBudget) {
+  SiblingWalks(long ttlNanos, int firstBudget, int maxBudget) {
     this.ttlNanos = ttlNanos;
+    this.firstBudget = firstBudget;
     this.maxBudget = maxBudget;
   }
 
@@ -67,7 +71,7 @@ final class SiblingWalks {
       return 0;
     }
     w.listing = true;
-    w.budget = w.budget == 0 ? FIRST_BUDGET : (int) Math.min(maxBudget, 2L * w.budget);
+    w.budget = w.budget == 0 ? firstBudget : (int) Math.min(maxBudget, 2L * w.budget);
     return w.budget;
   }
 
@@ -76,6 +80,11 @@ final class SiblingWalks {
    * {@code lastKey}, or, null, to the parent's end or not at all (refused, or a layout S3A must judge):
    * the rest of the walk is then S3A's.
    */
+  /** Keys of a walk's first flat listing: one page. */
+  int firstBudget() {
+    return firstBudget;
+  }
+
   synchronized void listed(String parentKey, String lastKey) {
     Walk w = byParent.get(parentKey);
     if (w != null) {

@@ -41,7 +41,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  * {@link #openFileWithOptions} return a Slipstream stream whose GETs go through a client built from the
  * settings of the S3 client S3A configured ({@link S3AReadsClient}), and its HEADs through S3A's. Listing for split computation, {@link #listStatus(Path[], PathFilter)} over many
  * directories and {@link #listFiles(Path, boolean) listFiles(path, true)}, is served by Slipstream's
- * flat, parallel listings with S3A's results (see {@link FlatListing}); every other listing call is S3A's.
+ * flat, parallel listings with S3A's results (see {@link FlatListing}), where S3A's settings and the store
+ * allow it (not with ListObjects v1 or on a directory bucket: see {@link Listings}); every other listing
+ * call is S3A's.
  *
  * <p>Slipstream's own settings are read from {@code fs.slipstream.*} (see docs/configuration.md); its
  * endpoint/region/credential keys are not used here, as S3A's apply.
@@ -73,10 +75,12 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     Configuration s3aConf = new Configuration(conf);
     s3aConf.set(INPUT_STREAM_TYPE, "classic");
     super.initialize(name, s3aConf);
-    // S3A's read-side settings, as S3A resolved them for this bucket (fs.s3a.bucket.NAME.* included).
+    // S3A's read-side settings, as S3A resolved them for this bucket: getConf(), not conf, where S3A's
+    // initialize put the bucket's fs.s3a.bucket.NAME.* settings in place.
     this.slipstreamConfig = S3AReadSettings.applied(slipstreamConfig, getChangeDetectionPolicy());
     S3AReadSettings.sayReplaced(getConf());
-    this.defaultPolicy = OpenFileOptions.policyFromFadvise(conf.getTrimmed("fs.s3a.experimental.input.fadvise", ""));
+    this.defaultPolicy = OpenFileOptions.policyFromFadvise(
+        getConf().getTrimmed("fs.s3a.experimental.input.fadvise", ""));
     AuditSpan readSpan = createSpan(Statistic.INVOCATION_OPEN.getSymbol(), null, null);
     readSpan.deactivate(); // S3A activates a span it creates; this one is only for the read path's requests
     boolean clientSideEncryption = getS3EncryptionAlgorithm() != null
@@ -91,7 +95,7 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
     }
     this.slipstream = builder.build();
     this.listings = new Listings(new S3AListingCallbacks(this, statistics, super::listStatus), slipstream,
-        slipstreamConfig, conf, clientSideEncryption);
+        slipstreamConfig, getConf(), clientSideEncryption);
     this.opener = new FileOpener(slipstream, getBucket(), this::pathToKey,
         path -> getS3AInternals().getObjectMetadata(path), listings.memory(),
         vectored, statistics);
@@ -308,6 +312,11 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
    */
   public void hintNextFiles(List<? extends FileStatus> next) {
     opener.hintNextFiles(next);
+  }
+
+  /** The read policy of an open that names none ({@code fs.s3a.experimental.input.fadvise}), for tests. */
+  ReadPolicy defaultPolicy() {
+    return defaultPolicy;
   }
 
   /** This FileSystem's listings, for tests; null before initialize. */

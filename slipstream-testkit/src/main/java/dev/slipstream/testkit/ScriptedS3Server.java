@@ -43,7 +43,9 @@ import java.util.function.Predicate;
  * {@link Misbehaviour}). HEAD and ranged GET of objects held in memory, path-style
  * ({@code /bucket/key}), no authentication, on an ephemeral port of 127.0.0.1. Well-behaved unless a
  * rule says otherwise: {@code 206} with {@code Content-Range}, quoted ETags, {@code Last-Modified},
- * {@code If-Match} and {@code If-Unmodified-Since} answered {@code 412} as S3 does.
+ * {@code If-Match} and {@code If-Unmodified-Since} answered {@code 412} as S3 does. LIST (v1 and v2) as
+ * {@link ScriptedListing} answers it, keeping the listing rules of directory buckets (a name ending in
+ * {@code --x-s3}) and, after {@link #withoutListObjectsV2()}, of a store that knows only ListObjects v1.
  *
  * <p>The script: {@link #when} rules, each a misbehaviour for the requests a predicate picks (all rules
  * that match apply), and {@link #replaceAfterGets} to overwrite an object in the middle of a read.
@@ -79,6 +81,7 @@ public final class ScriptedS3Server implements AutoCloseable {
   /** Ends the responses now stalled: counted down by {@link #reset()} (then replaced) and by close. */
   private volatile CountDownLatch release = new CountDownLatch(1);
   private final AtomicInteger stalled = new AtomicInteger();
+  private volatile boolean listV2Known = true;
 
   private ScriptedS3Server(HttpServer http, ExecutorService threads) {
     this.http = http;
@@ -178,6 +181,15 @@ public final class ScriptedS3Server implements AutoCloseable {
     return end < 0 ? null : auth.substring(at + "Credential=".length(), end);
   }
 
+  /**
+   * From now on this server is an old store that knows only ListObjects v1: a request with
+   * {@code list-type=2} is refused with 400. Kept across {@link #reset()}.
+   */
+  public ScriptedS3Server withoutListObjectsV2() {
+    listV2Known = false;
+    return this;
+  }
+
   /** Adds a rule: requests {@code when} picks get {@code what}. */
   public ScriptedS3Server when(Predicate<RequestInfo> when, Misbehaviour what) {
     rules.add(new Rule(when, what));
@@ -262,6 +274,11 @@ public final class ScriptedS3Server implements AutoCloseable {
       if (req.isGet()) {
         arrived(path);
       }
+      int slash = path.indexOf('/');
+      if (req.isGet() && (slash < 0 || slash == path.length() - 1)) {
+        bucketRequest(ex, req, slash < 0 ? path : path.substring(0, slash));
+        return;
+      }
       Version v = objects.get(path);
       String askedId = queryParam(req.query(), "versionId");
       if (askedId != null) {
@@ -325,6 +342,30 @@ public final class ScriptedS3Server implements AutoCloseable {
       }
       get(ex, req, path, v, bad);
     }
+  }
+
+  /**
+   * A GET of the bucket itself: a LIST. S3 Express's CreateSession ({@code ?session}) is refused: this
+   * server has no sessions, so a client must sign each request itself
+   * ({@code disableS3ExpressSessionAuth}).
+   */
+  private void bucketRequest(HttpExchange ex, RequestInfo req, String bucket) throws IOException {
+    if (req.query() != null && (req.query().equals("session") || req.query().startsWith("session&"))) {
+      error(ex, 501, "NotImplemented", false);
+      return;
+    }
+    List<ScriptedListing.Entry> listed = new java.util.ArrayList<>();
+    String under = bucket + "/";
+    objects.forEach((p, v) -> {
+      if (p.startsWith(under)) {
+        listed.add(new ScriptedListing.Entry(p.substring(under.length()), v.data.length, v.etag, v.lastModified));
+      }
+    });
+    ScriptedListing.Answer a = ScriptedListing.answer(bucket, req.query(), listed, listV2Known);
+    byte[] body = a.xml().getBytes(StandardCharsets.UTF_8);
+    ex.getResponseHeaders().set("Content-Type", "application/xml");
+    ex.sendResponseHeaders(a.status(), body.length);
+    ex.getResponseBody().write(body);
   }
 
   /** Waits, counted as stalled, until the script is reset or the server closed. */

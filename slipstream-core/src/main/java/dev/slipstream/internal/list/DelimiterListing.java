@@ -33,11 +33,7 @@ public final class DelimiterListing implements LevelListing {
   private String token;
   private boolean done;
 
-  public DelimiterListing(ObjectStore store, Retrier retrier, ReadStatistics stats, String bucket, String prefix) {
-    this(store, retrier, stats, bucket, prefix, ParallelListing.PAGE_KEYS);
-  }
-
-  DelimiterListing(ObjectStore store, Retrier retrier, ReadStatistics stats, String bucket, String prefix,
+  public DelimiterListing(ObjectStore store, Retrier retrier, ReadStatistics stats, String bucket, String prefix,
       int pageKeys) {
     this.store = store;
     this.retrier = retrier;

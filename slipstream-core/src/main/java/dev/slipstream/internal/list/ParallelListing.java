@@ -46,6 +46,8 @@ public final class ParallelListing implements Listing {
   private final String bucket;
   private final ListingPlan plan;
   private final int parallelism;
+  /** Keys each request asks for: {@link #PAGE_KEYS} unless the caller asked for fewer. */
+  private final int pageKeys;
 
   private final Object lock = new Object();
   private final List<Range> ranges = new ArrayList<>(); // guarded by lock
@@ -58,8 +60,9 @@ public final class ParallelListing implements Listing {
   private int pageIndex;
 
   ParallelListing(ObjectStore store, Executor executor, Retrier retrier, ReadStatistics stats, String bucket,
-      ListingPlan plan, int parallelism) {
+      ListingPlan plan, int parallelism, int pageKeys) {
     this.store = store;
+    this.pageKeys = pageKeys;
     this.executor = executor;
     this.retrier = retrier;
     this.stats = stats;
@@ -76,17 +79,17 @@ public final class ParallelListing implements Listing {
 
   /** Lists a prefix: all of it, or its keys after {@code startAfter} (null: all). */
   public static ParallelListing ofPrefix(ObjectStore store, Executor executor, Retrier retrier, ReadStatistics stats,
-      String bucket, String prefix, String startAfter, int parallelism) {
+      String bucket, String prefix, String startAfter, int parallelism, int pageKeys) {
     return new ParallelListing(store, executor, retrier, stats, bucket, new PrefixPlan(prefix, startAfter),
-        parallelism);
+        parallelism, pageKeys);
   }
 
   /** The merge-join against {@code directories} (keys ending in "/"). */
   public static ParallelListing ofDirectories(ObjectStore store, Executor executor, Retrier retrier,
       ReadStatistics stats, String bucket, java.util.Collection<String> directories, boolean recursive,
-      int parallelism) {
+      int parallelism, int pageKeys) {
     return new ParallelListing(store, executor, retrier, stats, bucket, new DirectoriesPlan(directories, recursive),
-        parallelism);
+        parallelism, pageKeys);
   }
 
   @Override
@@ -234,7 +237,7 @@ public final class ParallelListing implements Listing {
           return;
         }
       }
-      ObjectStore.ListRequest req = new ObjectStore.ListRequest(bucket, plan.prefix(), r.startAfter, null, PAGE_KEYS,
+      ObjectStore.ListRequest req = new ObjectStore.ListRequest(bucket, plan.prefix(), r.startAfter, null, pageKeys,
           r.token);
       ObjectStore.ListPage listed = list(req);
       List<ListEntry> kept = new ArrayList<>(listed.objects().size());
@@ -292,7 +295,7 @@ public final class ParallelListing implements Listing {
   /** After range 0's first full page: bounds range 0 and makes the other ranges. */
   private List<Range> split(Range first, List<String> firstPageKeys) throws IOException {
     List<String> points = plan.splitPoints(firstPageKeys, parallelism, (prefix, after) -> {
-      ObjectStore.ListPage p = list(new ObjectStore.ListRequest(bucket, prefix, after, "/", PAGE_KEYS, null));
+      ObjectStore.ListPage p = list(new ObjectStore.ListRequest(bucket, prefix, after, "/", pageKeys, null));
       List<String> children = new ArrayList<>(p.commonPrefixes());
       p.objects().forEach(o -> children.add(o.key()));
       return children;
