@@ -20,11 +20,8 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Base64;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -62,9 +59,8 @@ public final class ForkedS3Server implements AutoCloseable {
   private final Path dataDir;
   private final Path logFile;
   private final int port;
+  private final ChildServer child;
   private final Process process;
-  /** Kills the child if this JVM exits without {@link #close()}, so no server outlives its tests. */
-  private final Thread reaper;
 
   private ForkedS3Server(Path jar, Storage storage) throws IOException, InterruptedException {
     this.storage = storage;
@@ -92,12 +88,9 @@ public final class ForkedS3Server implements AutoCloseable {
       p.store(out, "written by ForkedS3Server");
     }
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    this.process = new ProcessBuilder(List.of(java, "-Xmx512m", "-jar", jar.toString(), "--properties", props.toString()))
-        .redirectErrorStream(true)
-        .redirectOutput(logFile.toFile())
-        .start();
-    this.reaper = new Thread(process::destroyForcibly, "forked-s3proxy-reaper");
-    Runtime.getRuntime().addShutdownHook(reaper);
+    this.child = ChildServer.start(List.of(java, "-Xmx512m", "-jar", jar.toString(), "--properties", props.toString()),
+        baseDir, logFile, "forked-s3proxy");
+    this.process = child.process();
     try {
       awaitListening();
     } catch (IOException | InterruptedException | RuntimeException e) {
@@ -235,24 +228,6 @@ public final class ForkedS3Server implements AutoCloseable {
 
   @Override
   public void close() {
-    try {
-      Runtime.getRuntime().removeShutdownHook(reaper);
-    } catch (IllegalStateException shuttingDown) {
-      // close() called from another shutdown hook: the reaper runs anyway, harmlessly
-    }
-    process.destroy();
-    try {
-      if (!process.waitFor(10, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-        process.waitFor(10, TimeUnit.SECONDS);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    try (Stream<Path> paths = Files.walk(baseDir)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      // best effort
-    }
+    child.stop(true);
   }
 }

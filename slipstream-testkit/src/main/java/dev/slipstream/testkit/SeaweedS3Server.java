@@ -14,10 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * A real SeaweedFS (Apache 2.0) on 127.0.0.1, master, volume server, filer and S3 gateway in one {@code weed
@@ -40,9 +37,8 @@ public final class SeaweedS3Server implements AutoCloseable {
   private final Path logFile;
   private final int s3Port;
   private final List<Integer> ports;
+  private final ChildServer child;
   private final Process process;
-  /** Kills the child if this JVM exits without {@link #close()}, so no server outlives its tests. */
-  private final Thread reaper;
 
   private SeaweedS3Server(String binary) throws IOException, InterruptedException {
     this.baseDir = Files.createTempDirectory("slipstream-seaweed-");
@@ -58,9 +54,8 @@ public final class SeaweedS3Server implements AutoCloseable {
         "-filer.localSocket=" + baseDir.resolve("filer.sock"),
         "-s3", "-s3.port=" + s3Port, "-s3.port.grpc=" + ports.get(7), "-s3.localSocket=" + baseDir.resolve("s3.sock"),
         "-s3.port.iceberg=0", "-s3.port.lance=0");
-    this.process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(logFile.toFile()).start();
-    this.reaper = new Thread(process::destroyForcibly, "seaweedfs-reaper");
-    Runtime.getRuntime().addShutdownHook(reaper);
+    this.child = ChildServer.start(cmd, baseDir, logFile, "seaweedfs");
+    this.process = child.process();
     try {
       awaitReady();
     } catch (IOException | InterruptedException | RuntimeException e) {
@@ -201,22 +196,7 @@ public final class SeaweedS3Server implements AutoCloseable {
   /** Kills the server (its data is thrown away anyway) and deletes its directory and the sockets it made. */
   @Override
   public void close() {
-    try {
-      Runtime.getRuntime().removeShutdownHook(reaper);
-    } catch (IllegalStateException shuttingDown) {
-      // close() called from another shutdown hook: the reaper runs anyway, harmlessly
-    }
-    process.destroyForcibly();
-    try {
-      process.waitFor(10, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    try (Stream<Path> paths = Files.walk(baseDir)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      // best effort
-    }
+    child.stop(false);
     // The gRPC servers' sockets have no flag: each is made in the temporary directory, named by its port.
     Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
     for (int port : ports) {
