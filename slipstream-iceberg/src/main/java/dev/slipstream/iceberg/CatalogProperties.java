@@ -95,10 +95,16 @@ final class CatalogProperties {
         check(c.getKey(), c.getValue(), value);
       }
     }
+    String ownKey = PREFIX + ConfigKey.SSE_CUSTOMER_KEY.key();
+    if (properties.containsKey(ownKey)) {
+      // One key for reads and writes: S3FileIO's, or reads would carry a key its writes do not.
+      throw new IllegalArgumentException(ownKey + " does not apply to SlipstreamFileIO: set " + SSE_TYPE
+          + "=custom and " + SSE_KEY + " (S3FileIO's SSE-C key), which reads carry too");
+    }
     Map<String, String> merged = new LinkedHashMap<>();
     String customerKey = sseCustomerKey(properties);
-    if (customerKey != null && !properties.containsKey(PREFIX + ConfigKey.SSE_CUSTOMER_KEY.key())) {
-      merged.put(PREFIX + ConfigKey.SSE_CUSTOMER_KEY.key(), customerKey);
+    if (customerKey != null) {
+      merged.put(ownKey, customerKey);
     }
     for (Map.Entry<String, String> e : properties.entrySet()) {
       if (e.getKey().startsWith(PREFIX)) {

@@ -59,6 +59,10 @@ class CatalogPropertiesTest {
     assertThat(config.toString()).doesNotContain(key);
     assertThat(CatalogProperties.toConfig(Map.of("s3.sse.type", "kms", "s3.sse.key", "arn:aws:kms:key"))
         .sseCustomerKey()).as("a KMS key id is no customer key").isEmpty();
+    assertThatThrownBy(() -> CatalogProperties.toConfig(Map.of("slipstream.sse.customer.key", key)))
+        .as("one key for reads and writes: S3FileIO's").isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("slipstream.sse.customer.key does not apply to SlipstreamFileIO: set s3.sse.type=custom")
+        .hasMessageNotContaining(key);
   }
 
   @Test
