@@ -36,11 +36,26 @@ record FileIOClients(Slipstream reader, S3FileIO writer, ReadMetrics metrics) {
     S3FileIO writer = new S3FileIO();
     writer.initialize(properties);
     try {
-      Slipstream reader = Slipstream.builder().config(config).s3Client(writer.client()).build();
+      Slipstream reader = Slipstream.builder().config(config).s3Client(s3Client(writer)).build();
       return new FileIOClients(reader, writer, ReadMetrics.from(properties));
     } catch (RuntimeException | Error e) {
       writer.close();
       throw e;
+    }
+  }
+
+  /**
+   * The S3FileIO's S3 client, built now: a catalog whose client settings cannot make one fails
+   * {@code initialize}, before any read, and no read goes through another client instead.
+   *
+   * @throws IllegalArgumentException saying so, with Iceberg's reason (which names the class or value)
+   */
+  private static software.amazon.awssdk.services.s3.S3Client s3Client(S3FileIO writer) {
+    try {
+      return writer.client();
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("SlipstreamFileIO reads through S3FileIO's S3 client, which cannot be built"
+          + " from these catalog properties (client.*, s3.*, http-client.*): " + e.getMessage(), e);
     }
   }
 

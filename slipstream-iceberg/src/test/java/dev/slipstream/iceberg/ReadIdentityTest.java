@@ -135,6 +135,18 @@ class ReadIdentityTest {
     assertThat(principals(server.requests())).as("the principal of every HEAD and GET").containsExactly("alice");
   }
 
+  /** A provider Iceberg cannot load fails initialize, naming it: no read falls back on the host's identity. */
+  @Test
+  void aCredentialsProviderThatCannotBeLoadedFailsInitialize() {
+    Map<String, String> p = properties("none");
+    p.put("client.credentials-provider", "com.example.NoSuchProvider");
+    Throwable t = catchThrowable(() -> fileIo(p));
+    assertThat(t).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("SlipstreamFileIO reads through S3FileIO's S3 client, which cannot be built")
+        .hasMessageContaining("com.example.NoSuchProvider");
+    assertThat(server.requests()).isEmpty();
+  }
+
   @Test
   void aPrincipalTheStoreRefusesIsRefusedCold() {
     TestPrincipals.PRINCIPALS.put("cold", "bob");
