@@ -9,7 +9,8 @@ import java.util.Map;
 import org.apache.iceberg.aws.s3.S3FileIO;
 
 /**
- * The two clients of one set of catalog properties: Slipstream for reads, S3FileIO for the rest.
+ * The two clients of one set of catalog properties: Slipstream for reads, S3FileIO for the rest, over
+ * one S3 client (the S3FileIO's).
  *
  * <p>Two lifetimes. A FileIO that a catalog initialized owns its clients and closes them. A copy that
  * came over the wire (Iceberg serializes a table's FileIO into Spark tasks) takes the pair this JVM
@@ -19,7 +20,14 @@ import org.apache.iceberg.aws.s3.S3FileIO;
  */
 record FileIOClients(Slipstream reader, S3FileIO writer, ReadMetrics metrics) {
   /**
-   * New clients, owned by the caller.
+   * New clients, owned by the caller. Slipstream reads through the S3 client of the S3FileIO
+   * ({@link S3FileIO#client()}), which Iceberg builds from all the catalog properties: its credentials
+   * (static keys, {@code client.credentials-provider}, an assumed role, credentials a REST catalog vends
+   * and refreshes), its region, endpoint and path style, its HTTP client ({@code http-client.*}: pool,
+   * timeouts, proxy), remote signing, acceleration, dual-stack, cross-region access, or a whole
+   * {@code client.factory}. So reads go as the same principal, to the same place, as writes; no second
+   * client is built from a copy of those properties. The S3FileIO owns that client: Slipstream never
+   * closes it, and is closed before it ({@link #close()}).
    *
    * @throws IllegalArgumentException naming the property whose value is invalid
    */
@@ -28,7 +36,8 @@ record FileIOClients(Slipstream reader, S3FileIO writer, ReadMetrics metrics) {
     S3FileIO writer = new S3FileIO();
     writer.initialize(properties);
     try {
-      return new FileIOClients(slipstream(config), writer, ReadMetrics.from(properties));
+      Slipstream reader = Slipstream.builder().config(config).s3Client(s3Client(writer)).build();
+      return new FileIOClients(reader, writer, ReadMetrics.from(properties));
     } catch (RuntimeException | Error e) {
       writer.close();
       throw e;
@@ -36,40 +45,21 @@ record FileIOClients(Slipstream reader, S3FileIO writer, ReadMetrics metrics) {
   }
 
   /**
-   * The Slipstream client. Its S3 client is built on the AWS SDK's Apache HTTP client ({@code apache-client},
-   * on Apache HttpClient 4.5), which iceberg-aws-bundle carries up to 1.10 and 1.12's does not (it has the
-   * Apache 5 one only): where a class of it is missing, the error says which jars to add, not only the
-   * class.
+   * The S3FileIO's S3 client, built now: a catalog whose client settings cannot make one fails
+   * {@code initialize}, before any read, and no read goes through another client instead.
    *
-   * @throws IllegalStateException if the Apache HTTP client is not on the class path
+   * @throws IllegalArgumentException saying so, with Iceberg's reason (which names the class or value)
    */
-  private static Slipstream slipstream(SlipstreamConfig config) {
+  private static software.amazon.awssdk.services.s3.S3Client s3Client(S3FileIO writer) {
     try {
-      return Slipstream.create(config);
-    } catch (NoClassDefFoundError e) {
-      String missing = String.valueOf(e.getMessage());
-      if (!missing.startsWith("software/amazon/awssdk/http/apache/") && !missing.startsWith("org/apache/http/")
-          && !missing.startsWith("org/apache/commons/logging/")) {
-        throw e;
-      }
-      throw new IllegalStateException("SlipstreamFileIO cannot build its S3 client, " + e.getMessage()
-          + " is missing: it reads through the AWS SDK's Apache HTTP client, which iceberg-aws-bundle 1.12 does"
-          + " not carry (it has the Apache 5 one only). Add software.amazon.awssdk:apache-client:" + sdkVersion()
-          + " (the bundle's AWS SDK version), org.apache.httpcomponents:httpclient:4.5.13,"
-          + " org.apache.httpcomponents:httpcore:4.4.16 and commons-logging:commons-logging:1.2 beside the bundle",
-          e);
+      return writer.client();
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("SlipstreamFileIO reads through S3FileIO's S3 client, which cannot be built"
+          + " from these catalog properties (client.*, s3.*, http-client.*): " + e.getMessage(), e);
     }
   }
 
-  /** The version of the AWS SDK on the class path (the bundle's). */
-  private static String sdkVersion() {
-    try {
-      return software.amazon.awssdk.core.util.VersionInfo.SDK_VERSION;
-    } catch (LinkageError e) {
-      return "<the bundle's AWS SDK version>";
-    }
-  }
-
+  /** Closes Slipstream first (its streams and fetches end), then the S3FileIO and the S3 client both used. */
   void close() {
     try {
       reader.close();

@@ -33,9 +33,9 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  * </pre>
  *
  * <p>Reads ({@link #newInputFile}) go through one Slipstream client configured from the catalog
- * properties ({@link CatalogProperties}: S3FileIO's {@code s3.endpoint}, {@code s3.path-style-access},
- * {@code s3.access-key-id}, {@code s3.secret-access-key}, {@code s3.session-token} and
- * {@code client.region}, and {@code slipstream.*}). A file opened with its length (data files, delete
+ * properties ({@link CatalogProperties}: {@code slipstream.*}, and S3FileIO's SSE-C key), over the S3
+ * client of the S3FileIO below: one identity and one route for reads and writes, whatever of S3FileIO's
+ * properties set them ({@link FileIOClients}). A file opened with its length (data files, delete
  * files, manifests) costs no HEAD, nor does one read whole by path (a {@code metadata.json}, a manifest
  * list: the first GET says the length); metadata and manifests are read whole, Parquet and ORC by ranges
  * planned from the footer ({@link FileKind}).

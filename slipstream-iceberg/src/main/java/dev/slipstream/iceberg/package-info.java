@@ -16,11 +16,12 @@
  * <p>How the parts talk:
  * <pre>
  *   SlipstreamFileIO      the catalog's FileIO
- *     FileIOClients       one Slipstream client for reads, one S3FileIO for the rest; a missing Apache
- *                         HTTP client (Iceberg 1.12's bundle) named with the jars to add
+ *     FileIOClients       one S3FileIO for writes, deletes and listings, and one Slipstream client for
+ *                         reads over the S3FileIO's own S3 client: one identity and route for both
  *     SharedClients       the pairs deserialized copies share, one per JVM and properties, held by
  *                         leases (copies, open streams) and closed a minute after the last one ends
- *     CatalogProperties   catalog properties (s3.*, client.region, slipstream.*) to a SlipstreamConfig
+ *     CatalogProperties   catalog properties (slipstream.*, S3FileIO's SSE-C key) to a SlipstreamConfig;
+ *                         Slipstream's own client keys refused, as the S3 client is S3FileIO's
  *     ReadMetrics         bytes and reads into Iceberg's metrics (Hadoop's FileSystem.Statistics)
  *     SlipstreamInputFile one file: its length as given (no HEAD), or learnt once (from the first GET of a
  *                         file read whole, else a HEAD); its read policy
