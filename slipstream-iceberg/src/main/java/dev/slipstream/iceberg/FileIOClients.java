@@ -124,6 +124,11 @@ final class FileIOClients {
     if (credentials.isEmpty()) {
       return defaultReader;
     }
+    synchronized (this) {
+      if (closed) { // before asking S3FileIO, which would build its clients anew once closed
+        throw new IllegalStateException("SlipstreamFileIO's clients are closed");
+      }
+    }
     S3Client s3;
     try {
       s3 = writer.client(path);
