@@ -3,41 +3,82 @@
  */
 package dev.slipstream.iceberg;
 
+import dev.slipstream.S3Location;
 import dev.slipstream.Slipstream;
 import dev.slipstream.SlipstreamConfig;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.aws.s3.S3FileIO;
+import org.apache.iceberg.io.StorageCredential;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * The two clients of one set of catalog properties: Slipstream for reads, S3FileIO for the rest, over
- * one S3 client (the S3FileIO's).
+ * The clients of one set of catalog properties and storage credentials: S3FileIO for writes, deletes and
+ * listings, and a Slipstream client for reads over each S3 client of the S3FileIO's.
+ *
+ * <p>One Slipstream client per S3 client: without storage credentials the S3FileIO has one S3 client
+ * (the catalog properties'), and so one Slipstream client; with them (a REST catalog's per-prefix
+ * credentials, {@link S3FileIO#setCredentials}) it has one more per prefix, and a read of a path goes
+ * through the S3 client S3FileIO picks for that path ({@link S3FileIO#client(String)}: the longest
+ * matching prefix, else the catalog properties'), wrapped by its own Slipstream client, built at the
+ * first read of that prefix. So what a client knows of objects ({@code access.ttl}'s answers, memory
+ * cache) is one principal's; all of them share the JVM's memory budget, fetch threads and disk cache,
+ * whose blocks are served only after the reading principal's own request for the object succeeded. The
+ * number of clients is bounded by the prefixes the catalog sent.
  *
  * <p>Two lifetimes. A FileIO that a catalog initialized owns its clients and closes them. A copy that
- * came over the wire (Iceberg serializes a table's FileIO into Spark tasks) takes the pair this JVM
- * shares among the copies of the same properties ({@link SharedClients}), which is closed once no copy,
- * file or stream uses it. So an executor has one Slipstream client per catalog configuration in use,
- * whose caches serve all its tasks, and none for credentials that rotated away.
+ * came over the wire (Iceberg serializes a table's FileIO into Spark tasks) takes the clients this JVM
+ * shares among the copies of the same properties and credentials ({@link SharedClients}), which are
+ * closed once no copy, file or stream uses them. So an executor has one set per catalog configuration in
+ * use, whose caches serve all its tasks, and none for credentials that rotated away.
  */
-record FileIOClients(Slipstream reader, S3FileIO writer, ReadMetrics metrics) {
+final class FileIOClients {
+  private final SlipstreamConfig config;
+  private final S3FileIO writer;
+  private final ReadMetrics metrics;
+  private final List<StorageCredential> credentials;
+  private final S3Client defaultS3;
+  private final Slipstream defaultReader;
+  /** The Slipstream client over each prefix's S3 client (by identity), built at its first read; guarded by this. */
+  private final Map<S3Client, Slipstream> prefixReaders = new IdentityHashMap<>();
+  private boolean closed;
+
+  private FileIOClients(SlipstreamConfig config, S3FileIO writer, ReadMetrics metrics,
+      List<StorageCredential> credentials, S3Client defaultS3, Slipstream defaultReader) {
+    this.config = config;
+    this.writer = writer;
+    this.metrics = metrics;
+    this.credentials = credentials;
+    this.defaultS3 = defaultS3;
+    this.defaultReader = defaultReader;
+  }
+
   /**
-   * New clients, owned by the caller. Slipstream reads through the S3 client of the S3FileIO
-   * ({@link S3FileIO#client()}), which Iceberg builds from all the catalog properties: its credentials
-   * (static keys, {@code client.credentials-provider}, an assumed role, credentials a REST catalog vends
-   * and refreshes), its region, endpoint and path style, its HTTP client ({@code http-client.*}: pool,
-   * timeouts, proxy), remote signing, acceleration, dual-stack, cross-region access, or a whole
-   * {@code client.factory}. So reads go as the same principal, to the same place, as writes; no second
-   * client is built from a copy of those properties. The S3FileIO owns that client: Slipstream never
-   * closes it, and is closed before it ({@link #close()}).
+   * New clients, owned by the caller. Slipstream reads through the S3 clients of the S3FileIO
+   * ({@link S3FileIO#client()}, {@link S3FileIO#client(String)}), which Iceberg builds from all the catalog
+   * properties, and for a prefix with a storage credential from those properties with the credential's
+   * over them: its credentials (static keys, {@code client.credentials-provider}, an assumed role,
+   * credentials a REST catalog vends and refreshes), its region, endpoint and path style, its HTTP client
+   * ({@code http-client.*}: pool, timeouts, proxy), remote signing, acceleration, dual-stack, cross-region
+   * access, or a whole {@code client.factory}. So reads go as the same principal, to the same place, as
+   * writes; no second client is built from a copy of those properties. The S3FileIO owns those clients:
+   * Slipstream never closes them, and is closed before them ({@link #close()}).
    *
+   * @param credentials the storage credentials the S3FileIO gets before its initialize, as Iceberg's
+   *     {@code CatalogUtil.loadFileIO} hands them; empty for none
    * @throws IllegalArgumentException naming the property whose value is invalid
    */
-  static FileIOClients open(Map<String, String> properties) {
+  static FileIOClients open(Map<String, String> properties, List<StorageCredential> credentials) {
     SlipstreamConfig config = CatalogProperties.toConfig(properties); // first: a bad value fails before any client
     S3FileIO writer = new S3FileIO();
-    writer.initialize(properties);
     try {
-      Slipstream reader = Slipstream.builder().config(config).s3Client(s3Client(writer)).build();
-      return new FileIOClients(reader, writer, ReadMetrics.from(properties));
+      writer.setCredentials(credentials);
+      writer.initialize(properties);
+      S3Client s3 = s3Client(writer);
+      Slipstream reader = Slipstream.builder().config(config).s3Client(s3).build();
+      return new FileIOClients(config, writer, ReadMetrics.from(properties), List.copyOf(credentials), s3, reader);
     } catch (RuntimeException | Error e) {
       writer.close();
       throw e;
@@ -45,12 +86,12 @@ record FileIOClients(Slipstream reader, S3FileIO writer, ReadMetrics metrics) {
   }
 
   /**
-   * The S3FileIO's S3 client, built now: a catalog whose client settings cannot make one fails
-   * {@code initialize}, before any read, and no read goes through another client instead.
+   * The S3FileIO's S3 client for paths under no prefix, built now: a catalog whose client settings cannot
+   * make one fails {@code initialize}, before any read, and no read goes through another client instead.
    *
    * @throws IllegalArgumentException saying so, with Iceberg's reason (which names the class or value)
    */
-  private static software.amazon.awssdk.services.s3.S3Client s3Client(S3FileIO writer) {
+  private static S3Client s3Client(S3FileIO writer) {
     try {
       return writer.client();
     } catch (RuntimeException e) {
@@ -59,10 +100,114 @@ record FileIOClients(Slipstream reader, S3FileIO writer, ReadMetrics metrics) {
     }
   }
 
-  /** Closes Slipstream first (its streams and fetches end), then the S3FileIO and the S3 client both used. */
-  void close() {
+  S3FileIO writer() {
+    return writer;
+  }
+
+  ReadMetrics metrics() {
+    return metrics;
+  }
+
+  /** The Slipstream client of paths under no prefix (all paths, without storage credentials). */
+  Slipstream reader() {
+    return defaultReader;
+  }
+
+  /**
+   * The Slipstream client that reads {@code path}: the one over the S3 client S3FileIO would use for it.
+   *
+   * @throws IllegalArgumentException naming the prefix, if S3FileIO cannot build the S3 client of the
+   *     credential of the prefix {@code path} is under (never the default client instead)
+   * @throws IllegalStateException if these clients are closed
+   */
+  Slipstream reader(String path) {
+    if (credentials.isEmpty()) {
+      return defaultReader;
+    }
+    synchronized (this) {
+      if (closed) { // before asking S3FileIO, which would build its clients anew once closed
+        throw new IllegalStateException("SlipstreamFileIO's clients are closed");
+      }
+    }
+    S3Client s3;
     try {
-      reader.close();
+      s3 = writer.client(path);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("SlipstreamFileIO cannot read " + path + ": S3FileIO cannot build the S3"
+          + " client of the storage credential for prefix '" + prefixOf(path) + "': " + e.getMessage(), e);
+    }
+    if (s3 == defaultS3) {
+      return defaultReader;
+    }
+    synchronized (this) {
+      if (closed) {
+        throw new IllegalStateException("SlipstreamFileIO's clients are closed");
+      }
+      Slipstream reader = prefixReaders.get(s3);
+      if (reader == null) {
+        if (prefixReaders.size() >= credentials.size()) {
+          // S3FileIO keeps one client per prefix; more would mean it made new ones, each a client we'd keep.
+          throw new IllegalStateException("S3FileIO returned more S3 clients than the " + credentials.size()
+              + " storage credentials it was given");
+        }
+        reader = Slipstream.builder().config(config).s3Client(s3).build();
+        prefixReaders.put(s3, reader);
+      }
+      return reader;
+    }
+  }
+
+  /** The longest credential prefix {@code path} starts with, as S3FileIO matches them: for messages only. */
+  private String prefixOf(String path) {
+    String best = null;
+    for (StorageCredential c : credentials) {
+      if (path.startsWith(c.prefix()) && (best == null || c.prefix().length() > best.length())) {
+        best = c.prefix();
+      }
+    }
+    return best;
+  }
+
+  /** Tells every Slipstream client built so far that {@code object} changed. */
+  void changed(S3Location object) {
+    readers().forEach(r -> r.changed(object));
+  }
+
+  /** Tells every Slipstream client built so far that the objects under {@code prefix} of {@code bucket} changed. */
+  void changed(String bucket, String prefix) {
+    readers().forEach(r -> r.changed(bucket, prefix));
+  }
+
+  private synchronized List<Slipstream> readers() {
+    List<Slipstream> all = new ArrayList<>(prefixReaders.size() + 1);
+    all.add(defaultReader);
+    all.addAll(prefixReaders.values());
+    return all;
+  }
+
+  /** Closes the Slipstream clients first (their streams and fetches end), then the S3FileIO and the S3 clients they used. */
+  void close() {
+    List<Slipstream> all;
+    synchronized (this) {
+      closed = true;
+      all = readers();
+    }
+    try {
+      RuntimeException failed = null;
+      for (Slipstream r : all) {
+        try {
+          r.close();
+        } catch (RuntimeException e) {
+          if (failed == null) {
+            failed = e;
+          } else {
+            failed.addSuppressed(e);
+          }
+        }
+      }
+      if (failed != null) {
+        throw failed;
+      }
     } finally {
       writer.close();
     }

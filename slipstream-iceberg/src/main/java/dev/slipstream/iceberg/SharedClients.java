@@ -10,6 +10,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -17,10 +18,11 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.io.StorageCredential;
 
 /**
- * The clients this JVM shares among the FileIOs that came over the wire, one pair per set of properties,
- * closed once nothing uses them.
+ * The clients this JVM shares among the FileIOs that came over the wire, one pair per set of properties
+ * and storage credentials, closed once nothing uses them.
  *
  * <p>Why: Iceberg serializes a table's FileIO into Spark tasks (once per executor for a broadcast table,
  * once per task for some metadata tables); a client per copy would throw its caches away with each task,
@@ -36,7 +38,10 @@ import java.util.concurrent.TimeUnit;
  * own or one that it reaches: a copy holds one; its input files, listings and output files reach it; each
  * open stream holds another until closed. So a pair is never closed under a reader.
  *
- * <p>Keys are a SHA-256 digest of the properties: no credential is kept as a key.
+ * <p>Keys are a SHA-256 digest of the properties and of the storage credentials (a REST catalog's
+ * per-prefix credentials, each prefix with its config): copies with other credentials for a prefix read
+ * as another principal there, so they must not share clients, and a rotation of those credentials is a
+ * new pair as a rotation of the properties is. No credential is kept as a key.
  */
 final class SharedClients {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SharedClients.class);
@@ -64,12 +69,12 @@ final class SharedClients {
   }
 
   /**
-   * A lease on the pair for these properties, opened now if there is none.
+   * A lease on the pair for these properties and storage credentials, opened now if there is none.
    *
    * @throws IllegalArgumentException naming the property whose value is invalid
    */
-  Lease acquire(Map<String, String> properties) {
-    String key = digest(properties);
+  Lease acquire(Map<String, String> properties, List<StorageCredential> credentials) {
+    String key = digest(properties, credentials);
     synchronized (this) {
       Entry e = entries.get(key);
       if (e != null) {
@@ -77,7 +82,7 @@ final class SharedClients {
       }
     }
     // Opened outside the lock (it builds two S3 clients); the loser of a race closes its own pair.
-    FileIOClients opened = FileIOClients.open(properties);
+    FileIOClients opened = FileIOClients.open(properties, credentials);
     Lease lease;
     synchronized (this) {
       lease = entries.computeIfAbsent(key, k -> new Entry(k, opened)).lease();
@@ -100,9 +105,14 @@ final class SharedClients {
     }
   }
 
-  /** Whether a pair for these properties is open now, leased or idle: for tests. */
+  /** Whether a pair for these properties, without storage credentials, is open now, leased or idle: for tests. */
   boolean holds(Map<String, String> properties) {
-    String key = digest(properties);
+    return holds(properties, List.of());
+  }
+
+  /** Whether a pair for these properties and storage credentials is open now, leased or idle: for tests. */
+  boolean holds(Map<String, String> properties, List<StorageCredential> credentials) {
+    String key = digest(properties, credentials);
     synchronized (this) {
       return entries.containsKey(key);
     }
@@ -216,6 +226,16 @@ final class SharedClients {
     }
   }
 
+  private static void update(MessageDigest sha, Map<String, String> map) {
+    for (Map.Entry<String, String> e : new TreeMap<>(map).entrySet()) {
+      sha.update(e.getKey().getBytes(StandardCharsets.UTF_8));
+      sha.update((byte) 0);
+      sha.update(e.getValue().getBytes(StandardCharsets.UTF_8));
+      sha.update((byte) 0);
+    }
+    sha.update((byte) 2);
+  }
+
   private static ThreadFactory daemon(String name) {
     return r -> {
       Thread t = new Thread(r, name);
@@ -224,14 +244,19 @@ final class SharedClients {
     };
   }
 
-  private static String digest(Map<String, String> properties) {
+  /**
+   * The properties, then each credential in order (S3FileIO's order: of two equal prefixes the later wins),
+   * its prefix and its config; a marker byte between the parts keeps one part from reading as another.
+   */
+  private static String digest(Map<String, String> properties, List<StorageCredential> credentials) {
     try {
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      for (Map.Entry<String, String> e : new TreeMap<>(properties).entrySet()) {
-        sha.update(e.getKey().getBytes(StandardCharsets.UTF_8));
+      update(sha, properties);
+      for (StorageCredential c : credentials) {
+        sha.update((byte) 1);
+        sha.update(c.prefix().getBytes(StandardCharsets.UTF_8));
         sha.update((byte) 0);
-        sha.update(e.getValue().getBytes(StandardCharsets.UTF_8));
-        sha.update((byte) 0);
+        update(sha, c.config());
       }
       return HexFormat.of().formatHex(sha.digest());
     } catch (NoSuchAlgorithmException e) {

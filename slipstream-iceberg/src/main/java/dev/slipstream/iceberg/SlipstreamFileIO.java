@@ -21,7 +21,9 @@ import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.SupportsBulkOperations;
+import org.apache.iceberg.io.StorageCredential;
 import org.apache.iceberg.io.SupportsPrefixOperations;
+import org.apache.iceberg.io.SupportsStorageCredentials;
 
 /**
  * An Iceberg {@link FileIO} that reads through Slipstream, for a catalog's {@code io-impl}:
@@ -32,10 +34,11 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  *   spark.sql.catalog.lake.slipstream.block.size = 4M              (any Slipstream key, prefixed)
  * </pre>
  *
- * <p>Reads ({@link #newInputFile}) go through one Slipstream client configured from the catalog
+ * <p>Reads ({@link #newInputFile}) go through a Slipstream client configured from the catalog
  * properties ({@link CatalogProperties}: {@code slipstream.*}, and S3FileIO's SSE-C key), over the S3
- * client of the S3FileIO below: one identity and one route for reads and writes, whatever of S3FileIO's
- * properties set them ({@link FileIOClients}). A file opened with its length (data files, delete
+ * client the S3FileIO below uses for that path: one identity and one route for reads and writes,
+ * whatever of S3FileIO's properties set them, and per prefix whatever storage credentials a REST catalog
+ * handed over ({@link #setCredentials}; {@link FileIOClients}). A file opened with its length (data files, delete
  * files, manifests) costs no HEAD, nor does one read whole by path (a {@code metadata.json}, a manifest
  * list: the first GET says the length); metadata and manifests are read whole, Parquet and ORC by ranges
  * planned from the footer ({@link FileKind}).
@@ -47,18 +50,21 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  * <p>Locations are {@code s3://}, {@code s3a://} or {@code s3n://}; any other is an
  * {@link IllegalArgumentException} naming it. A bad property fails {@link #initialize} with its name.
  *
- * <p>Serializable, as Iceberg ships a table's FileIO to Spark executors: only the properties travel, and
- * a copy shares the clients its JVM keeps for those properties ({@link SharedClients}) with the other
- * copies of them. {@link #close()} closes both clients of a FileIO that was initialized; a copy's close,
+ * <p>Serializable, as Iceberg ships a table's FileIO to Spark executors: only the properties and storage
+ * credentials travel, and a copy shares the clients its JVM keeps for those ({@link SharedClients}) with
+ * the other copies of them. {@link #close()} closes both clients of a FileIO that was initialized; a copy's close,
  * or the copy becoming unreachable, releases its hold on the shared pair, which closes a minute after
  * its last copy, input file and stream are gone.
  */
-public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, SupportsBulkOperations {
+public class SlipstreamFileIO
+    implements FileIO, SupportsPrefixOperations, SupportsBulkOperations, SupportsStorageCredentials {
   private static final long serialVersionUID = 1L;
   /** S3FileIO's delete batches in one {@link #deleteFiles} chunk: the paths held at once (10,000 by default). */
   static final int BATCHES_PER_CHUNK = 40;
 
   private Map<String, String> properties = Map.of();
+  /** The storage credentials a REST catalog handed over; an ArrayList, which Java and Kryo serialization both carry. */
+  private ArrayList<StorageCredential> storageCredentials = new ArrayList<>();
   private transient volatile FileIOClients clients;
   /**
    * A deserialized copy's hold on the clients its JVM shares for these properties (null while this instance
@@ -79,7 +85,7 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
   public void initialize(Map<String, String> catalogProperties) {
     Objects.requireNonNull(catalogProperties, "catalogProperties");
     Map<String, String> copy = Collections.unmodifiableMap(new LinkedHashMap<>(catalogProperties));
-    FileIOClients opened = FileIOClients.open(copy);
+    FileIOClients opened = FileIOClients.open(copy, credentials());
     FileIOClients previous;
     SharedClients.Lease previousLease;
     synchronized (this) {
@@ -99,13 +105,49 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
   }
 
   /**
+   * Per-prefix storage credentials, as a REST catalog hands them over (Iceberg's {@code CatalogUtil} calls
+   * this before {@link #initialize}). The S3FileIO below gets them, so writes, deletes and listings of a
+   * path go with the credential of the longest prefix it is under, and so do reads: each read goes through
+   * the S3 client S3FileIO uses for its path, under a Slipstream client of its own. Called after
+   * {@link #initialize}, the clients are built anew with these credentials, as S3FileIO rebuilds its own.
+   */
+  @Override
+  public void setCredentials(List<StorageCredential> credentials) {
+    Objects.requireNonNull(credentials, "credentials");
+    ArrayList<StorageCredential> copy = new ArrayList<>(credentials);
+    copy.forEach(c -> Objects.requireNonNull(c, "a storage credential"));
+    boolean reopen;
+    synchronized (this) {
+      storageCredentials = copy;
+      reopen = clients != null && lease == null; // owned clients: rebuilt; a copy's are acquired on first use
+      if (!reopen && lease != null) {
+        SharedClients.Lease l = lease;
+        lease = null;
+        clients = null;
+        l.close();
+      }
+    }
+    if (reopen) {
+      initialize(properties);
+    }
+  }
+
+  @Override
+  public List<StorageCredential> credentials() {
+    synchronized (this) {
+      return List.copyOf(storageCredentials);
+    }
+  }
+
+  /**
    * A file whose length is learnt when first needed, not now: from the first GET of a file read whole (a
    * {@code metadata.json}, a manifest list), else with one HEAD.
    */
   @Override
   public InputFile newInputFile(String path) {
+    S3Location object = object(path);
     FileIOClients c = clients();
-    return new SlipstreamInputFile(path, object(path), -1, c.reader(), c.metrics(), lease);
+    return new SlipstreamInputFile(path, object, -1, c.reader(path), c.metrics(), lease);
   }
 
   /** A file of a known length: read with no HEAD. */
@@ -114,8 +156,9 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
     if (length < 0) {
       throw new IllegalArgumentException("negative length " + length + " for " + path);
     }
+    S3Location object = object(path);
     FileIOClients c = clients();
-    return new SlipstreamInputFile(path, object(path), length, c.reader(), c.metrics(), lease);
+    return new SlipstreamInputFile(path, object, length, c.reader(path), c.metrics(), lease);
   }
 
   /** S3FileIO's output file; once written, Slipstream forgets what it knew of the object. */
@@ -123,7 +166,7 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
   public OutputFile newOutputFile(String path) {
     S3Location object = object(path);
     FileIOClients c = clients();
-    return new ForgettingOutputFile(c.writer().newOutputFile(path), () -> c.reader().changed(object),
+    return new ForgettingOutputFile(c.writer().newOutputFile(path), () -> c.changed(object),
         this::newInputFile, lease);
   }
 
@@ -134,7 +177,7 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
     try {
       c.writer().deleteFile(path);
     } finally {
-      c.reader().changed(object);
+      c.changed(object);
       Reference.reachabilityFence(this); // a copy's lease, until the delete is done
     }
   }
@@ -190,7 +233,7 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
     } catch (BulkDeletionFailureException e) {
       return e.numberFailedObjects();
     } finally {
-      objects.forEach(c.reader()::changed);
+      objects.forEach(c::changed);
     }
   }
 
@@ -224,7 +267,7 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
     try {
       c.writer().deletePrefix(prefix);
     } finally {
-      forgetUnder(c.reader(), prefix);
+      forgetUnder(c, prefix);
       Reference.reachabilityFence(this);
     }
   }
@@ -258,12 +301,18 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
   }
 
   /**
-   * The Slipstream client reads go through (built on first use in a deserialized copy). A copy's client is
-   * shared, and closed once no copy of these properties uses it: use it only while this FileIO is open
-   * and reachable.
+   * The Slipstream client reads of paths under no storage credential's prefix go through (all reads,
+   * without storage credentials; built on first use in a deserialized copy). A copy's client is shared,
+   * and closed once no copy of these properties uses it: use it only while this FileIO is open and
+   * reachable.
    */
   public Slipstream slipstream() {
     return clients().reader();
+  }
+
+  /** The Slipstream client a read of {@code path} goes through (the one over S3FileIO's client for it): for tests. */
+  Slipstream slipstream(String path) {
+    return clients().reader(path);
   }
 
   private FileIOClients clients() {
@@ -277,7 +326,7 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
       }
       if (clients == null) {
         // A copy that came over the wire (or one never initialized): it may never be closed.
-        SharedClients.Lease l = SharedClients.JVM.acquire(properties);
+        SharedClients.Lease l = SharedClients.JVM.acquire(properties, storageCredentials);
         lease = l;
         clients = l.clients();
       }
@@ -299,7 +348,7 @@ public class SlipstreamFileIO implements FileIO, SupportsPrefixOperations, Suppo
   }
 
   /** Forgets the answers under a prefix; a whole bucket ({@code s3://bucket/} or {@code s3://bucket}) is every key in it. */
-  private static void forgetUnder(Slipstream reader, String prefix) {
+  private static void forgetUnder(FileIOClients reader, String prefix) {
     String rest = prefix.substring(prefix.indexOf("://") + 3);
     int slash = rest.indexOf('/');
     String bucket = slash < 0 ? rest : rest.substring(0, slash);

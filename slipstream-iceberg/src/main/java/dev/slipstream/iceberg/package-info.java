@@ -16,9 +16,11 @@
  * <p>How the parts talk:
  * <pre>
  *   SlipstreamFileIO      the catalog's FileIO
- *     FileIOClients       one S3FileIO for writes, deletes and listings, and one Slipstream client for
- *                         reads over the S3FileIO's own S3 client: one identity and route for both
- *     SharedClients       the pairs deserialized copies share, one per JVM and properties, held by
+ *     FileIOClients       one S3FileIO for writes, deletes and listings, and a Slipstream client for
+ *                         reads over each of the S3FileIO's own S3 clients (the catalog properties', and
+ *                         one per storage credential's prefix): one identity and route for both
+ *     SharedClients       the pairs deserialized copies share, one per JVM, properties and storage
+ *                         credentials, held by
  *                         leases (copies, open streams) and closed a minute after the last one ends
  *     CatalogProperties   catalog properties (slipstream.*, S3FileIO's SSE-C key) to a SlipstreamConfig;
  *                         Slipstream's own client keys refused, as the S3 client is S3FileIO's
