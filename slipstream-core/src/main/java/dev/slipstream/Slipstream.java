@@ -93,9 +93,9 @@ public final class Slipstream implements AutoCloseable {
     if (b.readsClient != null && b.s3Client == null) {
       throw new IllegalStateException("readsClient is given without s3Client: give both, or neither");
     }
-    this.store = b.s3Client == null ? S3ObjectStore.create(config, b.requestScope)
+    this.store = b.s3Client == null ? S3ObjectStore.create(config, b.accessPoints, b.requestScope)
         : S3ObjectStore.over(b.s3Client, b.readsClient != null ? b.readsClient : b.s3Client,
-            SseCustomerKey.of(config.sseCustomerKey()), b.requestScope);
+            SseCustomerKey.of(config.sseCustomerKey()), b.accessPoints, b.requestScope);
     this.ranges = new RangeReader(store, config);
     CacheMode diskMode = memoryOnly ? CacheMode.OFF : config.cacheMode();
     this.diskCache = diskMode == CacheMode.OFF ? null : DiskCache.open(config);
@@ -433,6 +433,7 @@ public final class Slipstream implements AutoCloseable {
     private software.amazon.awssdk.services.s3.S3Client s3Client;
     private software.amazon.awssdk.services.s3.S3Client readsClient;
     private java.util.function.Supplier<Runnable> requestScope;
+    private java.util.Map<String, String> accessPoints = java.util.Map.of();
 
     private Builder() {}
 
@@ -479,6 +480,29 @@ public final class Slipstream implements AutoCloseable {
      */
     public Builder requestScope(java.util.function.Supplier<Runnable> enter) {
       this.requestScope = Objects.requireNonNull(enter, "enter");
+      return this;
+    }
+
+    /**
+     * Sends every request for an object of a bucket among the keys of {@code bucketToAccessPoint} (GET, HEAD
+     * and LIST) to that bucket's S3 access point instead, named as S3 accepts it in a request's bucket: an
+     * access point ARN ({@code arn:aws:s3:REGION:ACCOUNT:accesspoint/NAME}, for which the client's
+     * endpoint rules pick the host and region) or its alias. Objects are still named by their own bucket
+     * ({@code s3://bucket/key}): in cache keys, statistics, and messages, which name the access point too.
+     * So the access point's policy applies to every read, as it does to the writes of a caller that
+     * sends its requests there (Iceberg's {@code s3.access-points.<bucket>}). Replaces an earlier call.
+     *
+     * @throws IllegalArgumentException if a bucket or access point is empty
+     */
+    public Builder accessPoints(java.util.Map<String, String> bucketToAccessPoint) {
+      Objects.requireNonNull(bucketToAccessPoint, "bucketToAccessPoint");
+      bucketToAccessPoint.forEach((bucket, accessPoint) -> {
+        if (bucket == null || bucket.isBlank() || accessPoint == null || accessPoint.isBlank()) {
+          throw new IllegalArgumentException("access point of bucket '" + bucket + "' is '" + accessPoint
+              + "': both must be non-empty");
+        }
+      });
+      this.accessPoints = java.util.Map.copyOf(bucketToAccessPoint);
       return this;
     }
 

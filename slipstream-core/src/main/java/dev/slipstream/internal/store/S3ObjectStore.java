@@ -16,6 +16,7 @@ import java.net.SocketTimeoutException;
 import java.nio.file.AccessDeniedException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.io.SdkFilterInputStream;
@@ -50,44 +51,70 @@ public final class S3ObjectStore implements ObjectStore {
   private final boolean ownsClient;
   /** The SSE-C key every GET and HEAD carries, or {@link SseCustomerKey#NONE}. */
   private final SseCustomerKey customerKey;
+  /**
+   * The access point (ARN or alias) that requests for a bucket are sent to instead of the bucket, by the
+   * bucket's name. Only the request's bucket changes: what is read, cached and reported stays the
+   * object's own {@code s3://bucket/key}.
+   */
+  private final Map<String, String> accessPoints;
 
-  private S3ObjectStore(S3Client s3, S3Client reads, boolean ownsClient, SseCustomerKey customerKey) {
+  private S3ObjectStore(S3Client s3, S3Client reads, boolean ownsClient, SseCustomerKey customerKey,
+      Map<String, String> accessPoints) {
     this.s3 = s3;
     this.reads = reads;
     this.ownsClient = ownsClient;
     this.customerKey = customerKey;
+    this.accessPoints = Map.copyOf(accessPoints);
   }
 
   /**
    * A store over a caller's clients, neither closed with it: {@code reads} for the GETs (ideally one
    * without a socket timeout, as {@link S3ClientFactory#createForReads} builds; or {@code s3} itself),
-   * {@code s3} for HEAD and LIST; every GET and HEAD carrying {@code customerKey}; each request made inside
+   * {@code s3} for HEAD and LIST; every GET and HEAD carrying {@code customerKey}; every request for a
+   * bucket among {@code accessPoints}' keys sent to its access point instead; each request made inside
    * the scope that {@code enter} enters and returns the way out of; {@code enter} null: no scope.
    */
   public static ObjectStore over(S3Client s3, S3Client reads, SseCustomerKey customerKey,
-      java.util.function.Supplier<Runnable> enter) {
-    return scoped(new S3ObjectStore(s3, reads, false, customerKey), enter);
+      Map<String, String> accessPoints, java.util.function.Supplier<Runnable> enter) {
+    return scoped(new S3ObjectStore(s3, reads, false, customerKey, accessPoints), enter);
   }
 
   /**
    * A store over new S3 clients built from {@code config} and closed with it: one for HEAD and LIST,
    * one for the GETs ({@link S3ClientFactory#createForReads}); every GET and HEAD carrying the config's
-   * {@code sse.customer.key}, if any; each request made inside {@code enter}'s scope as in {@link #over}.
+   * {@code sse.customer.key}, if any; requests sent to {@code accessPoints} and each made inside
+   * {@code enter}'s scope as in {@link #over}.
    */
-  public static ObjectStore create(SlipstreamConfig config, java.util.function.Supplier<Runnable> enter) {
-    return scoped(create(config), enter);
+  public static ObjectStore create(SlipstreamConfig config, Map<String, String> accessPoints,
+      java.util.function.Supplier<Runnable> enter) {
+    return scoped(create(config, accessPoints), enter);
   }
 
-  /** As {@link #create(SlipstreamConfig, java.util.function.Supplier)}, with no scope. */
+  /** As {@link #create(SlipstreamConfig, Map, java.util.function.Supplier)}, with no access point nor scope. */
   public static S3ObjectStore create(SlipstreamConfig config) {
+    return create(config, Map.of());
+  }
+
+  private static S3ObjectStore create(SlipstreamConfig config, Map<String, String> accessPoints) {
     S3Client s3 = S3ClientFactory.create(config);
     try {
       return new S3ObjectStore(s3, S3ClientFactory.createForReads(config), true,
-          SseCustomerKey.of(config.sseCustomerKey()));
+          SseCustomerKey.of(config.sseCustomerKey()), accessPoints);
     } catch (RuntimeException | Error e) {
       s3.close();
       throw e;
     }
+  }
+
+  /** The bucket a request for {@code bucket} names: its access point, if it has one, else itself. */
+  private String onWire(String bucket) {
+    return accessPoints.getOrDefault(bucket, bucket);
+  }
+
+  /** For messages: which access point a request for {@code bucket} went to, if any. */
+  private String through(String bucket) {
+    String ap = accessPoints.get(bucket);
+    return ap == null ? "" : " (through access point " + ap + ")";
   }
 
   private static ObjectStore scoped(S3ObjectStore store, java.util.function.Supplier<Runnable> enter) {
@@ -98,9 +125,9 @@ public final class S3ObjectStore implements ObjectStore {
   public ObjectMetadata head(S3Location location) throws IOException {
     HeadObjectResponse r;
     try {
-      r = s3.headObject(h -> customerKey.addTo(h.bucket(location.bucket()).key(location.key())));
+      r = s3.headObject(h -> customerKey.addTo(h.bucket(onWire(location.bucket())).key(location.key())));
     } catch (RuntimeException e) {
-      throw translate(location, "HEAD", e);
+      throw translate(location, through(location.bucket()), "HEAD", e);
     }
     ETag etag = ETag.fromServer(r.eTag());
     if (r.contentLength() != null) {
@@ -129,7 +156,7 @@ public final class S3ObjectStore implements ObjectStore {
   }
 
   private ObjectMetadata lengthFromRangedGet(S3Location location) throws IOException {
-    String missing = "HEAD " + location + ": the server sent no Content-Length, so the object's length is unknown";
+    String missing = "HEAD " + location + through(location.bucket()) + ": the server sent no Content-Length, so the object's length is unknown";
     Body b;
     try {
       b = get(location, 0, 1, Version.ANY);
@@ -151,7 +178,7 @@ public final class S3ObjectStore implements ObjectStore {
   @Override
   public Body get(S3Location location, long start, long end, Version version) throws IOException {
     GetObjectRequest.Builder req = GetObjectRequest.builder()
-        .bucket(location.bucket())
+        .bucket(onWire(location.bucket()))
         .key(location.key())
         .range("bytes=" + start + "-" + (end - 1));
     if (version.ifMatch() != null) {
@@ -168,14 +195,14 @@ public final class S3ObjectStore implements ObjectStore {
       return reads.getObject(req.build(),
           ResponseTransformer.unmanaged((response, in) -> new SdkBody(response, new UntimedBody(in))));
     } catch (RuntimeException e) {
-      throw translate(location, "GET bytes " + start + "-" + (end - 1), e);
+      throw translate(location, through(location.bucket()), "GET bytes " + start + "-" + (end - 1), e);
     }
   }
 
   @Override
   public ListPage list(ListRequest request) throws IOException {
     ListObjectsV2Request.Builder b = ListObjectsV2Request.builder()
-        .bucket(request.bucket())
+        .bucket(onWire(request.bucket()))
         .prefix(request.prefix())
         .maxKeys(request.maxKeys());
     if (request.continuationToken() != null) {
@@ -190,7 +217,7 @@ public final class S3ObjectStore implements ObjectStore {
     try {
       r = s3.listObjectsV2(b.build());
     } catch (RuntimeException e) {
-      throw translateList(request, e);
+      throw translateList(request, through(request.bucket()), e);
     }
     List<dev.slipstream.ListEntry> objects = new ArrayList<>(r.contents().size());
     for (var o : r.contents()) {
@@ -210,8 +237,8 @@ public final class S3ObjectStore implements ObjectStore {
   }
 
   /** A LIST failure: like {@link #translate}, but a 404 means the bucket is missing, not an object. */
-  static IOException translateList(ListRequest request, RuntimeException e) {
-    String where = "s3://" + request.bucket() + "/" + request.prefix();
+  static IOException translateList(ListRequest request, String via, RuntimeException e) {
+    String where = "s3://" + request.bucket() + "/" + request.prefix() + via;
     if (e instanceof S3Exception s3e && s3e.statusCode() == 404) {
       String code = s3e.awsErrorDetails() == null ? null : s3e.awsErrorDetails().errorCode();
       FileNotFoundException fnf = new FileNotFoundException("cannot list " + where + ": "
@@ -227,15 +254,17 @@ public final class S3ObjectStore implements ObjectStore {
       return ade;
     }
     String key = request.prefix().isEmpty() ? "/" : request.prefix();
-    return translate(new S3Location(request.bucket(), key), "LIST", e);
+    return translate(new S3Location(request.bucket(), key), via, "LIST", e);
   }
 
   /**
    * Maps an SDK failure to the exception type the read path and its callers expect. The SDK lets some
    * failures of its HTTP client through unwrapped (a request on a client closed meanwhile: "Connection
    * pool shut down"): those too become an {@link IOException} naming the call, never an unchecked one.
+   * Messages name the object, followed by {@code via} (the access point the request went to, or "").
    */
-  static IOException translate(S3Location location, String op, RuntimeException e) {
+  static IOException translate(S3Location object, String via, String op, RuntimeException e) {
+    String location = object + via;
     if (!(e instanceof SdkException)) {
       return new IOException(op + " " + location + " failed in the S3 client: " + e, e);
     }
@@ -249,12 +278,12 @@ public final class S3ObjectStore implements ObjectStore {
           fnf.initCause(e);
           return fnf;
         case 403:
-          AccessDeniedException ade = new AccessDeniedException(location.toString(), null,
+          AccessDeniedException ade = new AccessDeniedException(location, null,
               "access denied (403" + (code == null ? "" : " " + code) + ") on " + op);
           ade.initCause(e);
           return ade;
         case 412:
-          ObjectChangedException oce = new ObjectChangedException(location, "412 Precondition Failed on " + op);
+          ObjectChangedException oce = new ObjectChangedException(object, "412 Precondition Failed on " + op);
           oce.initCause(e);
           return oce;
         case 416:

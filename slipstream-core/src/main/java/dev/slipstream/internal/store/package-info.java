@@ -10,7 +10,9 @@
  * and the client it builds keeps the S3 endpoint rules' answers per bucket ({@code KnownEndpoints},
  * {@code KnownAuthSchemes}) rather than running them on every request; a caller's scope (the Hadoop
  * FileSystem's S3A audit span) can be entered around each request ({@code ScopedObjectStore}), and a
- * client's SSE-C key is added to every GET and HEAD in one place ({@code SseCustomerKey}). A
+ * client's SSE-C key is added to every GET and HEAD in one place ({@code SseCustomerKey}), and a
+ * bucket's requests are sent to its access point in one place ({@code S3ObjectStore}), the object
+ * keeping its own bucket everywhere else. A
  * GET's response comes back as the server sent it (status, Content-Range, ETag, Last-Modified), for the
  * fetcher to check; ETags come as {@link dev.slipstream.internal.util.ETag}, the one place they are
  * quoted and compared. The store never retries; {@link dev.slipstream.internal.store.Retrier} is the one
