@@ -38,8 +38,6 @@ final class CatalogProperties {
   static final String SSE_TYPE = "s3.sse.type";
   static final String SSE_KEY = "s3.sse.key";
   static final String SSE_MD5 = "s3.sse.md5";
-  /** S3FileIO's property naming access points per bucket: {@code s3.access-points.<bucket>}. */
-  static final String ACCESS_POINTS = "s3.access-points.";
 
   /**
    * S3FileIO's properties checked as the Slipstream key of the same meaning would be, though Slipstream does
@@ -79,14 +77,6 @@ final class CatalogProperties {
         throw new IllegalArgumentException(own + " does not apply to SlipstreamFileIO: it reads through S3FileIO's"
             + " S3 client, as the same principal and to the same place as its writes; set " + c.getValue()
             + " (or another of S3FileIO's client properties) instead");
-      }
-    }
-    for (String p : properties.keySet()) {
-      if (p.startsWith(ACCESS_POINTS)) {
-        // S3FileIO would send this bucket's requests to the access point; Slipstream would read the bucket.
-        throw new IllegalArgumentException(p + " is set: SlipstreamFileIO does not read through S3 access points"
-            + " yet, and reading the bucket instead would not be the same route as S3FileIO's; remove it, or use"
-            + " S3FileIO for this catalog");
       }
     }
     for (Map.Entry<String, ConfigKey> c : CHECKED.entrySet()) {

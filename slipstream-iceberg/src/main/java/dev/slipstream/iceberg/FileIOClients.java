@@ -11,6 +11,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.aws.s3.S3FileIO;
+import org.apache.iceberg.aws.s3.S3FileIOProperties;
 import org.apache.iceberg.io.StorageCredential;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -28,6 +29,11 @@ import software.amazon.awssdk.services.s3.S3Client;
  * whose blocks are served only after the reading principal's own request for the object succeeded. The
  * number of clients is bounded by the prefixes the catalog sent.
  *
+ * <p>Each Slipstream client sends a bucket's requests where S3FileIO sends them: to the access point of
+ * {@code s3.access-points.<bucket>}, as S3FileIO reads that property from the catalog properties (for a
+ * prefix, with its storage credential's config over them). Its S3 client carries the rest of that route
+ * ({@code s3.use-arn-region-enabled}, the endpoint rules for an access point ARN).
+ *
  * <p>Two lifetimes. A FileIO that a catalog initialized owns its clients and closes them. A copy that
  * came over the wire (Iceberg serializes a table's FileIO into Spark tasks) takes the clients this JVM
  * shares among the copies of the same properties and credentials ({@link SharedClients}), which are
@@ -36,6 +42,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  */
 final class FileIOClients {
   private final SlipstreamConfig config;
+  private final Map<String, String> properties;
   private final S3FileIO writer;
   private final ReadMetrics metrics;
   private final List<StorageCredential> credentials;
@@ -45,9 +52,10 @@ final class FileIOClients {
   private final Map<S3Client, Slipstream> prefixReaders = new IdentityHashMap<>();
   private boolean closed;
 
-  private FileIOClients(SlipstreamConfig config, S3FileIO writer, ReadMetrics metrics,
-      List<StorageCredential> credentials, S3Client defaultS3, Slipstream defaultReader) {
+  private FileIOClients(SlipstreamConfig config, Map<String, String> properties, S3FileIO writer,
+      ReadMetrics metrics, List<StorageCredential> credentials, S3Client defaultS3, Slipstream defaultReader) {
     this.config = config;
+    this.properties = properties;
     this.writer = writer;
     this.metrics = metrics;
     this.credentials = credentials;
@@ -77,12 +85,19 @@ final class FileIOClients {
       writer.setCredentials(credentials);
       writer.initialize(properties);
       S3Client s3 = s3Client(writer);
-      Slipstream reader = Slipstream.builder().config(config).s3Client(s3).build();
-      return new FileIOClients(config, writer, ReadMetrics.from(properties), List.copyOf(credentials), s3, reader);
+      Slipstream reader = Slipstream.builder().config(config).s3Client(s3).accessPoints(accessPoints(properties))
+          .build();
+      return new FileIOClients(config, Map.copyOf(properties), writer, ReadMetrics.from(properties),
+          List.copyOf(credentials), s3, reader);
     } catch (RuntimeException | Error e) {
       writer.close();
       throw e;
     }
+  }
+
+  /** The access point of each bucket, as S3FileIO reads them from {@code properties} ({@code s3.access-points.*}). */
+  private static Map<String, String> accessPoints(Map<String, String> properties) {
+    return new S3FileIOProperties(properties).bucketToAccessPointMapping();
   }
 
   /**
@@ -150,7 +165,8 @@ final class FileIOClients {
           throw new IllegalStateException("S3FileIO returned more S3 clients than the " + credentials.size()
               + " storage credentials it was given");
         }
-        reader = Slipstream.builder().config(config).s3Client(s3).build();
+        reader = Slipstream.builder().config(config).s3Client(s3).accessPoints(accessPoints(propertiesOf(path)))
+            .build();
         prefixReaders.put(s3, reader);
       }
       return reader;
@@ -159,13 +175,30 @@ final class FileIOClients {
 
   /** The longest credential prefix {@code path} starts with, as S3FileIO matches them: for messages only. */
   private String prefixOf(String path) {
-    String best = null;
+    StorageCredential c = credentialOf(path);
+    return c == null ? null : c.prefix();
+  }
+
+  /** The storage credential of the longest prefix {@code path} starts with, as S3FileIO matches them; null if none. */
+  private StorageCredential credentialOf(String path) {
+    StorageCredential best = null;
     for (StorageCredential c : credentials) {
-      if (path.startsWith(c.prefix()) && (best == null || c.prefix().length() > best.length())) {
-        best = c.prefix();
+      if (path.startsWith(c.prefix()) && (best == null || c.prefix().length() > best.prefix().length())) {
+        best = c;
       }
     }
     return best;
+  }
+
+  /** The properties S3FileIO's client for {@code path} is configured from: the catalog's, its credential's config over them. */
+  private Map<String, String> propertiesOf(String path) {
+    StorageCredential c = credentialOf(path);
+    if (c == null) {
+      return properties;
+    }
+    Map<String, String> merged = new java.util.HashMap<>(properties);
+    merged.putAll(c.config());
+    return merged;
   }
 
   /** Tells every Slipstream client built so far that {@code object} changed. */
