@@ -271,7 +271,7 @@ def guess_table(rows, keys):
             f = (lambda n: "%.1f MB" % (n / 1e6)) if unit == "bytes" else str  # noqa: E731
             print("| %s | %s | %s | %s | %s | %s |" % (" | ".join(k), what, f(fetched), f(used), f(wasted),
                                                      "%.0f%%" % (100.0 * used / (used + wasted)) if used + wasted else "-"))
-        print("| %s | all reads | %.1f MB from S3 | %.1f MB returned | %d GETs | |" % (
+        print("| %s | all reads: from S3, returned, GETs | %.1f MB | %.1f MB | %d | |" % (
             " | ".join(k), c.get("bytes_fetched", 0) / 1e6, c.get("bytes_read", 0) / 1e6, c.get("get_requests", 0)))
 
 

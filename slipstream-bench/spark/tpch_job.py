@@ -125,8 +125,9 @@ def query(args):
         spark_cluster.await_executors(spark)
     steps, last = run_steps(spark, queries, args, cost)
     # the job: from the moment it asked for its session (the JVM's launch, and the executors') to its last step
-    result = {"reader": args.reader, "spark": spark.version, "steps": steps,
-              "job": dict(cost.between(cost.start(), last), **cost.shape())}
+    job = cost.between(cost.start(), last)
+    job["job_s"] = job.pop("s")
+    result = {"reader": args.reader, "spark": spark.version, "steps": steps, "job": dict(job, **cost.shape())}
     if args.reader.startswith("slipstream") and not args.cluster:  # --cluster: the executors' gauges
         result["slipstream_counters"] = slipstream_counters(spark)
     if args.cluster and args.reader == "slipstream":
