@@ -394,6 +394,7 @@ def main():
                     print(json.dumps(r), file=sys.stderr, flush=True)
     finally:
         stop_shaper(proc)
+        shutil.rmtree(WORK / "local-tables", ignore_errors=True)  # the tables' local copies (GBs at full size)
     report(results)
     if args.format == "orc":
         per_file(results)
