@@ -170,11 +170,6 @@ def boot_time():
         return next(int(l.split()[1]) for l in f if l.startswith("btime "))
 
 
-def jvm_cpu_s(spark):
-    """The CPU seconds the Spark driver JVM (in local mode, the executor too) has used so far."""
-    return process_cpu_s(spark._jvm.java.lang.ProcessHandle.current().pid())
-
-
 def gc_events(path):
     """(epoch ms, heap used before MB, heap used after MB) of each collection a GC log names."""
     try:
