@@ -87,13 +87,21 @@ def write(args):
 
 
 def download(args):
-    """Copies the table from the server (S3A classic, unshaped) into a local directory, as it is there:
-    the local-disk reader's table, read through file:// (no .crc files: the raw local file system)."""
+    """Copies the table's files from the server (S3A classic, unshaped) into a local directory, under the
+    same relative paths: the local-disk reader's table, read through file:// (no .crc files: the raw
+    local file system). Only what Spark reads as the table: no path with a part starting with '_' or '.'
+    (Spark's job leaves _temporary/ and _SUCCESS)."""
     spark = session(args, "classic", args.direct)
-    jvm = spark._jvm
-    src = jvm.org.apache.hadoop.fs.Path(args.table)
-    src.getFileSystem(spark._jsc.hadoopConfiguration()).copyToLocalFile(
-        False, src, jvm.org.apache.hadoop.fs.Path("file://" + args.local), True)
+    Path = spark._jvm.org.apache.hadoop.fs.Path
+    root = Path(args.table)
+    fs = root.getFileSystem(spark._jsc.hadoopConfiguration())
+    prefix = fs.makeQualified(root).toString().rstrip("/") + "/"
+    files = fs.listFiles(root, True)
+    while files.hasNext():
+        path = files.next().getPath().toString()
+        rel = path[len(prefix):]
+        if path.startswith(prefix) and not any(p.startswith(("_", ".")) for p in rel.split("/")):
+            fs.copyToLocalFile(False, Path(path), Path("file://" + os.path.join(args.local, rel)), True)
     spark.stop()
 
 
