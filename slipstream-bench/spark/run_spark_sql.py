@@ -8,7 +8,15 @@ Slipstream, against s3proxy behind the shaped link. Run from the repository root
 
 Each job starts cold, in a new local[2] session and JVM: partition discovery and q1 (2 of 8 columns of
 every partition), then q2 (2 columns of half the partitions). Reported per job: seconds, the bytes the
-shaped link delivered, GETs and HEADs; the answers must be identical across readers. The table is written
+shaped link delivered, GETs and HEADs; the answers must be identical across readers. The reader local-disk
+(in the default --readers) runs the same queries over the table's copy on local disk (file://, copied
+from the server after the write): the I/O-free limit; each reader's q1, q2 and job seconds are printed
+as a ratio to its. What each job cost, per query and for the whole job (from its start, the JVM's launch
+included), against S3A classic's (spark_sql_job.Cost says how each is read): the JVM's CPU seconds, all
+threads; its peak heap used (its GC log); vcore-seconds (the cores held, 2, x wall seconds) and
+GB-seconds of heap held (-Xmx x wall seconds) and of peak heap used (peak x wall seconds), as YARN bills
+a container. For Slipstream, its guesses per job from its counters: hit rate (used over used and
+wasted) and what was fetched ahead unused, and its bytes from S3 against the bytes it returned. The table is written
 in two layouts (--layouts): as Spark writes it, and as pyarrow does (two row groups a file, every column
 dictionary-encoded, so that Parquet's dictionary filter reads each row group's dictionary page).
 
@@ -184,6 +192,88 @@ def job(cmd, timeout=None):
         raise subprocess.CalledProcessError(proc.returncode, cmd)
     return json.loads(next(l for l in out.splitlines() if l.startswith("RESULT "))[len("RESULT "):])
 
+# ---- the report's measures of a job's cost, shared with run_tpch.py ----
+
+LOCAL_DISK = "local-disk"  # the reader of the tables' copy on local disk: the I/O-free limit
+BASELINES = ("classic", "hadoop-s3a")  # the reader the others are compared with: S3A classic (Iceberg: over HadoopFileIO)
+COSTS = [("CPU s", "cpu_s", "%.1f"), ("vcore-s", "vcore_s", "%.1f"), ("heap held GB-s", "heap_gb_s", "%.1f"),
+         ("peak heap MB", "peak_heap_mb", "%.0f"), ("peak-used GB-s", "peak_heap_gb_s", "%.1f")]
+# The guesses of a reader that fetches before it is asked, by the counters' names: (name, unit). A counter
+# pair <x>_used / <x>_wasted counts blocks or pieces, <x> / <x>_unread bytes; pairs not named here (a newer
+# reader's) are reported too, under their counters' names.
+GUESSES = {"open_ahead": "open-ahead (first blocks)", "prefetch": "readahead (blocks)",
+           "row_group_ahead": "row groups ahead (pieces)", "predicted_column_bytes": "predicted columns (bytes)",
+           "orc_stripe_ahead_bytes": "ORC stripes ahead (bytes)"}
+
+
+def ratio(x, base):
+    return "%.2fx" % (x / base) if base else "-"
+
+
+def baseline(rows, row, same):
+    """The row of the baseline reader (BASELINES) that same(row, other) pairs with row, or None."""
+    for b in BASELINES:
+        hit = next((x for x in rows if x["reader"] == b and same(row, x)), None)
+        if hit:
+            return hit
+    return None
+
+
+def cost_table(title, rows, keys, windows, same):
+    """A markdown table of each row's cost per window (e.g. q1 / q2 / job), each measure beside its ratio
+    to the baseline reader's row. keys(row): the row's leading cells; windows: names; row[window]: that
+    window's measures (COSTS' keys)."""
+    names = " / ".join(windows)
+    base = next((b for b in BASELINES if any(x["reader"] == b for x in rows)), "-")
+    print("\n" + title + "\n")
+    print("| " + " | ".join(keys(None)) + " | " + " | ".join(
+        "%s %s | x %s" % (h, names, base) if k != "peak_heap_mb" else "%s %s" % (h, names)
+        for h, k, _ in COSTS) + " |")
+    print("|" + "---|" * len(keys(None)) + "".join("---:|" if k == "peak_heap_mb" else "---:|---:|"
+                                                   for _, k, _ in COSTS))
+    for r in rows:
+        b = baseline(rows, r, same)
+        cells = []
+        for _, k, fmt in COSTS:
+            cells.append(" / ".join(fmt % r[w][k] for w in windows))
+            if k != "peak_heap_mb":
+                cells.append(" / ".join(ratio(r[w][k], b[w][k]) if b else "-" for w in windows))
+        print("| " + " | ".join(keys(r)) + " | " + " | ".join(cells) + " |")
+
+
+def guesses(counters):
+    """(what, fetched ahead, used, wasted, unit) of each guess in a reader's counters (GUESSES)."""
+    out = []
+    bases = list(GUESSES) + sorted({k[:-len("_used")] for k in counters if k.endswith("_used")} |
+                                   {k[:-len("_unread")] for k in counters if k.endswith("_bytes_unread")})
+    for base in dict.fromkeys(bases):
+        if base.endswith("_bytes"):
+            fetched, unread = counters.get(base, 0), counters.get(base + "_unread", 0)
+            out.append((GUESSES.get(base, base), fetched, fetched - unread, unread, "bytes"))
+        else:
+            used, wasted = counters.get(base + "_used", 0), counters.get(base + "_wasted", 0)
+            out.append((GUESSES.get(base, base), counters.get(base + "_started", used + wasted), used, wasted, ""))
+    return out
+
+
+def guess_table(rows, keys):
+    """Per Slipstream job: each guess's hit rate (used over used and wasted) and what it fetched unused, and
+    the bytes it fetched against those it returned. rows: (leading cells, counters)."""
+    rows = [(k, c) for k, c in rows if c is not None]
+    if not rows:
+        return
+    print("\nSlipstream's guesses per job (its counters): hit rate = used / (used + wasted); bytes unused = "
+          "fetched ahead, never read\n")
+    print("| " + " | ".join(keys) + " | guess | fetched ahead | used | wasted or unused | hit rate |")
+    print("|" + "---|" * len(keys) + "---|---:|---:|---:|---:|")
+    for k, c in rows:
+        for what, fetched, used, wasted, unit in guesses(c):
+            f = (lambda n: "%.1f MB" % (n / 1e6)) if unit == "bytes" else str  # noqa: E731
+            print("| %s | %s | %s | %s | %s | %s |" % (" | ".join(k), what, f(fetched), f(used), f(wasted),
+                                                     "%.0f%%" % (100.0 * used / (used + wasted)) if used + wasted else "-"))
+        print("| %s | all reads: from S3, returned, GETs | %.1f MB | %.1f MB | %d | |" % (
+            " | ".join(k), c.get("bytes_fetched", 0) / 1e6, c.get("bytes_read", 0) / 1e6, c.get("get_requests", 0)))
+
 
 def per_file(results):
     """Each ORC job's GETs per file (q1 reads every file, q2 half of them) and its seconds and bytes against
@@ -201,10 +291,38 @@ def per_file(results):
             s, "%.2fx" % (s / cs) if cs else "-", b / 1e6, "%.2fx" % (b / cb) if cb else "-"))
 
 
+def report(results):
+    """The run's tables: per job its times (and against local-disk's), bytes and requests; its cost against
+    S3A classic's; Slipstream's guesses."""
+    same = lambda a, b: a["layout"] == b["layout"] and a["spark"] == b["spark"]  # noqa: E731
+    limit = lambda r: next((x for x in results if x["reader"] == LOCAL_DISK and same(r, x)), None)  # noqa: E731
+    print("| layout | Spark | Hadoop | reader | q1 s | q2 s | job s | q1 MB | q2 MB | GETs | HEADs "
+          "| q1 x %s | q2 x %s | job x %s | answers |" % ((LOCAL_DISK,) * 3))
+    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for r in results:
+        d = limit(r)
+        print("| %s | %s | %s | %s | %.1f | %.1f | %.1f | %.0f | %.0f | %d | %d | %s | %s | %s | %s |" % (
+            r["layout"], r["spark"], r["hadoop"], r["reader"], r["q1_s"], r["q2_s"], r["job_s"], r["q1_bytes"] / 1e6,
+            r["q2_bytes"] / 1e6, r["q1_gets"] + r["q2_gets"], r["q1_heads"] + r["q2_heads"],
+            ratio(r["q1_s"], d and d["q1_s"]), ratio(r["q2_s"], d and d["q2_s"]), ratio(r["job_s"], d and d["job_s"]),
+            r["answers"]))
+    windows = ("q1", "q2", "job")
+    rows = [dict(r, **{w: {k: r[w + "_" + k] for _, k, _ in COSTS} for w in windows}) for r in results]
+    cost_table("What each job cost, per query and for the job (its JVM's launch and discovery included), "
+               "against S3A classic's: CPU s, the JVM's, all threads; vcore-s = cores held (local[%d]) x wall "
+               "s; heap held GB-s = -Xmx x wall s; peak heap = the most heap used (GC log); peak-used GB-s = "
+               "peak heap x wall s" % results[0]["cores"] if results else "", rows,
+               lambda r: ["layout", "Spark", "reader"] if r is None else [r["layout"], r["spark"], r["reader"]],
+               windows, same)
+    guess_table([([r["layout"], r["spark"], r["reader"]], r.get("slipstream_counters"))
+                 for r in results if r["reader"].startswith("slipstream")], ["layout", "Spark", "reader"])
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--spark", default="4.0.1,4.3.0", help="pyspark versions, comma-separated")
-    p.add_argument("--readers", default="classic,analytics,slipstream")
+    p.add_argument("--readers", default="classic,analytics,slipstream," + LOCAL_DISK,
+                   help="default %(default)s; " + LOCAL_DISK + ": the table copied to local disk, read through file://")
     p.add_argument("--profile", default="s3-like")
     p.add_argument("--format", choices=list(FORMATS), default="parquet", help="the tables' format")
     p.add_argument("--partitions", type=int, help="partitions, one file each (default: parquet 200, orc 100)")
@@ -224,6 +342,9 @@ def main():
     layouts = [l.strip() for l in (args.layouts or ",".join(known)).split(",") if l.strip()]
     if not layouts or any(l not in known for l in layouts):
         p.error("--layouts of --format %s: %s" % (args.format, ", ".join(known)))
+    readers = [r.strip() for r in args.readers.split(",") if r.strip()]
+    if not readers or any(r not in ("classic", "analytics", "slipstream", LOCAL_DISK) for r in readers):
+        p.error("--readers: classic, analytics, slipstream, " + LOCAL_DISK)
     if args.partitions < 2 or args.rows < 1:
         p.error("--partitions must be at least 2 (q2 reads half of them), --rows at least 1")
     WORK.mkdir(parents=True, exist_ok=True)
@@ -247,15 +368,23 @@ def main():
                  "--direct", direct, "--jars", jars, "--partitions", str(args.partitions), "--rows",
                  str(args.rows), "--stripe-bytes", str(args.stripe_bytes)] + keys)
             print("%s table written in %.0f s" % (layout, time.monotonic() - t0), file=sys.stderr)
+        local = {l: WORK / "local-tables" / tables[l].rsplit("/", 1)[-1] for l in layouts}
+        if LOCAL_DISK in readers:  # the same files, from the server to local disk
+            for layout in layouts:
+                shutil.rmtree(local[layout], ignore_errors=True)
+                local[layout].parent.mkdir(parents=True, exist_ok=True)
+                run([str(python), job_py, "--mode", "download", "--table", tables[layout], "--local",
+                     str(local[layout]), "--direct", direct, "--jars", jars] + keys)
         for layout in layouts:
             for v in versions:
                 python, hadoop = installs[v]
                 jars = ",".join(s3a_jars(hadoop) + [slipstream_jar])
-                for reader in [r.strip() for r in args.readers.split(",")]:
+                for reader in readers:
                     if reader == "analytics" and not HADOOP_LINES[hadoop][1]:
                         continue
+                    table = "file://" + str(local[layout]) if reader == LOCAL_DISK else tables[layout]
                     r = job([str(python), job_py, "--mode", "query", "--reader", reader, "--endpoint", endpoint,
-                             "--table", tables[layout], "--stats", str(stats), "--jars", jars, "--format",
+                             "--table", table, "--stats", str(stats), "--jars", jars, "--format",
                              args.format, "--partitions", str(args.partitions)] + keys)
                     r["hadoop"] = hadoop
                     r["layout"] = layout
@@ -265,12 +394,8 @@ def main():
                     print(json.dumps(r), file=sys.stderr, flush=True)
     finally:
         stop_shaper(proc)
-    print("| layout | Spark | Hadoop | reader | q1 s | q2 s | q1 MB | q2 MB | GETs | HEADs | answers |")
-    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---|")
-    for r in results:
-        print("| %s | %s | %s | %s | %.1f | %.1f | %.0f | %.0f | %d | %d | %s |" % (
-            r["layout"], r["spark"], r["hadoop"], r["reader"], r["q1_s"], r["q2_s"], r["q1_bytes"] / 1e6,
-            r["q2_bytes"] / 1e6, r["q1_gets"] + r["q2_gets"], r["q1_heads"] + r["q2_heads"], r["answers"]))
+        shutil.rmtree(WORK / "local-tables", ignore_errors=True)  # the tables' local copies (GBs at full size)
+    report(results)
     if args.format == "orc":
         per_file(results)
     if args.out:

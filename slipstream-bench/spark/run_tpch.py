@@ -37,6 +37,13 @@ than once in a query (q2, q11, q15, q17, q18, q20, q21 and q22 name a table in a
 self-join too) and then opens their files again, and 'load' reads one footer a table, not all.
 As the 22 queries share a JVM, what a reader keeps between streams serves later queries: Slipstream's
 memory and disk caches, the analytics stream's cache; S3A classic keeps nothing.
+Per step and per job (from its start, the JVMs' launch included, to the end of its last step) it reports
+what the job cost, as run_spark_sql.py does (spark_sql_job.Cost): CPU seconds of every JVM of the job,
+all threads (/proc); peak heap used (GC logs); vcore-seconds (cores held x wall seconds) and GB-seconds
+of heap held and of peak heap used; printed against S3A classic's (--iceberg: HadoopFileIO over S3A
+classic), with Slipstream's guesses per job (hit rate, fetched ahead unused). The reader local-disk (in
+the default readers, not with --iceberg) runs the queries over the local tables (file://), the I/O-free
+limit: the summary gives each reader's total seconds as a ratio to its.
 
 The JVM's heap is 4g unless --driver-memory says otherwise. Slipstream's budget is a quarter of the heap
 (memory.max, its Hadoop default); what the pool holds idle (the memory cache, free buffers) yields to the
@@ -79,13 +86,16 @@ hit ratio (bytes served by the tier over bytes read, summed over the executors; 
 serves bytes the reader then leaves unread) and its share of the bytes that came from the tier or
 S3, its hits and misses, the lookup latency's p50 and p99 (the highest of the executors'; each executor's
 in the JSON line), and what memcached holds; application 2 against application 1 in total and for 'scan'.
+The cost is the driver's and the two executor JVMs' (their CPU from /proc while they live; vcore-seconds:
+each executor's core x its lifetime, plus the driver's one core, as YARN bills a cluster-mode driver).
 The answers must be the same across every reader and application.
 
 Outputs: one JSON line per (Spark, reader, step) with --out (--cluster: per application too, and a line
-per application with its executors' gauges, the tier's numbers and the executors' class path); on
-standard output a markdown table per Spark version (per step and reader: seconds, link MB, GETs per file
-opened, --cluster: GETs; a total row) and a summary per (Spark, reader): total seconds, link MB, GETs,
-HEADs. Exits non-zero when the answers of any query
+per application with its executors' gauges, the tier's numbers and the executors' class path), and one
+per job ("record": "job": the whole job's cost, Slipstream's counters); on standard output a markdown
+table per Spark version (per step and reader: seconds, link MB, GETs per file opened, --cluster: GETs; a
+total row), a summary per (Spark, reader): total seconds (x the fastest reader, x local-disk), link MB,
+GETs, HEADs; each job's cost against S3A classic's, CPU seconds per step, Slipstream's guesses. Exits non-zero when the answers of any query
 differ across the readers of a Spark version (naming the query and readers) or a job failed. A reader
 whose answer to a query is not the one most readers gave (or any reader, when no answer has the most)
 has that query in its 'failed' column and no ratio to the fastest reader: it is not ranked.
@@ -117,6 +127,7 @@ SPLIT = {"lineitem", "orders", "partsupp", "part", "customer"}  # the tables cut
 FILE_BYTES = 32 << 20  # the size of a file of the split tables
 MIN_FILES = 4  # files of a split table, at least
 ROW_GROUP = 122_880  # DuckDB's default row group (rows); files are cut in whole row groups
+READERS = ["classic", "analytics", "slipstream", common.LOCAL_DISK]  # without --iceberg
 
 
 def sf_name(sf):
@@ -256,9 +267,9 @@ def report(results, manifest, versions, readers, cluster=False):
                                                           n if cluster else "%.2f" % per_file(n, files)))
         print("| total | | %s |" % " | ".join(cells))
     odd = odd_answers(results)
-    print("\n| Spark | Hadoop | %s | seconds | × fastest | link MB | GETs | HEADs | GETs/file | HEADs/file | failed |"
-          % ("run" if cluster else "reader"))
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("\n| Spark | Hadoop | %s | seconds | × fastest | × %s | link MB | GETs | HEADs | GETs/file | HEADs/file "
+          "| failed |" % ("run" if cluster else "reader", common.LOCAL_DISK))
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for v in versions:
         rows = []
         for r in readers:
@@ -268,15 +279,60 @@ def report(results, manifest, versions, readers, cluster=False):
             failed = [x["step"] for x in xs if x.get("error")] + [
                 x["step"] + " (answer)" for x in xs if (v, r, x["step"]) in odd]
             rows.append((r, xs, failed))
-        ranked = [sum(x["seconds"] for x in xs) for _, xs, failed in rows if not failed]
+        ranked = [sum(x["seconds"] for x in xs) for r, xs, failed in rows if not failed and r != common.LOCAL_DISK]
+        limit = next((sum(x["seconds"] for x in xs) for r, xs, failed in rows if r == common.LOCAL_DISK and not failed),
+                     None)
         for r, xs, failed in rows:
             files = sum(x["files"] for x in xs)
             gets, heads = sum(x["gets"] for x in xs), sum(x["heads"] for x in xs)
             seconds = sum(x["seconds"] for x in xs)
-            print("| %s | %s | %s | %.1f | %s | %.0f | %d | %d | %.2f | %.2f | %s |" % (
-                v, xs[0]["hadoop"], r, seconds, "-" if failed or not ranked else "%.2f" % (seconds / min(ranked)),
+            print("| %s | %s | %s | %.1f | %s | %s | %.0f | %d | %d | %.2f | %.2f | %s |" % (
+                v, xs[0]["hadoop"], r, seconds,
+                "-" if failed or not ranked or r == common.LOCAL_DISK else "%.2f" % (seconds / min(ranked)),
+                "-" if failed else common.ratio(seconds, limit),
                 mb(sum(x["bytes"] for x in xs)), gets, heads, per_file(gets, files), per_file(heads, files),
                 ",".join(failed) or "-"))
+
+
+def costs(results, jobs, manifest, versions, readers):
+    """What each job cost against the baseline reader's (S3A classic; --iceberg: HadoopFileIO over it): its
+    queries' (the steps' sums; peak heap: the highest) and the whole job's (from its start, the JVMs'
+    launch included); the CPU seconds per step; Slipstream's guesses."""
+    rows = []
+    for j in jobs:
+        xs = [x for x in results if x["spark"] == j["spark"] and run_of(x) == j["run"]]
+        steps = {k: sum(x[k] for x in xs) for _, k, _ in common.COSTS if k != "peak_heap_mb"}
+        steps["peak_heap_mb"] = max([x["peak_heap_mb"] for x in xs] + [0])
+        rows.append(dict(j, steps=steps, job={k: j[k] for _, k, _ in common.COSTS}))
+    if not rows:
+        return
+    common.cost_table(
+        "What each job cost, its steps (summed) and the whole job (its JVMs' launch included), against "
+        "S3A classic's: CPU s, every JVM's, all threads; vcore-s = cores held (%d) x wall s; heap held GB-s = "
+        "-Xmx x wall s; peak heap = the most heap used (GC logs, summed over the JVMs); peak-used GB-s = peak "
+        "heap x wall s" % rows[0]["cores"], rows,
+        lambda r: ["Spark", "run"] if r is None else [r["spark"], r["run"]], ("steps", "job"),
+        lambda a, b: a["spark"] == b["spark"])
+    steps = ["load"] + (["scan"] if any(x["step"] == "scan" for x in results) else []) + [
+        q["name"] for q in manifest["queries"]]
+    for v in versions:
+        rs = [r for r in readers if any(x["spark"] == v and run_of(x) == r for x in results)]
+        got = {(run_of(x), x["step"]): x for x in results if x["spark"] == v}
+        base = next((b for b in common.BASELINES if any(run_of(x) == b for x in got.values())), None)
+        if not rs:
+            continue
+        print("\nSpark %s: CPU seconds per step, every JVM of the job, and against %s's\n" % (v, base or "-"))
+        print("| step | " + " | ".join("%s CPU s | x %s" % (r, base or "-") for r in rs) + " |")
+        print("|---|" + "---:|---:|" * len(rs))
+        for s in steps:
+            cells = []
+            for r in rs:
+                x, b = got.get((r, s)), got.get((base, s))
+                cells.append("- | -" if x is None else "%.1f | %s" % (
+                    x["cpu_s"], common.ratio(x["cpu_s"], b["cpu_s"]) if b else "-"))
+            print("| %s | %s |" % (s, " | ".join(cells)))
+    common.guess_table([([j["spark"], j["run"]], j.get("slipstream_counters")) for j in jobs
+                        if j["reader"].startswith("slipstream")], ["Spark", "run"])
 
 
 def check(results, manifest, versions, failed_jobs):
@@ -349,8 +405,10 @@ def main():
         manifest = dict(manifest, queries=[q for q in manifest["queries"] if q["name"] in names])
     default = spark_cluster.SPARK if args.cluster else "4.0.1" if args.iceberg else "4.0.1,4.3.0"
     versions = [v.strip() for v in (args.spark or default).split(",") if v.strip()]
-    readers = args.readers or ",".join(tpch_iceberg.READERS if args.iceberg else ["classic", "analytics", "slipstream"])
+    readers = args.readers or ",".join(tpch_iceberg.READERS if args.iceberg else READERS)
     readers = [r.strip() for r in readers.split(",") if r.strip()]
+    if not args.iceberg and any(r not in READERS for r in readers):
+        sys.exit("--readers: %s" % ", ".join(READERS))
     if args.iceberg:
         tpch_iceberg.check_spark(versions)
         unknown = [r for r in readers if r not in tpch_iceberg.READERS]
@@ -372,7 +430,7 @@ def main():
     tables = {q["name"]: tables_named(q["sql"]) for q in manifest["queries"]}
     tables["load"] = TABLES
     tables["scan"] = ["lineitem"]
-    results, apps, failed_jobs = [], [], []
+    results, apps, jobs, failed_jobs = [], [], [], []
     out = open(args.out, "w") if args.out else None
     run_dir = pathlib.Path(tempfile.mkdtemp(prefix="tpch-run-"))  # 0700: the tier's properties, the sinks' files
     pool, properties = None, None
@@ -448,12 +506,21 @@ def main():
                         if out:
                             out.write(json.dumps(step) + "\n")
                             out.flush()
+                    counters = r.get("slipstream_counters")
                     if args.cluster:
                         a = spark_cluster.application(r, v, hadoop, reader, app, run, pool)
                         apps.append(a)
+                        counters = a.get("slipstream_counters")
                         if out:
                             out.write(json.dumps(a) + "\n")
                             out.flush()
+                    j = dict(r["job"], record="job", spark=v, hadoop=hadoop, reader=reader, run=run, sf=sf)
+                    if counters is not None:
+                        j["slipstream_counters"] = counters
+                    jobs.append(j)
+                    if out:
+                        out.write(json.dumps(j) + "\n")
+                        out.flush()
     finally:
         if pool:
             pool.stop()
@@ -464,6 +531,7 @@ def main():
     runs = [r for r in readers if not (args.cluster and r == "slipstream")]
     runs += ["slipstream app 1", "slipstream app 2"] if args.cluster and "slipstream" in readers else []
     report(results, manifest, versions, runs, args.cluster)
+    costs(results, jobs, manifest, versions, runs)
     if args.cluster:
         spark_cluster.report(results, apps, versions)
     problems = check(results, manifest, versions, failed_jobs)

@@ -22,6 +22,9 @@ await_executors() before its first step, settle() after its last and classpath()
 - The secret: a new one per run, in a properties file of the run (0600) that spark-submit reads
   (--properties-file, named in PYSPARK_SUBMIT_ARGS), never on a command line; the executors receive it
   from the driver with the rest of spark.hadoop.*. Spark's redaction hides it in its own logs and UI.
+- The cost: each executor JVM's CPU seconds from /proc (found among the driver's descendants) and its
+  peak heap from its GC log (spark.executor.extraJavaOptions, one file per executor by its pid), read
+  by tpch_job.py's Cost (spark_sql_job.py) while the executors live, so before the session stops.
 - The numbers: Slipstream's applications run the plugin (dev.slipstream.spark.SlipstreamPlugin) with
   Spark's CSV sink, every second, into a directory per application; after the last step the job waits
   until every executor's numbers have been written twice alike (the tier's background writes done), and
@@ -58,7 +61,12 @@ GAUGES = ["bytes_read_total", "bytes_fetched_total", "get_requests_total", "shar
           "shared_misses_total", "shared_bytes_read_total", "shared_partial_total", "shared_corrupt_total",
           "shared_timeouts_total", "shared_errors_total", "shared_sets_total", "shared_sets_dropped_total",
           "shared_get_latency_count", "shared_get_latency_p50_seconds", "shared_get_latency_p99_seconds",
-          "memory_cache_bytes_read_total", "disk_cache_bytes_read_total"]
+          "memory_cache_bytes_read_total", "disk_cache_bytes_read_total",
+          # the guesses (run_spark_sql.GUESSES): hit rate and waste per application
+          "open_ahead_started_total", "open_ahead_used_total", "open_ahead_wasted_total", "prefetch_used_total",
+          "prefetch_wasted_total", "row_group_ahead_started_total", "row_group_ahead_used_total",
+          "row_group_ahead_wasted_total", "predicted_column_bytes_total", "predicted_column_bytes_unread_total",
+          "orc_stripe_ahead_bytes_total", "orc_stripe_ahead_bytes_unread_total"]
 GAUGE_FILE = re.compile(  # <application id>.<driver or executor id>.plugin.<plugin class>.<gauge>.csv
     r"^[^.]+\.(driver|\d+)\.plugin\.dev\.slipstream\.spark\.SlipstreamPlugin\.slipstream_(\w+)\.csv$")
 LOG4J2 = """# the benchmark's logging: WARN, and the executor's lines that name the jars it adds
@@ -251,13 +259,16 @@ def prepare(args):
 EXECUTOR_OPTS = "SLIPSTREAM_BENCH_EXECUTOR_OPTS"
 
 
-def configure(b, args):
-    """local-cluster, and for Slipstream the plugin with the CSV sink of the driver and every executor."""
+def configure(b, args, gc_dir):
+    """local-cluster, each executor's GC log in gc_dir (executor-<pid>.log: its peak heap, see
+    spark_sql_job.Cost), and for Slipstream the plugin with the CSV sink of the driver and every executor."""
+    from spark_sql_job import gc_option
     b = (b.master(master(args.executor_mb))
          .config("spark.executor.memory", "%dm" % args.executor_mb)
          .config("spark.executor.cores", "1"))
-    if os.environ.get(EXECUTOR_OPTS):  # e.g. a JFR recording of each executor, to see where its CPU goes
-        b = b.config("spark.executor.extraJavaOptions", os.environ[EXECUTOR_OPTS])
+    # EXECUTOR_OPTS: e.g. a JFR recording of each executor, to see where its CPU goes
+    b = b.config("spark.executor.extraJavaOptions", " ".join(
+        o for o in (os.environ.get(EXECUTOR_OPTS), gc_option(gc_dir, "executor-%p")) if o))
     if args.reader == "slipstream":
         b = b.config("spark.plugins", PLUGIN)
         for instance in ("driver", "executor"):
@@ -343,6 +354,9 @@ def application(r, spark, hadoop, reader, app, run, pool):
             ", ".join(cp["spark_jars_added"]) or "none"), file=sys.stderr)
     if reader == "slipstream":
         a.update(gauges=r["gauges"], settled=r["settled"], tier=tier(r["gauges"]), memcached=pool.stats())
+        executors = [g for k, g in r["gauges"].items() if k != "driver"]
+        a["slipstream_counters"] = {n[:-len("_total")]: sum(g.get(n, 0) for g in executors)
+                                    for n in GAUGES if n.endswith("_total")}
         if not r["settled"]:
             print("warning: %s: the executors' gauges did not settle within 30 s after the last step" % run,
                   file=sys.stderr)

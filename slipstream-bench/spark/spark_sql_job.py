@@ -6,15 +6,22 @@ writes it (--layout spark) or as pyarrow does, written locally by pyarrow and co
 --layout pyarrow, Parquet with two row groups a file, every column dictionary-encoded;
 --layout pyarrow-orc-one-stripe, ORC (Snappy) in one stripe a file (pyarrow's 64 MiB stripe size);
 --layout pyarrow-orc-stripes, ORC (Snappy) in stripes of about 1 MiB (--stripe-bytes), several a file;
+mode 'download' copies a table from the server into a local directory, for the reader local-disk;
 mode 'query' runs q1 and q2 cold in a new local[2] session with one reader, over the table as --format
 (parquet or orc), reading the shaped link's counters (a file kept by dev.slipstream.testkit.ShapedS3Main)
-before and after each query, and prints one JSON line: times, bytes the link delivered, requests, and a
-digest of the answers.
+before and after each query, and prints one JSON line: times, bytes the link delivered, requests, a
+digest of the answers, and what the JVM cost (class Cost): per query and for the whole job (from the
+moment it asked for its session, the JVM's launch included, to the end of q2) its CPU seconds (all
+threads, /proc), its peak heap used (its GC log), vcore-seconds and GB-seconds of heap held and of heap
+used at its peak; for Slipstream, the JVM's Slipstream counters that are not 0 (its guesses: open-ahead,
+readahead, row groups ahead, predicted columns; used and wasted). The reader local-disk reads the
+table's copy on local disk (file://, the page cache warm from the copy): the I/O-free limit.
 """
 import argparse
 import hashlib
 import json
 import os
+import re
 import tempfile
 import time
 
@@ -25,6 +32,7 @@ Q1 = "SELECT dt, count(*), sum(c01 % 1000003) FROM t WHERE c02 < 0 GROUP BY dt O
 Q2 = "SELECT c06, avg(c05 % 1000003) FROM t WHERE dt >= '{:03d}' GROUP BY c06 ORDER BY c06"
 ORC_LAYOUTS = {"pyarrow-orc-one-stripe": 64 << 20, "pyarrow-orc-stripes": None}  # the stripe size; None: --stripe-bytes
 SLIPSTREAM_FS = "dev.slipstream.hadoop.SlipstreamS3AFileSystem"
+LOCAL_DISK = "local-disk"  # the reader of the table's copy on local disk (file://): the I/O-free limit
 
 
 def link_counters(path):
@@ -78,6 +86,25 @@ def write(args):
     spark.stop()
 
 
+def download(args):
+    """Copies the table's files from the server (S3A classic, unshaped) into a local directory, under the
+    same relative paths: the local-disk reader's table, read through file:// (no .crc files: the raw
+    local file system). Only what Spark reads as the table: no path with a part starting with '_' or '.'
+    (Spark's job leaves _temporary/ and _SUCCESS)."""
+    spark = session(args, "classic", args.direct)
+    Path = spark._jvm.org.apache.hadoop.fs.Path
+    root = Path(args.table)
+    fs = root.getFileSystem(spark._jsc.hadoopConfiguration())
+    prefix = fs.makeQualified(root).toString().rstrip("/") + "/"
+    files = fs.listFiles(root, True)
+    while files.hasNext():
+        path = files.next().getPath().toString()
+        rel = path[len(prefix):]
+        if path.startswith(prefix) and not any(p.startswith(("_", ".")) for p in rel.split("/")):
+            fs.copyToLocalFile(False, Path(path), Path("file://" + os.path.join(args.local, rel)), True)
+    spark.stop()
+
+
 def write_pyarrow(args):
     """The same columns, as pyarrow writes them by default: Parquet with dictionary pages for every column,
     or ORC (Snappy) in stripes of the layout's size."""
@@ -119,39 +146,219 @@ def write_pyarrow(args):
         shutil.rmtree(local, ignore_errors=True)
 
 
-def jvm_cpu_s(spark):
-    """The CPU seconds the Spark JVM (driver and, in local mode, executors) has used so far."""
-    pid = spark._jvm.java.lang.ProcessHandle.current().pid()
+# ---- what a job's JVMs cost: CPU, heap, vcore-seconds, GB-seconds (tpch_job.py uses these too) ----
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+# A line of the JVM's unified GC log (-Xlog:gc with the timemillis decorator): the heap used before and
+# after a collection, and the heap committed, e.g. "[1764412800123ms] GC(3) Pause Young (Normal) (G1
+# Evacuation Pause) 120M->30M(2048M) 4.321ms".
+GC_LINE = re.compile(r"^\[(\d+)ms\].*\bGC\(\d+\).* (\d+)([KMG])->(\d+)([KMG])\((\d+)([KMG])\)")
+UNIT_MB = {"K": 1 / 1024, "M": 1, "G": 1024}
+
+
+def gc_option(directory, name):
+    """The JVM option that logs every collection of a JVM to directory/name.log (name may hold %p, the JVM's pid)."""
+    return "-Xlog:gc:file=%s:timemillis" % os.path.join(directory, name + ".log")
+
+
+def proc_stat(pid):
+    """/proc/<pid>/stat's fields after the command's name (which may hold spaces): fields[0] is the state."""
     with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()  # after the command's name, which may hold spaces
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+        return f.read().rsplit(")", 1)[1].split()
+
+
+def process_cpu_s(pid):
+    """The CPU seconds a process has used since it started, all its threads: utime + stime."""
+    fields = proc_stat(pid)
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def boot_time():
+    with open("/proc/stat") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("btime "))
+
+
+def gc_events(path):
+    """(epoch ms, heap used before MB, heap used after MB) of each collection a GC log names."""
+    try:
+        with open(path, errors="replace") as f:
+            lines = f.read().splitlines()
+    except FileNotFoundError:
+        return []
+    out = []
+    for line in lines:
+        m = GC_LINE.match(line)
+        if m:
+            out.append((int(m.group(1)), float(m.group(2)) * UNIT_MB[m.group(3)],
+                        float(m.group(4)) * UNIT_MB[m.group(5)]))
+    return out
+
+
+def peak_mb(events, start_ms, end_ms, samples=()):
+    """The most heap used between two instants: the heap before each collection within them (G1 collects
+    when the heap has grown to what it allows: the peaks), the heap after the last collection before their
+    end (what was then left), and the heap used at either end where it was read (samples)."""
+    before = [b for t, b, _ in events if start_ms <= t <= end_ms]
+    left = [a for t, _, a in events if t <= end_ms][-1:]
+    return max(before + left + list(samples) + [0.0])
+
+
+class Cost:
+    """What one job's JVMs cost, read at instants the job chooses (sample()) and compared (between()).
+
+    The JVMs: the driver, which in local mode runs the tasks (local[N]), and in --cluster mode the
+    executor JVMs (CoarseGrainedExecutorBackend, started by the driver's workers: found among its
+    descendants in /proc, their cores and heap read from their command lines).
+    - CPU seconds: each JVM's utime + stime from /proc/<pid>/stat, every thread (tasks, Spark's own,
+      the reader's fetchers and copies, JIT and GC).
+    - Peak heap: from each JVM's GC log (gc_option): the heap used before each collection, and for the
+      driver the heap used (MemoryMXBean) at either end of the window too. A sum over the JVMs.
+    - vcore-seconds, as YARN bills a container: the cores it holds × the time it holds them. local[N]:
+      N × the wall time. --cluster: each executor's cores × its part of the window, plus the driver's
+      spark.driver.cores (1) × the window (the driver's container in YARN's cluster mode).
+    - GB-seconds held (GiB × s): the heap each JVM may use (-Xmx: spark.driver.memory, each executor's
+      memory) × the same time; YARN adds spark.executor.memoryOverhead to a container, not counted here.
+      GB-seconds of peak used: each JVM's peak heap used in the window × the same time.
+    """
+
+    def __init__(self, spark, started, gc_dir):
+        self.spark, self.started, self.gc_dir = spark, started, gc_dir
+        jvm = spark._jvm
+        self.driver = jvm.java.lang.ProcessHandle.current().pid()
+        self.memory = jvm.java.lang.management.ManagementFactory.getMemoryMXBean()
+        conf = spark.sparkContext.getConf()
+        self.driver_heap_mb = jvm.org.apache.spark.network.util.JavaUtils.byteStringAsMb(
+            conf.get("spark.driver.memory", "1g"))
+        m = re.match(r"local\[(\d+|\*)", spark.sparkContext.master)
+        self.local_cores = (os.cpu_count() if m.group(1) == "*" else int(m.group(1))) if m else None
+        self.driver_cores = 0 if self.local_cores else int(conf.get("spark.driver.cores", "1"))
+        self.boot = boot_time()
+        self.executors = {}  # pid: (cores, heap MB, start epoch s)
+
+    def _find_executors(self):
+        children = {}
+        for d in os.listdir("/proc"):
+            if d.isdigit():
+                try:
+                    children.setdefault(int(proc_stat(int(d))[1]), []).append(int(d))
+                except (OSError, IndexError, ValueError):
+                    pass  # gone meanwhile
+        todo, seen = [self.driver], set()
+        while todo:
+            for c in children.get(todo.pop(), []):
+                if c in seen:
+                    continue
+                seen.add(c)
+                todo.append(c)
+                if c in self.executors:
+                    continue
+                try:
+                    with open("/proc/%d/cmdline" % c, "rb") as f:
+                        argv = f.read().decode(errors="replace").split("\0")
+                    start = self.boot + int(proc_stat(c)[19]) / CLK_TCK
+                except OSError:
+                    continue
+                if "org.apache.spark.executor.CoarseGrainedExecutorBackend" not in argv:
+                    continue
+                cores = int(argv[argv.index("--cores") + 1]) if "--cores" in argv else 1
+                xmx = next((a[4:] for a in argv if a.startswith("-Xmx")), "1g")
+                heap = self.spark._jvm.org.apache.spark.network.util.JavaUtils.byteStringAsMb(xmx)
+                self.executors[c] = (cores, heap, start)
+
+    def sample(self):
+        """The JVMs' CPU seconds so far and the driver's heap used, now."""
+        if not self.local_cores:
+            self._find_executors()
+        cpu = {}
+        for pid in [self.driver] + list(self.executors):
+            try:
+                cpu[pid] = process_cpu_s(pid)
+            except OSError:
+                pass  # an executor that ended: its last sample stands
+        heap = self.memory.getHeapMemoryUsage().getUsed() / (1 << 20)
+        return {"t": time.time(), "cpu": cpu, "heap_mb": heap}
+
+    def start(self):
+        """The job's start: before its session was asked for, every JVM at 0 CPU seconds."""
+        return {"t": self.started, "cpu": {}, "heap_mb": 0.0}
+
+    def between(self, a, b):
+        """The cost of what ran from sample a to sample b."""
+        seconds = b["t"] - a["t"]
+        cpu = sum(v - a["cpu"].get(pid, 0.0) for pid, v in b["cpu"].items())
+        a_ms, b_ms = int(a["t"] * 1000), int(b["t"] * 1000)
+        driver_peak = peak_mb(gc_events(os.path.join(self.gc_dir, "driver.log")), a_ms, b_ms,
+                              [b["heap_mb"]] + ([a["heap_mb"]] if a["cpu"] else []))
+        cores = self.local_cores or self.driver_cores
+        vcore_s, held_gb_s = cores * seconds, self.driver_heap_mb / 1024 * seconds
+        peak, peak_gb_s = driver_peak, driver_peak / 1024 * seconds
+        for pid, (ecores, heap, started) in self.executors.items():
+            held = max(0.0, b["t"] - max(a["t"], started))
+            p = peak_mb(gc_events(os.path.join(self.gc_dir, "executor-%d.log" % pid)), a_ms, b_ms)
+            vcore_s += ecores * held
+            held_gb_s += heap / 1024 * held
+            peak_gb_s += p / 1024 * held
+            peak += p
+        return {"s": round(seconds, 3), "cpu_s": round(cpu, 2), "vcore_s": round(vcore_s, 2),
+                "heap_gb_s": round(held_gb_s, 2), "peak_heap_mb": round(peak), "peak_heap_gb_s": round(peak_gb_s, 2)}
+
+    def shape(self):
+        """What the job held: its cores and heap, the driver's and each executor's."""
+        out = {"driver_heap_mb": self.driver_heap_mb, "cores": self.local_cores or self.driver_cores}
+        if self.executors:
+            out["executors"] = [{"cores": c, "heap_mb": h} for c, h, _ in self.executors.values()]
+            out["cores"] += sum(c for c, _, _ in self.executors.values())
+        return out
+
+
+def slipstream_counters(spark):
+    """The Slipstream counters of the driver JVM (ReadStatistics.global(): every client of the JVM, so the
+    tasks' reads in local mode), the ones not 0; None where the class is not to be had."""
+    try:
+        stats = getattr(spark._jvm.dev.slipstream.ReadStatistics, "global")()
+        return {k: v for k, v in dict(stats.snapshot()).items() if v}
+    except Exception:  # a JavaPackage (no such class on the driver's class path) is not callable
+        return None
 
 
 def query(args):
-    spark = session(args, args.reader, args.endpoint)
+    started = time.time()
+    gc_dir = tempfile.mkdtemp(prefix="spark-gc-")  # in the job's own temporary directory
+    b = builder(args, args.reader, args.endpoint)
+    spark = b.config("spark.driver.extraJavaOptions", gc_option(gc_dir, "driver")).getOrCreate()
+    cost = Cost(spark, started, gc_dir)
     out = {"reader": args.reader, "spark": spark.version, "table": args.table.rsplit("/", 1)[-1]}
     digest = hashlib.sha256()
     before = link_counters(args.stats)
     t0 = time.monotonic()
     out["q1_start_ms"] = int(time.time() * 1000)
-    cpu0 = jvm_cpu_s(spark)
+    c0 = cost.sample()
     (spark.read.orc(args.table) if args.format == "orc" else spark.read.parquet(args.table)).createOrReplaceTempView("t")
     for name, sql in (("q1", Q1), ("q2", Q2.format(args.partitions // 2))):
         if name == "q2":
             before = link_counters(args.stats)
             t0 = time.monotonic()
             out["q2_start_ms"] = int(time.time() * 1000)
-            cpu0 = jvm_cpu_s(spark)
+            c0 = cost.sample()
         rows = spark.sql(sql).collect()
         seconds = time.monotonic() - t0
+        c1 = cost.sample()
         out[name + "_end_ms"] = int(time.time() * 1000)  # to line up with the shaped link's --requests log
-        out[name + "_cpu_s"] = round(jvm_cpu_s(spark) - cpu0, 2)  # the JVM's CPU time: a reader's cost on a busy host
+        c = cost.between(c0, c1)
+        for k in ("cpu_s", "vcore_s", "heap_gb_s", "peak_heap_mb", "peak_heap_gb_s"):
+            out[name + "_" + k] = c[k]
         time.sleep(0.2)  # the counters file is rewritten every 50 ms
         after = link_counters(args.stats)
         out[name + "_s"] = round(seconds, 2)
         for k in ("bytes", "gets", "heads"):
             out[name + "_" + k] = after[k] - before[k]
         digest.update(repr([tuple(r) for r in rows]).encode())
+    # the job: from the moment it asked for its session (the JVM's launch) to the end of q2
+    for k, v in cost.between(cost.start(), c1).items():
+        out["job_" + k] = v
+    out.update(cost.shape())
+    if args.reader.startswith("slipstream"):
+        out["slipstream_counters"] = slipstream_counters(spark)
     out["answers"] = digest.hexdigest()[:16]
     spark.stop()
     print("RESULT " + json.dumps(out), flush=True)
@@ -159,8 +366,9 @@ def query(args):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--mode", choices=["write", "query"], required=True)
-    p.add_argument("--reader", choices=["classic", "analytics", "slipstream"], default="classic")
+    p.add_argument("--mode", choices=["write", "download", "query"], required=True)
+    p.add_argument("--reader", choices=["classic", "analytics", "slipstream", LOCAL_DISK], default="classic")
+    p.add_argument("--local", help="'download': the local directory the table is copied into")
     p.add_argument("--endpoint")
     p.add_argument("--direct")
     p.add_argument("--stats")
@@ -179,6 +387,8 @@ def main():
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     if args.mode == "query":
         query(args)
+    elif args.mode == "download":
+        download(args)
     elif args.layout != "spark":
         write_pyarrow(args)
     else:

@@ -28,10 +28,11 @@ import json
 import os
 import re
 import sys
+import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from spark_sql_job import builder, link_counters  # noqa: E402
+from spark_sql_job import LOCAL_DISK, Cost, builder, gc_option, link_counters, slipstream_counters  # noqa: E402
 import spark_cluster  # noqa: E402
 import tpch_iceberg  # noqa: E402
 
@@ -103,6 +104,8 @@ def iceberg_write(args):
 
 
 def query(args):
+    started = time.time()  # the job's start, before its session launches the JVM
+    gc_dir = tempfile.mkdtemp(prefix="spark-gc-")  # each JVM's GC log, in the job's own temporary directory
     with open(os.path.join(args.local, "manifest.json")) as f:
         queries = json.load(f)["queries"]
     if args.queries:
@@ -113,13 +116,20 @@ def query(args):
     else:
         b = builder(args, args.reader, args.endpoint)
     if args.cluster:
-        b = spark_cluster.configure(b, args)
+        b = spark_cluster.configure(b, args, gc_dir)
     spark = (b.appName("tpch-" + args.reader)
-             .config("spark.driver.memory", args.driver_memory).getOrCreate())
+             .config("spark.driver.memory", args.driver_memory)
+             .config("spark.driver.extraJavaOptions", gc_option(gc_dir, "driver")).getOrCreate())
+    cost = Cost(spark, started, gc_dir)
     if args.cluster:
         spark_cluster.await_executors(spark)
-    steps = run_steps(spark, queries, args)
-    result = {"reader": args.reader, "spark": spark.version, "steps": steps}
+    steps, last = run_steps(spark, queries, args, cost)
+    # the job: from the moment it asked for its session (the JVM's launch, and the executors') to its last step
+    job = cost.between(cost.start(), last)
+    job["job_s"] = job.pop("s")
+    result = {"reader": args.reader, "spark": spark.version, "steps": steps, "job": dict(job, **cost.shape())}
+    if args.reader.startswith("slipstream") and not args.cluster:  # --cluster: the executors' gauges
+        result["slipstream_counters"] = slipstream_counters(spark)
     if args.cluster and args.reader == "slipstream":
         result["gauges"], result["settled"] = spark_cluster.settle(args.metrics_dir, int(time.time()))
     spark.stop()
@@ -128,12 +138,15 @@ def query(args):
     print("RESULT " + json.dumps(result), flush=True)
 
 
-def run_steps(spark, queries, args):
+def run_steps(spark, queries, args, cost):
+    """Runs the steps; returns their results and the cost's sample at the end of the last."""
     steps = []
+    last = [None]
 
     def step(name, run):
         before = link_counters(args.stats)
         t0 = time.monotonic()
+        c0 = cost.sample()
         out = {"step": name}
         try:
             rows = run()
@@ -142,13 +155,15 @@ def run_steps(spark, queries, args):
             cause = str(getattr(e, "java_exception", None) or e).strip().splitlines()  # a Py4JJavaError's cause
             out.update(rows=0, answer="error", error=(cause or ["?"])[0][:500])
         out["seconds"] = round(time.monotonic() - t0, 3)
+        last[0] = cost.sample()
+        out.update((k, v) for k, v in cost.between(c0, last[0]).items() if k != "s")
         time.sleep(0.2)  # the counters file is rewritten every 50 ms
         after = link_counters(args.stats)
         for k in ("bytes", "gets", "heads"):
             out[k] = after[k] - before[k]
         steps.append(out)
-        print("%s %s: %.2f s, %.1f MB, %d GETs, %d HEADs%s" % (
-            args.reader, name, out["seconds"], out["bytes"] / 1e6, out["gets"], out["heads"],
+        print("%s %s: %.2f s, %.1f MB, %d GETs, %d HEADs, %.1f CPU s%s" % (
+            args.reader, name, out["seconds"], out["bytes"] / 1e6, out["gets"], out["heads"], out["cpu_s"],
             ", " + out["error"] if "error" in out else ""), file=sys.stderr, flush=True)
 
     def load():
@@ -157,8 +172,9 @@ def run_steps(spark, queries, args):
             for t in TABLES:
                 spark.table(t).schema  # loads the table: its metadata file
             return []
+        base = "file://" + args.local if args.reader == LOCAL_DISK else args.base
         for t in TABLES:
-            spark.read.parquet(args.base + "/" + t).createOrReplaceTempView(t)
+            spark.read.parquet(base + "/" + t).createOrReplaceTempView(t)
         return []
 
     step("load", load)
@@ -166,13 +182,13 @@ def run_steps(spark, queries, args):
         step("scan", lambda: spark.sql(spark_cluster.SCAN).collect())
     for q in queries:
         step(q["name"], lambda: spark.sql(adapt(q["sql"])).collect())
-    return steps
+    return steps, last[0]
 
 
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--mode", choices=["upload", "query", "iceberg-write"], required=True)
-    p.add_argument("--reader", choices=sorted({"classic", "analytics", "slipstream"} | set(tpch_iceberg.READERS)),
+    p.add_argument("--reader", choices=sorted({"classic", "analytics", "slipstream", LOCAL_DISK} | set(tpch_iceberg.READERS)),
                    default="classic")
     p.add_argument("--iceberg", action="store_true", help="'query': the tables of the Iceberg catalog")
     p.add_argument("--catalog", help="the Iceberg catalog's SQLite file")

@@ -226,13 +226,15 @@ final class BenchCommand implements Callable<Integer> {
   /**
    * Runs the spark-sql workload: S3A classic, S3A analytics and Slipstream querying a partitioned Parquet
    * table, as Spark writes it and as pyarrow does, through Spark {@value #NEWEST_SPARK} (pyspark from PyPI,
-   * with the Hadoop it ships), cold, one job each; its table goes to standard output, its JSON lines to
+   * with the Hadoop it ships), cold, one job each, beside the same queries over the table's copy on local
+   * disk (the reader local-disk: the I/O-free limit); its tables (times, and each job's CPU seconds,
+   * vcore-seconds and GB-seconds of heap against S3A classic's) go to standard output, its JSON lines to
    * {@code --out DIR/spark-sql.jsonl}.
    */
   private int runSparkSql(Path harness, LinkProfile link) throws Exception {
     Path root = harness.getParent().getParent().getParent();
     List<String> cmd = new ArrayList<>(List.of("python3", harness.toString(), "--spark", NEWEST_SPARK,
-        "--readers", "classic,analytics,slipstream", "--profile", link.name()));
+        "--readers", "classic,analytics,slipstream,local-disk", "--profile", link.name()));
     if (out != null) {
       Files.createDirectories(out);
       cmd.add("--out");
