@@ -82,6 +82,10 @@ public final class ScriptedS3Server implements AutoCloseable {
   private volatile CountDownLatch release = new CountDownLatch(1);
   private final AtomicInteger stalled = new AtomicInteger();
   private volatile boolean listV2Known = true;
+  /** Who is refused what, before anything else: see {@link #refuse}. */
+  private volatile java.util.function.Function<RequestInfo, String> refusal = r -> null;
+  /** Whether PUT and DELETE of an object are taken: see {@link #storingWrites}. */
+  private volatile boolean storesWrites;
 
   private ScriptedS3Server(HttpServer http, ExecutorService threads) {
     this.http = http;
@@ -167,6 +171,27 @@ public final class ScriptedS3Server implements AutoCloseable {
    */
   public ScriptedS3Server denyKmsDecrypt(Predicate<RequestInfo> who) {
     noKmsDecrypt = who;
+    return this;
+  }
+
+  /**
+   * Refuses every request (HEAD, GET, LIST, PUT, DELETE) for which {@code why} names an S3 error code, as S3
+   * refuses a principal before looking at the object: {@code AccessDenied} and {@code InvalidAccessKeyId}
+   * with 403, {@code ExpiredToken}, {@code InvalidToken} and any other code with 400, as S3 answers them.
+   * {@code why} returns null to let the request through. Kept across {@link #reset}.
+   */
+  public ScriptedS3Server refuse(java.util.function.Function<RequestInfo, String> why) {
+    refusal = why;
+    return this;
+  }
+
+  /**
+   * From now on a PUT of an object stores its body as a new version (an {@code aws-chunked} body decoded, as
+   * the AWS SDK sends one over plain HTTP) and a DELETE removes the object: enough for a client that writes
+   * small files whole. Multipart uploads and bulk deletes stay refused. Kept across {@link #reset}.
+   */
+  public ScriptedS3Server storingWrites() {
+    storesWrites = true;
     return this;
   }
 
@@ -271,10 +296,21 @@ public final class ScriptedS3Server implements AutoCloseable {
       }
       String path = URLDecoder.decode(ex.getRequestURI().getRawPath().substring(1).replace("+", "%2B"),
           StandardCharsets.UTF_8);
+      String refused = refusal.apply(req);
+      if (refused != null) {
+        boolean forbidden = refused.equals("AccessDenied") || refused.equals("InvalidAccessKeyId");
+        error(ex, forbidden ? 403 : 400, refused, req.isHead());
+        return;
+      }
       if (req.isGet()) {
         arrived(path);
       }
       int slash = path.indexOf('/');
+      if (storesWrites && slash > 0 && slash < path.length() - 1 && req.query() == null
+          && (req.method().equals("PUT") || req.method().equals("DELETE"))) {
+        write(ex, req, path, slash);
+        return;
+      }
       if (req.isGet() && (slash < 0 || slash == path.length() - 1)) {
         bucketRequest(ex, req, slash < 0 ? path : path.substring(0, slash));
         return;
@@ -342,6 +378,60 @@ public final class ScriptedS3Server implements AutoCloseable {
       }
       get(ex, req, path, v, bad);
     }
+  }
+
+  /** A PUT (stores the body as a new version, answered with its ETag) or a DELETE (204, whether or not it was there). */
+  private void write(HttpExchange ex, RequestInfo req, String path, int slash) throws IOException {
+    if (req.method().equals("DELETE")) {
+      objects.remove(path);
+      ex.sendResponseHeaders(204, -1);
+      return;
+    }
+    byte[] body = ex.getRequestBody().readAllBytes();
+    String sha = req.header("x-amz-content-sha256");
+    String encoding = req.header("content-encoding");
+    if ((sha != null && sha.startsWith("STREAMING-")) || (encoding != null && encoding.contains("aws-chunked"))) {
+      body = awsChunked(body);
+    }
+    put(path.substring(0, slash), path.substring(slash + 1), body);
+    ex.getResponseHeaders().set("ETag", '"' + objects.get(path).etag + '"');
+    ex.sendResponseHeaders(200, -1);
+  }
+
+  /**
+   * The payload of an {@code aws-chunked} body: chunks of {@code <hex size>[;chunk-signature=...]\r\n<data>\r\n}
+   * up to one of size 0, then trailers, which are dropped (their signatures are not checked).
+   */
+  private static byte[] awsChunked(byte[] body) throws IOException {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(body.length);
+    int at = 0;
+    while (true) {
+      int eol = indexOfCrlf(body, at);
+      if (eol < 0) {
+        throw new IOException("aws-chunked body without a chunk header at " + at);
+      }
+      String header = new String(body, at, eol - at, StandardCharsets.US_ASCII);
+      int semi = header.indexOf(';');
+      int size = Integer.parseInt((semi < 0 ? header : header.substring(0, semi)).trim(), 16);
+      at = eol + 2;
+      if (size == 0) {
+        return out.toByteArray();
+      }
+      if (at + size > body.length) {
+        throw new IOException("aws-chunked body ends inside a chunk of " + size + " bytes");
+      }
+      out.write(body, at, size);
+      at += size + 2;
+    }
+  }
+
+  private static int indexOfCrlf(byte[] b, int from) {
+    for (int i = from; i + 1 < b.length; i++) {
+      if (b[i] == '\r' && b[i + 1] == '\n') {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /**
