@@ -143,7 +143,8 @@ class ClientSettingsFileIOTest {
 
   /**
    * {@code s3.remote-signing-enabled}: every read is signed by the catalog's signer endpoint (Iceberg's
-   * {@code S3V4RestSignerClient} posts each request to {@code s3.signer.uri}), whose signature names its
+   * {@code S3V4RestSignerClient} posts each request to {@code s3.signer.uri} on 1.10, {@code signer.uri} and
+   * {@code signer.endpoint} on 1.12), whose signature names its
    * own principal; S3FileIO's client then has no credentials of its own to sign with.
    */
   @Test
@@ -166,7 +167,10 @@ class ClientSettingsFileIOTest {
     try {
       Map<String, String> p = properties();
       p.put("s3.remote-signing-enabled", "true");
-      p.put("s3.signer.uri", "http://127.0.0.1:" + signer.getAddress().getPort() + "/");
+      String uri = "http://127.0.0.1:" + signer.getAddress().getPort() + "/";
+      p.put("s3.signer.uri", uri); // Iceberg 1.10's names
+      p.put("signer.uri", uri); // Iceberg 1.12's, which require the endpoint too
+      p.put("signer.endpoint", "v1/aws/s3/sign");
       readBoth(p);
     } finally {
       signer.stop(0);

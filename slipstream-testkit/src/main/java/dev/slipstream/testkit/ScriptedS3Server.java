@@ -49,6 +49,9 @@ import java.util.function.Predicate;
  *
  * <p>The script: {@link #when} rules, each a misbehaviour for the requests a predicate picks (all rules
  * that match apply), and {@link #replaceAfterGets} to overwrite an object in the middle of a read.
+ * Signatures are never checked, but who a request claims to be ({@link #accessKeyOf}) may be refused:
+ * {@link #denyKmsDecrypt} for objects under a KMS key, {@link #refuse} for any request, with S3's error
+ * code. After {@link #storingWrites} it also takes PUTs and DELETEs of whole objects.
  */
 public final class ScriptedS3Server implements AutoCloseable {
   private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.RFC_1123_DATE_TIME;
