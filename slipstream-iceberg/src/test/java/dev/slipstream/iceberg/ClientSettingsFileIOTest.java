@@ -61,6 +61,8 @@ import software.amazon.awssdk.services.s3.S3Client;
 @Timeout(120)
 class ClientSettingsFileIOTest {
   static final String BUCKET = "settings";
+  /** A bucket in eu-west-1, where the store redirects requests signed for another region. */
+  static final String FAR = "far-away";
   static final int SIZE = 300_000;
   static final Pattern SCOPE = Pattern.compile("Credential=([^/]+)/\\d{8}/([^/]+)/s3/aws4_request");
   static final ObjectMapper JSON = new ObjectMapper();
@@ -240,6 +242,34 @@ class ClientSettingsFileIOTest {
     p.put("client.region", "ap-southeast-2");
     readBoth(p);
     assertThat(signers()).containsExactly("host-default ap-southeast-2");
+  }
+
+  /**
+   * {@code s3.cross-region-access-enabled}: a bucket in another region than {@code client.region} is read
+   * once S3's redirect named its region, each request then signed for it; without the setting the read
+   * fails on the redirect.
+   */
+  @Test
+  void crossRegionAccessFollowsTheBucketsRegion() throws IOException {
+    store.bucketInRegion(FAR, "eu-west-1");
+    store.put(FAR, "t/data.parquet", TestData.bytes(1, SIZE));
+    Map<String, String> p = properties();
+    try (SlipstreamFileIO io = new SlipstreamFileIO()) {
+      io.initialize(p);
+      Throwable t = catchThrowable(() -> read(io.newInputFile("s3://" + FAR + "/t/data.parquet", SIZE)));
+      assertThat(t).as("without the setting").isNotNull().hasStackTraceContaining("301");
+    }
+    store.reset();
+    p.put("s3.cross-region-access-enabled", "true");
+    try (SlipstreamFileIO io = new SlipstreamFileIO()) {
+      io.initialize(p);
+      byte[] data = read(io.newInputFile("s3://" + FAR + "/t/data.parquet", SIZE));
+      assertThat(TestData.firstMismatch(1, 0, data, 0, data.length)).isEqualTo(-1);
+    }
+    List<RequestInfo> answered = store.requests().stream()
+        .filter(r -> "eu-west-1".equals(ScriptedS3Server.signingRegionOf(r))).toList();
+    assertThat(answered).as("the reads after the redirect").isNotEmpty()
+        .allSatisfy(r -> assertThat(r.path()).startsWith("/" + FAR + "/"));
   }
 
   /**

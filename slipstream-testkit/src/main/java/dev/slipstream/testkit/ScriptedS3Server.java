@@ -51,7 +51,8 @@ import java.util.function.Predicate;
  * that match apply), and {@link #replaceAfterGets} to overwrite an object in the middle of a read.
  * Signatures are never checked, but who a request claims to be ({@link #accessKeyOf}) may be refused:
  * {@link #denyKmsDecrypt} for objects under a KMS key, {@link #refuse} for any request, with S3's error
- * code. After {@link #storingWrites} it also takes PUTs and DELETEs of whole objects.
+ * code; {@link #bucketInRegion} redirects requests signed for another region, as S3 does. After
+ * {@link #storingWrites} it also takes PUTs and DELETEs of whole objects.
  */
 public final class ScriptedS3Server implements AutoCloseable {
   private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.RFC_1123_DATE_TIME;
@@ -87,6 +88,8 @@ public final class ScriptedS3Server implements AutoCloseable {
   private volatile boolean listV2Known = true;
   /** Who is refused what, before anything else: see {@link #refuse}. */
   private volatile java.util.function.Function<RequestInfo, String> refusal = r -> null;
+  /** Bucket to the region it is in: see {@link #bucketInRegion}. */
+  private final Map<String, String> regions = new ConcurrentHashMap<>();
   /** Whether PUT and DELETE of an object are taken: see {@link #storingWrites}. */
   private volatile boolean storesWrites;
 
@@ -198,6 +201,27 @@ public final class ScriptedS3Server implements AutoCloseable {
     return this;
   }
 
+  /**
+   * {@code bucket} is in {@code region}: as S3 answers a request for a bucket of another region, a request
+   * signed for any other region is answered {@code 301 PermanentRedirect} with {@code x-amz-bucket-region}.
+   * Kept across {@link #reset}.
+   */
+  public ScriptedS3Server bucketInRegion(String bucket, String region) {
+    regions.put(bucket, region);
+    return this;
+  }
+
+  /** The region {@code r} was signed for (SigV4's credential scope), or null if unsigned. */
+  public static String signingRegionOf(RequestInfo r) {
+    String auth = r.header("authorization");
+    int at = auth == null ? -1 : auth.indexOf("Credential=");
+    if (at < 0) {
+      return null;
+    }
+    String[] scope = auth.substring(at + "Credential=".length()).split("[/,]");
+    return scope.length > 2 ? scope[2] : null;
+  }
+
   /** The access key id {@code r} was signed with (SigV4's {@code Credential=}), or null if unsigned. */
   public static String accessKeyOf(RequestInfo r) {
     String auth = r.header("authorization");
@@ -305,10 +329,16 @@ public final class ScriptedS3Server implements AutoCloseable {
         error(ex, forbidden ? 403 : 400, refused, req.isHead());
         return;
       }
+      int slash = path.indexOf('/');
+      String region = regions.get(slash < 0 ? path : path.substring(0, slash));
+      if (region != null && !region.equals(signingRegionOf(req))) {
+        ex.getResponseHeaders().set("x-amz-bucket-region", region);
+        error(ex, 301, "PermanentRedirect", req.isHead());
+        return;
+      }
       if (req.isGet()) {
         arrived(path);
       }
-      int slash = path.indexOf('/');
       if (storesWrites && slash > 0 && slash < path.length() - 1 && req.query() == null
           && (req.method().equals("PUT") || req.method().equals("DELETE"))) {
         write(ex, req, path, slash);
