@@ -12,7 +12,6 @@ import dev.slipstream.testkit.RequestInfo;
 import dev.slipstream.testkit.ScriptedS3Server;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -82,7 +81,6 @@ final class RestCatalog implements AutoCloseable {
   private final AtomicInteger vended = new AtomicInteger();
   private final Process child;
   private final Thread reaper;
-  private final Path dir;
   private final URI backend;
   private final HttpServer front;
   private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
@@ -92,10 +90,9 @@ final class RestCatalog implements AutoCloseable {
   });
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
-  private RestCatalog(Process child, Thread reaper, Path dir, URI backend) throws IOException {
+  private RestCatalog(Process child, Thread reaper, URI backend) throws IOException {
     this.child = child;
     this.reaper = reaper;
-    this.dir = dir;
     this.backend = backend;
     front = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
     front.setExecutor(threads);
@@ -151,7 +148,7 @@ final class RestCatalog implements AutoCloseable {
       Thread.sleep(50);
     }
     URI backend = URI.create("http://127.0.0.1:" + Files.readString(portFile).trim());
-    return new RestCatalog(process, reaper, dir, backend);
+    return new RestCatalog(process, reaper, backend);
   }
 
   /** The catalog's {@code uri}. */
@@ -347,15 +344,6 @@ final class RestCatalog implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    }
-  }
-
-  /** The child's log, for a failure's message. */
-  String log() {
-    try {
-      return Files.readString(dir.resolve("rest-catalog.log"));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 }
