@@ -6,6 +6,7 @@ package dev.slipstream.testkit;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -35,6 +36,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -87,7 +89,7 @@ public final class ScriptedS3Server implements AutoCloseable {
   private final AtomicInteger stalled = new AtomicInteger();
   private volatile boolean listV2Known = true;
   /** Who is refused what, before anything else: see {@link #refuse}. */
-  private volatile java.util.function.Function<RequestInfo, String> refusal = r -> null;
+  private volatile Function<RequestInfo, String> refusal = r -> null;
   /** Bucket to the region it is in: see {@link #bucketInRegion}. */
   private final Map<String, String> regions = new ConcurrentHashMap<>();
   /** Whether PUT and DELETE of an object are taken: see {@link #storingWrites}. */
@@ -186,7 +188,7 @@ public final class ScriptedS3Server implements AutoCloseable {
    * with 403, {@code ExpiredToken}, {@code InvalidToken} and any other code with 400, as S3 answers them.
    * {@code why} returns null to let the request through. Kept across {@link #reset}.
    */
-  public ScriptedS3Server refuse(java.util.function.Function<RequestInfo, String> why) {
+  public ScriptedS3Server refuse(Function<RequestInfo, String> why) {
     refusal = why;
     return this;
   }
@@ -436,7 +438,7 @@ public final class ScriptedS3Server implements AutoCloseable {
    * up to one of size 0, then trailers, which are dropped (their signatures are not checked).
    */
   private static byte[] awsChunked(byte[] body) throws IOException {
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(body.length);
+    ByteArrayOutputStream out = new ByteArrayOutputStream(body.length);
     int at = 0;
     while (true) {
       int eol = indexOfCrlf(body, at);
