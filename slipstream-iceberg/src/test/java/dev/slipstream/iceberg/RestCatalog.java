@@ -181,7 +181,7 @@ final class RestCatalog implements AutoCloseable {
     }
     String object = ScriptedS3Server.objectOf(r);
     if (object.indexOf('/') < 0 || object.endsWith("/")) { // a LIST: what it lists
-      String prefix = queryParam(r.query(), "prefix");
+      String prefix = ScriptedS3Server.queryParam(r.query(), "prefix");
       object = BUCKET + "/" + (prefix == null ? "" : prefix);
     }
     String[] table = t.table().split("\\.");
@@ -312,19 +312,6 @@ final class RestCatalog implements AutoCloseable {
 
   private static String decode(String s) {
     return URLDecoder.decode(s, StandardCharsets.UTF_8);
-  }
-
-  private static String queryParam(String query, String name) {
-    if (query == null) {
-      return null;
-    }
-    for (String part : query.split("&")) {
-      int eq = part.indexOf('=');
-      if (eq > 0 && part.substring(0, eq).equals(name)) {
-        return decode(part.substring(eq + 1));
-      }
-    }
-    return null;
   }
 
   @Override

@@ -584,8 +584,8 @@ public final class ScriptedS3Server implements AutoCloseable {
     return true;
   }
 
-  /** The decoded value of {@code name} in {@code query}, or null. */
-  private static String queryParam(String query, String name) {
+  /** The decoded value of {@code name} in {@code query} (a raw query string, may be null), or null. */
+  public static String queryParam(String query, String name) {
     if (query == null) {
       return null;
     }
