@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.slipstream.Counter;
 import dev.slipstream.Slipstream;
+import dev.slipstream.testkit.MemcachedServer;
 import dev.slipstream.testkit.RequestInfo;
 import dev.slipstream.testkit.ScriptedS3Server;
 import dev.slipstream.testkit.TestData;
@@ -36,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * checks no signature: it shows who a request claims to be, which is what the client chose). bob is
  * refused cold, after his provider rotated from alice under a client whose memory cache holds the object
  * ({@code access.ttl=0}: every open asks S3; within a non-zero window a client may serve what it read, by
- * design), and from a disk cache alice filled.
+ * design), from a disk cache alice filled, and from a shared tier (a real memcached) alice filled.
  */
 @Timeout(120)
 class ReadIdentityTest {
@@ -202,5 +203,42 @@ class ReadIdentityTest {
       assertThat(io.slipstream().statistics().get(Counter.DISK_CACHE_HITS)).as("no cached block served to bob")
           .isZero();
     }
+  }
+
+  @Test
+  void aPrincipalTheStoreRefusesGetsNothingFromASharedTierAnotherFilled() throws IOException {
+    TestPrincipals.PRINCIPALS.put("tier-alice", "alice");
+    TestPrincipals.PRINCIPALS.put("tier-bob", "bob");
+    server.putUnderKmsKey(BUCKET, "tier.parquet", TestData.bytes(6, SIZE));
+    try (MemcachedServer memcached = MemcachedServer.start(64)) {
+      Map<String, String> alice = tiered(properties("tier-alice"), memcached);
+      try (SlipstreamFileIO io = fileIo(alice)) {
+        byte[] all = read(io.newInputFile(path("tier.parquet"), SIZE));
+        assertThat(TestData.firstMismatch(6, 0, all, 0, all.length)).isEqualTo(-1);
+        assertThat(io.slipstream().statistics().get(Counter.SHARED_SETS)).as("alice's blocks in the tier").isPositive();
+      }
+      TestPrincipals.PRINCIPALS.put("tier-carol", "carol");
+      try (SlipstreamFileIO io = fileIo(tiered(properties("tier-carol"), memcached))) {
+        byte[] all = read(io.newInputFile(path("tier.parquet"), SIZE));
+        assertThat(TestData.firstMismatch(6, 0, all, 0, all.length)).isEqualTo(-1);
+        assertThat(io.slipstream().statistics().get(Counter.SHARED_HITS))
+            .as("the tier serves another FileIO whose principal the store admits").isPositive();
+      }
+      try (SlipstreamFileIO io = fileIo(tiered(properties("tier-bob"), memcached))) {
+        refused(io, "tier.parquet");
+        assertThat(io.slipstream().statistics().get(Counter.SHARED_HITS)).as("no tier block served to bob").isZero();
+      }
+    }
+    assertThat(principals(server.requests())).containsExactly("alice", "carol", "bob");
+  }
+
+  /** {@code properties} with the shared tier on {@code memcached}, read and written. */
+  private static Map<String, String> tiered(Map<String, String> properties, MemcachedServer memcached) {
+    properties.put("slipstream.shared.mode", "read-write");
+    properties.put("slipstream.shared.servers", memcached.hostPort());
+    properties.put("slipstream.shared.secret", "read-identity-test");
+    properties.put("slipstream.shared.timeout", "10s");
+    properties.put("slipstream.shared.timeout.adaptive", "false");
+    return properties;
   }
 }

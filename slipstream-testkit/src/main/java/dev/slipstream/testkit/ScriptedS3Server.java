@@ -6,6 +6,7 @@ package dev.slipstream.testkit;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -35,6 +36,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -49,6 +51,10 @@ import java.util.function.Predicate;
  *
  * <p>The script: {@link #when} rules, each a misbehaviour for the requests a predicate picks (all rules
  * that match apply), and {@link #replaceAfterGets} to overwrite an object in the middle of a read.
+ * Signatures are never checked, but who a request claims to be ({@link #accessKeyOf}) may be refused:
+ * {@link #denyKmsDecrypt} for objects under a KMS key, {@link #refuse} for any request, with S3's error
+ * code; {@link #bucketInRegion} redirects requests signed for another region, as S3 does. After
+ * {@link #storingWrites} it also takes PUTs and DELETEs of whole objects.
  */
 public final class ScriptedS3Server implements AutoCloseable {
   private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.RFC_1123_DATE_TIME;
@@ -82,6 +88,12 @@ public final class ScriptedS3Server implements AutoCloseable {
   private volatile CountDownLatch release = new CountDownLatch(1);
   private final AtomicInteger stalled = new AtomicInteger();
   private volatile boolean listV2Known = true;
+  /** Who is refused what, before anything else: see {@link #refuse}. */
+  private volatile Function<RequestInfo, String> refusal = r -> null;
+  /** Bucket to the region it is in: see {@link #bucketInRegion}. */
+  private final Map<String, String> regions = new ConcurrentHashMap<>();
+  /** Whether PUT and DELETE of an object are taken: see {@link #storingWrites}. */
+  private volatile boolean storesWrites;
 
   private ScriptedS3Server(HttpServer http, ExecutorService threads) {
     this.http = http;
@@ -168,6 +180,48 @@ public final class ScriptedS3Server implements AutoCloseable {
   public ScriptedS3Server denyKmsDecrypt(Predicate<RequestInfo> who) {
     noKmsDecrypt = who;
     return this;
+  }
+
+  /**
+   * Refuses every request (HEAD, GET, LIST, PUT, DELETE) for which {@code why} names an S3 error code, as S3
+   * refuses a principal before looking at the object: {@code AccessDenied} and {@code InvalidAccessKeyId}
+   * with 403, {@code ExpiredToken}, {@code InvalidToken} and any other code with 400, as S3 answers them.
+   * {@code why} returns null to let the request through. Kept across {@link #reset}.
+   */
+  public ScriptedS3Server refuse(Function<RequestInfo, String> why) {
+    refusal = why;
+    return this;
+  }
+
+  /**
+   * From now on a PUT of an object stores its body as a new version (an {@code aws-chunked} body decoded, as
+   * the AWS SDK sends one over plain HTTP) and a DELETE removes the object: enough for a client that writes
+   * small files whole. Multipart uploads and bulk deletes stay refused. Kept across {@link #reset}.
+   */
+  public ScriptedS3Server storingWrites() {
+    storesWrites = true;
+    return this;
+  }
+
+  /**
+   * {@code bucket} is in {@code region}: as S3 answers a request for a bucket of another region, a request
+   * signed for any other region is answered {@code 301 PermanentRedirect} with {@code x-amz-bucket-region}.
+   * Kept across {@link #reset}.
+   */
+  public ScriptedS3Server bucketInRegion(String bucket, String region) {
+    regions.put(bucket, region);
+    return this;
+  }
+
+  /** The region {@code r} was signed for (SigV4's credential scope), or null if unsigned. */
+  public static String signingRegionOf(RequestInfo r) {
+    String auth = r.header("authorization");
+    int at = auth == null ? -1 : auth.indexOf("Credential=");
+    if (at < 0) {
+      return null;
+    }
+    String[] scope = auth.substring(at + "Credential=".length()).split("[/,]");
+    return scope.length > 2 ? scope[2] : null;
   }
 
   /** The access key id {@code r} was signed with (SigV4's {@code Credential=}), or null if unsigned. */
@@ -271,10 +325,27 @@ public final class ScriptedS3Server implements AutoCloseable {
       }
       String path = URLDecoder.decode(ex.getRequestURI().getRawPath().substring(1).replace("+", "%2B"),
           StandardCharsets.UTF_8);
+      String refused = refusal.apply(req);
+      if (refused != null) {
+        boolean forbidden = refused.equals("AccessDenied") || refused.equals("InvalidAccessKeyId");
+        error(ex, forbidden ? 403 : 400, refused, req.isHead());
+        return;
+      }
+      int slash = path.indexOf('/');
+      String region = regions.get(slash < 0 ? path : path.substring(0, slash));
+      if (region != null && !region.equals(signingRegionOf(req))) {
+        ex.getResponseHeaders().set("x-amz-bucket-region", region);
+        error(ex, 301, "PermanentRedirect", req.isHead());
+        return;
+      }
       if (req.isGet()) {
         arrived(path);
       }
-      int slash = path.indexOf('/');
+      if (storesWrites && slash > 0 && slash < path.length() - 1 && req.query() == null
+          && (req.method().equals("PUT") || req.method().equals("DELETE"))) {
+        write(ex, req, path, slash);
+        return;
+      }
       if (req.isGet() && (slash < 0 || slash == path.length() - 1)) {
         bucketRequest(ex, req, slash < 0 ? path : path.substring(0, slash));
         return;
@@ -342,6 +413,60 @@ public final class ScriptedS3Server implements AutoCloseable {
       }
       get(ex, req, path, v, bad);
     }
+  }
+
+  /** A PUT (stores the body as a new version, answered with its ETag) or a DELETE (204, whether or not it was there). */
+  private void write(HttpExchange ex, RequestInfo req, String path, int slash) throws IOException {
+    if (req.method().equals("DELETE")) {
+      objects.remove(path);
+      ex.sendResponseHeaders(204, -1);
+      return;
+    }
+    byte[] body = ex.getRequestBody().readAllBytes();
+    String sha = req.header("x-amz-content-sha256");
+    String encoding = req.header("content-encoding");
+    if ((sha != null && sha.startsWith("STREAMING-")) || (encoding != null && encoding.contains("aws-chunked"))) {
+      body = awsChunked(body);
+    }
+    put(path.substring(0, slash), path.substring(slash + 1), body);
+    ex.getResponseHeaders().set("ETag", '"' + objects.get(path).etag + '"');
+    ex.sendResponseHeaders(200, -1);
+  }
+
+  /**
+   * The payload of an {@code aws-chunked} body: chunks of {@code <hex size>[;chunk-signature=...]\r\n<data>\r\n}
+   * up to one of size 0, then trailers, which are dropped (their signatures are not checked).
+   */
+  private static byte[] awsChunked(byte[] body) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(body.length);
+    int at = 0;
+    while (true) {
+      int eol = indexOfCrlf(body, at);
+      if (eol < 0) {
+        throw new IOException("aws-chunked body without a chunk header at " + at);
+      }
+      String header = new String(body, at, eol - at, StandardCharsets.US_ASCII);
+      int semi = header.indexOf(';');
+      int size = Integer.parseInt((semi < 0 ? header : header.substring(0, semi)).trim(), 16);
+      at = eol + 2;
+      if (size == 0) {
+        return out.toByteArray();
+      }
+      if (at + size > body.length) {
+        throw new IOException("aws-chunked body ends inside a chunk of " + size + " bytes");
+      }
+      out.write(body, at, size);
+      at += size + 2;
+    }
+  }
+
+  private static int indexOfCrlf(byte[] b, int from) {
+    for (int i = from; i + 1 < b.length; i++) {
+      if (b[i] == '\r' && b[i + 1] == '\n') {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /**
@@ -459,8 +584,8 @@ public final class ScriptedS3Server implements AutoCloseable {
     return true;
   }
 
-  /** The decoded value of {@code name} in {@code query}, or null. */
-  private static String queryParam(String query, String name) {
+  /** The decoded value of {@code name} in {@code query} (a raw query string, may be null), or null. */
+  public static String queryParam(String query, String name) {
     if (query == null) {
       return null;
     }
