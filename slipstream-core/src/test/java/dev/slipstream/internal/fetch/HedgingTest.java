@@ -16,10 +16,13 @@ import dev.slipstream.internal.store.ScriptedStore.Get;
 import dev.slipstream.internal.store.ScriptedStore.Response;
 import dev.slipstream.internal.store.TransientStoreException;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.Arrays;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -177,6 +180,40 @@ class HedgingTest {
     release.countDown();
     assertAbortedUnread(late);
     closer.join();
+  }
+
+  @Test
+  void anInterruptedWaitEndsWithInterruptedIoExceptionAndTheResponseIsAbortedWhenItComes() throws Exception {
+    CountDownLatch asked = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Response late = store.response(0, 10, store.data(0, 10));
+    Answer held = (start, end) -> {
+      asked.countDown();
+      await(release);
+      return late;
+    };
+    store.then(held).then(held);
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    AtomicBoolean stillInterrupted = new AtomicBoolean();
+    Thread reader = new Thread(() -> {
+      try {
+        rig.read(0, 10);
+      } catch (Throwable t) {
+        thrown.set(t);
+        stillInterrupted.set(Thread.currentThread().isInterrupted());
+      }
+    });
+    reader.start();
+    await(asked);
+    reader.interrupt();
+    reader.join(TimeUnit.SECONDS.toMillis(PATIENCE_SECONDS));
+
+    assertThat(reader.isAlive()).as("the wait ended").isFalse();
+    assertThat(thrown.get()).isInstanceOf(InterruptedIOException.class);
+    assertThat(stillInterrupted).as("the interrupt status is kept").isTrue();
+
+    release.countDown();
+    assertAbortedUnread(late);
   }
 
   @Test
