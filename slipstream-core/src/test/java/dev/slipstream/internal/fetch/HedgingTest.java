@@ -157,17 +157,26 @@ class HedgingTest {
     assertThat(stats.get(Counter.HEDGE_WINS)).isZero();
   }
 
-  @Test
-  void aCancelledWaitEndsWithTheTokensErrorAndTheResponseIsAbortedWhenItComes() throws Exception {
-    CountDownLatch asked = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
+  /**
+   * Scripts the next two GETs of bytes 0-10 (the second, should a hedge be sent) to count {@code asked} down
+   * and answer only once {@code release} opens; returns the response they answer with.
+   */
+  private Response heldAnswers(CountDownLatch asked, CountDownLatch release) {
     Response late = store.response(0, 10, store.data(0, 10));
     Answer held = (start, end) -> {
       asked.countDown();
       await(release);
       return late;
     };
-    store.then(held).then(held); // a second, should a hedge be sent before the cancel
+    store.then(held).then(held);
+    return late;
+  }
+
+  @Test
+  void aCancelledWaitEndsWithTheTokensErrorAndTheResponseIsAbortedWhenItComes() throws Exception {
+    CountDownLatch asked = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Response late = heldAnswers(asked, release);
     Thread closer = new Thread(() -> {
       await(asked);
       rig.token.cancel();
@@ -186,13 +195,7 @@ class HedgingTest {
   void anInterruptedWaitEndsWithInterruptedIoExceptionAndTheResponseIsAbortedWhenItComes() throws Exception {
     CountDownLatch asked = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    Response late = store.response(0, 10, store.data(0, 10));
-    Answer held = (start, end) -> {
-      asked.countDown();
-      await(release);
-      return late;
-    };
-    store.then(held).then(held);
+    Response late = heldAnswers(asked, release);
     AtomicReference<Throwable> thrown = new AtomicReference<>();
     AtomicBoolean stillInterrupted = new AtomicBoolean();
     Thread reader = new Thread(() -> {
