@@ -22,8 +22,11 @@ import software.amazon.awssdk.utils.DateUtils;
  * values seen, parsed by the SDK's own parser ({@link DateUtils#parseRfc822Date}), so the same text gives the
  * same instant, and a value that parser refuses fails the GET, as it did in the SDK. A response of a client
  * without the interceptor (a caller's) keeps its header, and its {@code lastModified()} is used.
+ *
+ * <p>Only for a client of GETs whose other interceptors do not read a response's Last-Modified: after this
+ * one they find none (response hooks run in reverse order, so this one, added last, runs first).
  */
-final class LastModifiedHeader implements ExecutionInterceptor {
+public final class LastModifiedHeader implements ExecutionInterceptor {
   static final String HEADER = "Last-Modified";
   /** Where the header goes: a name no S3 response uses, and outside the {@code x-amz-meta-} user metadata. */
   static final String MOVED = "x-slipstream-last-modified";
