@@ -4,6 +4,7 @@
 package dev.slipstream;
 
 import dev.slipstream.internal.store.KnownRules;
+import dev.slipstream.internal.store.LastModifiedHeader;
 import dev.slipstream.internal.store.S3ClientFactory;
 import dev.slipstream.internal.store.S3ObjectStore;
 import software.amazon.awssdk.services.s3.S3BaseClientBuilder;
@@ -44,6 +45,17 @@ public final class S3Clients {
    */
   public static void keepRulesAnswers(S3BaseClientBuilder<?, ?> builder) {
     KnownRules.keepAnswers(builder, true, true);
+  }
+
+  /**
+   * An interceptor for a client that {@link Slipstream.Builder#readsClient} is given, added after its
+   * others: it moves a GET response's {@code Last-Modified} out of the SDK's reach before the response is
+   * unmarshalled, and Slipstream parses it once per distinct value instead of the SDK on every response
+   * (7% of a GET's CPU in the SDK). Only for a client whose other interceptors never read a response's
+   * Last-Modified, as they would find none; a value that is no date still fails the GET.
+   */
+  public static software.amazon.awssdk.core.interceptor.ExecutionInterceptor lastModifiedOncePerValue() {
+    return new LastModifiedHeader();
   }
 
   /**

@@ -105,7 +105,8 @@ final class S3AReadsClient {
     S3ClientBuilder b = S3Client.builder()
         .httpClientBuilder(http)
         .overrideConfiguration(s3aConfig.overrideConfiguration().toBuilder()
-            .executionInterceptors(notTheSdks(s3aConfig.overrideConfiguration().executionInterceptors()))
+            .executionInterceptors(withLastModifiedOncePerValue(
+                notTheSdks(s3aConfig.overrideConfiguration().executionInterceptors())))
             .retryPolicy(RetryPolicy.none())
             .apiCallAttemptTimeout(config.connectTimeout().plus(config.stallTimeout()))
             .build())
@@ -136,6 +137,21 @@ final class S3AReadsClient {
    */
   static List<ExecutionInterceptor> notTheSdks(List<ExecutionInterceptor> all) {
     return all.stream().filter(i -> !i.getClass().getName().startsWith("software.amazon.awssdk.")).toList();
+  }
+
+  /**
+   * {@code interceptors} and, after them, Slipstream's parse of a GET's Last-Modified once per value
+   * ({@link S3Clients#lastModifiedOncePerValue}) where they are all S3A's own (its auditor, which reads no
+   * Last-Modified); with any other, a user's ({@code fs.s3a.audit.execution.interceptors}), which might
+   * read it from a response, the SDK parses it as before.
+   */
+  static List<ExecutionInterceptor> withLastModifiedOncePerValue(List<ExecutionInterceptor> interceptors) {
+    if (!interceptors.stream().allMatch(i -> i.getClass().getName().startsWith("org.apache.hadoop.fs.s3a."))) {
+      return interceptors;
+    }
+    List<ExecutionInterceptor> all = new java.util.ArrayList<>(interceptors);
+    all.add(S3Clients.lastModifiedOncePerValue());
+    return all;
   }
 
   /**

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.slipstream.S3Clients;
 import dev.slipstream.testkit.Misbehaviour;
 import dev.slipstream.testkit.RequestInfo;
 import dev.slipstream.testkit.ScriptedS3Server;
@@ -129,6 +130,23 @@ class ReadsClientTest {
     try (SlipstreamS3AFileSystem fs = fs(conf)) {
       assertThat(fs.readsThroughOwnClient()).isFalse();
       assertThat(readAll(fs)).isEqualTo(data);
+    }
+  }
+
+  @Test
+  void theReadsClientParsesLastModifiedOncePerValueOnlyWhereEveryOtherInterceptorIsS3AsOwn() throws IOException {
+    try (SlipstreamS3AFileSystem fs = fs(SlipstreamS3AFileSystemTest.confAt(server.endpoint()))) {
+      List<ExecutionInterceptor> s3as = S3AReadsClient.notTheSdks(
+          fs.getS3AInternals().getAmazonS3Client("test").serviceClientConfiguration().overrideConfiguration()
+              .executionInterceptors());
+      assertThat(s3as).isNotEmpty().allMatch(i -> i.getClass().getName().startsWith("org.apache.hadoop.fs.s3a."));
+      assertThat(S3AReadsClient.withLastModifiedOncePerValue(s3as)).hasSize(s3as.size() + 1)
+          .last().isInstanceOf(S3Clients.lastModifiedOncePerValue().getClass());
+      assertThat(readAll(fs)).isEqualTo(data);
+
+      List<ExecutionInterceptor> withUsers = new java.util.ArrayList<>(s3as);
+      withUsers.add(new StopAndRecord());
+      assertThat(S3AReadsClient.withLastModifiedOncePerValue(withUsers)).isEqualTo(withUsers);
     }
   }
 

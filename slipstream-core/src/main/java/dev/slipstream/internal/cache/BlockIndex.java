@@ -4,6 +4,7 @@
 package dev.slipstream.internal.cache;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -67,6 +68,12 @@ final class BlockIndex {
   /** A hit: the block becomes the most recently used (and is counted if another process wrote it). */
   void used(String name, long size) {
     table.touch(name, size);
+  }
+
+  /** True if the block whose id is {@code id} ({@link BlockFile#name}'s first half and second) is indexed. */
+  boolean contains(byte[] id) {
+    ByteBuffer b = ByteBuffer.wrap(id);
+    return table.contains(b.getLong(0), b.getLong(8));
   }
 
   void forget(String name) {

@@ -135,6 +135,16 @@ final class CacheSpace {
     }
   }
 
+  /**
+   * True if this process knows the block whose id is {@code id} to be on disk: it wrote it, found it in a scan
+   * or read it. A block another process wrote since is not known here until this process reads it.
+   */
+  boolean knows(byte[] id) {
+    synchronized (index) {
+      return index.contains(id);
+    }
+  }
+
   /** The block is no longer on disk (gone, or deleted as corrupt). */
   void forget(String name) {
     synchronized (index) {

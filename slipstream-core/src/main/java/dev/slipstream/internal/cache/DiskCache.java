@@ -42,7 +42,13 @@ import java.util.zip.CRC32C;
  * object has a new ETag, so it can never be served an old version's bytes, and no key, name or secret
  * appears in a file name. The file format is {@link BlockFile}'s; every read checks the header and the
  * CRC of each chunk it returns: a mismatch is a miss, counted, and the file is deleted. Files are written
- * to a temporary name and renamed, so a reader never sees half a block.
+ * to a temporary name and renamed, so a reader never sees half a block. A thread hashes an object
+ * version's part of the id once for its successive blocks of that version.
+ *
+ * <p>A miss, the usual answer on a first read, costs no open: a block the {@link BlockIndex} of this process
+ * holds (written, scanned or read here) is opened; any other is first looked for with one {@code stat}, which
+ * answers without an exception, so a block another process wrote into the shared directory is still found on
+ * this process's first read of it, and then indexed.
  *
  * <p>The cache touches only what it created: its files live in a directory of its own under {@code
  * cache.disk.dir}, checked and created by {@link CacheDirectory}; a directory it may not use turns the
@@ -201,6 +207,12 @@ public final class DiskCache {
     byte[] id = key.id();
     String name = BlockFile.name(id);
     Path file = directory.blockFile(name);
+    if (!space.knows(id) && !file.toFile().isFile()) {
+      // Neither indexed nor written by another process since: a miss without an open, or the exception a
+      // failed open builds. (java.io.File asks stat(2) and answers false; Files' checks throw inside.)
+      stats.increment(Counter.DISK_CACHE_MISSES);
+      return false;
+    }
     try {
       directory.checkStill();
     } catch (CacheDirectory.Refused e) {
@@ -476,16 +488,52 @@ public final class DiskCache {
       return new BlockKey(bucket, key, etag, -length, offset);
     }
 
+    /** The block's SHA-256 id, through this thread's {@link ObjectDigest}. */
     byte[] id() {
-      try {
-        MessageDigest md = MessageDigest.getInstance("SHA-256");
-        for (String s : new String[] {bucket, key, etag}) {
+      return ObjectDigest.THREADS.get().id(this);
+    }
+  }
+
+  /**
+   * A thread's SHA-256 of a {@link BlockKey}: the object version's part (bucket, key, ETag) is hashed once and
+   * kept while the thread's keys name that version, as a fetch thread's successive blocks of one stream do;
+   * each block then hashes only its size and index onto a copy of it.
+   */
+  private static final class ObjectDigest {
+    static final ThreadLocal<ObjectDigest> THREADS = ThreadLocal.withInitial(ObjectDigest::new);
+
+    private final MessageDigest version = sha256();
+    private final ByteBuffer place = ByteBuffer.allocate(12);
+    private String bucket;
+    private String key;
+    private String etag;
+
+    byte[] id(BlockKey k) {
+      if (!k.etag().equals(etag) || !k.key().equals(key) || !k.bucket().equals(bucket)) {
+        version.reset();
+        for (String s : new String[] {k.bucket(), k.key(), k.etag()}) {
           byte[] b = s.getBytes(StandardCharsets.UTF_8);
-          md.update(ByteBuffer.allocate(4).putInt(b.length).array());
-          md.update(b);
+          version.update(ByteBuffer.allocate(4).putInt(b.length).array());
+          version.update(b);
         }
-        md.update(ByteBuffer.allocate(12).putInt(blockSize).putLong(index).array());
-        return md.digest();
+        bucket = k.bucket();
+        key = k.key();
+        etag = k.etag();
+      }
+      MessageDigest md;
+      try {
+        md = (MessageDigest) version.clone();
+      } catch (CloneNotSupportedException e) {
+        throw new IllegalStateException("this JVM's SHA-256 cannot be copied", e);
+      }
+      place.clear();
+      md.update(place.putInt(k.blockSize()).putLong(k.index()).array());
+      return md.digest();
+    }
+
+    private static MessageDigest sha256() {
+      try {
+        return MessageDigest.getInstance("SHA-256");
       } catch (NoSuchAlgorithmException e) {
         throw new IllegalStateException("SHA-256 is missing from this JVM", e);
       }

@@ -121,6 +121,11 @@ final class RecencyTable {
     }
   }
 
+  /** True if the name whose two halves are {@code h} and {@code l} is here; its recency is left as it was. */
+  boolean contains(long h, long l) {
+    return find(h, l) != NONE;
+  }
+
   void remove(String name) {
     int row = find(high(name), low(name));
     if (row != NONE) {

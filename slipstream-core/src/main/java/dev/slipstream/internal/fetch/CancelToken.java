@@ -8,6 +8,7 @@ import dev.slipstream.internal.store.Retrier;
 import dev.slipstream.internal.store.TransientStoreException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
@@ -20,6 +21,8 @@ public final class CancelToken implements Retrier.Stop {
   private final Purpose purpose;
   private volatile boolean cancelled;
   private ObjectStore.Body body;
+  /** A thread parked until this token's request answers, unparked by a cancel (see {@link #wakeOnCancel}). */
+  private volatile Thread parked;
   /** Tokens of the parts of this token's read that run on other threads: cancelled with it. */
   private java.util.List<CancelToken> children;
 
@@ -57,6 +60,7 @@ public final class CancelToken implements Retrier.Stop {
       children = null;
       notifyAll();
     }
+    LockSupport.unpark(parked);
     if (b != null) {
       b.abort();
     }
@@ -113,6 +117,15 @@ public final class CancelToken implements Retrier.Stop {
   @Override
   public void sleep(long millis, TransientStoreException retrying) throws IOException {
     sleep(millis);
+  }
+
+  /**
+   * {@code waiter} (null: none) parks until this token's request answers and must wake when the token is
+   * cancelled: a cancel unparks it. The waiter looks at {@link #isCancelled} after setting this and
+   * before each park, so a cancel is never missed.
+   */
+  void wakeOnCancel(Thread waiter) {
+    parked = waiter;
   }
 
   /** Registers the body being read; aborts it at once if already cancelled. */

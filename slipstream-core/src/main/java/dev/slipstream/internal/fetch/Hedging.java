@@ -19,8 +19,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Hedged requests against the store's tail latency ("The Tail at Scale", Dean and Barroso, 2013): a GET
@@ -44,7 +44,6 @@ final class Hedging {
   /** The delay before {@value #MIN_SAMPLES} latencies are known: 50 times s3-like's median first byte. */
   static final Duration INITIAL_DELAY = Duration.ofSeconds(1);
   private static final int RECOMPUTE_EVERY = 16;
-  private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
   /**
    * The windows of the endpoints this JVM talks to: at most this many (a window is about 4.5 KiB, so
@@ -162,6 +161,8 @@ final class Hedging {
     private int started; // guarded by this
     private int failed; // guarded by this
     private Throwable firstFailure; // guarded by this
+    /** The thread in {@link #await}, woken when the race is decided; null while none waits. */
+    private volatile Thread waiter;
 
     Race(Callable<ObjectStore.Body> request) {
       this.request = request;
@@ -192,7 +193,9 @@ final class Hedging {
         failed(t);
         return;
       }
-      if (!first.complete(new Winner(body, hedge))) {
+      if (first.complete(new Winner(body, hedge))) {
+        LockSupport.unpark(waiter);
+      } else {
         body.abort(); // the other one answered first, or the wait was given up
       }
     }
@@ -201,8 +204,8 @@ final class Hedging {
       if (firstFailure == null) {
         firstFailure = t;
       }
-      if (++failed == started) {
-        first.completeExceptionally(firstFailure);
+      if (++failed == started && first.completeExceptionally(firstFailure)) {
+        LockSupport.unpark(waiter);
       }
     }
 
@@ -217,31 +220,56 @@ final class Hedging {
       }
     }
 
-    /** The winner, or null if none within {@code nanos}; the GET's own failure if every request failed. */
+    /**
+     * The winner, or null if none within {@code nanos}; the GET's own failure if every request failed.
+     * The waiting thread parks until the race is decided, the token is cancelled (both unpark it), it is
+     * interrupted or the time is up: no timed {@code get} whose timeout would build an exception per look.
+     */
     Winner await(long nanos, CancelToken token) throws IOException {
       long deadline = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + nanos;
-      while (true) {
-        if (token.isCancelled()) {
-          giveUp();
-          throw token.closedError();
+      Thread me = Thread.currentThread();
+      waiter = me;
+      token.wakeOnCancel(me);
+      try {
+        while (true) {
+          if (token.isCancelled()) {
+            giveUp();
+            throw token.closedError();
+          }
+          if (first.isDone()) {
+            return decided(token);
+          }
+          if (Thread.interrupted()) {
+            giveUp();
+            me.interrupt();
+            throw new InterruptedIOException("interrupted while waiting for a GET's response");
+          }
+          if (deadline == Long.MAX_VALUE) {
+            LockSupport.park(this);
+          } else {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+              return null;
+            }
+            LockSupport.parkNanos(this, left);
+          }
         }
-        long left = deadline == Long.MAX_VALUE ? POLL_NANOS : deadline - System.nanoTime();
-        if (left <= 0) {
-          return null;
-        }
-        try {
-          return first.get(Math.min(left, POLL_NANOS), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-          // poll the token again
-        } catch (InterruptedException e) {
-          giveUp();
-          Thread.currentThread().interrupt();
-          throw new InterruptedIOException("interrupted while waiting for a GET's response");
-        } catch (CancellationException e) {
-          throw token.closedError();
-        } catch (ExecutionException e) {
-          throw Failures.cause(e, "a GET");
-        }
+      } finally {
+        token.wakeOnCancel(null);
+        waiter = null;
+      }
+    }
+
+    /** The outcome of a race that is over: {@code get} returns at once, without looking at interrupts. */
+    private Winner decided(CancelToken token) throws IOException {
+      try {
+        return first.get();
+      } catch (CancellationException e) {
+        throw token.closedError();
+      } catch (ExecutionException e) {
+        throw Failures.cause(e, "a GET");
+      } catch (InterruptedException e) {
+        throw new AssertionError("a completed future never waits", e);
       }
     }
   }

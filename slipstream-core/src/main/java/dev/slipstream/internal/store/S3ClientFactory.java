@@ -48,13 +48,15 @@ public final class S3ClientFactory {
    * {@code poll} of its own before it reads again (three system calls for each arrival of bytes instead
    * of one; 13.6% of the reader's CPU on a declared read, async-profiler); instead each attempt, up to
    * the response head, is bounded by the connect timeout plus the stall timeout, and a body that stops
-   * delivering bytes is aborted by the watchdog (which a client built elsewhere needs anyway).
+   * delivering bytes is aborted by the watchdog (which a client built elsewhere needs anyway). Its
+   * responses' {@code Last-Modified} is parsed once per value ({@link LastModifiedHeader}), not by the SDK.
    */
   public static S3Client createForReads(SlipstreamConfig config) {
     S3ClientBuilder b = builder(config, true, true);
     b.httpClientBuilder(http(config).socketTimeout(java.time.Duration.ZERO));
     b.overrideConfiguration(o -> o.retryStrategy(DefaultRetryStrategy.doNotRetry())
-        .apiCallAttemptTimeout(config.connectTimeout().plus(config.stallTimeout())));
+        .apiCallAttemptTimeout(config.connectTimeout().plus(config.stallTimeout()))
+        .addExecutionInterceptor(new LastModifiedHeader()));
     return b.build();
   }
 

@@ -193,7 +193,7 @@ public final class S3ObjectStore implements ObjectStore {
     customerKey.addTo(req);
     try {
       return reads.getObject(req.build(),
-          ResponseTransformer.unmanaged((response, in) -> new SdkBody(response, new UntimedBody(in))));
+          ResponseTransformer.unmanaged((response, in) -> SdkBody.of(response, new UntimedBody(in))));
     } catch (RuntimeException e) {
       throw translate(location, through(location.bucket()), "GET bytes " + start + "-" + (end - 1), e);
     }
@@ -374,10 +374,22 @@ public final class S3ObjectStore implements ObjectStore {
   private static final class SdkBody implements Body {
     private final UntimedBody in;
     private final GetObjectResponse r;
+    private final java.time.Instant lastModified;
 
-    SdkBody(GetObjectResponse r, UntimedBody in) {
+    private SdkBody(GetObjectResponse r, UntimedBody in, java.time.Instant lastModified) {
       this.in = in;
       this.r = r;
+      this.lastModified = lastModified;
+    }
+
+    /** The body of {@code r}; a Last-Modified that is no date fails the GET, its connection dropped. */
+    static SdkBody of(GetObjectResponse r, UntimedBody in) {
+      try {
+        return new SdkBody(r, in, LastModifiedHeader.of(r));
+      } catch (RuntimeException e) {
+        in.abort();
+        throw e;
+      }
     }
 
     @Override
@@ -397,7 +409,7 @@ public final class S3ObjectStore implements ObjectStore {
 
     @Override
     public java.time.Instant lastModified() {
-      return r.lastModified();
+      return lastModified;
     }
 
     @Override

@@ -14,7 +14,8 @@
  * bucket's requests are sent to its access point in one place ({@code S3ObjectStore}), the object
  * keeping its own bucket everywhere else. A
  * GET's response comes back as the server sent it (status, Content-Range, ETag, Last-Modified), for the
- * fetcher to check; ETags come as {@link dev.slipstream.internal.util.ETag}, the one place they are
+ * fetcher to check (the read path's own client parses a Last-Modified once per value, {@code
+ * LastModifiedHeader}, not the SDK on every response); ETags come as {@link dev.slipstream.internal.util.ETag}, the one place they are
  * quoted and compared. The store never retries; {@link dev.slipstream.internal.store.Retrier} is the one
  * retry loop its callers (reads, HEADs, listings) run their requests through, with the
  * {@link dev.slipstream.internal.store.Backoff} of the client's settings.

@@ -55,6 +55,40 @@ class DiskCacheTest {
   }
 
   @Test
+  void aBlockAnotherProcessWroteAfterThisOneStartedIsReadAndAnAbsentOneIsAMiss() throws IOException {
+    Path shared = tmp.resolve("shared");
+    DiskCache reader = cache(shared); // two processes on one directory: each its own cache and index
+    DiskCache writer = cache(shared);
+    ReadStatistics s = ReadStatistics.global().child();
+    byte[] d = data(7, BLOCK);
+    assertThat(writer.write(key(3), d, BLOCK, s)).isTrue();
+
+    byte[] got = new byte[BLOCK];
+    assertThat(reader.read(key(3), BLOCK, got, s, OPEN)).as("the other process's block").isTrue();
+    assertThat(got).isEqualTo(d);
+    assertThat(reader.read(key(4), BLOCK, got, s, OPEN)).as("a block no one wrote").isFalse();
+    assertThat(s.get(Counter.DISK_CACHE_HITS)).isEqualTo(1);
+    assertThat(s.get(Counter.DISK_CACHE_MISSES)).isEqualTo(1);
+    assertThat(s.get(Counter.DISK_CACHE_ERRORS)).isZero();
+  }
+
+  @Test
+  void aBlocksIdIsTheSha256OfItsVersionAndPlaceWhateverKeysTheThreadHashedBefore() throws Exception {
+    DiskCache.BlockKey[] keys = {key(0), key(1), new DiskCache.BlockKey("bucket", "other", "\"etag-1\"", BLOCK, 1),
+        key(1), DiskCache.BlockKey.range("bucket", "dir/obj", "\"etag-2\"", 5, 100), key(2)};
+    for (DiskCache.BlockKey k : keys) {
+      java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+      for (String part : new String[] {k.bucket(), k.key(), k.etag()}) {
+        byte[] b = part.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        md.update(java.nio.ByteBuffer.allocate(4).putInt(b.length).array());
+        md.update(b);
+      }
+      md.update(java.nio.ByteBuffer.allocate(12).putInt(k.blockSize()).putLong(k.index()).array());
+      assertThat(k.id()).as("%s", k).isEqualTo(md.digest());
+    }
+  }
+
+  @Test
   void writtenBlocksReadBackWholeAndInPartsWithEveryByteRight() throws IOException {
     DiskCache c = cache(tmp.resolve("c"));
     ReadStatistics s = ReadStatistics.global().child();

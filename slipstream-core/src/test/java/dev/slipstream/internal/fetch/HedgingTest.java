@@ -16,10 +16,13 @@ import dev.slipstream.internal.store.ScriptedStore.Get;
 import dev.slipstream.internal.store.ScriptedStore.Response;
 import dev.slipstream.internal.store.TransientStoreException;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.Arrays;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -154,17 +157,26 @@ class HedgingTest {
     assertThat(stats.get(Counter.HEDGE_WINS)).isZero();
   }
 
-  @Test
-  void aCancelledWaitEndsWithTheTokensErrorAndTheResponseIsAbortedWhenItComes() throws Exception {
-    CountDownLatch asked = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
+  /**
+   * Scripts the next two GETs of bytes 0-10 (the second, should a hedge be sent) to count {@code asked} down
+   * and answer only once {@code release} opens; returns the response they answer with.
+   */
+  private Response heldAnswers(CountDownLatch asked, CountDownLatch release) {
     Response late = store.response(0, 10, store.data(0, 10));
     Answer held = (start, end) -> {
       asked.countDown();
       await(release);
       return late;
     };
-    store.then(held).then(held); // a second, should a hedge be sent before the cancel
+    store.then(held).then(held);
+    return late;
+  }
+
+  @Test
+  void aCancelledWaitEndsWithTheTokensErrorAndTheResponseIsAbortedWhenItComes() throws Exception {
+    CountDownLatch asked = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Response late = heldAnswers(asked, release);
     Thread closer = new Thread(() -> {
       await(asked);
       rig.token.cancel();
@@ -177,6 +189,34 @@ class HedgingTest {
     release.countDown();
     assertAbortedUnread(late);
     closer.join();
+  }
+
+  @Test
+  void anInterruptedWaitEndsWithInterruptedIoExceptionAndTheResponseIsAbortedWhenItComes() throws Exception {
+    CountDownLatch asked = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Response late = heldAnswers(asked, release);
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    AtomicBoolean stillInterrupted = new AtomicBoolean();
+    Thread reader = new Thread(() -> {
+      try {
+        rig.read(0, 10);
+      } catch (Throwable t) {
+        thrown.set(t);
+        stillInterrupted.set(Thread.currentThread().isInterrupted());
+      }
+    });
+    reader.start();
+    await(asked);
+    reader.interrupt();
+    reader.join(TimeUnit.SECONDS.toMillis(PATIENCE_SECONDS));
+
+    assertThat(reader.isAlive()).as("the wait ended").isFalse();
+    assertThat(thrown.get()).isInstanceOf(InterruptedIOException.class);
+    assertThat(stillInterrupted).as("the interrupt status is kept").isTrue();
+
+    release.countDown();
+    assertAbortedUnread(late);
   }
 
   @Test
