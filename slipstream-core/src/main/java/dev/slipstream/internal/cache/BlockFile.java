@@ -10,7 +10,6 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.concurrent.ThreadLocalRandom;
@@ -142,29 +141,6 @@ final class BlockFile {
     CRC32C crc = new CRC32C();
     crc.update(header.array(), 0, header.limit() - 4);
     return (int) crc.getValue() == headerCrc ? crcs : null;
-  }
-
-  /** A quick check at start: a header naming this file, and the size it announces. Bytes are checked on each hit. */
-  static boolean isValid(Path p, String name) {
-    try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      ByteBuffer fixed = ByteBuffer.allocate(MAGIC.length + ID_BYTES + 8);
-      readFully(ch, fixed, 0);
-      int length = fixed.getInt(MAGIC.length + ID_BYTES);
-      if (length < 0 || !name(Arrays.copyOfRange(fixed.array(), MAGIC.length, MAGIC.length + ID_BYTES))
-          .equals(name)) {
-        return false;
-      }
-      int headerLength = headerLength(chunks(length));
-      if (ch.size() != (long) headerLength + length) {
-        return false;
-      }
-      ByteBuffer header = ByteBuffer.allocate(headerLength);
-      readFully(ch, header, 0);
-      header.flip();
-      return checkHeader(header, null, length) != null;
-    } catch (IOException | RuntimeException e) {
-      return false;
-    }
   }
 
   static void readFully(FileChannel ch, ByteBuffer b, long at) throws IOException {

@@ -107,12 +107,12 @@ final class BlockIndex {
   record ScanResult(int reused, int dropped) {}
 
   /**
-   * Rebuilds the index from the directory, oldest modification first. With {@code validate}, a block file
-   * whose header is not its own is deleted; with {@code clear}, every block file is. Files under the names of
+   * Rebuilds the index from the directory, oldest modification first, from names, sizes and times alone
+   * (no block is opened: each read checks its block). With {@code clear}, every block file is deleted. Files under the names of
    * before ({@link BlockFile#isLegacyBlockFile}) are deleted: no read finds them. Temporary files of crashed
    * writers are deleted. Other names are not the cache's and are left alone.
    */
-  ScanResult scan(boolean validate, boolean clear) throws IOException {
+  ScanResult scan(boolean clear) throws IOException {
     // The blocks found: name's halves, size, modification time; four longs each, sorted by time at the end.
     long[] found = new long[4 * 64];
     int n = 0;
@@ -143,8 +143,7 @@ final class BlockIndex {
               if (now - modified > STALE_TMP_MILLIS) {
                 Files.deleteIfExists(p);
               }
-            } else if (legacy || clear || (validate && !BlockFile.isValid(p, name))
-                || a.size() > RecencyTable.MAX_SIZE) {
+            } else if (legacy || clear || a.size() > RecencyTable.MAX_SIZE) {
               Files.deleteIfExists(p);
               dropped++;
             } else {

@@ -65,12 +65,14 @@ final class CacheSpace {
   }
 
   /**
-   * The start: indexes the blocks in the directory, dropping invalid ones (with {@code clear}, every
-   * one), then evicts down to {@code cache.disk.max}.
+   * The start: indexes the blocks in the directory by their names, sizes and times (with {@code clear},
+   * deletes every one), then evicts down to {@code cache.disk.max}. No block is opened: a JVM's start (a
+   * Spark executor's) would otherwise read the header of every block of a cache that may hold thousands,
+   * and every read checks its block's header and checksums anyway, deleting one that fails them.
    */
   BlockIndex.ScanResult scanAtStart(boolean clear) throws IOException {
     synchronized (index) {
-      BlockIndex.ScanResult r = index.scan(true, clear);
+      BlockIndex.ScanResult r = index.scan(clear);
       while ((index.totalBytes() > maxBytes || index.size() > maxFiles) && index.evictEldest()) {
         ReadStatistics.global().increment(Counter.DISK_CACHE_EVICTIONS);
       }
@@ -91,7 +93,7 @@ final class CacheSpace {
     synchronized (index) {
       if (index.rescanDue()) {
         try {
-          index.scan(false, false); // blocks other processes wrote count against the same bound
+          index.scan(false); // blocks other processes wrote count against the same bound
         } catch (IOException | RuntimeException e) {
           LOG.debug("Slipstream disk cache: could not rescan {}", directory.own(), e);
         }

@@ -128,7 +128,7 @@ public final class DiskCache {
     if (clear) {
       LOG.info("Slipstream disk cache {}: cleared at start ({} blocks deleted)", directory.own(), r.dropped());
     } else if (r.reused() > 0 || r.dropped() > 0) {
-      LOG.info("Slipstream disk cache {}: {} blocks ({} MiB) reused, {} invalid dropped", directory.own(),
+      LOG.info("Slipstream disk cache {}: {} blocks ({} MiB) reused, {} of an older format dropped", directory.own(),
           r.reused(), sizeBytes() >> 20, r.dropped());
     }
     return true;

@@ -149,7 +149,7 @@ class BlockIndexTest {
     Files.write(notOurs, new byte[7]);
 
     BlockIndex index = new BlockIndex(d, 1L << 30, 1000);
-    BlockIndex.ScanResult r = index.scan(false, false);
+    BlockIndex.ScanResult r = index.scan(false);
 
     assertThat(r.reused()).isEqualTo(300);
     assertThat(r.dropped()).isEqualTo(1);
