@@ -12,12 +12,24 @@ import java.util.zip.Inflater;
  * compresses each with the file's codec. zlib through the JDK, Snappy and LZ4 by decoders of their own
  * (every read bounded by the chunk and the output), zstd through zstd-jni when the class path has it.
  */
-final class OrcChunks {
+public final class OrcChunks {
+  /** The codecs, as a PostScript names them, that may be decoded here ({@link #decodes}). */
+  public static final int NONE = 0;
+  public static final int ZLIB = 1;
+  public static final int SNAPPY = 2;
+  public static final int LZ4 = 4;
+  public static final int ZSTD = 5;
+  /**
+   * The most the file's footer may decompress to: it holds every column's statistics besides the stripe
+   * list, and a footer of the most stripes a tail's layout holds ({@code MAX_STRIPES}) is well below.
+   */
+  public static final int MAX_DECOMPRESSED = 16 << 20;
+
   private OrcChunks() {}
 
-  /** As {@link #decompress(byte[], int, int, int, int, int)}, at most {@link OrcTail#MAX_DECOMPRESSED} in all. */
+  /** As {@link #decompress(byte[], int, int, int, int, int)}, at most {@link #MAX_DECOMPRESSED} in all. */
   static byte[] decompress(byte[] b, int off, int len, int codec, int blockSize) {
-    return decompress(b, off, len, codec, blockSize, OrcTail.MAX_DECOMPRESSED);
+    return decompress(b, off, len, codec, blockSize, MAX_DECOMPRESSED);
   }
 
   /**
@@ -28,7 +40,7 @@ final class OrcChunks {
     if (off < 0 || len < 0 || off + len > b.length) {
       throw new IllegalArgumentException("bounds");
     }
-    if (codec == OrcTail.NONE) {
+    if (codec == NONE) {
       if (len > most) {
         throw new IllegalStateException("a part of " + len + " bytes");
       }
@@ -55,13 +67,13 @@ final class OrcChunks {
         }
         System.arraycopy(b, p, chunk, 0, n);
         got = n;
-      } else if (codec == OrcTail.ZLIB) {
+      } else if (codec == ZLIB) {
         got = inflate(b, p, n, chunk);
-      } else if (codec == OrcTail.SNAPPY) {
+      } else if (codec == SNAPPY) {
         got = Snappy.decompress(b, p, n, chunk);
-      } else if (codec == OrcTail.LZ4) {
+      } else if (codec == LZ4) {
         got = Lz4.decompress(b, p, n, chunk);
-      } else if (codec == OrcTail.ZSTD && Zstd.FRAME != null) {
+      } else if (codec == ZSTD && Zstd.FRAME != null) {
         got = Zstd.decompress(b, p, n, chunk);
       } else {
         throw new IllegalStateException("codec " + codec);
@@ -76,12 +88,13 @@ final class OrcChunks {
   }
 
   /**
-   * Whether tails compressed with {@code codec} are decoded here: none, zlib, Snappy and OrcTail.LZ4 always; zstd
+   * Whether tails compressed with {@code codec} are decoded here: none, zlib, Snappy and LZ4 always; zstd
    * (Spark's default for ORC since 3.2) when zstd-jni is on the class path, as it is in Spark. LZO, Brotli
    * and the others are not: such a file is read as one with no layout known.
    */
   static boolean decodes(int codec) {
-    return codec == OrcTail.NONE || codec == OrcTail.ZLIB || codec == OrcTail.SNAPPY || codec == OrcTail.LZ4 || codec == OrcTail.ZSTD && Zstd.FRAME != null;
+    return codec == NONE || codec == ZLIB || codec == SNAPPY || codec == LZ4
+        || codec == ZSTD && Zstd.FRAME != null;
   }
 
   /**
@@ -232,7 +245,7 @@ final class OrcChunks {
     }
   }
 
-  /** Decoder of OrcTail.LZ4's block format (no frame), as ORC stores a compressed chunk. */
+  /** Decoder of LZ4's block format (no frame), as ORC stores a compressed chunk. */
   static final class Lz4 {
     private Lz4() {}
 

@@ -15,8 +15,8 @@ import java.util.List;
  *
  * <p>Format facts (Apache ORC's specification and {@code orc_proto.proto}): the file ends with the
  * PostScript, never compressed, and one byte giving its length. PostScript field 1 is the footer's
- * length, 2 the compression (0 none, 1 zlib, 2 snappy, 3 lzo, 4 lz4, 5 zstd, 6 brotli; none, zlib,
- * snappy and lz4 are decoded here), 3 the
+ * length, 2 the compression (0 none, 1 zlib, 2 snappy, 3 lzo, 4 lz4, 5 zstd, 6 brotli; which of them are
+ * decoded, {@link OrcChunks#decodes} says), 3 the
  * compression block size, 5 the metadata's length, and 8000 the magic {@code "ORC"}. The footer lies just
  * before the PostScript (the metadata before it); Footer field 3 lists the StripeInformation (1 offset, 2
  * index length, 3 data length, 4 footer length), field 4 the types. A stripe is its index streams, then
@@ -29,19 +29,8 @@ public final class OrcTail {
   private static final int ROW_INDEX = 6;
   private static final int BLOOM_FILTER = 7;
   private static final int BLOOM_FILTER_UTF8 = 8;
-  /** The codecs decoded here; others (lzo, zstd, brotli) give no plan. */
-  public static final int NONE = 0;
-  public static final int ZLIB = 1;
-  public static final int SNAPPY = 2;
-  public static final int LZ4 = 4;
-  public static final int ZSTD = 5;
   /** The largest PostScript: a few dozen bytes in practice; the length byte allows 255. */
   private static final int MAX_POSTSCRIPT = 255;
-  /**
-   * The most the file's footer may decompress to: it holds every column's statistics besides the stripe
-   * list, and a footer of the most stripes a plan holds ({@link #MAX_STRIPES}) is well below.
-   */
-  public static final int MAX_DECOMPRESSED = 16 << 20;
   /**
    * The most heap the plan of one file may take, its stripes' streams included: 4 MiB, a quarter of what the
    * client's layouts take together ({@code learn.OrcLayouts}), so that one file never pushes out the
@@ -149,7 +138,7 @@ public final class OrcTail {
       int psStart = tailLength - 1 - psLength;
       Proto ps = new Proto(tail, psStart, tailLength - 1);
       long footerLength = -1;
-      long codec = NONE;
+      long codec = OrcChunks.NONE;
       long blockSize = 256 * 1024;
       boolean magic = false;
       while (ps.more()) {
@@ -169,7 +158,7 @@ public final class OrcTail {
         }
       }
       if (!magic || footerLength <= 0 || footerLength > psStart || !OrcChunks.decodes((int) codec)
-          || blockSize <= 0 || blockSize > MAX_DECOMPRESSED) {
+          || blockSize <= 0 || blockSize > OrcChunks.MAX_DECOMPRESSED) {
         return null; // not ORC, the footer before the bytes at hand, or a codec not decoded here
       }
       byte[] footer =

@@ -8,6 +8,7 @@ import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.Destination;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.Purpose;
+import dev.slipstream.internal.fetch.StreamRequests;
 import dev.slipstream.internal.source.RangeThrough;
 import java.util.ArrayList;
 import java.util.List;

@@ -15,6 +15,7 @@ import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
+import dev.slipstream.internal.fetch.StreamRequests;
 import dev.slipstream.internal.learn.LearnedDepth;
 import dev.slipstream.internal.learn.OrcLayout;
 import dev.slipstream.internal.learn.ParquetFooters;
@@ -54,7 +55,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Rules kept here: {@code close()} cancels every request of the stream and waits, bounded, for them to
  * end ({@link StreamRequests}), so that no request outlives the stream. The blocks a read of the stream's
  * position leaves behind, and after a jump those far from the new position, are dropped by the window,
- * which moves with the read ({@link BlockWindow#copy}, {@link BlockWindow#jump}).
+ * which moves with the read ({@link BlockWindow#copy}, {@link BlockWindow#jumpTo}).
  */
 public final class ObjectReader extends SlipstreamInputStream {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ObjectReader.class);
@@ -295,7 +296,7 @@ public final class ObjectReader extends SlipstreamInputStream {
    * First what the stream knows is asked, a class at a time (the footer counts the read, the held spans may
    * have it all, the planner says how it goes); then the read is handed to the one part that serves it: on
    * the stream's path, the window moves with it in the same call (a jump drops the old position's blocks
-   * before the read, and the blocks behind it after: {@link BlockWindow#copy}, {@link BlockWindow#jump});
+   * before the read, and the blocks behind it after: {@link BlockWindow#copy}, {@link BlockWindow#jumpTo});
    * then one step after it: the footer taught what the read brought (the object's tail, handed up by {@link
    * JumpReads}).
    */
@@ -323,17 +324,21 @@ public final class ObjectReader extends SlipstreamInputStream {
       switch (d.kind()) {
         case IN_ORDER, BLOCKS_AFTER_JUMP -> window.copy(position, dst, off, len, planner, d.inOrder(), streamPath);
         case EXACT, SMALL_JUMP -> {
-          // About what the read asks for; a columnar reader's range first tells the parts that fetch ahead
-          // of it, which start beside the read.
-          BlockWindow.JumpRead<Span> read = () -> {
-            if (d.kind() == ReadPlanner.Kind.EXACT) {
-              columns.onRead(position, len); // a predicted column's chunks, fetched from its first read
-              stripeFooters.onRead(position, len); // an ORC reader's first stripe: every footer of its split
-              stripeStreams.onRead(position, len); // a later stripe: the next stripes' same streams
-            }
-            return jumps.readRange(position, dst, off, len, d, streamPath);
-          };
-          tail = streamPath ? window.jump(position, len, read) : read.run();
+          // About what the read asks for, the window moved with it on the stream's path (the old position's
+          // blocks dropped before, those behind it after); a columnar reader's range first tells the parts
+          // that fetch ahead of it, which start beside the read.
+          if (streamPath) {
+            window.jumpTo(position, len);
+          }
+          if (d.kind() == ReadPlanner.Kind.EXACT) {
+            columns.onRead(position, len); // a predicted column's chunks, fetched from its first read
+            stripeFooters.onRead(position, len); // an ORC reader's first stripe: every footer of its split
+            stripeStreams.onRead(position, len); // a later stripe: the next stripes' same streams
+          }
+          tail = jumps.readRange(position, dst, off, len, d, streamPath);
+          if (streamPath) {
+            window.jumpRead(position, len);
+          }
         }
       }
       // After the read, one step: the footer learns from it.

@@ -7,6 +7,7 @@ import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.Purpose;
+import dev.slipstream.internal.fetch.StreamRequests;
 import dev.slipstream.internal.format.ParquetFooter;
 import dev.slipstream.internal.source.RangeThrough;
 import java.util.ArrayList;

@@ -13,7 +13,7 @@
  * <p>The parts, each built once per stream and given what it uses at construction, in this order (none
  * is wired to another later):
  * <ul>
- *   <li>{@link dev.slipstream.internal.read.StreamRequests}: whether the stream is closed, and every
+ *   <li>{@link dev.slipstream.internal.fetch.StreamRequests}: whether the stream is closed, and every
  *       request of it, by its cancel token, so that {@code close()} can cancel them and wait (the
  *       read-through of ranges makes its requests here); a caller who waits for a read waits here,
  *       and an interrupt cancels the requests made for that caller, never another thread's nor a fetch

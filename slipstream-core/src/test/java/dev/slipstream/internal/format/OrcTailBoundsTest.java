@@ -37,14 +37,14 @@ class OrcTailBoundsTest {
   @Test
   void aStripeFooterOfMoreStreamsThanALayoutMayHoldIsNoStreams() throws IOException {
     // 200,000 one-byte streams: 1.6 MB of protobuf, 30 KB once deflated; 9.6 MB of heap as streams.
-    OrcBuilder.Written w = new OrcBuilder(OrcTail.ZLIB).stripe(oneByteStreams(200_000)).build();
+    OrcBuilder.Written w = new OrcBuilder(OrcChunks.ZLIB).stripe(oneByteStreams(200_000)).build();
     assertThat(w.footerLengths().get(0)).isLessThan(64 << 10);
     OrcTail t = parse(w);
     assertThat(t).isNotNull();
     OrcTail.Stripe s = t.stripes().get(0);
     assertThat(t.streams(s, w.file(), (int) s.footerStart(), (int) s.footerLength())).isNull();
     // As many as a layout may hold are streams.
-    OrcBuilder.Written fits = new OrcBuilder(OrcTail.ZLIB).stripe(oneByteStreams(20_000)).build();
+    OrcBuilder.Written fits = new OrcBuilder(OrcChunks.ZLIB).stripe(oneByteStreams(20_000)).build();
     OrcTail f = parse(fits);
     OrcTail.Stripe fs = f.stripes().get(0);
     assertThat(f.streams(fs, fits.file(), (int) fs.footerStart(), (int) fs.footerLength())).hasSize(20_000);
@@ -53,14 +53,14 @@ class OrcTailBoundsTest {
   @Test
   void aStreamOfAColumnBeyondTheSchemaIsNoStreams() throws IOException {
     for (long column : new long[] {4, 1_000_000, Integer.MAX_VALUE}) {
-      OrcBuilder.Written w = new OrcBuilder(OrcTail.SNAPPY).types(4)
+      OrcBuilder.Written w = new OrcBuilder(OrcChunks.SNAPPY).types(4)
           .stripe(List.of(new OrcBuilder.StreamSpec(1, 1, 100), new OrcBuilder.StreamSpec(1, column, 100))).build();
       OrcTail t = parse(w);
       OrcTail.Stripe s = t.stripes().get(0);
       assertThat(t.streams(s, w.file(), (int) s.footerStart(), (int) s.footerLength())).as("column %d", column)
           .isNull();
     }
-    OrcBuilder.Written w = new OrcBuilder(OrcTail.SNAPPY).types(4)
+    OrcBuilder.Written w = new OrcBuilder(OrcChunks.SNAPPY).types(4)
         .stripe(List.of(new OrcBuilder.StreamSpec(1, 1, 100), new OrcBuilder.StreamSpec(1, 3, 100))).build();
     OrcTail t = parse(w);
     OrcTail.Stripe s = t.stripes().get(0);
@@ -69,12 +69,12 @@ class OrcTailBoundsTest {
 
   @Test
   void aTailOfMoreStripesThanALayoutMayHoldIsNoPlan() throws IOException {
-    OrcBuilder b = new OrcBuilder(OrcTail.ZLIB);
+    OrcBuilder b = new OrcBuilder(OrcChunks.ZLIB);
     for (int i = 0; i < 50_000; i++) {
       b.stripe(List.of(), 0, new byte[] {0}, null); // a stripe of a one-byte footer and nothing else
     }
     assertThat(parse(b.build())).isNull();
-    OrcBuilder few = new OrcBuilder(OrcTail.ZLIB);
+    OrcBuilder few = new OrcBuilder(OrcChunks.ZLIB);
     for (int i = 0; i < 20_000; i++) {
       few.stripe(List.of(), 0, new byte[] {0}, null);
     }
@@ -84,7 +84,7 @@ class OrcTailBoundsTest {
   @Test
   void aStripeWhoseEndPassesTheLargestLongIsNoPlan() throws IOException {
     for (long offset : new long[] {Long.MAX_VALUE - 10, Long.MAX_VALUE - 150, Long.MAX_VALUE}) {
-      OrcBuilder.Written w = new OrcBuilder(OrcTail.NONE)
+      OrcBuilder.Written w = new OrcBuilder(OrcChunks.NONE)
           .stripe(List.of(new OrcBuilder.StreamSpec(1, 1, 100)), 100, null, new long[] {offset, 100, -1, -1})
           .build();
       assertThat(parse(w)).as("offset %d", offset).isNull();
@@ -95,7 +95,7 @@ class OrcTailBoundsTest {
   void aStripeFooterOfTwoGibibytesOrMoreIsNoPlan() throws IOException {
     long big = 8L << 30; // the file is said to be 8 GiB: every length below lies inside it
     for (long footer : new long[] {1L << 31, (1L << 31) + 5, (1L << 32) + 3, 16L << 20}) {
-      OrcBuilder.Written w = new OrcBuilder(OrcTail.ZLIB)
+      OrcBuilder.Written w = new OrcBuilder(OrcChunks.ZLIB)
           .stripe(List.of(new OrcBuilder.StreamSpec(1, 1, 100)), 100, null, new long[] {-1, -1, -1, footer})
           .build();
       byte[] tail = Arrays.copyOfRange(w.file(), w.file().length - w.tailLength(), w.file().length);

@@ -33,7 +33,7 @@ public class OrcTailTest {
   static final int BLOCK = 64 * 1024;
 
   @ParameterizedTest
-  @ValueSource(ints = {OrcTail.NONE, OrcTail.ZLIB, OrcTail.SNAPPY, OrcTail.LZ4, OrcTail.ZSTD})
+  @ValueSource(ints = {OrcChunks.NONE, OrcChunks.ZLIB, OrcChunks.SNAPPY, OrcChunks.LZ4, OrcChunks.ZSTD})
   void aValidTailGivesEveryStripe(int codec) throws IOException {
     OrcFileBytes f = new OrcFileBytes(codec);
     OrcTail t = OrcTail.parse(f.file, f.file.length, f.file.length);
@@ -53,7 +53,7 @@ public class OrcTailTest {
   }
 
   @ParameterizedTest
-  @ValueSource(ints = {OrcTail.NONE, OrcTail.ZLIB, OrcTail.SNAPPY, OrcTail.LZ4, OrcTail.ZSTD})
+  @ValueSource(ints = {OrcChunks.NONE, OrcChunks.ZLIB, OrcChunks.SNAPPY, OrcChunks.LZ4, OrcChunks.ZSTD})
   void aStripeFooterGivesItsStreamsInTheOrderTheyLie(int codec) throws IOException {
     OrcFileBytes f = new OrcFileBytes(codec);
     OrcTail t = OrcTail.parse(f.file, f.file.length, f.file.length);
@@ -73,15 +73,15 @@ public class OrcTailTest {
 
   @Test
   void theSchemaIsTheTypesWhateverTheStripes() throws IOException {
-    OrcFileBytes a = new OrcFileBytes(OrcTail.ZLIB);
-    OrcFileBytes b = new OrcFileBytes(OrcTail.NONE, 7, DATA + 5000);
+    OrcFileBytes a = new OrcFileBytes(OrcChunks.ZLIB);
+    OrcFileBytes b = new OrcFileBytes(OrcChunks.NONE, 7, DATA + 5000);
     assertThat(OrcTail.parse(a.file, a.file.length, a.file.length).schema())
         .isEqualTo(OrcTail.parse(b.file, b.file.length, b.file.length).schema());
   }
 
   @Test
   void theTailNeedNotBeTheWholeFile() throws IOException {
-    OrcFileBytes f = new OrcFileBytes(OrcTail.ZLIB);
+    OrcFileBytes f = new OrcFileBytes(OrcChunks.ZLIB);
     int tailLength = f.file.length - (int) f.stripeOffsets.get(STRIPES - 1).longValue();
     byte[] tail = new byte[tailLength + 100];
     System.arraycopy(f.file, f.file.length - tailLength, tail, 0, tailLength);
@@ -94,14 +94,14 @@ public class OrcTailTest {
   @ParameterizedTest
   @ValueSource(ints = {3, 6, 7})
   void aCodecNotDecodedHereIsNoPlan(int codec) throws IOException {
-    OrcFileBytes f = new OrcFileBytes(OrcTail.NONE);
+    OrcFileBytes f = new OrcFileBytes(OrcChunks.NONE);
     f.rewritePostScript(codec);
     assertThat(OrcTail.parse(f.file, f.file.length, f.file.length)).isNull();
   }
 
   @Test
   void withoutTheMagicItIsNotOrc() throws IOException {
-    OrcFileBytes f = new OrcFileBytes(OrcTail.NONE);
+    OrcFileBytes f = new OrcFileBytes(OrcChunks.NONE);
     f.file[f.file.length - 2] = 'X';
     assertThat(OrcTail.parse(f.file, f.file.length, f.file.length)).isNull();
     byte[] parquet = "PAR1xxxxPAR1".getBytes(StandardCharsets.US_ASCII);
@@ -111,12 +111,12 @@ public class OrcTailTest {
 
   @Test
   void aStripePastTheFileIsNoPlan() throws IOException {
-    OrcFileBytes f = new OrcFileBytes(OrcTail.NONE);
+    OrcFileBytes f = new OrcFileBytes(OrcChunks.NONE);
     assertThat(OrcTail.parse(f.file, f.file.length, f.stripeOffsets.get(STRIPES - 1) + 10)).isNull();
   }
 
   @ParameterizedTest
-  @ValueSource(ints = {OrcTail.NONE, OrcTail.ZLIB, OrcTail.SNAPPY, OrcTail.LZ4, OrcTail.ZSTD})
+  @ValueSource(ints = {OrcChunks.NONE, OrcChunks.ZLIB, OrcChunks.SNAPPY, OrcChunks.LZ4, OrcChunks.ZSTD})
   void everyTruncationOfATailIsNoPlan(int codec) throws IOException {
     OrcFileBytes f = new OrcFileBytes(codec);
     for (int cut = 1; cut < f.tailLength; cut++) {
@@ -131,14 +131,14 @@ public class OrcTailTest {
     byte[] zeros = new byte[BLOCK * 4];
     byte[] deflated = deflate(zeros);
     byte[] part = chunk(deflated, false);
-    assertThatCode(() -> OrcChunks.decompress(part, 0, part.length, OrcTail.ZLIB, BLOCK))
+    assertThatCode(() -> OrcChunks.decompress(part, 0, part.length, OrcChunks.ZLIB, BLOCK))
         .isInstanceOf(IllegalStateException.class);
   }
 
   @Test
   void aSnappyLengthPastTheBlockSizeIsAnErrorBeforeAnyAllocation() {
     byte[] part = chunk(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f, 0}, false);
-    assertThatCode(() -> OrcChunks.decompress(part, 0, part.length, OrcTail.SNAPPY, BLOCK))
+    assertThatCode(() -> OrcChunks.decompress(part, 0, part.length, OrcChunks.SNAPPY, BLOCK))
         .isInstanceOf(IllegalStateException.class);
   }
 
@@ -179,7 +179,7 @@ public class OrcTailTest {
     for (int i = 0; i < 20_000; i++) {
       byte[] b = new byte[random.nextInt(300)];
       random.nextBytes(b);
-      for (int codec : new int[] {OrcTail.ZLIB, OrcTail.SNAPPY, OrcTail.LZ4}) {
+      for (int codec : new int[] {OrcChunks.ZLIB, OrcChunks.SNAPPY, OrcChunks.LZ4}) {
         try {
           OrcChunks.decompress(b, 0, b.length, codec, BLOCK);
         } catch (IllegalStateException expected) {
@@ -190,7 +190,7 @@ public class OrcTailTest {
   }
 
   @ParameterizedTest
-  @ValueSource(ints = {OrcTail.NONE, OrcTail.ZLIB, OrcTail.SNAPPY, OrcTail.LZ4, OrcTail.ZSTD})
+  @ValueSource(ints = {OrcChunks.NONE, OrcChunks.ZLIB, OrcChunks.SNAPPY, OrcChunks.LZ4, OrcChunks.ZSTD})
   void randomlyCorruptedTailsAreAPlanOrNullNeverAnError(int codec) throws IOException {
     OrcFileBytes f = new OrcFileBytes(codec);
     Random random = new Random(2026 + codec);
@@ -317,16 +317,16 @@ public class OrcTailTest {
 
   /** {@code data} as ORC compresses a part: chunks of at most {@link #BLOCK}, each kept as is if that is smaller. */
   static byte[] compress(byte[] data, int codec) throws IOException {
-    if (codec == OrcTail.NONE) {
+    if (codec == OrcChunks.NONE) {
       return data;
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     for (int p = 0; p < data.length; p += BLOCK) {
       byte[] piece = java.util.Arrays.copyOfRange(data, p, Math.min(data.length, p + BLOCK));
       byte[] c = switch (codec) {
-        case OrcTail.ZLIB -> deflate(piece);
-        case OrcTail.SNAPPY -> org.xerial.snappy.Snappy.compress(piece);
-        case OrcTail.ZSTD -> com.github.luben.zstd.Zstd.compress(piece);
+        case OrcChunks.ZLIB -> deflate(piece);
+        case OrcChunks.SNAPPY -> org.xerial.snappy.Snappy.compress(piece);
+        case OrcChunks.ZSTD -> com.github.luben.zstd.Zstd.compress(piece);
         default -> net.jpountz.lz4.LZ4Factory.fastestJavaInstance().fastCompressor().compress(piece);
       };
       out.writeBytes(c.length < piece.length ? chunk(c, false) : chunk(piece, true));

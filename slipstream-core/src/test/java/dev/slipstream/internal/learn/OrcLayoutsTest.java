@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.S3Location;
 import dev.slipstream.internal.format.OrcBuilder;
+import dev.slipstream.internal.format.OrcChunks;
 import dev.slipstream.internal.format.OrcTail;
 import dev.slipstream.internal.format.OrcTailTest;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,7 +19,7 @@ class OrcLayoutsTest {
 
   static OrcLayout plan() throws Exception {
     if (orc == null) {
-      orc = new OrcTailTest.OrcFileBytes(OrcTail.ZLIB, 5, 30_000);
+      orc = new OrcTailTest.OrcFileBytes(OrcChunks.ZLIB, 5, 30_000);
     }
     OrcTail t = OrcTail.parse(orc.file, orc.file.length, orc.file.length);
     assertThat(t).isNotNull();
@@ -61,7 +62,7 @@ class OrcLayoutsTest {
    */
   @Test
   void aLayoutHoldsAtMostItsBoundHoweverManyStripeFootersItLearns() throws Exception {
-    OrcBuilder b = new OrcBuilder(OrcTail.ZLIB);
+    OrcBuilder b = new OrcBuilder(OrcChunks.ZLIB);
     java.util.List<OrcBuilder.StreamSpec> streams = new java.util.ArrayList<>();
     for (int i = 0; i < 30_000; i++) {
       streams.add(new OrcBuilder.StreamSpec(1, 1 + i % 3, 1));

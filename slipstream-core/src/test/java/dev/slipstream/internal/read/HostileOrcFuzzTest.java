@@ -13,6 +13,7 @@ import dev.slipstream.Slipstream;
 import dev.slipstream.SlipstreamInputStream;
 import dev.slipstream.TestClients;
 import dev.slipstream.internal.format.OrcBuilder;
+import dev.slipstream.internal.format.OrcChunks;
 import dev.slipstream.internal.format.OrcTail;
 import dev.slipstream.internal.learn.OrcLayout;
 import dev.slipstream.testkit.S3ServerExtension;
@@ -45,7 +46,7 @@ class HostileOrcFuzzTest {
   static final String BUCKET = "hostile-orc";
   static final int PARSES = 200;
   static final int FILES = 32;
-  static final int[] CODECS = {OrcTail.NONE, OrcTail.ZLIB, OrcTail.SNAPPY, OrcTail.LZ4, OrcTail.ZSTD};
+  static final int[] CODECS = {OrcChunks.NONE, OrcChunks.ZLIB, OrcChunks.SNAPPY, OrcChunks.LZ4, OrcChunks.ZSTD};
 
   @BeforeAll
   static void setUp() {
@@ -227,7 +228,7 @@ class HostileOrcFuzzTest {
         case 0, 1 -> b.stripe(honest(r, types));
         case 2 -> { // hundreds of thousands of one-byte streams, a few KB compressed
           listed = true;
-          int n = 20_000 + r.nextInt(codec == OrcTail.NONE ? 60_000 : 150_000);
+          int n = 20_000 + r.nextInt(codec == OrcChunks.NONE ? 60_000 : 150_000);
           List<OrcBuilder.StreamSpec> many = new ArrayList<>(n);
           for (int i = 0; i < n; i++) {
             many.add(new OrcBuilder.StreamSpec(1, 1 + i % Math.min(types - 1, 3), 1));

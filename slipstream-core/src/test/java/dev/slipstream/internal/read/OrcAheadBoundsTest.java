@@ -6,11 +6,13 @@ package dev.slipstream.internal.read;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
+import dev.slipstream.internal.fetch.StreamRequests;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.format.OrcBuilder;
+import dev.slipstream.internal.format.OrcChunks;
 import dev.slipstream.internal.format.OrcTail;
 import dev.slipstream.internal.learn.OrcLayout;
 import dev.slipstream.internal.learn.ParquetFooters;
@@ -38,7 +40,7 @@ class OrcAheadBoundsTest {
   @Test
   void aStripeFooterOfTwoGibibytesIsNeitherFetchedAheadNorAnErrorInTheRead() throws Exception {
     long length = 8L << 30;
-    OrcBuilder.Written w = new OrcBuilder(OrcTail.ZLIB)
+    OrcBuilder.Written w = new OrcBuilder(OrcChunks.ZLIB)
         .stripe(List.of(new OrcBuilder.StreamSpec(1, 1, 100)), 100, null, new long[] {-1, -1, -1, (1L << 31) + 5})
         .build();
     byte[] tail = Arrays.copyOfRange(w.file(), w.file().length - w.tailLength(), w.file().length);
@@ -68,7 +70,7 @@ class OrcAheadBoundsTest {
     int stripes = 101;
     List<OrcBuilder.StreamSpec> streams = List.of(new OrcBuilder.StreamSpec(1, 1, 1_000),
         new OrcBuilder.StreamSpec(1, 2, 100_000), new OrcBuilder.StreamSpec(1, 3, 1_000));
-    OrcBuilder b = new OrcBuilder(OrcTail.SNAPPY);
+    OrcBuilder b = new OrcBuilder(OrcChunks.SNAPPY);
     for (int s = 0; s < stripes; s++) {
       b.stripe(streams);
     }

@@ -3,6 +3,7 @@
  */
 package dev.slipstream.internal.read;
 
+import dev.slipstream.internal.fetch.StreamRequests;
 import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.learn.ParquetFooters;

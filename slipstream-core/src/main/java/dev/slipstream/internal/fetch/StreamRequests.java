@@ -1,18 +1,12 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.read;
+package dev.slipstream.internal.fetch;
 
 import dev.slipstream.Counter;
 import dev.slipstream.Latency;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.S3Location;
-import dev.slipstream.internal.fetch.CancelToken;
-import dev.slipstream.internal.fetch.InFlight;
-import dev.slipstream.internal.fetch.Failures;
-import dev.slipstream.internal.fetch.ObjectHandle;
-import dev.slipstream.internal.fetch.Purpose;
-import dev.slipstream.internal.source.RangeThrough;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.concurrent.CompletableFuture;
@@ -25,12 +19,12 @@ import java.util.function.Supplier;
  * Whether one stream is closed, and every request of it that has not ended (block fetches, direct and
  * asynchronous reads), each by its cancel token: {@code close()} cancels them all and waits, bounded,
  * until they have ended, so that no request outlives its stream (docs/architecture.md, rule 6). A caller
- * who waits for a read of the stream waits here too ({@link #await}; the read-through of ranges submits the
- * requests, this class only waits): an interrupt cancels the requests made for that caller, never another
+ * who waits for a read of the stream waits here too ({@link #await}; the stream's read-through of ranges
+ * submits the requests, this class only waits): an interrupt cancels the requests made for that caller, never another
  * thread's (rule 7), nor a fetch other reads share ({@link #awaitShared}); the caller's array is handed back
  * only once they stopped writing into it.
  */
-final class StreamRequests implements RangeThrough.Requests {
+public final class StreamRequests {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StreamRequests.class);
 
   private final InFlight inFlight = new InFlight();
@@ -40,20 +34,19 @@ final class StreamRequests implements RangeThrough.Requests {
   private final long closeWaitMillis;
 
   /** @param closeWaitMillis how long close (or an interrupted caller) waits for requests to end */
-  StreamRequests(ObjectHandle h, long closeWaitMillis) {
+  public StreamRequests(ObjectHandle h, long closeWaitMillis) {
     this.location = h.location();
     this.stats = h.stats();
     this.closeWaitMillis = closeWaitMillis;
   }
 
   /** A new request's token, failing with the stream's closed error; cancelled at once if the stream is closed. */
-  @Override
   public CancelToken start(Purpose why) {
     return start(this::closedError, why);
   }
 
   /** A new request's token, failing with {@code error} once cancelled; cancelled at once if the stream is closed. */
-  CancelToken start(Supplier<IOException> error, Purpose why) {
+  public CancelToken start(Supplier<IOException> error, Purpose why) {
     CancelToken token = new CancelToken(error, why);
     inFlight.add(token);
     if (closed.get()) {
@@ -63,26 +56,30 @@ final class StreamRequests implements RangeThrough.Requests {
   }
 
   /** The request of {@code token} has ended. */
-  @Override
   public void end(CancelToken token) {
     inFlight.remove(token);
   }
 
-  long closeWaitMillis() {
+  public long closeWaitMillis() {
     return closeWaitMillis;
   }
 
-  boolean isClosed() {
+  public boolean isClosed() {
     return closed.get();
   }
 
   /** Marks the stream closed; false if it already was. */
-  boolean close() {
+  public boolean close() {
     return closed.compareAndSet(false, true);
   }
 
+  /** How many requests have not ended yet. */
+  public int inFlight() {
+    return inFlight.size();
+  }
+
   /** Cancels the requests not yet ended and waits, bounded, until they have. */
-  void awaitEnd() {
+  public void awaitEnd() {
     if (!inFlight.cancelAndAwait(closeWaitMillis) && !Thread.currentThread().isInterrupted()) {
       LOG.warn("{}: {} request(s) still ending {} ms after they were cancelled", location, inFlight.size(),
           closeWaitMillis);
@@ -96,7 +93,7 @@ final class StreamRequests implements RangeThrough.Requests {
    * fetched by prediction) and that writes into no array of the caller's: an interrupt ends the wait and
    * cancels nothing.
    */
-  void awaitShared(CompletableFuture<Void> shared) throws IOException {
+  public void awaitShared(CompletableFuture<Void> shared) throws IOException {
     await(shared, null, "");
   }
 
@@ -106,7 +103,6 @@ final class StreamRequests implements RangeThrough.Requests {
    * caller's array, and ends with an {@link InterruptedIOException} naming the location and {@code what},
    * the interrupt status kept.
    */
-  @Override
   public void await(CompletableFuture<Void> done, Runnable cancel, String what) throws IOException {
     long t0 = System.nanoTime();
     try {
@@ -132,13 +128,13 @@ final class StreamRequests implements RangeThrough.Requests {
     }
   }
 
-  void checkOpen() throws IOException {
+  public void checkOpen() throws IOException {
     if (closed.get()) {
       throw closedError();
     }
   }
 
-  IOException closedError() {
+  public IOException closedError() {
     return new IOException("stream closed: " + location);
   }
 }
