@@ -153,13 +153,7 @@ public final class FirstGet {
       h.stats().record(Latency.GET, System.nanoTime() - t0);
       return new Answer(new ObjectStore.ObjectMetadata(length, body.etag(), body.lastModified(), true, body.versionId()), bytes);
     } finally {
-      watch.close();
-      token.detach();
-      if (reuse) {
-        body.close(); // fully read: the connection goes back to the pool
-      } else {
-        body.abort(); // never drain a body we no longer want
-      }
+      watch.end(token, reuse);
     }
   }
 }

@@ -251,13 +251,7 @@ public final class RangeReader {
       h.stats().record(Latency.GET, System.nanoTime() - t0);
       return got;
     } finally {
-      watch.close();
-      token.detach();
-      if (reuse) {
-        body.close(); // fully read: the connection goes back to the pool
-      } else {
-        body.abort(); // never drain a body we no longer want
-      }
+      watch.end(token, reuse);
     }
   }
 

@@ -3,9 +3,6 @@
  */
 package dev.slipstream.internal.learn;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.Scheduler;
 import com.github.benmanes.caffeine.cache.Ticker;
 import dev.slipstream.S3Location;
 import dev.slipstream.internal.format.ParquetFooter;
@@ -15,7 +12,8 @@ import java.time.Duration;
  * The Parquet footers a client has parsed, by object version: the layout every later stream of that version
  * reads by from its first read (a second open of the file, an open by path with no read policy, a task
  * given another row group of it), without fetching or parsing the footer again. A version is the bucket,
- * key, length and ETag; with no ETag known there is no version to name, and nothing is kept or found.
+ * key, length and ETag ({@link ByVersion}); with no ETag known there is no version to name, and nothing is
+ * kept or found.
  *
  * <p>A footer is metadata, not bytes: using it serves nothing before S3 has answered a stream's open, it
  * only decides what that stream fetches. Bounded in bytes and time, so that a client reading ever-new
@@ -36,16 +34,13 @@ public final class ParquetFooters {
    */
   static final Duration IDLE = Duration.ofMinutes(10);
   /**
-   * Heap an entry takes besides its footer ({@link ParquetFooter#heapBytes}) and its key's characters: the
-   * cache's node (64) and hash-table entry (40), the version (32), its key's String (40) and its ETag's
-   * String (40 + 34 for a quoted MD5).
+   * Heap an entry takes besides its footer ({@link ParquetFooter#heapBytes}) and its key's characters (see
+   * {@link ByVersion#ENTRY_BYTES}).
    */
-  static final int ENTRY_BYTES = 64 + 40 + 32 + 40 + 74;
-
-  private record Version(String bucket, String key, long length, String etag) {}
+  static final int ENTRY_BYTES = ByVersion.ENTRY_BYTES;
 
   private final PredictedColumns columns;
-  private final Cache<Version, ParquetFooter> footers;
+  private final ByVersion<ParquetFooter> footers;
   /** The ORC layouts, kept beside the Parquet footers with the same bounds. */
   private final OrcLayouts orc;
 
@@ -54,33 +49,19 @@ public final class ParquetFooters {
   }
 
   ParquetFooters(long maxBytes, Ticker ticker) {
-    this.footers = Caffeine.newBuilder()
-        .maximumWeight(maxBytes)
-        .weigher(ParquetFooters::weight)
-        .expireAfterAccess(IDLE)
-        .executor(Runnable::run)
-        .scheduler(Scheduler.systemScheduler())
-        .ticker(ticker)
-        .build();
+    this.footers = new ByVersion<>(maxBytes, IDLE, ticker, ParquetFooter::heapBytes);
     this.columns = new PredictedColumns(IDLE, ticker);
     this.orc = new OrcLayouts(maxBytes, IDLE, ticker);
   }
 
-  /** The heap an entry takes, estimated. */
-  private static int weight(Version v, ParquetFooter footer) {
-    return (int) Math.min(Integer.MAX_VALUE, ENTRY_BYTES + v.key().length() + footer.heapBytes());
-  }
-
   /** The footer kept for this version, or null. */
   public ParquetFooter get(S3Location location, long length, String etag) {
-    return etag == null ? null : footers.getIfPresent(new Version(location.bucket(), location.key(), length, etag));
+    return footers.get(location, length, etag);
   }
 
   /** Keeps {@code footer} for this version (nothing without an ETag), dropping the least useful beyond the bound. */
   public void remember(S3Location location, long length, String etag, ParquetFooter footer) {
-    if (etag != null) {
-      footers.put(new Version(location.bucket(), location.key(), length, etag), footer);
-    }
+    footers.put(location, length, etag, footer);
   }
 
   /** The ORC layouts of this client's objects. */
@@ -95,13 +76,11 @@ public final class ParquetFooters {
 
   /** Footers kept, expired ones dropped first (for tests and diagnostics). */
   long size() {
-    footers.cleanUp();
-    return footers.estimatedSize();
+    return footers.size();
   }
 
   /** The estimated heap the footers take, expired ones dropped first (for tests and diagnostics). */
   long weightedBytes() {
-    footers.cleanUp();
-    return footers.policy().eviction().orElseThrow().weightedSize().orElseThrow();
+    return footers.weightedBytes();
   }
 }

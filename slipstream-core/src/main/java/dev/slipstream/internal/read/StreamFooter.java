@@ -31,9 +31,7 @@ final class StreamFooter {
   private final ParquetFooters footers;
   /** The bytes the stream holds outside its blocks: where a read that may be the footer finds the last 8. */
   private final HeldSpans spans;
-  private volatile ParquetFooter footer;
-  /** The client's footers were asked for this stream's version (once its ETag is known). */
-  private volatile boolean asked;
+  private final ClientLayout<ParquetFooter> footer;
   /** Bytes this stream's reads took of each chunk they touched, by the chunk; guarded by {@code this}. */
   private final Map<ParquetFooter.Chunk, Long> chunksRead = new HashMap<>();
   /** A read was among the page indexes: the reader filters pages by a column index. */
@@ -45,6 +43,7 @@ final class StreamFooter {
     this.h = h;
     this.footers = footers;
     this.spans = spans;
+    this.footer = new ClientLayout<>(h, footers::get, Counter.PARQUET_PLANS_REUSED);
     this.orc = new StreamOrcLayout(h, footers.orc());
   }
 
@@ -55,21 +54,7 @@ final class StreamFooter {
 
   /** The footer, or null. */
   ParquetFooter footer() {
-    ParquetFooter f = footer;
-    if (f != null || asked) {
-      return f;
-    }
-    String etag = h.etag();
-    if (etag == null) {
-      return null; // no version to name yet: asked again once a response pins it
-    }
-    asked = true;
-    f = footers.get(h.location(), h.length(), etag);
-    if (f != null) {
-      footer = f;
-      h.stats().increment(Counter.PARQUET_PLANS_REUSED);
-    }
-    return f;
+    return footer.get();
   }
 
   /**
@@ -130,20 +115,20 @@ final class StreamFooter {
     if (tail != null) {
       offerTail(tail.buffer(), tail.length());
     }
-    if (footer == null && streamRead && position + len == h.length() - 8) {
+    if (footer.known() == null && streamRead && position + len == h.length() - 8) {
       offerFooter(position, b, off, len);
     }
-    if (footer == null) {
+    if (footer.known() == null) {
       orc.offerRead(position, b, off, len);
     }
   }
 
   /** The object's tail, {@code b[0..len)}, was fetched: its footer, if it holds one, is the stream's. */
   private void offerTail(byte[] b, int len) {
-    if (footer == null) {
+    if (footer.known() == null) {
       keep(ParquetFooter.parse(b, len, h.length()));
     }
-    if (footer == null) {
+    if (footer.known() == null) {
       orc.offerRead(h.length() - len, b, 0, len);
     }
   }
@@ -238,7 +223,7 @@ final class StreamFooter {
 
   /** The stream closed, having fetched {@code predicted} bytes by prediction, {@code unread} of them unread. */
   void closed(long predicted, long unread) {
-    ParquetFooter f = footer;
+    ParquetFooter f = footer.known();
     if (f != null) {
       BitSet[] read = columnsRead();
       footers.columns().closed(f.schema(), read[0], read[1], predicted, unread);
@@ -249,7 +234,7 @@ final class StreamFooter {
     if (f == null) {
       return;
     }
-    footer = f;
+    footer.set(f);
     h.stats().increment(Counter.PARQUET_FOOTERS_PARSED);
     footers.remember(h.location(), h.length(), h.etag(), f);
   }

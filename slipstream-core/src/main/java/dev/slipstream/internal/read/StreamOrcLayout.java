@@ -22,32 +22,17 @@ import dev.slipstream.internal.learn.OrcLayouts;
 final class StreamOrcLayout {
   private final ObjectHandle h;
   private final OrcLayouts plans;
-  private volatile OrcLayout plan;
-  /** The client's plans were asked for this stream's version (once its ETag is known). */
-  private volatile boolean asked;
+  private final ClientLayout<OrcLayout> plan;
 
   StreamOrcLayout(ObjectHandle h, OrcLayouts plans) {
     this.h = h;
     this.plans = plans;
+    this.plan = new ClientLayout<>(h, plans::get, Counter.ORC_PLANS_REUSED);
   }
 
   /** The plan, or null. */
   OrcLayout plan() {
-    OrcLayout p = plan;
-    if (p != null || asked) {
-      return p;
-    }
-    String etag = h.etag();
-    if (etag == null) {
-      return null; // no version to name yet: asked again once a response pins it
-    }
-    asked = true;
-    p = plans.get(h.location(), h.length(), etag);
-    if (p != null) {
-      plan = p;
-      h.stats().increment(Counter.ORC_PLANS_REUSED);
-    }
-    return p;
+    return plan.get();
   }
 
   /**
@@ -86,7 +71,7 @@ final class StreamOrcLayout {
       OrcTail tail = OrcTail.parse(b, off, len, length);
       if (tail != null) {
         p = new OrcLayout(tail, position);
-        plan = p;
+        plan.set(p);
         h.stats().increment(Counter.ORC_TAILS_PARSED);
         plans.put(h.location(), length, h.etag(), p);
       }

@@ -11,7 +11,6 @@ import dev.slipstream.internal.format.OrcTail;
 import dev.slipstream.internal.learn.OrcLayout;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The footers of the ORC stripes a reader will read, fetched in one wave. An ORC reader reads a stripe in
@@ -41,19 +40,13 @@ final class StripeFooters {
    */
   static final int AHEAD = 32;
 
-  private final StreamOrcLayout orc;
-  private final HeldSpans spans;
-  private final AheadFetch ahead;
   private final ReadStatistics stats;
-  private final int pieceSize;
   private final long length;
   private final long splitEnd;
   private final Runnable learnt;
-  /** Bytes of buffers this stream may still take for footers: given back as they go. */
-  private final AtomicLong left;
   /** The last stripe whose footer a wave asked for (or found held); guarded by {@code this}. */
   private int asked = -1;
-  /** The spans held, let go as the reader passes their stripes; guarded by {@code this}. */
+  /** The spans held, let go as the reader passes their stripes, and their budget; guarded by {@code this}. */
   private final StripeSpans held;
 
   /**
@@ -68,13 +61,8 @@ final class StripeFooters {
    */
   StripeFooters(StreamOrcLayout orc, HeldSpans spans, AheadFetch ahead, ReadStatistics stats, int pieceSize,
       long budget, long length, long splitEnd, Runnable learnt) {
-    this.orc = orc;
-    this.spans = spans;
-    this.held = new StripeSpans(spans);
-    this.ahead = ahead;
+    this.held = new StripeSpans(orc, spans, ahead, pieceSize, budget);
     this.stats = stats;
-    this.pieceSize = pieceSize;
-    this.left = new AtomicLong(budget);
     this.length = length;
     this.splitEnd = splitEnd;
     this.learnt = learnt;
@@ -87,7 +75,7 @@ final class StripeFooters {
    * is served (which then waits for its footer's span instead of fetching it).
    */
   synchronized void onRead(long position, int len) {
-    OrcLayout plan = orc.plan();
+    OrcLayout plan = held.orc().plan();
     OrcTail.Stripe at = held.reached(plan, position);
     if (at == null) {
       return;
@@ -100,11 +88,12 @@ final class StripeFooters {
     }
     List<Run> runs = new ArrayList<>();
     long tailStart = plan.tailStart();
+    int pieceSize = held.pieceSize();
     for (int i = from; i <= to; i++) {
       OrcTail.Stripe s = stripes.get(i);
       long start = s.footerStart();
       long end = s.end();
-      if (spans.unheldEnd(start, end) <= start) {
+      if (held.unheldEnd(start, end) <= start) {
         continue; // the stream holds it (its own tail, say)
       }
       if (tailStart >= 0 && start >= tailStart && length - tailStart <= pieceSize) {
@@ -176,19 +165,19 @@ final class StripeFooters {
   private boolean fetchRun(Run run) {
     int n = (int) (run.end - run.start); // at most a piece: a run never grows past one
     int size = BufferPool.sizeFor(n);
-    if (left.addAndGet(-size) < 0) {
-      left.addAndGet(size);
+    if (!held.take(size)) {
       return false;
     }
     // The plan learns each footer before a read waiting for it copies it: it finds its stripe's streams known.
-    Span span = ahead.start(run.start, n, buffer -> {
+    StreamOrcLayout orc = held.orc();
+    Span span = held.ahead().start(run.start, n, buffer -> {
       for (OrcTail.Stripe s : run.stripes) {
         orc.learn(s, buffer, (int) (s.footerStart() - run.start), (int) s.footerLength());
       }
       learnt.run();
-    }, copied -> left.addAndGet(size));
+    }, copied -> held.give(size));
     if (span == null) {
-      left.addAndGet(size);
+      held.give(size);
       return false;
     }
     stats.add(Counter.ORC_STRIPE_FOOTERS_FETCHED, run.stripes.size());

@@ -52,13 +52,8 @@ final class StripeStreamsAhead {
 
   private final StreamOrcLayout orc;
   private final PredictedColumns predictions;
-  private final HeldSpans spans;
-  private final AheadFetch ahead;
   private final ReadStatistics stats;
-  private final int pieceSize;
   private final long splitEnd;
-  /** Bytes of buffers this stream may still take: given back as spans go. */
-  private final AtomicLong left;
   /** The stripe whose reads tell the columns, -1 before the first read of a stripe's streams; guarded by {@code this}. */
   private int learnt = -1;
   /** Bytes read of each stream of stripe {@link #learnt}; guarded by {@code this}. */
@@ -95,12 +90,8 @@ final class StripeStreamsAhead {
       ReadStatistics stats, int pieceSize, long budget, long splitEnd) {
     this.orc = orc;
     this.predictions = predictions;
-    this.spans = spans;
-    this.held = new StripeSpans(spans);
-    this.ahead = ahead;
+    this.held = new StripeSpans(orc, spans, ahead, pieceSize, budget);
     this.stats = stats;
-    this.pieceSize = pieceSize;
-    this.left = new AtomicLong(budget);
     this.splitEnd = splitEnd;
   }
 
@@ -256,7 +247,7 @@ final class StripeStreamsAhead {
       }
     }
     for (long[] run : runs) {
-      long end = spans.unheldEnd(run[0], run[1]);
+      long end = held.unheldEnd(run[0], run[1]);
       if (end > run[0] && !fetch(stripe, run[0], end)) {
         return false;
       }
@@ -273,6 +264,8 @@ final class StripeStreamsAhead {
    */
   private boolean fetch(OrcTail.Stripe stripe, long p, long end) {
     List<byte[]> buffers = new ArrayList<>();
+    int pieceSize = held.pieceSize();
+    AheadFetch ahead = held.ahead();
     int len = 0;
     boolean all = true;
     while (p + len < end) {
@@ -281,10 +274,13 @@ final class StripeStreamsAhead {
         break;
       }
       int n = (int) Math.min(pieceSize, end - p - len);
-      int held = BufferPool.sizeFor(n);
-      byte[] buffer = left.addAndGet(-held) < 0 ? null : ahead.buffer(n);
+      int size = BufferPool.sizeFor(n);
+      boolean taken = held.take(size);
+      byte[] buffer = taken ? ahead.buffer(n) : null;
       if (buffer == null) {
-        left.addAndGet(held);
+        if (taken) {
+          held.give(size); // no free memory for it
+        }
         all = false;
         break;
       }
@@ -298,9 +294,9 @@ final class StripeStreamsAhead {
     fetched.addAndGet(len);
     for (Span span : ahead.start(p, buffers, len, pieceSize, buffer -> { }, span -> {
       int n = span.length();
-      int held = BufferPool.sizeFor(n);
+      int size = BufferPool.sizeFor(n);
       return copied -> {
-        left.addAndGet(held);
+        held.give(size);
         stats.add(Counter.ORC_STRIPE_AHEAD_BYTES_UNREAD, Math.max(0, n - copied));
         unread.addAndGet(Math.max(0, n - copied));
       };
