@@ -40,6 +40,7 @@ import java.util.stream.Stream;
  *   API         Slipstream, Lister, S3Clients, S3KeyOrder; dev.slipstream.metrics (it binds a client)
  *   read        the open stream
  *   learn       what a client learns across its streams: footers, predicted columns, depth, orders
+ *   ahead       what a stream holds outside its blocks, and fetches ahead of its reads
  *   source      where bytes come from: the tiers, then S3
  *   fetch       getting bytes from the store   |  cache   the disk cache      |  list   listings
  *   store       the object store, the retry loop
@@ -109,6 +110,7 @@ class LayeringTest {
       .layer("API").definedBy(on("api"))
       .layer("read").definedBy(on("read"))
       .layer("learn").definedBy(on("learn"))
+      .layer("ahead").definedBy(on("ahead"))
       .layer("source").definedBy(on("source"))
       .layer("fetch").definedBy(on("fetch"))
       .layer("cache").definedBy(on("cache"))
@@ -121,15 +123,17 @@ class LayeringTest {
       .whereLayer("API").mayNotBeAccessedByAnyLayer()
       .whereLayer("read").mayOnlyBeAccessedByLayers("API")
       .whereLayer("learn").mayOnlyBeAccessedByLayers("API", "read")
-      .whereLayer("source").mayOnlyBeAccessedByLayers("API", "read")
-      .whereLayer("fetch").mayOnlyBeAccessedByLayers("API", "read", "source")
+      .whereLayer("ahead").mayOnlyBeAccessedByLayers("API", "read")
+      .whereLayer("source").mayOnlyBeAccessedByLayers("API", "read", "ahead")
+      .whereLayer("fetch").mayOnlyBeAccessedByLayers("API", "read", "ahead", "source")
       .whereLayer("cache").mayOnlyBeAccessedByLayers("API", "read", "source")
       .whereLayer("list").mayOnlyBeAccessedByLayers("API")
       .whereLayer("store").mayOnlyBeAccessedByLayers("API", "read", "source", "fetch", "list")
-      .whereLayer("block").mayOnlyBeAccessedByLayers("API", "read", "source", "fetch", "cache", "list", "store")
+      .whereLayer("block").mayOnlyBeAccessedByLayers("API", "read", "ahead", "source", "fetch", "cache", "list",
+          "store")
       .whereLayer("format").mayOnlyBeAccessedByLayers("API", "read", "learn")
-      .whereLayer("values").mayOnlyBeAccessedByLayers("API", "read", "learn", "source", "fetch", "cache", "list",
-          "store", "block")
+      .whereLayer("values").mayOnlyBeAccessedByLayers("API", "read", "learn", "ahead", "source", "fetch", "cache",
+          "list", "store", "block")
       .because("a floor of slipstream-core uses the floors below it, never one above (docs/architecture.md)");
 
   /** The internal packages one slice each, the entry points one, and each public value type its own. */

@@ -8,6 +8,8 @@ import dev.slipstream.ReadPolicy;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.S3Location;
 import dev.slipstream.SlipstreamInputStream;
+import dev.slipstream.internal.ahead.AheadFetch;
+import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.HeapRegions;

@@ -5,6 +5,7 @@ package dev.slipstream.internal.read;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
+import dev.slipstream.internal.ahead.AheadFetch;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.Destination;
 import dev.slipstream.internal.block.HeapRegions;
@@ -72,14 +73,6 @@ final class RowGroupPrefetch {
   record Found(CompletableFuture<Void> copied, List<long[]> gaps) {}
 
   /**
-   * Fetches {@code [position, position + len)} ahead into {@code dst} (pieces end to end), as a prefetch:
-   * {@link RangeThrough.Fetch#promote}d once a read claims one of its pieces.
-   */
-  interface Ahead {
-    RangeThrough.Fetch start(long position, Destination dst, int len);
-  }
-
-  /**
    * Where the bytes of {@code [start, end)} the stream does not hold at its end already stop (see {@link
    * HeldSpans#unheldEnd}): a chunk a dictionary read fetched whole, the end of the last chunk in the tail.
    */
@@ -89,7 +82,7 @@ final class RowGroupPrefetch {
 
   private final ParquetFooter footer;
   private final BufferPool pool;
-  private final Ahead ahead;
+  private final AheadFetch.Range ahead;
   private final Held stillHeld;
   private final ReadStatistics stats;
   private final int pieceSize;
@@ -175,7 +168,7 @@ final class RowGroupPrefetch {
    * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none
    * @param wasteOff whether the client's predictions for the file's schema are off for waste
    */
-  RowGroupPrefetch(ParquetFooter footer, BufferPool pool, Ahead ahead, Held heldBytes, ReadStatistics stats,
+  RowGroupPrefetch(ParquetFooter footer, BufferPool pool, AheadFetch.Range ahead, Held heldBytes, ReadStatistics stats,
       int blockSize, int pieceSize, long maxHeld, long splitEnd, BooleanSupplier wasteOff) {
     this.footer = footer;
     this.pool = pool;

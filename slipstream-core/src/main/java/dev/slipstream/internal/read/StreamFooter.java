@@ -4,6 +4,7 @@
 package dev.slipstream.internal.read;
 
 import dev.slipstream.Counter;
+import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;

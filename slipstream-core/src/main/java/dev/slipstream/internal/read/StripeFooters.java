@@ -5,6 +5,8 @@ package dev.slipstream.internal.read;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
+import dev.slipstream.internal.ahead.AheadFetch;
+import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.format.OrcTail;

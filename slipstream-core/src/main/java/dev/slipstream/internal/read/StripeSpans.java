@@ -3,6 +3,8 @@
  */
 package dev.slipstream.internal.read;
 
+import dev.slipstream.internal.ahead.AheadFetch;
+import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.format.OrcTail;
 import dev.slipstream.internal.learn.OrcLayout;

@@ -5,6 +5,7 @@ package dev.slipstream.internal.read;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
+import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.fetch.StreamRequests;

@@ -24,7 +24,7 @@
  *       fetches);</li>
  *   <li>{@link dev.slipstream.internal.read.BlockWindow}: fills and drops those blocks (pin, fetch
  *       through the chain, prefetch depth, the per-stream cap); reads in order and after large jumps;</li>
- *   <li>{@link dev.slipstream.internal.read.HeldSpans}: what the stream fetched outside its blocks (the
+ *   <li>{@link dev.slipstream.internal.ahead.HeldSpans}: what the stream fetched outside its blocks (the
  *       object's tail, a column chunk, a readahead, the spans fetched ahead), copied by every kind of read
  *       before it fetches;</li>
  *   <li>{@link dev.slipstream.internal.read.StreamFooter}: the stream's Parquet footer ({@link
@@ -39,7 +39,7 @@
  *       once the reader moves on from its first stripe, {@link
  *       dev.slipstream.internal.read.StripeStreamsAhead} fetches the next stripes' streams of its columns,
  *       from the first stripe on when the client's predicted columns name them for the file's schema
- *       (both through {@link dev.slipstream.internal.read.AheadFetch}, each within {@code prefetch.blocks}
+ *       (both through {@link dev.slipstream.internal.ahead.AheadFetch}, each within {@code prefetch.blocks}
  *       blocks' worth of the buffers it holds, a buffer being at least 64 KiB however small its stream);</li>
  *   <li>{@link dev.slipstream.internal.read.VectoredReads}: asynchronous (vectored) ranges: with a footer,
  *       {@link dev.slipstream.internal.read.RowGroupPrefetch} reads the later Parquet row groups' same

@@ -6,11 +6,13 @@ package dev.slipstream.internal.read;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
-import dev.slipstream.internal.fetch.StreamRequests;
 import dev.slipstream.ReadStatistics;
+import dev.slipstream.internal.ahead.AheadFetch;
+import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
+import dev.slipstream.internal.fetch.StreamRequests;
 import dev.slipstream.internal.format.OrcBuilder;
 import dev.slipstream.internal.format.OrcChunks;
 import dev.slipstream.internal.format.OrcTail;

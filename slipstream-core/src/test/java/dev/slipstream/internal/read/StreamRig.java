@@ -3,9 +3,10 @@
  */
 package dev.slipstream.internal.read;
 
-import dev.slipstream.internal.fetch.StreamRequests;
+import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.fetch.StreamRequests;
 import dev.slipstream.internal.learn.ParquetFooters;
 import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.internal.source.S3Source;

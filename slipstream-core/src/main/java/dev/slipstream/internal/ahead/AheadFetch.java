@@ -1,7 +1,7 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.read;
+package dev.slipstream.internal.ahead;
 
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
@@ -26,15 +26,24 @@ import java.util.function.Function;
  * waits for, until a read of this stream comes to wait for one of its spans ({@link HeldSpans#pending});
  * then it is promoted ahead of every prefetch, as a block is when its reader arrives. Thread-safe.
  */
-final class AheadFetch {
+public final class AheadFetch {
+  /**
+   * Fetches {@code [position, position + len)} ahead into {@code dst} (pieces end to end), as a prefetch:
+   * {@link RangeThrough.Fetch#promote}d once a read claims one of its pieces.
+   */
+  @FunctionalInterface
+  public interface Range {
+    RangeThrough.Fetch start(long position, Destination dst, int len);
+  }
+
   private final HeldSpans spans;
   private final BufferPool pool;
-  private final RowGroupPrefetch.Ahead fetch;
+  private final Range fetch;
   private final StreamRequests requests;
   private final ReadStatistics stats;
 
   /** Spans fetched ahead for {@code why} (a purpose {@linkplain Purpose#fetchedAhead fetched ahead}), through {@code ranges}. */
-  static AheadFetch of(RangeThrough ranges, Purpose why, HeldSpans spans, BufferPool pool, StreamRequests requests,
+  public static AheadFetch of(RangeThrough ranges, Purpose why, HeldSpans spans, BufferPool pool, StreamRequests requests,
       ReadStatistics stats) {
     if (!why.fetchedAhead()) {
       throw new IllegalArgumentException("not a purpose fetched ahead: " + why);
@@ -43,7 +52,7 @@ final class AheadFetch {
   }
 
   /** @param fetch how a range is fetched (the tiers, then S3) into pieces end to end */
-  AheadFetch(HeldSpans spans, BufferPool pool, RowGroupPrefetch.Ahead fetch, StreamRequests requests,
+  public AheadFetch(HeldSpans spans, BufferPool pool, Range fetch, StreamRequests requests,
       ReadStatistics stats) {
     this.spans = spans;
     this.pool = pool;
@@ -57,7 +66,7 @@ final class AheadFetch {
    * {@code n} is no length (a length from a file's metadata that passed every check is still never an
    * allocation error in a read).
    */
-  byte[] buffer(int n) {
+  public byte[] buffer(int n) {
     return requests.isClosed() || n <= 0 ? null : pool.tryAcquire(BufferPool.sizeFor(n));
   }
 
@@ -66,7 +75,7 @@ final class AheadFetch {
    * stream is closed. {@code filled} is given the span's buffer once it is in, before a read waiting for
    * it copies; {@code released} is told, once, how many of its bytes reads copied when it goes.
    */
-  Span start(long start, int n, Consumer<byte[]> filled, HeldSpans.Released released) {
+  public Span start(long start, int n, Consumer<byte[]> filled, HeldSpans.Released released) {
     byte[] buffer = buffer(n);
     return buffer == null ? null : start(start, List.of(buffer), n, n, filled, span -> released).get(0);
   }
@@ -76,7 +85,7 @@ final class AheadFetch {
    * last may be shorter), as spans fetched ahead, and fetches them with one range. {@code filled} is given
    * each buffer once the range is in; {@code released} names what each span is told when it goes.
    */
-  List<Span> start(long start, List<byte[]> buffers, int len, int pieceSize, Consumer<byte[]> filled,
+  public List<Span> start(long start, List<byte[]> buffers, int len, int pieceSize, Consumer<byte[]> filled,
       Function<Span, HeldSpans.Released> released) {
     List<Span> held = new ArrayList<>(buffers.size());
     List<CompletableFuture<Void>> ready = new ArrayList<>(buffers.size()); // each span filled, or dropped

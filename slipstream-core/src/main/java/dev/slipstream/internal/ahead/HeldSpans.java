@@ -1,7 +1,7 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.read;
+package dev.slipstream.internal.ahead;
 
 import dev.slipstream.internal.block.Span;
 import java.util.ArrayList;
@@ -18,8 +18,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * started in it, the page indexes, a readahead after a small read). The sequential reads, the positional
  * reads and the vectored reads of the stream all copy from here before they fetch.
  *
- * <p>Also the spans fetched ahead of the reads ({@link #addAhead}: the chunks {@link ColumnPrefetch}
- * fetches), while they are fetched too: a read that needs bytes of one waits for it ({@link #pending})
+ * <p>Also the spans fetched ahead of the reads ({@link #addAhead}: the chunks a stream fetches
+ * ahead by prediction, an ORC file's stripe footers and streams, through {@link AheadFetch}), while they are fetched too: a read that needs bytes of one waits for it ({@link #pending})
  * instead of fetching them again; how many bytes of each reads copied is told to whoever fetched it when
  * it goes ({@link Released}), and the accounts are theirs.
  *
@@ -29,12 +29,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * gone and fetches again). Released on close and unbuffer; a buffer returns to the pool once no reader
  * copies from it. Thread-safe.
  */
-final class HeldSpans {
+public final class HeldSpans {
   /**
    * Spans held besides the tail: a Parquet reader filtering by dictionary holds one column chunk per
    * filtered column and row group until it reads the row group; a few row groups of a few columns fit.
    */
-  static final int MAX_SPANS = 8;
+  public static final int MAX_SPANS = 8;
 
   private volatile Span tail;
   /** Newest last; guarded by {@code this}. */
@@ -44,7 +44,7 @@ final class HeldSpans {
 
   /** Told, once, when a span fetched ahead goes: how many of its bytes reads copied (0 if its fetch failed). */
   @FunctionalInterface
-  interface Released {
+  public interface Released {
     void released(long copied);
   }
 
@@ -54,12 +54,12 @@ final class HeldSpans {
    * released} is told once when it goes; {@code claimed} runs when a read comes to wait for it ({@link
    * #pending}): its fetch is then no longer a guess, and goes ahead of every prefetch.
    */
-  void addAhead(Span span, CompletableFuture<Void> fetched, Released released, Runnable claimed) {
+  public void addAhead(Span span, CompletableFuture<Void> fetched, Released released, Runnable claimed) {
     ahead.add(span, fetched, released, claimed);
   }
 
   /** A span fetched ahead whose fetch failed: dropped (a read fetches its bytes itself), none of it copied. */
-  void dropAhead(Span span) {
+  public void dropAhead(Span span) {
     ahead.drop(span);
   }
 
@@ -68,16 +68,16 @@ final class HeldSpans {
    * told how many of its bytes reads copied. Its buffer returns once its fetch and the readers copying from
    * it let go.
    */
-  void releaseAhead(Span span) {
+  public void releaseAhead(Span span) {
     ahead.release(span);
   }
 
   /** The object's tail, if a read fetched it; null otherwise. */
-  Span tail() {
+  public Span tail() {
     return tail;
   }
 
-  void setTail(Span span) {
+  public void setTail(Span span) {
     Span old;
     synchronized (this) {
       old = tail;
@@ -89,7 +89,7 @@ final class HeldSpans {
   }
 
   /** Holds {@code span} (filled, with its owner's reference), dropping the oldest beyond the bound. */
-  void add(Span span) {
+  public void add(Span span) {
     Span dropped = null;
     synchronized (this) {
       spans.add(span);
@@ -107,7 +107,7 @@ final class HeldSpans {
    * none holds its last byte, {@code p} or less if spans end to end hold all of it (a chunk fetched ahead in
    * pieces). What a fetch ahead of the reader may leave out.
    */
-  long unheldEnd(long p, long end) {
+  public long unheldEnd(long p, long end) {
     List<Span> found = candidates(p, end);
     long unheld = end;
     for (boolean moved = true; moved && unheld > p; ) {
@@ -123,7 +123,7 @@ final class HeldSpans {
   }
 
   /** The greatest end of a span (or the tail) at or before {@code p}; 0 if none. */
-  long previousEnd(long p) {
+  public long previousEnd(long p) {
     long previous = 0;
     Span t = tail;
     if (t != null && t.end() <= p) {
@@ -145,7 +145,7 @@ final class HeldSpans {
   }
 
   /** The least start of a span (or the tail) at or after {@code p}; {@code Long.MAX_VALUE} if none. */
-  long nextStart(long p) {
+  public long nextStart(long p) {
     long next = Long.MAX_VALUE;
     Span t = tail;
     if (t != null && t.start() >= p) {
@@ -167,7 +167,7 @@ final class HeldSpans {
   }
 
   /** Copies {@code [p, p + len)} if one span (or the tail) holds all of it; false otherwise. */
-  boolean copyAll(long p, byte[] dst, int off, int len) {
+  public boolean copyAll(long p, byte[] dst, int off, int len) {
     for (Span s : candidates(p, p + len)) {
       if (s.start() <= p && p + len <= s.end() && copy(s, p, dst, off, p, len)) {
         return true;
@@ -182,8 +182,8 @@ final class HeldSpans {
    * Long.MAX_VALUE} if none): a fetch that extends the read stops there, since what is held saves no round
    * trip.
    */
-  record Unheld(long start, long end, long nextHeld) {
-    int length() {
+  public record Unheld(long start, long end, long nextHeld) {
+    public int length() {
       return (int) (end - start);
     }
   }
@@ -194,7 +194,7 @@ final class HeldSpans {
    * around it would cut one GET in two); null if they hold all of it. One question for a read at a jump
    * or a vectored range, after the spans fetched ahead into it are in ({@link #pending}).
    */
-  Unheld copyHeld(long p, byte[] dst, int off, int len) {
+  public Unheld copyHeld(long p, byte[] dst, int off, int len) {
     List<long[]> gaps = copyHeldParts(p, dst, off, len);
     if (gaps.isEmpty()) {
       return null;
@@ -284,12 +284,12 @@ final class HeldSpans {
    * exceptionally): then what the spans hold can be copied, and the rest is fetched. A read asks this before
    * it waits, so the fetches of those still being fetched are claimed: promoted ahead of every prefetch.
    */
-  CompletableFuture<Void> pending(long p, int len) {
+  public CompletableFuture<Void> pending(long p, int len) {
     return ahead.pending(p, len);
   }
 
   /** Drops every span, the tail and those fetched ahead; their buffers return once no reader copies from them. */
-  void releaseAll() {
+  public void releaseAll() {
     List<Span> all;
     synchronized (this) {
       all = new ArrayList<>(spans);
