@@ -239,7 +239,7 @@ public final class Slipstream implements AutoCloseable {
     // much is not known: it grants this open's access check but is not kept as the client's answer.
     long sentAt = options.fromStore() ? -1 : answers.generation();
     RecentAnswers.Answer known = length < 0 ? answers.fresh(location) : null;
-    FirstGet.Answer first = null;
+    FirstGet.Got first = null;
     if (known != null) {
       // No HEAD: S3 answered this client about the object within access.ttl (rule 8).
       streamStats.increment(Counter.OPENS_FROM_ANSWER);

@@ -7,11 +7,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The plan of an ORC file, read from its tail (protobuf) only as far as byte ranges go, every other field
+ * The layout of an ORC file, read from its tail (protobuf) only as far as byte ranges go, every other field
  * skipped: where each stripe lies, its index streams, its data and its footer; and, from a stripe's footer
  * once a reader has read it, where each of that stripe's streams lies and of which column it is. Anything
  * unexpected — not ORC, a codec this class does not decode, a truncated or malformed tail — yields null:
- * no plan, never an error, never a wrong range.
+ * no layout, never an error, never a wrong range.
  *
  * <p>Format facts (Apache ORC's specification and {@code orc_proto.proto}): the file ends with the
  * PostScript, never compressed, and one byte giving its length. PostScript field 1 is the footer's
@@ -32,23 +32,23 @@ public final class OrcTail {
   /** The largest PostScript: a few dozen bytes in practice; the length byte allows 255. */
   private static final int MAX_POSTSCRIPT = 255;
   /**
-   * The most heap the plan of one file may take, its stripes' streams included: 4 MiB, a quarter of what the
+   * The most heap the layout of one file may take, its stripes' streams included: 4 MiB, a quarter of what the
    * client's layouts take together ({@code learn.OrcLayouts}), so that one file never pushes out the
    * others; less than one block, which a stream holds anyway; and room for the streams of a wave of stripe
    * footers ({@code read.StripeFooters}, 33 stripes) of a table of some 600 columns at four streams a
    * column. The stripe list takes at most half of it ({@link #MAX_STRIPES}); a stripe footer is at most this
-   * long, and decompresses to at most this: more is no footer a plan could learn. What a hostile file
-   * claims beyond it is no plan (or no streams for that stripe), never a larger heap.
+   * long, and decompresses to at most this: more is no footer a layout could learn. What a hostile file
+   * claims beyond it is no layout (or no streams for that stripe), never a larger heap.
    */
-  public static final long MAX_PLAN_BYTES = 4L << 20;
+  public static final long MAX_LAYOUT_BYTES = 4L << 20;
   /** About what a stripe takes of the heap: its record (48), and its slot among the streams learnt (4). */
   static final int STRIPE_BYTES = 48 + 4;
   /** About what a stream takes of the heap: its record (40) and its place in its stripe's list (8). */
   public static final int STREAM_BYTES = 48;
   /** About what a stripe's list of streams takes of the heap besides them. */
   public static final int STREAMS_LIST_BYTES = 16;
-  /** The most stripes a plan holds: their list takes at most half of {@link #MAX_PLAN_BYTES}. */
-  static final int MAX_STRIPES = (int) ((MAX_PLAN_BYTES / 2 - 96) / STRIPE_BYTES);
+  /** The most stripes a layout holds: their list takes at most half of {@link #MAX_LAYOUT_BYTES}. */
+  static final int MAX_STRIPES = (int) ((MAX_LAYOUT_BYTES / 2 - 96) / STRIPE_BYTES);
 
   /** One stripe, the {@code index}th: its index streams from {@code offset}, then its data, then its footer. */
   public record Stripe(long offset, long indexLength, long dataLength, long footerLength, int index) {
@@ -101,8 +101,8 @@ public final class OrcTail {
   }
 
   /**
-   * About what this plan takes of the heap, its stripes' streams aside (a slot for each stripe's included):
-   * at most half of {@link #MAX_PLAN_BYTES}.
+   * About what this layout takes of the heap, its stripes' streams aside (a slot for each stripe's included):
+   * at most half of {@link #MAX_LAYOUT_BYTES}.
    */
   public long heapBytes() {
     return 96 + (long) STRIPE_BYTES * stripes.size();
@@ -120,7 +120,7 @@ public final class OrcTail {
   }
 
   /**
-   * Parses the plan from {@code tail[0..tailLength)}, the last bytes of an ORC file of {@code fileLength}
+   * Parses the layout from {@code tail[0..tailLength)}, the last bytes of an ORC file of {@code fileLength}
    * bytes; null if this is not ORC, its codec is not decoded here, or the footer is not all in the tail.
    */
   public static OrcTail parse(byte[] tail, int tailLength, long fileLength) {
@@ -165,7 +165,7 @@ public final class OrcTail {
           OrcChunks.decompress(tail, (int) (psStart - footerLength), (int) footerLength, (int) codec, (int) blockSize);
       return footer(footer, (int) codec, (int) blockSize, fileLength);
     } catch (RuntimeException e) {
-      return null; // malformed: no plan
+      return null; // malformed: no layout
     }
   }
 
@@ -180,7 +180,7 @@ public final class OrcTail {
       if (field == 3 && (tag & 7) == 2) {
         int[] s = f.bytes();
         if (stripes.size() == MAX_STRIPES) {
-          return null; // more stripes than a plan may hold
+          return null; // more stripes than a layout may hold
         }
         stripes.add(stripe(new Proto(b, s[0], s[0] + s[1]), stripes.size()));
       } else if (field == 4 && (tag & 7) == 2) {
@@ -199,9 +199,9 @@ public final class OrcTail {
       // Each length within what is left of the file after the ones before it: no sum here can overflow.
       long left = fileLength - s.offset();
       if (s.offset() < previousEnd || s.offset() > fileLength || s.indexLength() < 0 || s.dataLength() < 0
-          || s.footerLength() <= 0 || s.footerLength() > MAX_PLAN_BYTES || s.indexLength() > left
+          || s.footerLength() <= 0 || s.footerLength() > MAX_LAYOUT_BYTES || s.indexLength() > left
           || s.dataLength() > left - s.indexLength() || s.footerLength() > left - s.indexLength() - s.dataLength()) {
-        return null; // overlapping, out of order, beyond the file, or a footer no plan could learn
+        return null; // overlapping, out of order, beyond the file, or a footer no layout could learn
       }
       previousEnd = s.end();
     }
@@ -250,10 +250,10 @@ public final class OrcTail {
 
   /**
    * The streams of {@code stripe}, parsed from its footer {@code b[off..off + len)} (all of it, as a reader
-   * reads it), as {@link #streams(Stripe, byte[], int, int, long)} with all a plan may hold besides its stripes.
+   * reads it), as {@link #streams(Stripe, byte[], int, int, long)} with all a layout may hold besides its stripes.
    */
   public List<Stream> streams(Stripe stripe, byte[] b, int off, int len) {
-    return streams(stripe, b, off, len, MAX_PLAN_BYTES - heapBytes());
+    return streams(stripe, b, off, len, MAX_LAYOUT_BYTES - heapBytes());
   }
 
   /**
@@ -269,7 +269,7 @@ public final class OrcTail {
         return null;
       }
       long most = (room - STREAMS_LIST_BYTES) / STREAM_BYTES;
-      byte[] footer = OrcChunks.decompress(b, off, len, codec, blockSize, (int) MAX_PLAN_BYTES);
+      byte[] footer = OrcChunks.decompress(b, off, len, codec, blockSize, (int) MAX_LAYOUT_BYTES);
       Proto p = new Proto(footer, 0, footer.length);
       List<Stream> streams = new ArrayList<>();
       long at = stripe.offset();
@@ -311,7 +311,7 @@ public final class OrcTail {
           continue; // encrypted-file statistics live elsewhere; an empty stream takes no bytes
         }
         if (streams.size() >= most) {
-          return null; // more streams than the plan has room for
+          return null; // more streams than the layout has room for
         }
         boolean index = kind == ROW_INDEX || kind == BLOOM_FILTER || kind == BLOOM_FILTER_UTF8;
         streams.add(new Stream(at, length, (int) column, index));

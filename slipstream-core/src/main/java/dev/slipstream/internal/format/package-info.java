@@ -11,7 +11,7 @@
  *
  * <p>The bytes parsed here are the file's, and a file may be hostile: a parser yields no plan for what it
  * does not trust, never an error, and never holds more than its bound, whatever the file claims. An ORC
- * plan takes at most {@link dev.slipstream.internal.format.OrcTail#MAX_PLAN_BYTES} (4 MiB) of heap, its
+ * plan takes at most {@link dev.slipstream.internal.format.OrcTail#MAX_LAYOUT_BYTES} (4 MiB) of heap, its
  * streams included, because a stream holds its layout for its life, outside the pool's budget: the stripe
  * list at most half of it (a tail of more stripes is no plan), a stripe footer at most that long and
  * decompressed to at most that (a 16 KB zlib footer may list millions of one-byte streams: parsing stops

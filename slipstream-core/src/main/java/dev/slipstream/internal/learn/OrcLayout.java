@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * The layout of one ORC object version: its stripes from the tail ({@link OrcTail}), and the streams of
  * each stripe whose footer a reader has read. Shared by the streams of that version through {@link
  * OrcLayouts}, and held by each of them for its life, in or out of the client's layouts: so it holds at
- * most {@link OrcTail#MAX_PLAN_BYTES} of heap, however many stripes and streams the file's footers list
+ * most {@link OrcTail#MAX_LAYOUT_BYTES} of heap, however many stripes and streams the file's footers list
  * (half of that at most for the stripes, which the parser checks). A footer whose streams do not fit in
  * what is left is not learnt: that stripe's reads are plain reads, as in a file with no layout.
  * Thread-safe.
@@ -54,7 +54,7 @@ public final class OrcLayout {
     return tailStart;
   }
 
-  /** Whether byte {@code position} is in a stripe: a reader of the file reads there by the plan. */
+  /** Whether byte {@code position} is in a stripe: a reader of the file reads there by the layout. */
   public boolean covers(long position) {
     return tail.stripeAt(position) != null;
   }
@@ -80,7 +80,7 @@ public final class OrcLayout {
     if (i < 0 || i >= streams.length() || streams.get(i) != null) {
       return false;
     }
-    long room = OrcTail.MAX_PLAN_BYTES - heap.get();
+    long room = OrcTail.MAX_LAYOUT_BYTES - heap.get();
     if (room < OrcTail.STREAMS_LIST_BYTES + OrcTail.STREAM_BYTES) {
       return false; // full: no footer is decompressed and parsed for nothing
     }
@@ -90,7 +90,7 @@ public final class OrcLayout {
     }
     // Reserved before they are shared: footers learnt at once on several threads never pass the bound.
     long bytes = OrcTail.STREAMS_LIST_BYTES + (long) OrcTail.STREAM_BYTES * s.size();
-    if (heap.getAndUpdate(h -> h + bytes <= OrcTail.MAX_PLAN_BYTES ? h + bytes : h) + bytes > OrcTail.MAX_PLAN_BYTES) {
+    if (heap.getAndUpdate(h -> h + bytes <= OrcTail.MAX_LAYOUT_BYTES ? h + bytes : h) + bytes > OrcTail.MAX_LAYOUT_BYTES) {
       return false;
     }
     if (streams.compareAndSet(i, null, List.copyOf(s))) {
@@ -123,7 +123,7 @@ public final class OrcLayout {
     return streams.get(stripe.index());
   }
 
-  /** About what this plan takes of the heap, the streams it knows included: at most {@link OrcTail#MAX_PLAN_BYTES}. */
+  /** About what this layout takes of the heap, the streams it knows included: at most {@link OrcTail#MAX_LAYOUT_BYTES}. */
   public long heapBytes() {
     return heap.get();
   }

@@ -12,7 +12,7 @@ import java.time.Duration;
  * keeps Parquet footers: the layout every later stream of that version reads by from its first read (the
  * record reader Hive and Spark open after the split computation or the schema read its tail), without the
  * tail being read again. A layout grows as readers read the stripes' footers ({@link OrcLayout#learn}), to at most {@link
- * dev.slipstream.internal.format.OrcTail#MAX_PLAN_BYTES}, a quarter of the bound of all; it is weighed again
+ * dev.slipstream.internal.format.OrcTail#MAX_LAYOUT_BYTES}, a quarter of the bound of all; it is weighed again
  * then. Same version, bounds and expiry as {@link ParquetFooters}, which owns it. Thread-safe; one per client.
  */
 public final class OrcLayouts {

@@ -15,7 +15,7 @@ import java.util.BitSet;
  * The columns a client's readers read whole from the files of one schema ({@link ParquetFooter#schema}, or an
  * ORC file's types, keyed apart by {@code read.StripeStreamsAhead}):
  * a query reads the same columns from every file of a table, so once a stream touches such a column, its
- * chunks in the rest of the file are fetched together ({@code read.ColumnPrefetch}) instead of one round trip
+ * chunks in the rest of the file are fetched together ({@code read.ColumnsAhead}) instead of one round trip
  * after another as the reader asks. A column is predicted once the last two files that touched it read
  * it whole (at least three quarters of the bytes of its chunks they touched); a file that touched it
  * and read only a part of it (pages a column index selected, a dictionary page of a row group its

@@ -42,7 +42,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *       object no larger than a block is fetched whole, once, instead);</li>
  *   <li>asynchronous (vectored) ranges: {@link VectoredReads}.</li>
  * </ul>
- * A columnar read (a range, or a vectored read) also tells {@link ColumnPrefetch}, which at the first read
+ * A columnar read (a range, or a vectored read) also tells {@link ColumnsAhead}, which at the first read
  * of a column the client predicts fetches that column's chunks to the file's end, and {@link
  * StripeFooters}, which at a read in an ORC stripe fetches the footers of the split's next stripes at
  * once, and {@link StripeStreamsAhead}, which fetches the next stripes' streams of the columns the reader
@@ -70,7 +70,7 @@ public final class ObjectReader extends SlipstreamInputStream {
   private final BlockWindow window;
   private final HeldSpans spans;
   private final StreamFooter parquet;
-  private final ColumnPrefetch columns;
+  private final ColumnsAhead columns;
   private final StripeFooters stripeFooters;
   private final StripeStreamsAhead stripeStreams;
   private final JumpReads jumps;
@@ -107,7 +107,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, parquet, blockSize, piece,
         (long) maxDepth * blockSize, splitEnd);
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);
-    this.columns = new ColumnPrefetch(parquet, spans, ahead(ranges, pool, Purpose.PREDICTED_COLUMN), stats,
+    this.columns = new ColumnsAhead(parquet, spans, ahead(ranges, pool, Purpose.PREDICTED_COLUMN), stats,
         blockSize, piece, (long) maxDepth * blockSize, length, splitEnd);
     this.stripeStreams = new StripeStreamsAhead(parquet.orc(), footers.columns(), spans, ahead(ranges, pool, Purpose.STRIPE_AHEAD),
         stats, piece, (long) maxDepth * blockSize, splitEnd);
@@ -424,7 +424,7 @@ public final class ObjectReader extends SlipstreamInputStream {
 
   /** The ORC layout this stream reads by, held for its life; null if none (for tests and diagnostics). */
   OrcLayout orcLayout() {
-    return parquet.orc().plan();
+    return parquet.orc().layout();
   }
 
   @Override

@@ -44,7 +44,7 @@ final class StreamFooter {
     this.h = h;
     this.footers = footers;
     this.spans = spans;
-    this.footer = new ClientLayout<>(h, footers::get, Counter.PARQUET_PLANS_REUSED);
+    this.footer = new ClientLayout<>(h, footers::get, Counter.PARQUET_FOOTERS_REUSED);
     this.orc = new StreamOrcLayout(h, footers.orc());
   }
 

@@ -13,26 +13,26 @@ import dev.slipstream.internal.learn.OrcLayouts;
 /**
  * One stream's ORC layout ({@link OrcLayout}): the client's for the version the stream reads, from the first
  * read on; else the one parsed from the tail this stream read, given to the client for its later streams.
- * A reader's read of a stripe's footer teaches the plan that stripe's streams, for this stream and the
- * later ones. With a plan, a stream whose first read lands in a stripe reads ranges ({@link
+ * A reader's read of a stripe's footer teaches the layout that stripe's streams, for this stream and the
+ * later ones. With a layout, a stream whose first read lands in a stripe reads ranges ({@link
  * ReadPlanner}), as one whose first read is the tail does: the record reader that Hive and Spark open
  * after a first reader read the tail (for the split or the schema) starts at a stripe's footer, and
- * without the plan it would be read as a file read in order, whole. Null while none is known. Thread-safe.
+ * without the layout it would be read as a file read in order, whole. Null while none is known. Thread-safe.
  */
 final class StreamOrcLayout {
   private final ObjectHandle h;
-  private final OrcLayouts plans;
-  private final ClientLayout<OrcLayout> plan;
+  private final OrcLayouts layouts;
+  private final ClientLayout<OrcLayout> layout;
 
-  StreamOrcLayout(ObjectHandle h, OrcLayouts plans) {
+  StreamOrcLayout(ObjectHandle h, OrcLayouts layouts) {
     this.h = h;
-    this.plans = plans;
-    this.plan = new ClientLayout<>(h, plans::get, Counter.ORC_PLANS_REUSED);
+    this.layouts = layouts;
+    this.layout = new ClientLayout<>(h, layouts::get, Counter.ORC_LAYOUTS_REUSED);
   }
 
-  /** The plan, or null. */
-  OrcLayout plan() {
-    return plan.get();
+  /** The layout, or null. */
+  OrcLayout layout() {
+    return layout.get();
   }
 
   /**
@@ -40,7 +40,7 @@ final class StreamOrcLayout {
    * is one the reader planned from the stripe's footer ({@link StreamFooter#around}).
    */
   ParquetFooter.Chunk chunkAt(long position) {
-    OrcLayout p = plan();
+    OrcLayout p = layout();
     OrcTail.Stream s = p == null ? null : p.streamAt(position);
     if (s == null || s.index()) {
       return null; // index streams are read as a filter needs them: the floor applies
@@ -49,19 +49,19 @@ final class StreamOrcLayout {
     return new ParquetFooter.Chunk(s.start(), s.length(), s.start(), false, stripe.index(), s.column());
   }
 
-  /** Whether the plan has a stripe at {@code position}. */
+  /** Whether the layout has a stripe at {@code position}. */
   boolean covers(long position) {
-    OrcLayout p = plan();
+    OrcLayout p = layout();
     return p != null && p.covers(position);
   }
 
   /**
-   * A read of {@code b[off..off + len)} at {@code position} is done: with no plan yet, a read that ended
-   * at the object's end may hold an ORC tail, the plan then; with one, a read of exactly a stripe's footer
-   * teaches the plan that stripe's streams. Anything else, or bytes that parse as neither, change nothing.
+   * A read of {@code b[off..off + len)} at {@code position} is done: with no layout yet, a read that ended
+   * at the object's end may hold an ORC tail, the layout then; with one, a read of exactly a stripe's footer
+   * teaches the layout that stripe's streams. Anything else, or bytes that parse as neither, change nothing.
    */
   void offerRead(long position, byte[] b, int off, int len) {
-    OrcLayout p = plan();
+    OrcLayout p = layout();
     long length = h.length();
     if (p == null) {
       if (position + len != length || len < 5 || b[off + len - 2] != 'C' || b[off + len - 3] != 'R'
@@ -71,9 +71,9 @@ final class StreamOrcLayout {
       OrcTail tail = OrcTail.parse(b, off, len, length);
       if (tail != null) {
         p = new OrcLayout(tail, position);
-        plan.set(p);
+        layout.set(p);
         h.stats().increment(Counter.ORC_TAILS_PARSED);
-        plans.put(h.location(), length, h.etag(), p);
+        layouts.put(h.location(), length, h.etag(), p);
       }
       return;
     }
@@ -85,12 +85,12 @@ final class StreamOrcLayout {
 
   /**
    * {@code b[off..off + len)} is {@code stripe}'s footer (read by the reader, or fetched ahead of it by
-   * {@link StripeFooters}): the plan learns that stripe's streams, for this stream and the later ones.
+   * {@link StripeFooters}): the layout learns that stripe's streams, for this stream and the later ones.
    */
   void learn(OrcTail.Stripe stripe, byte[] b, int off, int len) {
-    OrcLayout p = plan();
+    OrcLayout p = layout();
     if (p != null && p.learn(stripe, b, off, len)) {
-      plans.put(h.location(), h.length(), h.etag(), p); // weighed again, with its new streams
+      layouts.put(h.location(), h.length(), h.etag(), p); // weighed again, with its new streams
     }
   }
 }

@@ -21,7 +21,7 @@ import java.util.List;
  * stripe footer's place is known (at the end of its stripe, of the length the tail's stripe list gives), so
  * at the reader's first read of a stripe the footers of that stripe and of the next ones of its split are
  * fetched at once, in parallel, each as a span fetched ahead ({@link HeldSpans#addAhead}), and each teaches
- * the plan its stripe's streams as it arrives: every later stripe then costs one round trip, its streams.
+ * the layout its stripe's streams as it arrives: every later stripe then costs one round trip, its streams.
  *
  * <p>Footers closer together than {@link JumpReads#MIN_GET} come in one request. A footer in the range
  * the tail was parsed from (the last stripe's, next to the file's footer) is asked for as exactly that
@@ -59,7 +59,7 @@ final class StripeFooters {
    * @param budget the most bytes of buffers one stream holds for footers at once
    * @param length the object's length
    * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none
-   * @param learnt told each time footers came in and the plan learnt them
+   * @param learnt told each time footers came in and the layout learnt them
    */
   StripeFooters(StreamOrcLayout orc, HeldSpans spans, AheadFetch ahead, ReadStatistics stats, int pieceSize,
       long budget, long length, long splitEnd, Runnable learnt) {
@@ -77,19 +77,19 @@ final class StripeFooters {
    * is served (which then waits for its footer's span instead of fetching it).
    */
   synchronized void onRead(long position, int len) {
-    OrcLayout plan = held.orc().plan();
-    OrcTail.Stripe at = held.reached(plan, position);
+    OrcLayout layout = held.orc().layout();
+    OrcTail.Stripe at = held.reached(layout, position);
     if (at == null) {
       return;
     }
-    List<OrcTail.Stripe> stripes = plan.tail().stripes();
+    List<OrcTail.Stripe> stripes = layout.tail().stripes();
     int from = Math.max(asked + 1, position + len > at.footerStart() ? at.index() : at.index() + 1);
     int to = Math.min(lastInSplit(stripes, splitEnd), at.index() + AHEAD);
     if (from > to) {
       return;
     }
     List<Run> runs = new ArrayList<>();
-    long tailStart = plan.tailStart();
+    long tailStart = layout.tailStart();
     int pieceSize = held.pieceSize();
     for (int i = from; i <= to; i++) {
       OrcTail.Stripe s = stripes.get(i);
@@ -161,7 +161,7 @@ final class StripeFooters {
   }
 
   /**
-   * Fetches {@code run} into a span held ahead of the reader; once it is in, its footers teach the plan
+   * Fetches {@code run} into a span held ahead of the reader; once it is in, its footers teach the layout
    * their stripes' streams. False if the budget, the free memory or the stream is gone.
    */
   private boolean fetchRun(Run run) {
@@ -170,7 +170,7 @@ final class StripeFooters {
     if (!held.take(size)) {
       return false;
     }
-    // The plan learns each footer before a read waiting for it copies it: it finds its stripe's streams known.
+    // The layout learns each footer before a read waiting for it copies it: it finds its stripe's streams known.
     StreamOrcLayout orc = held.orc();
     Span span = held.ahead().start(run.start, n, buffer -> {
       for (OrcTail.Stripe s : run.stripes) {

@@ -88,11 +88,11 @@ final class StripeSpans {
   }
 
   /**
-   * The stripe of {@code plan} a read at {@code position} lies in, or null (no plan, or not in a stripe);
+   * The stripe of {@code layout} a read at {@code position} lies in, or null (no layout, or not in a stripe);
    * the spans of the stripes before it are let go: the reader has read past them.
    */
-  OrcTail.Stripe reached(OrcLayout plan, long position) {
-    OrcTail.Stripe at = plan == null ? null : plan.tail().stripeAt(position);
+  OrcTail.Stripe reached(OrcLayout layout, long position) {
+    OrcTail.Stripe at = layout == null ? null : layout.tail().stripeAt(position);
     if (at != null) {
       for (Iterator<Held> i = held.iterator(); i.hasNext(); ) {
         Held h = i.next();

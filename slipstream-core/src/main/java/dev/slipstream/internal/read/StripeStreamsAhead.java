@@ -20,7 +20,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * ORC stripes read ahead, as Parquet's row groups are ({@link RowGroupPrefetch}): a reader decodes one
+ * ORC stripes read ahead, as Parquet's row groups are ({@link RowGroupsAhead}): a reader decodes one
  * stripe while the next one's streams are on their way. The columns come from the first stripe the stream
  * reads streams of: a column whose streams (its data, and its indexes if it read them) the reader read
  * whole there is taken; one it read only part of (a filter that skipped row groups) is not. Once the
@@ -104,22 +104,22 @@ final class StripeStreamsAhead {
    * read in a stripe fetches that stripe's streams of them and the next stripes' at once.
    */
   synchronized void onRead(long position, int len) {
-    OrcLayout plan = orc.plan();
-    OrcTail.Stripe at = held.reached(plan, position);
+    OrcLayout layout = orc.layout();
+    OrcTail.Stripe at = held.reached(layout, position);
     if (at == null) {
       return;
     }
     boolean inStreams = position < at.footerStart();
     if (!predictionAsked) {
       predictionAsked = true;
-      BitSet predicted = predictions.predict(schema(plan));
+      BitSet predicted = predictions.predict(schema(layout));
       if (predicted != null) {
         taken = new BitSet[] {predicted, new BitSet()}; // a prediction knows data streams, not indexes
       }
     }
     boolean first = learnt < 0 || learnt == at.index();
     if (first) {
-      List<OrcTail.Stream> streams = plan.streams(at);
+      List<OrcTail.Stream> streams = layout.streams(at);
       if (inStreams && streams != null) {
         learnt = at.index();
         count(streams, position, position + len);
@@ -130,7 +130,7 @@ final class StripeStreamsAhead {
     } else if (at.index() < learnt) {
       return; // the reader went back: not a reader of stripes in turn
     } else if (found == null) {
-      found = taken(plan.streams(plan.tail().stripes().get(learnt)));
+      found = taken(layout.streams(layout.tail().stripes().get(learnt)));
       if (taken == null) {
         taken = new BitSet[] {found[0], found[1]};
       }
@@ -138,12 +138,12 @@ final class StripeStreamsAhead {
     if (taken[0].isEmpty() && taken[1].isEmpty()) {
       return;
     }
-    List<OrcTail.Stripe> stripes = plan.tail().stripes();
+    List<OrcTail.Stripe> stripes = layout.tail().stripes();
     // The stripes before are passed; a predicted first stripe's own streams come ahead of the reader's reads.
     asked = Math.max(asked, (inStreams && !first ? at.index() + 1 : at.index()) - 1);
     int to = splitEnd > 0 ? StripeFooters.lastInSplit(stripes, splitEnd) : Math.min(stripes.size() - 1, at.index() + 1);
     wanted = Math.max(wanted, to);
-    goOn(plan);
+    goOn(layout);
   }
 
   /**
@@ -151,18 +151,18 @@ final class StripeStreamsAhead {
    * footers go on now, not at the reader's next read.
    */
   synchronized void footerLearnt() {
-    OrcLayout plan = orc.plan();
-    if (plan != null && taken != null) {
-      goOn(plan);
+    OrcLayout layout = orc.layout();
+    if (layout != null && taken != null) {
+      goOn(layout);
     }
   }
 
   /** Fetches the streams of the stripes after {@link #asked}, up to {@link #wanted}, in order. */
-  private void goOn(OrcLayout plan) {
-    List<OrcTail.Stripe> stripes = plan.tail().stripes();
+  private void goOn(OrcLayout layout) {
+    List<OrcTail.Stripe> stripes = layout.tail().stripes();
     while (asked < wanted) {
       OrcTail.Stripe s = stripes.get(asked + 1);
-      List<OrcTail.Stream> streams = plan.streams(s);
+      List<OrcTail.Stream> streams = layout.streams(s);
       if (streams == null || !fetchStripe(s, streams)) {
         return; // its footer not known yet (it goes on when it is), or out of budget or memory: a later read goes on
       }
@@ -212,23 +212,23 @@ final class StripeStreamsAhead {
    * and left unread (call after its spans were let go, so that they are counted).
    */
   synchronized void closed() {
-    OrcLayout plan = orc.plan();
-    if (plan == null) {
+    OrcLayout layout = orc.layout();
+    if (layout == null) {
       return;
     }
     BitSet[] f = found;
     if (f == null && learnt >= 0) {
-      List<OrcTail.Stream> streams = plan.streams(plan.tail().stripes().get(learnt));
+      List<OrcTail.Stream> streams = layout.streams(layout.tail().stripes().get(learnt));
       f = streams == null ? null : taken(streams);
     }
     BitSet touched = f == null ? new BitSet() : f[2];
     BitSet whole = f == null ? new BitSet() : f[0];
-    predictions.closed(schema(plan), touched, whole, fetched.get(), unread.get());
+    predictions.closed(schema(layout), touched, whole, fetched.get(), unread.get());
   }
 
   /** The key of the file's schema among the client's predicted columns. */
-  static long schema(OrcLayout plan) {
-    return plan.tail().schema() ^ ORC_SCHEMA;
+  static long schema(OrcLayout layout) {
+    return layout.tail().schema() ^ ORC_SCHEMA;
   }
 
   /**

@@ -8,7 +8,7 @@
  * {@link dev.slipstream.internal.read.ReadPlanner} tells: moving forward (fetch ahead, deeper and
  * deeper), jumping (fetch only about what is asked for), or reading the ranges of a columnar file (the
  * footer's tail, then exactly each range; prefetch only once reads prove sequential), and
- * {@link dev.slipstream.internal.read.PrefetchDepth} how far a run fetches ahead.
+ * {@link dev.slipstream.internal.read.AheadDepth} how far a run fetches ahead.
  *
  * <p>The parts, each built once per stream and given what it uses at construction, in this order (none
  * is wired to another later):
@@ -42,7 +42,7 @@
  *       (both through {@link dev.slipstream.internal.ahead.AheadFetch}, each within {@code prefetch.blocks}
  *       blocks' worth of the buffers it holds, a buffer being at least 64 KiB however small its stream);</li>
  *   <li>{@link dev.slipstream.internal.read.VectoredReads}: asynchronous (vectored) ranges: with a footer,
- *       {@link dev.slipstream.internal.read.RowGroupPrefetch} reads the later Parquet row groups' same
+ *       {@link dev.slipstream.internal.read.RowGroupsAhead} reads the later Parquet row groups' same
  *       chunks ahead (the rest of the projection, up to the split's last row group, {@link
  *       dev.slipstream.internal.read.SplitRowGroups}) and a range copies its pieces, then what the spans
  *       hold of the gaps they leave; the rest by the stream's {@link
@@ -52,7 +52,7 @@
  *       the page indexes, a readahead) as one request, reads it through the stream's {@link
  *       dev.slipstream.internal.source.RangeThrough} in one call and holds the extent in the spans (the
  *       object's tail it hands up too, for the footer to learn from in the read's one step after it);</li>
- *   <li>{@link dev.slipstream.internal.read.ColumnPrefetch}: predicted columns in the stream, the one
+ *   <li>{@link dev.slipstream.internal.read.ColumnsAhead}: predicted columns in the stream, the one
  *       class of this package for them: at a stream's first column read, the chunks of the columns the
  *       client's readers read from the last files of that schema ({@link
  *       dev.slipstream.internal.learn.PredictedColumns}, kept with the footers), fetched by {@link
@@ -76,7 +76,7 @@
  * and tells it, and keeps only its own share here.
  *
  * <p>Names keep to one scope each: a part of one stream that fetches ahead of its reader is a prefetch
- * ({@link dev.slipstream.internal.read.RowGroupPrefetch}, {@link dev.slipstream.internal.read.ColumnPrefetch},
+ * ({@link dev.slipstream.internal.read.RowGroupsAhead}, {@link dev.slipstream.internal.read.ColumnsAhead},
  * and {@link dev.slipstream.internal.read.BlockWindow}'s blocks); {@link dev.slipstream.internal.read.OpenAhead},
  * one per client, fetches the first block of the objects
  * a caller names as coming next (by the orders of {@link dev.slipstream.internal.learn.ReadingOrders}); a stream opened for the same object, length and ETag adopts that block

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * What the ORC parser refuses of a file an attacker wrote, so that no layout holds more than its bound
- * ({@link OrcTail#MAX_PLAN_BYTES}) and no length it gives overflows what a reader computes from it: too many
+ * ({@link OrcTail#MAX_LAYOUT_BYTES}) and no length it gives overflows what a reader computes from it: too many
  * stripes, too many streams in a stripe's footer, a stream of a column the schema does not have, a stripe
  * footer of 2 GiB or more, a stripe whose end passes {@code Long.MAX_VALUE}. Each is no plan (or no streams),
  * never an error.

@@ -77,7 +77,7 @@ class OrcLayoutsTest {
       if (p.learn(s, w.file(), (int) s.footerStart(), (int) s.footerLength())) {
         learnt++;
       }
-      assertThat(p.heapBytes()).as("after stripe %d", s.index()).isLessThanOrEqualTo(OrcTail.MAX_PLAN_BYTES);
+      assertThat(p.heapBytes()).as("after stripe %d", s.index()).isLessThanOrEqualTo(OrcTail.MAX_LAYOUT_BYTES);
     }
     assertThat(learnt).as("as many stripes as fit").isBetween(2, 4);
     OrcTail.Stripe last = p.tail().stripes().get(11);

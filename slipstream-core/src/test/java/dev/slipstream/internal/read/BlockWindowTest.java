@@ -75,7 +75,7 @@ class BlockWindowTest {
     rig.window.copy(0, dst, 0, 100, planner, true, false);
     rig.awaitBlocks();
 
-    assertThat(depth).isEqualTo(PrefetchDepth.START);
+    assertThat(depth).isEqualTo(AheadDepth.START);
     assertThat(dst).isEqualTo(rig.data(0, 100));
     String[] expected = new String[depth + 1];
     for (int i = 0; i <= depth; i++) {

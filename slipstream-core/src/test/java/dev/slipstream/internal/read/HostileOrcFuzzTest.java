@@ -36,7 +36,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * as ORC's reader reads (the tail, then each stripe's footer and its streams, as the file claims them), so
  * that {@link StripeFooters} and {@link StripeStreamsAhead} fetch ahead of the reads whatever the footers
  * say. Whatever a file claims: no exception reaches a read, every read returns the file's bytes, no layout
- * takes more than {@link OrcTail#MAX_PLAN_BYTES}, the pool never holds more than its budget, and nothing is
+ * takes more than {@link OrcTail#MAX_LAYOUT_BYTES}, the pool never holds more than its budget, and nothing is
  * held once the streams are closed. Deterministic and bounded: {@link #PARSES} files through the parser,
  * {@link #FILES} of them through the streams, in seconds.
  */
@@ -65,12 +65,12 @@ class HostileOrcFuzzTest {
         continue;
       }
       plans++;
-      assertThat(t.heapBytes()).as("seed %d", seed).isLessThanOrEqualTo(OrcTail.MAX_PLAN_BYTES / 2);
+      assertThat(t.heapBytes()).as("seed %d", seed).isLessThanOrEqualTo(OrcTail.MAX_LAYOUT_BYTES / 2);
       OrcLayout layout = new OrcLayout(t);
       for (OrcTail.Stripe s : t.stripes()) {
         assertThat(s.offset()).isGreaterThanOrEqualTo(3);
         assertThat(s.end()).as("seed %d", seed).isBetween(s.offset(), (long) file.length);
-        assertThat(s.footerLength()).isLessThanOrEqualTo(OrcTail.MAX_PLAN_BYTES);
+        assertThat(s.footerLength()).isLessThanOrEqualTo(OrcTail.MAX_LAYOUT_BYTES);
         if (layout.learn(s, file, (int) s.footerStart(), (int) s.footerLength())) {
           learnt++;
           for (OrcTail.Stream x : layout.streams(s)) {
@@ -81,7 +81,7 @@ class HostileOrcFuzzTest {
         } else if (!layout.knows(s)) {
           refused++;
         }
-        assertThat(layout.heapBytes()).as("seed %d", seed).isLessThanOrEqualTo(OrcTail.MAX_PLAN_BYTES);
+        assertThat(layout.heapBytes()).as("seed %d", seed).isLessThanOrEqualTo(OrcTail.MAX_LAYOUT_BYTES);
       }
     }
     // The seeds reach every outcome: plans, stripes learnt, and stripes refused.
@@ -150,7 +150,7 @@ class HostileOrcFuzzTest {
           OrcLayout layout = ((ObjectReader) in).orcLayout();
           if (layout != null) {
             layouts++;
-            assertThat(layout.heapBytes()).as("seed %d", seed).isLessThanOrEqualTo(OrcTail.MAX_PLAN_BYTES);
+            assertThat(layout.heapBytes()).as("seed %d", seed).isLessThanOrEqualTo(OrcTail.MAX_LAYOUT_BYTES);
           }
           assertThat(c.memoryInUse()).as("seed %d", seed).isLessThanOrEqualTo(c.memoryBudget());
           footersAhead += in.statistics().get(Counter.ORC_STRIPE_FOOTERS_FETCHED);

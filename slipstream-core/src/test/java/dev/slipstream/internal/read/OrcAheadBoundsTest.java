@@ -82,7 +82,7 @@ class OrcAheadBoundsTest {
     try (StreamRig rig = new StreamRig(fetch, DEPTH)) {
       StreamOrcLayout orc = rig.parquet.orc();
       orc.offerRead(file.length - w.tailLength(), file, file.length - w.tailLength(), w.tailLength());
-      OrcLayout plan = orc.plan();
+      OrcLayout plan = orc.layout();
       assertThat(plan).isNotNull();
       for (OrcTail.Stripe s : plan.tail().stripes()) { // every footer known, as a wave of footers leaves them
         orc.learn(s, file, (int) s.footerStart(), (int) s.footerLength());

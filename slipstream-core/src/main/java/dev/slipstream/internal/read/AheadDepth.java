@@ -28,7 +28,7 @@ import dev.slipstream.internal.learn.LearnedDepth;
  * profile the link is full at about 12 (300 MB/s over 25 MB/s per connection). Not thread-safe: its
  * planner guards it.
  */
-final class PrefetchDepth {
+final class AheadDepth {
   /** The depth a run starts at (unless its caller promised to read sequentially: see {@link #start()}). */
   static final int START = LearnedDepth.START;
 
@@ -47,7 +47,7 @@ final class PrefetchDepth {
    * @param cap most blocks ahead ({@code prefetch.blocks})
    * @param sequential the caller promised to read in order: start deep
    */
-  PrefetchDepth(int cap, boolean sequential, LearnedDepth learned) {
+  AheadDepth(int cap, boolean sequential, LearnedDepth learned) {
     this.cap = cap;
     this.sequential = sequential;
     this.learned = learned;

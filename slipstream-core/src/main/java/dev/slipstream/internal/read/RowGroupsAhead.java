@@ -58,12 +58,12 @@ import java.util.function.BooleanSupplier;
  * reader waiting for it was interrupted: its fetch is the stream's, for every read that claims it.
  * Thread-safe.
  */
-final class RowGroupPrefetch {
+final class RowGroupsAhead {
   /**
    * Pieces planned of row group 1 while a stream has read only row group 0: a task given the file's
-   * first row group alone wastes no more (the sequential read's start, {@link PrefetchDepth#START}).
+   * first row group alone wastes no more (the sequential read's start, {@link AheadDepth#START}).
    */
-  static final int UNPROVEN_PIECES = PrefetchDepth.START;
+  static final int UNPROVEN_PIECES = AheadDepth.START;
 
   /**
    * What a read found in the pieces ({@link #read}): {@code copied} completes once every piece that holds
@@ -76,14 +76,14 @@ final class RowGroupPrefetch {
    * Where the bytes of {@code [start, end)} the stream does not hold at its end already stop (see {@link
    * HeldSpans#unheldEnd}): a chunk a dictionary read fetched whole, the end of the last chunk in the tail.
    */
-  interface Held {
+  interface StillHeld {
     long unheldEnd(long start, long end);
   }
 
   private final ParquetFooter footer;
   private final BufferPool pool;
   private final AheadFetch.Range ahead;
-  private final Held stillHeld;
+  private final StillHeld stillHeld;
   private final ReadStatistics stats;
   private final int pieceSize;
   /** The most bytes of pieces one fetch fills: whole pieces, up to a block. */
@@ -92,7 +92,7 @@ final class RowGroupPrefetch {
   private final long unproven;
   private final long maxHeld;
   /** Pieces fetched or being fetched, by their start. */
-  private final TreeMap<Long, Piece> pieces = new TreeMap<>();
+  private final TreeMap<Long, AheadPiece> pieces = new TreeMap<>();
   /** Ranges of coming row groups still to fetch, nearest first. */
   private final List<Plan> plans = new ArrayList<>();
   /** The last row group the caller's split reads: nothing after it is planned. */
@@ -111,7 +111,7 @@ final class RowGroupPrefetch {
   private boolean closed;
 
   /** Part of a row group's range, fetched ahead into one buffer. */
-  private static final class Piece {
+  private static final class AheadPiece {
     final long start;
     final int length;
     final int group;
@@ -126,7 +126,7 @@ final class RowGroupPrefetch {
     /** Bytes reads have copied out of it so far. */
     long claimed;
 
-    Piece(long start, int length, int group, boolean toEnd, Span span, RangeThrough.Fetch fetch,
+    AheadPiece(long start, int length, int group, boolean toEnd, Span span, RangeThrough.Fetch fetch,
         CompletableFuture<Void> fetched) {
       this.start = start;
       this.length = length;
@@ -168,7 +168,7 @@ final class RowGroupPrefetch {
    * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none
    * @param wasteOff whether the client's predictions for the file's schema are off for waste
    */
-  RowGroupPrefetch(ParquetFooter footer, BufferPool pool, AheadFetch.Range ahead, Held heldBytes, ReadStatistics stats,
+  RowGroupsAhead(ParquetFooter footer, BufferPool pool, AheadFetch.Range ahead, StillHeld heldBytes, ReadStatistics stats,
       int blockSize, int pieceSize, long maxHeld, long splitEnd, BooleanSupplier wasteOff) {
     this.footer = footer;
     this.pool = pool;
@@ -223,11 +223,11 @@ final class RowGroupPrefetch {
   private void copyHeld(long position, long end, byte[] dst, int off, List<CompletableFuture<Void>> done,
       List<long[]> gaps) {
     long p = position;
-    List<Piece> given = new ArrayList<>();
+    List<AheadPiece> given = new ArrayList<>();
     Long first = pieces.floorKey(position);
-    Iterator<Piece> it = pieces.tailMap(first == null ? position : first, true).values().iterator();
+    Iterator<AheadPiece> it = pieces.tailMap(first == null ? position : first, true).values().iterator();
     while (it.hasNext() && p < end) {
-      Piece piece = it.next();
+      AheadPiece piece = it.next();
       if (piece.start >= end) {
         break;
       }
@@ -378,7 +378,7 @@ final class RowGroupPrefetch {
           }
           span.unpin();
         });
-        pieces.put(span.start(), new Piece(span.start(), span.length(), plan.group, plan.toEnd, span, fetch, fetched));
+        pieces.put(span.start(), new AheadPiece(span.start(), span.length(), plan.group, plan.toEnd, span, fetch, fetched));
       }
       plan.from += len;
       if (plan.from >= plan.end) {
@@ -400,9 +400,9 @@ final class RowGroupPrefetch {
 
   private void dropGroupsBefore(int group) {
     plans.removeIf(p -> p.group < group);
-    List<Piece> dropped = new ArrayList<>();
-    for (Iterator<Piece> it = pieces.values().iterator(); it.hasNext(); ) {
-      Piece piece = it.next();
+    List<AheadPiece> dropped = new ArrayList<>();
+    for (Iterator<AheadPiece> it = pieces.values().iterator(); it.hasNext(); ) {
+      AheadPiece piece = it.next();
       if (piece.group < group) {
         it.remove();
         dropped.add(piece);
@@ -414,7 +414,7 @@ final class RowGroupPrefetch {
   /** Drops every piece and plan; the pieces' buffers return once their fetch and copies have ended. */
   synchronized void clear() {
     plans.clear();
-    List<Piece> all = new ArrayList<>(pieces.values());
+    List<AheadPiece> all = new ArrayList<>(pieces.values());
     pieces.clear();
     release(all);
   }
@@ -439,8 +439,8 @@ final class RowGroupPrefetch {
    * holds the lock and has taken the pieces out of the map (no iteration over it is under way: the
    * callback may run at once, on this thread).
    */
-  private void release(List<Piece> given) {
-    for (Piece piece : given) {
+  private void release(List<AheadPiece> given) {
+    for (AheadPiece piece : given) {
       if (piece.claimed == 0) {
         stats.increment(Counter.ROW_GROUP_AHEAD_WASTED);
       }

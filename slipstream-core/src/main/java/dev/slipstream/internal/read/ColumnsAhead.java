@@ -30,7 +30,7 @@ import java.util.List;
  * <p>Bounded by {@code budget} bytes a stream, and by the pool's free memory (never waiting, never
  * evicting). Bytes the stream holds already are left out. Thread-safe.
  */
-final class ColumnPrefetch {
+final class ColumnsAhead {
   private final StreamFooter parquet;
   private final HeldSpans spans;
   private final AheadFetch ahead;
@@ -60,7 +60,7 @@ final class ColumnPrefetch {
    * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none: the row groups after
    *     the split's last ({@link SplitRowGroups}) are another reader's, and are not fetched
    */
-  ColumnPrefetch(StreamFooter parquet, HeldSpans spans, AheadFetch ahead, ReadStatistics stats, int blockSize,
+  ColumnsAhead(StreamFooter parquet, HeldSpans spans, AheadFetch ahead, ReadStatistics stats, int blockSize,
       int pieceSize, long budget, long length, long splitEnd) {
     this.parquet = parquet;
     this.spans = spans;

@@ -9,9 +9,9 @@ import dev.slipstream.internal.learn.LearnedDepth;
 import org.junit.jupiter.api.Test;
 
 /** The prefetch depth follows the reader: deeper while it waits, shallower while it is ahead. */
-class PrefetchDepthTest {
+class AheadDepthTest {
   /** Enters blocks {@code from..to} in order, each arriving as {@code waited} says; returns the last depth. */
-  private static int run(PrefetchDepth d, long from, long to, boolean waited) {
+  private static int run(AheadDepth d, long from, long to, boolean waited) {
     int depth = 0;
     for (long i = from; i <= to; i++) {
       depth = d.enter(i);
@@ -22,7 +22,7 @@ class PrefetchDepthTest {
 
   @Test
   void aRunDoublesItsDepthWithEachBlockUpToTheCap() {
-    PrefetchDepth d = new PrefetchDepth(16, false, new LearnedDepth());
+    AheadDepth d = new AheadDepth(16, false, new LearnedDepth());
     assertThat(d.enter(0)).isEqualTo(2);
     d.arrived(0, true);
     assertThat(d.enter(1)).isEqualTo(4);
@@ -37,7 +37,7 @@ class PrefetchDepthTest {
   @Test
   void aReaderAheadOfTheLinkHalvesTheDepthAndAWaitMakesItGrowAgain() {
     LearnedDepth learned = new LearnedDepth();
-    PrefetchDepth d = new PrefetchDepth(16, false, learned);
+    AheadDepth d = new AheadDepth(16, false, learned);
     assertThat(run(d, 0, 3, true)).isEqualTo(16);
     assertThat(learned.get()).isEqualTo(16);
     // A whole window (16 blocks in a row) already there when the reader came: halve, stop growing.
@@ -46,8 +46,8 @@ class PrefetchDepthTest {
     d.arrived(19, false);
     assertThat(d.enter(20)).isEqualTo(8);
     assertThat(learned.get()).isEqualTo(8);
-    assertThat(run(d, 20, 400, false)).isEqualTo(PrefetchDepth.START); // never below 2
-    assertThat(learned.get()).isEqualTo(PrefetchDepth.START);
+    assertThat(run(d, 20, 400, false)).isEqualTo(AheadDepth.START); // never below 2
+    assertThat(learned.get()).isEqualTo(AheadDepth.START);
     // The reader waits again: the depth grows block by block.
     d.enter(401);
     d.arrived(401, true);
@@ -57,7 +57,7 @@ class PrefetchDepthTest {
 
   @Test
   void eachBlockCountsOnceHoweverManyReadsItTakes() {
-    PrefetchDepth d = new PrefetchDepth(16, false, new LearnedDepth());
+    AheadDepth d = new AheadDepth(16, false, new LearnedDepth());
     d.enter(0);
     d.arrived(0, true);
     d.enter(0);
@@ -68,10 +68,10 @@ class PrefetchDepthTest {
   @Test
   void aProvenRunStartsFromWhatTheClientLearned() {
     LearnedDepth learned = new LearnedDepth();
-    run(new PrefetchDepth(16, false, learned), 0, 5, true);
+    run(new AheadDepth(16, false, learned), 0, 5, true);
     assertThat(learned.get()).isEqualTo(16);
 
-    PrefetchDepth next = new PrefetchDepth(16, false, learned);
+    AheadDepth next = new AheadDepth(16, false, learned);
     assertThat(next.enter(0)).isEqualTo(2); // a header reader still risks only two blocks
     next.arrived(0, false);
     assertThat(next.enter(1)).isEqualTo(16); // proven sequential: the learned depth at once
@@ -79,7 +79,7 @@ class PrefetchDepthTest {
 
   @Test
   void aJumpStartsTheRunAgain() {
-    PrefetchDepth d = new PrefetchDepth(16, false, new LearnedDepth());
+    AheadDepth d = new AheadDepth(16, false, new LearnedDepth());
     run(d, 0, 3, true);
     d.reset();
     assertThat(d.enter(40)).isEqualTo(2);
@@ -88,18 +88,18 @@ class PrefetchDepthTest {
   @Test
   void aCallerThatPromisedSequentialReadsStartsAtTheCap() {
     LearnedDepth learned = new LearnedDepth();
-    PrefetchDepth d = new PrefetchDepth(6, true, learned);
+    AheadDepth d = new AheadDepth(6, true, learned);
     assertThat(d.enter(0)).as("nothing learned yet: the cap all the same").isEqualTo(6);
     d.arrived(0, true);
     assertThat(d.enter(1)).as("the cap holds").isEqualTo(6);
-    assertThat(new PrefetchDepth(6, false, learned).enter(0)).as("a plain open still ramps").isEqualTo(2);
-    PrefetchDepth none = new PrefetchDepth(0, false, new LearnedDepth());
+    assertThat(new AheadDepth(6, false, learned).enter(0)).as("a plain open still ramps").isEqualTo(2);
+    AheadDepth none = new AheadDepth(0, false, new LearnedDepth());
     assertThat(run(none, 0, 10, true)).isZero(); // prefetch.blocks=0: no prefetch at all
   }
 
   @Test
   void partsOnlyWhileTheWindowIsShortOfTheCapAndTheReaderWaits() {
-    PrefetchDepth d = new PrefetchDepth(16, false, new LearnedDepth());
+    AheadDepth d = new AheadDepth(16, false, new LearnedDepth());
     d.enter(0);
     assertThat(d.partsAhead(3)).as("a run ramping from two blocks").isTrue();
     assertThat(d.partsAhead(16)).as("a window of the cap fills the fetch threads").isFalse();
@@ -110,7 +110,7 @@ class PrefetchDepthTest {
 
   @Test
   void theBlockTheReaderWaitsForComesInPartsOnlyWhileTheWindowIsShortOfTheCap() {
-    PrefetchDepth d = new PrefetchDepth(16, true, new LearnedDepth());
+    AheadDepth d = new AheadDepth(16, true, new LearnedDepth());
     d.enter(0);
     assertThat(d.partsNow(16)).as("a declared read's first window fills the fetch threads").isFalse();
     assertThat(d.partsNow(3)).as("an object of three blocks").isTrue();

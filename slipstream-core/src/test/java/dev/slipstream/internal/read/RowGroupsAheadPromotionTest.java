@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * 42, item 6), as a block does when its reader arrives. Told by the order in which the fetch executor's
  * one thread sends the GETs, not by timing: the thread is held while the work is queued.
  */
-class RowGroupPrefetchPromotionTest {
+class RowGroupsAheadPromotionTest {
   private static final int CHUNK = 64 * 1024;
   private static final int COLUMNS = 2;
   private static final int GROUP = COLUMNS * CHUNK;
@@ -50,8 +50,8 @@ class RowGroupPrefetchPromotionTest {
   }
 
   /** A vectored read through {@code ahead}: what its pieces hold copied, each gap fetched as an exact range. */
-  private CompletableFuture<Void> read(RowGroupPrefetch ahead, long position, byte[] dst) {
-    RowGroupPrefetch.Found found = ahead.read(position, dst, 0, dst.length);
+  private CompletableFuture<Void> read(RowGroupsAhead ahead, long position, byte[] dst) {
+    RowGroupsAhead.Found found = ahead.read(position, dst, 0, dst.length);
     List<CompletableFuture<Void>> all = new ArrayList<>(List.of(found.copied()));
     for (long[] g : found.gaps()) {
       all.add(rig.ranges.range(g[0], dst, (int) (g[0] - position), (int) (g[1] - g[0]), Purpose.RANGE).done());
@@ -62,7 +62,7 @@ class RowGroupPrefetchPromotionTest {
   @Test
   void aPieceAReadClaimsGoesAheadOfEveryPrefetch() throws Exception {
     ParquetFooter footer = ParquetFooter.parse(file, file.length, file.length);
-    RowGroupPrefetch ahead = new RowGroupPrefetch(footer, rig.fetch.pool,
+    RowGroupsAhead ahead = new RowGroupsAhead(footer, rig.fetch.pool,
         (p, d, n) -> rig.ranges.range(p, d, n, Purpose.ROW_GROUP_AHEAD), (s, e) -> e, rig.h.stats(), CHUNK,
         CHUNK, 1L << 20, 0, () -> false);
     CountDownLatch running = new CountDownLatch(1);
