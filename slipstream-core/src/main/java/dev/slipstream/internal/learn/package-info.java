@@ -20,6 +20,8 @@
  *   <li>{@link dev.slipstream.internal.learn.ReadingOrders}: the orders its caller declared it reads files
  *       in, so that open-ahead knows which objects follow the one opened.</li>
  * </ul>
+ * The footers and the layouts are kept the same way, by object version and bounded in bytes and idle time
+ * ({@link dev.slipstream.internal.learn.ByVersion}).
  * A stream keeps its own share of each (what it counted, what it predicted, its depth) in {@code read};
  * it tells this package what it learned when it closes, or as it goes for the depth.
  */

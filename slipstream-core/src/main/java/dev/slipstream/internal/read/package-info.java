@@ -75,12 +75,18 @@
  * the depth they needed, the orders its caller declared) lives in {@code internal.learn}: a stream asks it
  * and tells it, and keeps only its own share here.
  *
- * <p>Names keep to one scope each: a part of one stream that fetches ahead of its reader is a prefetch
- * ({@link dev.slipstream.internal.read.RowGroupsAhead}, {@link dev.slipstream.internal.read.ColumnsAhead},
- * and {@link dev.slipstream.internal.read.BlockWindow}'s blocks); {@link dev.slipstream.internal.read.OpenAhead},
- * one per client, fetches the first block of the objects
- * a caller names as coming next (by the orders of {@link dev.slipstream.internal.learn.ReadingOrders}); a stream opened for the same object, length and ETag adopts that block
- * ({@code ObjectReader.adopt}) before its first read. See its class comment for the block's lifecycle.
+ * <p>One word per idea: bytes fetched before a read asks for them are fetched <em>ahead</em> ({@link
+ * dev.slipstream.internal.read.RowGroupsAhead}, {@link dev.slipstream.internal.read.ColumnsAhead}, {@link
+ * dev.slipstream.internal.read.StripeStreamsAhead}, {@link dev.slipstream.internal.read.BlockWindow}'s
+ * blocks to the {@link dev.slipstream.internal.read.AheadDepth}, and the store of {@code internal.ahead});
+ * what is to be fetched, decided before, is a <em>plan</em> (the row groups' plans); what a file's footer or
+ * tail says of where its bytes lie is its <em>layout</em>. {@link dev.slipstream.internal.read.OpenAhead},
+ * one per client, fetches the first block of the objects a caller names as coming next (by the orders of
+ * {@link dev.slipstream.internal.learn.ReadingOrders}); a stream opened for the same object, length and ETag
+ * adopts that block ({@code ObjectReader.adopt}) before its first read. See its class comment for the
+ * block's lifecycle. The window moves with a read of the stream's position at two moments the reader
+ * names, before and after it ({@code BlockWindow.jumpTo}, {@code BlockWindow.jumpRead}); it runs nothing
+ * of the reader's.
  */
 package dev.slipstream.internal.read;
 
