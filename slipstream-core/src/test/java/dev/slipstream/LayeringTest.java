@@ -39,8 +39,9 @@ import java.util.stream.Stream;
  * <pre>
  *   API         Slipstream, Lister, S3Clients, S3KeyOrder; dev.slipstream.metrics (it binds a client)
  *   read        the open stream
- *   learn       what a client learns across its streams: footers, predicted columns, depth, orders
+ *   orc         the ORC format: its tail parsed, the layouts a client learns, what a stream fetches ahead
  *   ahead       what a stream holds outside its blocks, and fetches ahead of its reads
+ *   learn       what a client learns across its streams: footers, predicted columns, depth, orders
  *   source      where bytes come from: the tiers, then S3
  *   fetch       getting bytes from the store   |  cache   the disk cache      |  list   listings
  *   store       the object store, the retry loop
@@ -109,8 +110,9 @@ class LayeringTest {
       .consideringOnlyDependenciesInLayers()
       .layer("API").definedBy(on("api"))
       .layer("read").definedBy(on("read"))
-      .layer("learn").definedBy(on("learn"))
+      .layer("orc").definedBy(on("orc"))
       .layer("ahead").definedBy(on("ahead"))
+      .layer("learn").definedBy(on("learn"))
       .layer("source").definedBy(on("source"))
       .layer("fetch").definedBy(on("fetch"))
       .layer("cache").definedBy(on("cache"))
@@ -122,18 +124,19 @@ class LayeringTest {
       .layer("util").definedBy(on("util"))
       .whereLayer("API").mayNotBeAccessedByAnyLayer()
       .whereLayer("read").mayOnlyBeAccessedByLayers("API")
-      .whereLayer("learn").mayOnlyBeAccessedByLayers("API", "read")
-      .whereLayer("ahead").mayOnlyBeAccessedByLayers("API", "read")
-      .whereLayer("source").mayOnlyBeAccessedByLayers("API", "read", "ahead")
-      .whereLayer("fetch").mayOnlyBeAccessedByLayers("API", "read", "ahead", "source")
+      .whereLayer("orc").mayOnlyBeAccessedByLayers("API", "read")
+      .whereLayer("ahead").mayOnlyBeAccessedByLayers("API", "read", "orc")
+      .whereLayer("learn").mayOnlyBeAccessedByLayers("API", "read", "orc")
+      .whereLayer("source").mayOnlyBeAccessedByLayers("API", "read", "orc", "ahead")
+      .whereLayer("fetch").mayOnlyBeAccessedByLayers("API", "read", "orc", "ahead", "source")
       .whereLayer("cache").mayOnlyBeAccessedByLayers("API", "read", "source")
       .whereLayer("list").mayOnlyBeAccessedByLayers("API")
       .whereLayer("store").mayOnlyBeAccessedByLayers("API", "read", "source", "fetch", "list")
-      .whereLayer("block").mayOnlyBeAccessedByLayers("API", "read", "ahead", "source", "fetch", "cache", "list",
-          "store")
-      .whereLayer("format").mayOnlyBeAccessedByLayers("API", "read", "learn")
-      .whereLayer("values").mayOnlyBeAccessedByLayers("API", "read", "learn", "ahead", "source", "fetch", "cache",
-          "list", "store", "block")
+      .whereLayer("block").mayOnlyBeAccessedByLayers("API", "read", "orc", "ahead", "source", "fetch", "cache",
+          "list", "store")
+      .whereLayer("format").mayOnlyBeAccessedByLayers("API", "read", "orc", "learn")
+      .whereLayer("values").mayOnlyBeAccessedByLayers("API", "read", "orc", "learn", "ahead", "source", "fetch",
+          "cache", "list", "store", "block")
       .because("a floor of slipstream-core uses the floors below it, never one above (docs/architecture.md)");
 
   /** The internal packages one slice each, the entry points one, and each public value type its own. */

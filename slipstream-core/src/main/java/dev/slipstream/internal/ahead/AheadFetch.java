@@ -28,6 +28,13 @@ import java.util.function.Function;
  */
 public final class AheadFetch {
   /**
+   * The least a range read is worth fetching, unless the object ends sooner: S3A's {@code
+   * fs.s3a.readahead.range}. A round trip to S3 (20 ms and more) costs more than 64 KiB at one connection's
+   * speed, so ranges closer together than this come in one request, and a range read fetches at least this.
+   */
+  public static final int MIN_GET = 64 * 1024;
+
+  /**
    * Fetches {@code [position, position + len)} ahead into {@code dst} (pieces end to end), as a prefetch:
    * {@link RangeThrough.Fetch#promote}d once a read claims one of its pieces.
    */

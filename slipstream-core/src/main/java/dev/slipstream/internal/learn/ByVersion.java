@@ -20,20 +20,20 @@ import java.util.function.ToLongFunction;
  * grown; an entry unused for {@code idle} goes (by the JVM-wide scheduler thread, even when the client is
  * idle). The one shape the Parquet footers and the ORC layouts are kept in. Thread-safe.
  */
-final class ByVersion<T> {
+public final class ByVersion<T> {
   /**
    * Heap an entry takes besides what it holds and its key's characters: the cache's node (64) and
    * hash-table entry (40), the version (32), its key's String (40) and its ETag's String (40 + 34 for a
    * quoted MD5).
    */
-  static final int ENTRY_BYTES = 64 + 40 + 32 + 40 + 74;
+  public static final int ENTRY_BYTES = 64 + 40 + 32 + 40 + 74;
 
   private record Version(String bucket, String key, long length, String etag) {}
 
   private final Cache<Version, T> entries;
 
   /** @param heapBytes what an entry says it takes of the heap */
-  ByVersion(long maxBytes, Duration idle, Ticker ticker, ToLongFunction<T> heapBytes) {
+  public ByVersion(long maxBytes, Duration idle, Ticker ticker, ToLongFunction<T> heapBytes) {
     this.entries = Caffeine.newBuilder()
         .maximumWeight(maxBytes)
         .weigher((Version v, T t) -> (int) Math.min(Integer.MAX_VALUE,
@@ -46,25 +46,25 @@ final class ByVersion<T> {
   }
 
   /** The entry kept for this version, or null. */
-  T get(S3Location location, long length, String etag) {
+  public T get(S3Location location, long length, String etag) {
     return etag == null ? null : entries.getIfPresent(new Version(location.bucket(), location.key(), length, etag));
   }
 
   /** Keeps {@code t} for this version (nothing without an ETag), dropping the least useful beyond the bound. */
-  void put(S3Location location, long length, String etag, T t) {
+  public void put(S3Location location, long length, String etag, T t) {
     if (etag != null) {
       entries.put(new Version(location.bucket(), location.key(), length, etag), t);
     }
   }
 
   /** Entries kept, expired ones dropped first (for tests and diagnostics). */
-  long size() {
+  public long size() {
     entries.cleanUp();
     return entries.estimatedSize();
   }
 
   /** The estimated heap the entries take, expired ones dropped first (for tests and diagnostics). */
-  long weightedBytes() {
+  public long weightedBytes() {
     entries.cleanUp();
     return entries.policy().eviction().orElseThrow().weightedSize().orElseThrow();
   }

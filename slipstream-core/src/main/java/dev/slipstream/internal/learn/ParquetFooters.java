@@ -26,13 +26,13 @@ public final class ParquetFooters {
    * The most heap the footers of one client take: at about 56 bytes a column chunk, the footers of 10,000
    * files of 30 chunks each, several times the files one executor reads in a stage.
    */
-  static final long MAX_BYTES = 16L << 20;
+  public static final long MAX_BYTES = 16L << 20;
   /**
    * How long an unused footer is kept: it pays when a file is opened again (the next task of a
    * stage, the next query of a notebook's session over the same table), which comes within minutes or
    * rarely at all.
    */
-  static final Duration IDLE = Duration.ofMinutes(10);
+  public static final Duration IDLE = Duration.ofMinutes(10);
   /**
    * Heap an entry takes besides its footer ({@link ParquetFooter#heapBytes}) and its key's characters (see
    * {@link ByVersion#ENTRY_BYTES}).
@@ -41,8 +41,6 @@ public final class ParquetFooters {
 
   private final PredictedColumns columns;
   private final ByVersion<ParquetFooter> footers;
-  /** The ORC layouts, kept beside the Parquet footers with the same bounds. */
-  private final OrcLayouts orc;
 
   public ParquetFooters() {
     this(MAX_BYTES, Ticker.systemTicker());
@@ -51,7 +49,6 @@ public final class ParquetFooters {
   ParquetFooters(long maxBytes, Ticker ticker) {
     this.footers = new ByVersion<>(maxBytes, IDLE, ticker, ParquetFooter::heapBytes);
     this.columns = new PredictedColumns(IDLE, ticker);
-    this.orc = new OrcLayouts(maxBytes, IDLE, ticker);
   }
 
   /** The footer kept for this version, or null. */
@@ -62,11 +59,6 @@ public final class ParquetFooters {
   /** Keeps {@code footer} for this version (nothing without an ETag), dropping the least useful beyond the bound. */
   public void remember(S3Location location, long length, String etag, ParquetFooter footer) {
     footers.put(location, length, etag, footer);
-  }
-
-  /** The ORC layouts of this client's objects. */
-  public OrcLayouts orc() {
-    return orc;
   }
 
   /** The columns this client's readers read, by schema: what a stream fetches ahead of its reader. */

@@ -19,7 +19,11 @@ import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.fetch.StreamRequests;
 import dev.slipstream.internal.learn.LearnedDepth;
-import dev.slipstream.internal.learn.OrcLayout;
+import dev.slipstream.internal.orc.OrcLayout;
+import dev.slipstream.internal.orc.StripeStreamsAhead;
+import dev.slipstream.internal.orc.StripeFooters;
+import dev.slipstream.internal.orc.StreamOrcLayout;
+import dev.slipstream.internal.orc.OrcLayouts;
 import dev.slipstream.internal.learn.ParquetFooters;
 import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.internal.source.SourceChain;
@@ -84,9 +88,10 @@ public final class ObjectReader extends SlipstreamInputStream {
    * @param sources where the chain of this object's sources comes from
    * @param learned the prefetch depth the client has learned, shared by its streams
    * @param footers the Parquet footers the client has parsed, by object version
+   * @param layouts the ORC layouts the client has learnt, by object version
    */
   public ObjectReader(ObjectHandle h, BufferPool pool, BlockFetcher fetcher, Sources sources, int blockSize,
-      int maxDepth, LearnedDepth learned, ParquetFooters footers, ReadPolicy policy, long splitEnd,
+      int maxDepth, LearnedDepth learned, ParquetFooters footers, OrcLayouts layouts, ReadPolicy policy, long splitEnd,
       long closeWaitMillis) {
     this.h = h;
     this.blockSize = blockSize;
@@ -99,7 +104,8 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.window = new BlockWindow(h, pool, fetcher, chain, blocks, requests, blockSize, maxDepth, splitEnd,
         policy == ReadPolicy.SEQUENTIAL);
     this.spans = new HeldSpans();
-    this.parquet = new StreamFooter(h, footers, spans);
+    StreamOrcLayout orc = new StreamOrcLayout(h, layouts);
+    this.parquet = new StreamFooter(h, footers, orc, spans);
     // What a stream holds ahead of its reader comes in pieces G1 does not make humongous (HeapRegions),
     // and ranges are kept in the tiers in the same pieces.
     int piece = HeapRegions.current().largestOrdinary(blockSize);
@@ -109,9 +115,9 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);
     this.columns = new ColumnsAhead(parquet, spans, ahead(ranges, pool, Purpose.PREDICTED_COLUMN), stats,
         blockSize, piece, (long) maxDepth * blockSize, length, splitEnd);
-    this.stripeStreams = new StripeStreamsAhead(parquet.orc(), footers.columns(), spans, ahead(ranges, pool, Purpose.STRIPE_AHEAD),
+    this.stripeStreams = new StripeStreamsAhead(orc, footers.columns(), spans, ahead(ranges, pool, Purpose.STRIPE_AHEAD),
         stats, piece, (long) maxDepth * blockSize, splitEnd);
-    this.stripeFooters = new StripeFooters(parquet.orc(), spans, ahead(ranges, pool, Purpose.STRIPE_FOOTER), stats,
+    this.stripeFooters = new StripeFooters(orc, spans, ahead(ranges, pool, Purpose.STRIPE_FOOTER), stats,
         piece, (long) maxDepth * blockSize, length, splitEnd, stripeStreams::footerLearnt);
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
     this.posPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);

@@ -9,7 +9,9 @@ import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.format.ParquetFooter;
+import dev.slipstream.internal.learn.ClientLayout;
 import dev.slipstream.internal.learn.ParquetFooters;
+import dev.slipstream.internal.orc.StreamOrcLayout;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
@@ -40,12 +42,13 @@ final class StreamFooter {
   /** The ORC layout of the version, learnt from the tail or the client's ({@link StreamOrcLayout}). */
   private final StreamOrcLayout orc;
 
-  StreamFooter(ObjectHandle h, ParquetFooters footers, HeldSpans spans) {
+  StreamFooter(ObjectHandle h, ParquetFooters footers, StreamOrcLayout orc, HeldSpans spans) {
     this.h = h;
     this.footers = footers;
     this.spans = spans;
-    this.footer = new ClientLayout<>(h, footers::get, Counter.PARQUET_FOOTERS_REUSED);
-    this.orc = new StreamOrcLayout(h, footers.orc());
+    this.footer = new ClientLayout<>(h.location(), h.length(), h::etag, h.stats(), footers::get,
+        Counter.PARQUET_FOOTERS_REUSED);
+    this.orc = orc;
   }
 
   /** The stream's ORC layout (its plan null while none is known, or for a Parquet file). */

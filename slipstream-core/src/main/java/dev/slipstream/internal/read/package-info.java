@@ -31,13 +31,13 @@
  *       dev.slipstream.internal.format.ParquetFooter}), taken from the client's {@link
  *       dev.slipstream.internal.learn.ParquetFooters} for the version it reads, or parsed from the tail or
  *       the footer it read and given to the client, so that every later stream of that version reads by
- *       it; for an ORC file, its {@link dev.slipstream.internal.read.StreamOrcLayout}: the stripes from the
- *       tail ({@link dev.slipstream.internal.format.OrcTail}), each stripe's streams from its footer, kept
- *       by version in the client's {@link dev.slipstream.internal.learn.OrcLayouts}; at a reader's first
- *       read of a stripe, {@link dev.slipstream.internal.read.StripeFooters} fetches the footers of the
+ *       it; for an ORC file, its {@link dev.slipstream.internal.orc.StreamOrcLayout}: the stripes from the
+ *       tail ({@link dev.slipstream.internal.orc.OrcTail}), each stripe's streams from its footer, kept
+ *       by version in the client's {@link dev.slipstream.internal.orc.OrcLayouts}; at a reader's first
+ *       read of a stripe, {@link dev.slipstream.internal.orc.StripeFooters} fetches the footers of the
  *       split's next stripes at once, held in the spans as spans fetched ahead, each teaching the layout;
  *       once the reader moves on from its first stripe, {@link
- *       dev.slipstream.internal.read.StripeStreamsAhead} fetches the next stripes' streams of its columns,
+ *       dev.slipstream.internal.orc.StripeStreamsAhead} fetches the next stripes' streams of its columns,
  *       from the first stripe on when the client's predicted columns name them for the file's schema
  *       (both through {@link dev.slipstream.internal.ahead.AheadFetch}, each within {@code prefetch.blocks}
  *       blocks' worth of the buffers it holds, a buffer being at least 64 KiB however small its stream);</li>
@@ -77,7 +77,7 @@
  *
  * <p>One word per idea: bytes fetched before a read asks for them are fetched <em>ahead</em> ({@link
  * dev.slipstream.internal.read.RowGroupsAhead}, {@link dev.slipstream.internal.read.ColumnsAhead}, {@link
- * dev.slipstream.internal.read.StripeStreamsAhead}, {@link dev.slipstream.internal.read.BlockWindow}'s
+ * dev.slipstream.internal.orc.StripeStreamsAhead}, {@link dev.slipstream.internal.read.BlockWindow}'s
  * blocks to the {@link dev.slipstream.internal.read.AheadDepth}, and the store of {@code internal.ahead});
  * what is to be fetched, decided before, is a <em>plan</em> (the row groups' plans); what a file's footer or
  * tail says of where its bytes lie is its <em>layout</em>. {@link dev.slipstream.internal.read.OpenAhead},

@@ -13,11 +13,15 @@ import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.fetch.StreamRequests;
-import dev.slipstream.internal.format.OrcBuilder;
-import dev.slipstream.internal.format.OrcChunks;
-import dev.slipstream.internal.format.OrcTail;
-import dev.slipstream.internal.learn.OrcLayout;
 import dev.slipstream.internal.learn.ParquetFooters;
+import dev.slipstream.internal.orc.OrcBuilder;
+import dev.slipstream.internal.orc.OrcChunks;
+import dev.slipstream.internal.orc.OrcLayout;
+import dev.slipstream.internal.orc.OrcLayouts;
+import dev.slipstream.internal.orc.OrcTail;
+import dev.slipstream.internal.orc.StreamOrcLayout;
+import dev.slipstream.internal.orc.StripeFooters;
+import dev.slipstream.internal.orc.StripeStreamsAhead;
 import dev.slipstream.internal.store.ScriptedStore;
 import java.util.Arrays;
 import java.util.List;
@@ -50,7 +54,7 @@ class OrcAheadBoundsTest {
       ReadStatistics stats = rig.stats.child();
       ObjectHandle h = new ObjectHandle(FetchRig.WHERE, length, true, FetchRig.ETAG, stats);
       h.answered(h.beforeRequest());
-      StreamOrcLayout orc = new StreamOrcLayout(h, new ParquetFooters().orc());
+      StreamOrcLayout orc = new StreamOrcLayout(h, new OrcLayouts());
       orc.offerRead(length - tail.length, tail, 0, tail.length);
       HeldSpans spans = new HeldSpans();
       AheadFetch ahead = new AheadFetch(spans, rig.pool, (p, dst, n) -> {

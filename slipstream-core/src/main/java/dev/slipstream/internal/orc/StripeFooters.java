@@ -1,7 +1,7 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.read;
+package dev.slipstream.internal.orc;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
@@ -9,8 +9,6 @@ import dev.slipstream.internal.ahead.AheadFetch;
 import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.Span;
-import dev.slipstream.internal.format.OrcTail;
-import dev.slipstream.internal.learn.OrcLayout;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -23,7 +21,7 @@ import java.util.List;
  * fetched at once, in parallel, each as a span fetched ahead ({@link HeldSpans#addAhead}), and each teaches
  * the layout its stripe's streams as it arrives: every later stripe then costs one round trip, its streams.
  *
- * <p>Footers closer together than {@link JumpReads#MIN_GET} come in one request. A footer in the range
+ * <p>Footers closer together than {@link AheadFetch#MIN_GET} come in one request. A footer in the range
  * the tail was parsed from (the last stripe's, next to the file's footer) is asked for as exactly that
  * range ({@link OrcLayout#tailStart}): the tiers may keep it from the stream that read the tail (the split
  * computation's, the schema's), and then it costs no request at all.
@@ -35,7 +33,7 @@ import java.util.List;
  * reader's own read, or by a later read's wave. A footer is let go once the reader reads a later stripe.
  * What the footers teach the layout is bounded by the layout ({@link OrcLayout}). Thread-safe.
  */
-final class StripeFooters {
+public final class StripeFooters {
   /**
    * Most stripes past the read's whose footers are fetched: a later read moves the wave on. A footer
    * costs a request and (the pool's smallest buffer) 64 KiB while it is held.
@@ -61,7 +59,7 @@ final class StripeFooters {
    * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none
    * @param learnt told each time footers came in and the layout learnt them
    */
-  StripeFooters(StreamOrcLayout orc, HeldSpans spans, AheadFetch ahead, ReadStatistics stats, int pieceSize,
+  public StripeFooters(StreamOrcLayout orc, HeldSpans spans, AheadFetch ahead, ReadStatistics stats, int pieceSize,
       long budget, long length, long splitEnd, Runnable learnt) {
     this.held = new StripeSpans(orc, spans, ahead, pieceSize, budget);
     this.stats = stats;
@@ -76,7 +74,7 @@ final class StripeFooters {
    * and of the next ones in the split, up to {@link #AHEAD} stripes on, are fetched now, before the read
    * is served (which then waits for its footer's span instead of fetching it).
    */
-  synchronized void onRead(long position, int len) {
+  public synchronized void onRead(long position, int len) {
     OrcLayout layout = held.orc().layout();
     OrcTail.Stripe at = held.reached(layout, position);
     if (at == null) {
@@ -108,7 +106,7 @@ final class StripeFooters {
       Run last = runs.isEmpty() ? null : runs.get(runs.size() - 1);
       if (last != null && last.start == start && last.end == end) {
         last.stripes.add(s); // another footer in the tail's range
-      } else if (last != null && !last.tail && start != tailStart && start - last.end < JumpReads.MIN_GET
+      } else if (last != null && !last.tail && start != tailStart && start - last.end < AheadFetch.MIN_GET
           && end - last.start <= pieceSize) {
         last.end = end; // near the last: one request
         last.stripes.add(s);

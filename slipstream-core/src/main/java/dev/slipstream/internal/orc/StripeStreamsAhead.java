@@ -1,7 +1,7 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.read;
+package dev.slipstream.internal.orc;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
@@ -9,8 +9,6 @@ import dev.slipstream.internal.ahead.AheadFetch;
 import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.Span;
-import dev.slipstream.internal.format.OrcTail;
-import dev.slipstream.internal.learn.OrcLayout;
 import dev.slipstream.internal.learn.PredictedColumns;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -44,7 +42,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * never evicting); a stripe's spans are let go once the reader reads a later stripe, and what no read
  * copied of them is counted unread. Thread-safe.
  */
-final class StripeStreamsAhead {
+public final class StripeStreamsAhead {
   /**
    * Mixed into an ORC file's schema hash ({@link OrcTail#schema}) to key it among the client's predicted
    * columns, which Parquet schemas ({@code ParquetFooter.schema}) key too: an ORC and a Parquet schema whose
@@ -88,7 +86,7 @@ final class StripeStreamsAhead {
    * @param budget the most bytes of buffers one stream holds ahead at once
    * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none
    */
-  StripeStreamsAhead(StreamOrcLayout orc, PredictedColumns predictions, HeldSpans spans, AheadFetch ahead,
+  public StripeStreamsAhead(StreamOrcLayout orc, PredictedColumns predictions, HeldSpans spans, AheadFetch ahead,
       ReadStatistics stats, int pieceSize, long budget, long splitEnd) {
     this.orc = orc;
     this.predictions = predictions;
@@ -103,7 +101,7 @@ final class StripeStreamsAhead {
    * if the read is its footer: its streams come next). With columns predicted for the schema, the first
    * read in a stripe fetches that stripe's streams of them and the next stripes' at once.
    */
-  synchronized void onRead(long position, int len) {
+  public synchronized void onRead(long position, int len) {
     OrcLayout layout = orc.layout();
     OrcTail.Stripe at = held.reached(layout, position);
     if (at == null) {
@@ -150,7 +148,7 @@ final class StripeStreamsAhead {
    * A stripe's footer came in ({@link StripeFooters}): the stripes wanted ahead that waited for their
    * footers go on now, not at the reader's next read.
    */
-  synchronized void footerLearnt() {
+  public synchronized void footerLearnt() {
     OrcLayout layout = orc.layout();
     if (layout != null && taken != null) {
       goOn(layout);
@@ -211,7 +209,7 @@ final class StripeStreamsAhead {
    * the reader read in its first stripe, those it read whole there, and the bytes this stream fetched ahead
    * and left unread (call after its spans were let go, so that they are counted).
    */
-  synchronized void closed() {
+  public synchronized void closed() {
     OrcLayout layout = orc.layout();
     if (layout == null) {
       return;

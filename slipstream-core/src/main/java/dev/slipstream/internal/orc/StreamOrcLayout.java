@@ -1,14 +1,12 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.read;
+package dev.slipstream.internal.orc;
 
 import dev.slipstream.Counter;
 import dev.slipstream.internal.fetch.ObjectHandle;
-import dev.slipstream.internal.format.OrcTail;
 import dev.slipstream.internal.format.ParquetFooter;
-import dev.slipstream.internal.learn.OrcLayout;
-import dev.slipstream.internal.learn.OrcLayouts;
+import dev.slipstream.internal.learn.ClientLayout;
 
 /**
  * One stream's ORC layout ({@link OrcLayout}): the client's for the version the stream reads, from the first
@@ -19,27 +17,28 @@ import dev.slipstream.internal.learn.OrcLayouts;
  * after a first reader read the tail (for the split or the schema) starts at a stripe's footer, and
  * without the layout it would be read as a file read in order, whole. Null while none is known. Thread-safe.
  */
-final class StreamOrcLayout {
+public final class StreamOrcLayout {
   private final ObjectHandle h;
   private final OrcLayouts layouts;
   private final ClientLayout<OrcLayout> layout;
 
-  StreamOrcLayout(ObjectHandle h, OrcLayouts layouts) {
+  public StreamOrcLayout(ObjectHandle h, OrcLayouts layouts) {
     this.h = h;
     this.layouts = layouts;
-    this.layout = new ClientLayout<>(h, layouts::get, Counter.ORC_LAYOUTS_REUSED);
+    this.layout = new ClientLayout<>(h.location(), h.length(), h::etag, h.stats(), layouts::get,
+        Counter.ORC_LAYOUTS_REUSED);
   }
 
   /** The layout, or null. */
-  OrcLayout layout() {
+  public OrcLayout layout() {
     return layout.get();
   }
 
   /**
    * The data stream holding byte {@code position} as a column chunk of its stripe, or null: a range in it
-   * is one the reader planned from the stripe's footer ({@link StreamFooter#around}).
+   * is one the reader planned from the stripe's footer ({@code read.StreamFooter#around}).
    */
-  ParquetFooter.Chunk chunkAt(long position) {
+  public ParquetFooter.Chunk chunkAt(long position) {
     OrcLayout p = layout();
     OrcTail.Stream s = p == null ? null : p.streamAt(position);
     if (s == null || s.index()) {
@@ -50,7 +49,7 @@ final class StreamOrcLayout {
   }
 
   /** Whether the layout has a stripe at {@code position}. */
-  boolean covers(long position) {
+  public boolean covers(long position) {
     OrcLayout p = layout();
     return p != null && p.covers(position);
   }
@@ -60,7 +59,7 @@ final class StreamOrcLayout {
    * at the object's end may hold an ORC tail, the layout then; with one, a read of exactly a stripe's footer
    * teaches the layout that stripe's streams. Anything else, or bytes that parse as neither, change nothing.
    */
-  void offerRead(long position, byte[] b, int off, int len) {
+  public void offerRead(long position, byte[] b, int off, int len) {
     OrcLayout p = layout();
     long length = h.length();
     if (p == null) {
@@ -87,7 +86,7 @@ final class StreamOrcLayout {
    * {@code b[off..off + len)} is {@code stripe}'s footer (read by the reader, or fetched ahead of it by
    * {@link StripeFooters}): the layout learns that stripe's streams, for this stream and the later ones.
    */
-  void learn(OrcTail.Stripe stripe, byte[] b, int off, int len) {
+  public void learn(OrcTail.Stripe stripe, byte[] b, int off, int len) {
     OrcLayout p = layout();
     if (p != null && p.learn(stripe, b, off, len)) {
       layouts.put(h.location(), h.length(), h.etag(), p); // weighed again, with its new streams

@@ -1,13 +1,11 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.read;
+package dev.slipstream.internal.orc;
 
 import dev.slipstream.internal.ahead.AheadFetch;
 import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.block.Span;
-import dev.slipstream.internal.format.OrcTail;
-import dev.slipstream.internal.learn.OrcLayout;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

@@ -1,9 +1,8 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.learn;
+package dev.slipstream.internal.orc;
 
-import dev.slipstream.internal.format.OrcTail;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;

@@ -1,15 +1,12 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.learn;
+package dev.slipstream.internal.orc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.S3Location;
-import dev.slipstream.internal.format.OrcBuilder;
-import dev.slipstream.internal.format.OrcChunks;
-import dev.slipstream.internal.format.OrcTail;
-import dev.slipstream.internal.format.OrcTailTest;
+import dev.slipstream.internal.learn.ParquetFooters;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 

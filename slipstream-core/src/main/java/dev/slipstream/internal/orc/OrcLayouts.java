@@ -1,10 +1,12 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.learn;
+package dev.slipstream.internal.orc;
 
 import com.github.benmanes.caffeine.cache.Ticker;
 import dev.slipstream.S3Location;
+import dev.slipstream.internal.learn.ByVersion;
+import dev.slipstream.internal.learn.ParquetFooters;
 import java.time.Duration;
 
 /**
@@ -12,8 +14,8 @@ import java.time.Duration;
  * keeps Parquet footers: the layout every later stream of that version reads by from its first read (the
  * record reader Hive and Spark open after the split computation or the schema read its tail), without the
  * tail being read again. A layout grows as readers read the stripes' footers ({@link OrcLayout#learn}), to at most {@link
- * dev.slipstream.internal.format.OrcTail#MAX_LAYOUT_BYTES}, a quarter of the bound of all; it is weighed again
- * then. Same version, bounds and expiry as {@link ParquetFooters}, which owns it. Thread-safe; one per client.
+ * OrcTail#MAX_LAYOUT_BYTES}, a quarter of the bound of all; it is weighed again
+ * then. Same version, bounds and expiry as {@link ParquetFooters}. Thread-safe; one per client.
  */
 public final class OrcLayouts {
   /**
@@ -23,6 +25,11 @@ public final class OrcLayouts {
   public static final int ENTRY_BYTES = ByVersion.ENTRY_BYTES;
 
   private final ByVersion<OrcLayout> layouts;
+
+  /** With the Parquet footers' bounds: {@link ParquetFooters#MAX_BYTES} of heap, {@link ParquetFooters#IDLE} unused. */
+  public OrcLayouts() {
+    this(ParquetFooters.MAX_BYTES, ParquetFooters.IDLE, Ticker.systemTicker());
+  }
 
   /**
    * @param maxBytes the most heap the layouts take together
