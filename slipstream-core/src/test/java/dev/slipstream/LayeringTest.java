@@ -39,6 +39,7 @@ import java.util.stream.Stream;
  * <pre>
  *   API         Slipstream, Lister, S3Clients, S3KeyOrder; dev.slipstream.metrics (it binds a client)
  *   read        the open stream
+ *   parquet     the Parquet format: its footer parsed, the footers a client keeps, what a stream does with them
  *   orc         the ORC format: its tail parsed, the layouts a client learns, what a stream fetches ahead
  *   ahead       what a stream holds outside its blocks, and fetches ahead of its reads
  *   learn       what a client learns across its streams: footers, predicted columns, depth, orders
@@ -46,7 +47,6 @@ import java.util.stream.Stream;
  *   fetch       getting bytes from the store   |  cache   the disk cache      |  list   listings
  *   store       the object store, the retry loop
  *   block       buffers under one budget
- *   format      file formats parsed from bytes: the Parquet footer
  *   values      every other public type of dev.slipstream and dev.slipstream.spi: configuration,
  *               statistics, locations, options, exceptions, and what the floors implement
  *               (SlipstreamInputStream, Listing, ReadingOrder, SharedBlockStore)
@@ -110,6 +110,7 @@ class LayeringTest {
       .consideringOnlyDependenciesInLayers()
       .layer("API").definedBy(on("api"))
       .layer("read").definedBy(on("read"))
+      .layer("parquet").definedBy(on("parquet"))
       .layer("orc").definedBy(on("orc"))
       .layer("ahead").definedBy(on("ahead"))
       .layer("learn").definedBy(on("learn"))
@@ -119,23 +120,22 @@ class LayeringTest {
       .layer("list").definedBy(on("list"))
       .layer("store").definedBy(on("store"))
       .layer("block").definedBy(on("block"))
-      .layer("format").definedBy(on("format"))
       .layer("values").definedBy(on("values"))
       .layer("util").definedBy(on("util"))
       .whereLayer("API").mayNotBeAccessedByAnyLayer()
       .whereLayer("read").mayOnlyBeAccessedByLayers("API")
-      .whereLayer("orc").mayOnlyBeAccessedByLayers("API", "read")
-      .whereLayer("ahead").mayOnlyBeAccessedByLayers("API", "read", "orc")
-      .whereLayer("learn").mayOnlyBeAccessedByLayers("API", "read", "orc")
-      .whereLayer("source").mayOnlyBeAccessedByLayers("API", "read", "orc", "ahead")
-      .whereLayer("fetch").mayOnlyBeAccessedByLayers("API", "read", "orc", "ahead", "source")
+      .whereLayer("parquet").mayOnlyBeAccessedByLayers("API", "read")
+      .whereLayer("orc").mayOnlyBeAccessedByLayers("API", "read", "parquet")
+      .whereLayer("ahead").mayOnlyBeAccessedByLayers("API", "read", "parquet", "orc")
+      .whereLayer("learn").mayOnlyBeAccessedByLayers("API", "read", "parquet", "orc")
+      .whereLayer("source").mayOnlyBeAccessedByLayers("API", "read", "parquet", "orc", "ahead")
+      .whereLayer("fetch").mayOnlyBeAccessedByLayers("API", "read", "parquet", "orc", "ahead", "source")
       .whereLayer("cache").mayOnlyBeAccessedByLayers("API", "read", "source")
       .whereLayer("list").mayOnlyBeAccessedByLayers("API")
       .whereLayer("store").mayOnlyBeAccessedByLayers("API", "read", "source", "fetch", "list")
-      .whereLayer("block").mayOnlyBeAccessedByLayers("API", "read", "orc", "ahead", "source", "fetch", "cache",
+      .whereLayer("block").mayOnlyBeAccessedByLayers("API", "read", "parquet", "orc", "ahead", "source", "fetch", "cache",
           "list", "store")
-      .whereLayer("format").mayOnlyBeAccessedByLayers("API", "read", "orc", "learn")
-      .whereLayer("values").mayOnlyBeAccessedByLayers("API", "read", "orc", "learn", "ahead", "source", "fetch",
+      .whereLayer("values").mayOnlyBeAccessedByLayers("API", "read", "parquet", "orc", "learn", "ahead", "source", "fetch",
           "cache", "list", "store", "block")
       .because("a floor of slipstream-core uses the floors below it, never one above (docs/architecture.md)");
 

@@ -27,6 +27,16 @@ public final class ByVersion<T> {
    * quoted MD5).
    */
   public static final int ENTRY_BYTES = 64 + 40 + 32 + 40 + 74;
+  /**
+   * The most heap one client's entries of one kind take: at about 56 bytes a column chunk, the Parquet
+   * footers of 10,000 files of 30 chunks each, several times the files one executor reads in a stage.
+   */
+  public static final long MAX_BYTES = 16L << 20;
+  /**
+   * How long an unused entry is kept: it pays when a file is opened again (the next task of a stage, the
+   * next query of a notebook's session over the same table), which comes within minutes or rarely at all.
+   */
+  public static final Duration IDLE = Duration.ofMinutes(10);
 
   private record Version(String bucket, String key, long length, String etag) {}
 

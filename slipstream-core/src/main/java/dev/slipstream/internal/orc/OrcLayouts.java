@@ -6,16 +6,15 @@ package dev.slipstream.internal.orc;
 import com.github.benmanes.caffeine.cache.Ticker;
 import dev.slipstream.S3Location;
 import dev.slipstream.internal.learn.ByVersion;
-import dev.slipstream.internal.learn.ParquetFooters;
 import java.time.Duration;
 
 /**
- * The ORC layouts a client has learnt, by object version ({@link ByVersion}), as {@link ParquetFooters}
- * keeps Parquet footers: the layout every later stream of that version reads by from its first read (the
+ * The ORC layouts a client has learnt, by object version ({@link ByVersion}), as the client keeps
+ * Parquet footers: the layout every later stream of that version reads by from its first read (the
  * record reader Hive and Spark open after the split computation or the schema read its tail), without the
  * tail being read again. A layout grows as readers read the stripes' footers ({@link OrcLayout#learn}), to at most {@link
  * OrcTail#MAX_LAYOUT_BYTES}, a quarter of the bound of all; it is weighed again
- * then. Same version, bounds and expiry as {@link ParquetFooters}. Thread-safe; one per client.
+ * then. Same version, bounds and expiry as the Parquet footers ({@code parquet.ParquetFooters}). Thread-safe; one per client.
  */
 public final class OrcLayouts {
   /**
@@ -26,9 +25,9 @@ public final class OrcLayouts {
 
   private final ByVersion<OrcLayout> layouts;
 
-  /** With the Parquet footers' bounds: {@link ParquetFooters#MAX_BYTES} of heap, {@link ParquetFooters#IDLE} unused. */
+  /** With the Parquet footers' bounds: {@link ByVersion#MAX_BYTES} of heap, {@link ByVersion#IDLE} unused. */
   public OrcLayouts() {
-    this(ParquetFooters.MAX_BYTES, ParquetFooters.IDLE, Ticker.systemTicker());
+    this(ByVersion.MAX_BYTES, ByVersion.IDLE, Ticker.systemTicker());
   }
 
   /**

@@ -5,7 +5,6 @@ package dev.slipstream.internal.orc;
 
 import dev.slipstream.Counter;
 import dev.slipstream.internal.fetch.ObjectHandle;
-import dev.slipstream.internal.format.ParquetFooter;
 import dev.slipstream.internal.learn.ClientLayout;
 
 /**
@@ -35,17 +34,14 @@ public final class StreamOrcLayout {
   }
 
   /**
-   * The data stream holding byte {@code position} as a column chunk of its stripe, or null: a range in it
-   * is one the reader planned from the stripe's footer ({@code read.StreamFooter#around}).
+   * Whether byte {@code position} lies in a data stream of its stripe, as a column chunk: a range in it is
+   * one the reader planned from the stripe's footer ({@code parquet.StreamFooter#around}). Index streams are
+   * read as a filter needs them: not planned.
    */
-  public ParquetFooter.Chunk chunkAt(long position) {
+  public boolean inDataStream(long position) {
     OrcLayout p = layout();
     OrcTail.Stream s = p == null ? null : p.streamAt(position);
-    if (s == null || s.index()) {
-      return null; // index streams are read as a filter needs them: the floor applies
-    }
-    OrcTail.Stripe stripe = p.tail().stripeAt(position);
-    return new ParquetFooter.Chunk(s.start(), s.length(), s.start(), false, stripe.index(), s.column());
+    return s != null && !s.index();
   }
 
   /** Whether the layout has a stripe at {@code position}. */

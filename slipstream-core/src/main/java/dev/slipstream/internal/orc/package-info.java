@@ -30,7 +30,8 @@
  * at the room the layout has left), and a stream of a column the schema does not have, a stripe that ends
  * past the file (overflow included) or a footer too long are no layout or no streams.
  *
- * <p>It uses {@code ahead}, {@code learn}, {@code fetch}, {@code block} and the Parquet footer's chunk
- * type ({@code format}), and nothing above: the read path ({@code read.ObjectReader}) calls it.
+ * <p>It uses {@code ahead}, {@code learn}, {@code fetch} and {@code block}, and nothing above: the read
+ * path ({@code read.ObjectReader}) and the Parquet stream footer, which asks the ORC layout when the file
+ * has no Parquet footer ({@code parquet.StreamFooter}), call it.
  */
 package dev.slipstream.internal.orc;

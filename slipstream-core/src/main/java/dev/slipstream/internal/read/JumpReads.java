@@ -11,6 +11,7 @@ import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.fetch.StreamRequests;
+import dev.slipstream.internal.parquet.StreamFooter;
 import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.internal.source.Through;
 import java.io.IOException;

@@ -27,9 +27,9 @@
  *   <li>{@link dev.slipstream.internal.ahead.HeldSpans}: what the stream fetched outside its blocks (the
  *       object's tail, a column chunk, a readahead, the spans fetched ahead), copied by every kind of read
  *       before it fetches;</li>
- *   <li>{@link dev.slipstream.internal.read.StreamFooter}: the stream's Parquet footer ({@link
- *       dev.slipstream.internal.format.ParquetFooter}), taken from the client's {@link
- *       dev.slipstream.internal.learn.ParquetFooters} for the version it reads, or parsed from the tail or
+ *   <li>{@link dev.slipstream.internal.parquet.StreamFooter}: the stream's Parquet footer ({@link
+ *       dev.slipstream.internal.parquet.ParquetFooter}), taken from the client's {@link
+ *       dev.slipstream.internal.parquet.ParquetFooters} for the version it reads, or parsed from the tail or
  *       the footer it read and given to the client, so that every later stream of that version reads by
  *       it; for an ORC file, its {@link dev.slipstream.internal.orc.StreamOrcLayout}: the stripes from the
  *       tail ({@link dev.slipstream.internal.orc.OrcTail}), each stripe's streams from its footer, kept
@@ -42,9 +42,9 @@
  *       (both through {@link dev.slipstream.internal.ahead.AheadFetch}, each within {@code prefetch.blocks}
  *       blocks' worth of the buffers it holds, a buffer being at least 64 KiB however small its stream);</li>
  *   <li>{@link dev.slipstream.internal.read.VectoredReads}: asynchronous (vectored) ranges: with a footer,
- *       {@link dev.slipstream.internal.read.RowGroupsAhead} reads the later Parquet row groups' same
+ *       {@link dev.slipstream.internal.parquet.RowGroupsAhead} reads the later Parquet row groups' same
  *       chunks ahead (the rest of the projection, up to the split's last row group, {@link
- *       dev.slipstream.internal.read.SplitRowGroups}) and a range copies its pieces, then what the spans
+ *       dev.slipstream.internal.parquet.SplitRowGroups}) and a range copies its pieces, then what the spans
  *       hold of the gaps they leave; the rest by the stream's {@link
  *       dev.slipstream.internal.source.RangeThrough};</li>
  *   <li>{@link dev.slipstream.internal.read.JumpReads}: small reads after a jump and columnar ranges:
@@ -52,7 +52,7 @@
  *       the page indexes, a readahead) as one request, reads it through the stream's {@link
  *       dev.slipstream.internal.source.RangeThrough} in one call and holds the extent in the spans (the
  *       object's tail it hands up too, for the footer to learn from in the read's one step after it);</li>
- *   <li>{@link dev.slipstream.internal.read.ColumnsAhead}: predicted columns in the stream, the one
+ *   <li>{@link dev.slipstream.internal.parquet.ColumnsAhead}: predicted columns in the stream, the one
  *       class of this package for them: at a stream's first column read, the chunks of the columns the
  *       client's readers read from the last files of that schema ({@link
  *       dev.slipstream.internal.learn.PredictedColumns}, kept with the footers), fetched by {@link
@@ -76,7 +76,7 @@
  * and tells it, and keeps only its own share here.
  *
  * <p>One word per idea: bytes fetched before a read asks for them are fetched <em>ahead</em> ({@link
- * dev.slipstream.internal.read.RowGroupsAhead}, {@link dev.slipstream.internal.read.ColumnsAhead}, {@link
+ * dev.slipstream.internal.parquet.RowGroupsAhead}, {@link dev.slipstream.internal.parquet.ColumnsAhead}, {@link
  * dev.slipstream.internal.orc.StripeStreamsAhead}, {@link dev.slipstream.internal.read.BlockWindow}'s
  * blocks to the {@link dev.slipstream.internal.read.AheadDepth}, and the store of {@code internal.ahead});
  * what is to be fetched, decided before, is a <em>plan</em> (the row groups' plans); what a file's footer or

@@ -6,7 +6,7 @@ package dev.slipstream.internal.orc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.S3Location;
-import dev.slipstream.internal.learn.ParquetFooters;
+import dev.slipstream.internal.parquet.ParquetFooters;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 

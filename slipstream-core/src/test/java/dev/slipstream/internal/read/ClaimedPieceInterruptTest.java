@@ -7,8 +7,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.Purpose;
-import dev.slipstream.internal.format.ParquetFooter;
-import dev.slipstream.internal.format.ParquetTestFiles;
+import dev.slipstream.internal.parquet.ParquetFooter;
+import dev.slipstream.internal.parquet.ParquetTestFiles;
+import dev.slipstream.internal.parquet.RowGroupsAhead;
 import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.internal.store.ScriptedStore;
 import java.io.InterruptedIOException;

@@ -1,7 +1,7 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.format;
+package dev.slipstream.internal.parquet;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

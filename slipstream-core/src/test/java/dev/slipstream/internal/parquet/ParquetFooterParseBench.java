@@ -1,7 +1,7 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.format;
+package dev.slipstream.internal.parquet;
 
 import java.io.IOException;
 import java.util.List;
@@ -12,7 +12,7 @@ import java.util.List;
  * groups and columns, with page indexes). Each parser runs alternately for a round of about 200 ms, five
  * rounds after a warm-up; the fastest round of each is printed, in microseconds a footer. Run from the
  * module's test classpath:
- * {@code java -cp <test classpath> dev.slipstream.internal.format.ParquetFooterParseBench}. Not a test: it
+ * {@code java -cp <test classpath> dev.slipstream.internal.parquet.ParquetFooterParseBench}. Not a test: it
  * asserts nothing and times things.
  */
 public final class ParquetFooterParseBench {

@@ -1,11 +1,12 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.learn;
+package dev.slipstream.internal.parquet;
 
 import com.github.benmanes.caffeine.cache.Ticker;
 import dev.slipstream.S3Location;
-import dev.slipstream.internal.format.ParquetFooter;
+import dev.slipstream.internal.learn.ByVersion;
+import dev.slipstream.internal.learn.PredictedColumns;
 import java.time.Duration;
 
 /**
@@ -22,17 +23,10 @@ import java.time.Duration;
  * #IDLE} goes (by the JVM-wide scheduler thread, even when the client is idle). Thread-safe; one per client.
  */
 public final class ParquetFooters {
-  /**
-   * The most heap the footers of one client take: at about 56 bytes a column chunk, the footers of 10,000
-   * files of 30 chunks each, several times the files one executor reads in a stage.
-   */
-  public static final long MAX_BYTES = 16L << 20;
-  /**
-   * How long an unused footer is kept: it pays when a file is opened again (the next task of a
-   * stage, the next query of a notebook's session over the same table), which comes within minutes or
-   * rarely at all.
-   */
-  public static final Duration IDLE = Duration.ofMinutes(10);
+  /** The most heap the footers of one client take ({@link ByVersion#MAX_BYTES}). */
+  public static final long MAX_BYTES = ByVersion.MAX_BYTES;
+  /** How long an unused footer is kept ({@link ByVersion#IDLE}). */
+  public static final Duration IDLE = ByVersion.IDLE;
   /**
    * Heap an entry takes besides its footer ({@link ParquetFooter#heapBytes}) and its key's characters (see
    * {@link ByVersion#ENTRY_BYTES}).

@@ -1,7 +1,7 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.read;
+package dev.slipstream.internal.parquet;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
@@ -10,7 +10,7 @@ import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.Destination;
 import dev.slipstream.internal.block.HeapRegions;
 import dev.slipstream.internal.block.Span;
-import dev.slipstream.internal.format.ParquetFooter;
+import dev.slipstream.internal.learn.LearnedDepth;
 import dev.slipstream.internal.source.RangeThrough;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -58,25 +58,25 @@ import java.util.function.BooleanSupplier;
  * reader waiting for it was interrupted: its fetch is the stream's, for every read that claims it.
  * Thread-safe.
  */
-final class RowGroupsAhead {
+public final class RowGroupsAhead {
   /**
    * Pieces planned of row group 1 while a stream has read only row group 0: a task given the file's
-   * first row group alone wastes no more (the sequential read's start, {@link AheadDepth#START}).
+   * first row group alone wastes no more (the sequential read's start, {@link LearnedDepth#START}).
    */
-  static final int UNPROVEN_PIECES = AheadDepth.START;
+  static final int UNPROVEN_PIECES = LearnedDepth.START;
 
   /**
    * What a read found in the pieces ({@link #read}): {@code copied} completes once every piece that holds
    * bytes of it is fetched and copied; {@code gaps} are the ranges no piece holds, in order, as {start, end}
    * pairs, for the reader to fetch.
    */
-  record Found(CompletableFuture<Void> copied, List<long[]> gaps) {}
+  public record Found(CompletableFuture<Void> copied, List<long[]> gaps) {}
 
   /**
    * Where the bytes of {@code [start, end)} the stream does not hold at its end already stop (see {@link
    * HeldSpans#unheldEnd}): a chunk a dictionary read fetched whole, the end of the last chunk in the tail.
    */
-  interface StillHeld {
+  public interface StillHeld {
     long unheldEnd(long start, long end);
   }
 
@@ -168,7 +168,7 @@ final class RowGroupsAhead {
    * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none
    * @param wasteOff whether the client's predictions for the file's schema are off for waste
    */
-  RowGroupsAhead(ParquetFooter footer, BufferPool pool, AheadFetch.Range ahead, StillHeld heldBytes, ReadStatistics stats,
+  public RowGroupsAhead(ParquetFooter footer, BufferPool pool, AheadFetch.Range ahead, StillHeld heldBytes, ReadStatistics stats,
       int blockSize, int pieceSize, long maxHeld, long splitEnd, BooleanSupplier wasteOff) {
     this.footer = footer;
     this.pool = pool;
@@ -189,7 +189,7 @@ final class RowGroupsAhead {
    * fetched, and returns that with the gaps they do not hold, which the reader fetches. If the range is a
    * row group's column chunks, the next row group's same chunks are planned ahead.
    */
-  Found read(long position, byte[] dst, int off, int len) {
+  public Found read(long position, byte[] dst, int off, int len) {
     List<CompletableFuture<Void>> done = new ArrayList<>();
     List<long[]> gaps = new ArrayList<>();
     long end = position + len;
@@ -412,7 +412,7 @@ final class RowGroupsAhead {
   }
 
   /** Drops every piece and plan; the pieces' buffers return once their fetch and copies have ended. */
-  synchronized void clear() {
+  public synchronized void clear() {
     plans.clear();
     List<AheadPiece> all = new ArrayList<>(pieces.values());
     pieces.clear();
@@ -420,16 +420,16 @@ final class RowGroupsAhead {
   }
 
   /** Bytes fetched ahead to the file's end without a split (released so far): predictions' share. */
-  synchronized long fetchedToEnd() {
+  public synchronized long fetchedToEnd() {
     return fetchedToEnd;
   }
 
   /** Of {@link #fetchedToEnd}, the bytes no read copied. */
-  synchronized long unreadToEnd() {
+  public synchronized long unreadToEnd() {
     return unreadToEnd;
   }
 
-  synchronized void close() {
+  public synchronized void close() {
     closed = true;
     clear();
   }

@@ -1,16 +1,14 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.read;
+package dev.slipstream.internal.parquet;
 
 import dev.slipstream.Counter;
 import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
-import dev.slipstream.internal.format.ParquetFooter;
 import dev.slipstream.internal.learn.ClientLayout;
-import dev.slipstream.internal.learn.ParquetFooters;
 import dev.slipstream.internal.orc.StreamOrcLayout;
 import java.util.BitSet;
 import java.util.HashMap;
@@ -23,7 +21,7 @@ import java.util.Map;
  * stream's reads are counted against its column chunks ({@link #countRead}), which the client's predicted
  * columns learn from when the stream closes. Thread-safe.
  */
-final class StreamFooter {
+public final class StreamFooter {
   /**
    * The most a read at a column chunk's start may ask for and still be a page header's first field read
    * through Thrift (a byte, in practice), not data: a page is larger than this.
@@ -42,7 +40,7 @@ final class StreamFooter {
   /** The ORC layout of the version, learnt from the tail or the client's ({@link StreamOrcLayout}). */
   private final StreamOrcLayout orc;
 
-  StreamFooter(ObjectHandle h, ParquetFooters footers, StreamOrcLayout orc, HeldSpans spans) {
+  public StreamFooter(ObjectHandle h, ParquetFooters footers, StreamOrcLayout orc, HeldSpans spans) {
     this.h = h;
     this.footers = footers;
     this.spans = spans;
@@ -52,12 +50,12 @@ final class StreamFooter {
   }
 
   /** The stream's ORC layout (its plan null while none is known, or for a Parquet file). */
-  StreamOrcLayout orc() {
+  public StreamOrcLayout orc() {
     return orc;
   }
 
   /** The footer, or null. */
-  ParquetFooter footer() {
+  public ParquetFooter footer() {
     return footer.get();
   }
 
@@ -69,7 +67,7 @@ final class StreamFooter {
    * @param planned the read lies in a column chunk (or an ORC stream) the layout knows: a range there after
    *     a jump is one the reader planned from the footer
    */
-  record Around(Purpose why, long start, long end, boolean planned) {}
+  public record Around(Purpose why, long start, long end, boolean planned) {}
 
   /**
    * What the layout says of a columnar read of {@code [position, position + len)}. A read of a few bytes
@@ -82,11 +80,11 @@ final class StreamFooter {
    * are no larger than {@code most}: a filter reads the indexes of each column it filters on. Any other read
    * is a range the reader chose (a chunk, or the pages a column index selected): itself alone.
    */
-  Around around(long position, int len, int most) {
+  public Around around(long position, int len, int most) {
     long end = position + len;
     ParquetFooter f = footer();
     if (f == null) {
-      return new Around(Purpose.RANGE, position, end, orc.chunkAt(position) != null);
+      return new Around(Purpose.RANGE, position, end, orc.inDataStream(position));
     }
     long start = f.inIndexes(position) && end <= f.indexEnd() && f.indexEnd() - f.indexStart() <= most
         ? f.indexStart() : position;
@@ -101,7 +99,7 @@ final class StreamFooter {
   }
 
   /** Whether the footer has a column chunk or the page indexes at {@code position}, or an ORC stripe there. */
-  boolean covers(long position) {
+  public boolean covers(long position) {
     ParquetFooter f = footer();
     return f != null ? f.chunkAt(position) != null || f.inIndexes(position) : orc.covers(position);
   }
@@ -115,7 +113,7 @@ final class StreamFooter {
    * an ORC file's tail or a stripe's footer, the ORC layout learns from it ({@link
    * StreamOrcLayout#offerRead}). Reads nothing from S3.
    */
-  void offerRead(long position, byte[] b, int off, int len, boolean streamRead, Span tail) {
+  public void offerRead(long position, byte[] b, int off, int len, boolean streamRead, Span tail) {
     if (tail != null) {
       offerTail(tail.buffer(), tail.length());
     }
@@ -157,7 +155,7 @@ final class StreamFooter {
    * a read among the page indexes): what the stream read of each column, told to the client's predicted
    * columns at close. Reads nothing.
    */
-  void countRead(long position, int len) {
+  public void countRead(long position, int len) {
     ParquetFooter f = footer();
     if (f == null) {
       return;
@@ -203,7 +201,7 @@ final class StreamFooter {
    * The columns whose chunks the client fetches ahead once this stream touches them (see {@link
    * PredictedColumns}), or null: no footer, or no prediction for its schema.
    */
-  BitSet predictedColumns() {
+  public BitSet predictedColumns() {
     ParquetFooter f = footer();
     return f == null ? null : footers.columns().predict(f.schema());
   }
@@ -212,7 +210,7 @@ final class StreamFooter {
    * Whether the client switched predictions off for this file's schema, more than a quarter of the bytes
    * fetched ahead by them having gone unread; false without a footer.
    */
-  boolean predictionsOff() {
+  public boolean predictionsOff() {
     ParquetFooter f = footer();
     return f != null && footers.columns().off(f.schema());
   }
@@ -221,12 +219,12 @@ final class StreamFooter {
    * Whether a read was among the page indexes: the reader filters pages by a column index, and may read
    * only some pages of the chunks that have an offset index.
    */
-  boolean indexesRead() {
+  public boolean indexesRead() {
     return indexesRead;
   }
 
   /** The stream closed, having fetched {@code predicted} bytes by prediction, {@code unread} of them unread. */
-  void closed(long predicted, long unread) {
+  public void closed(long predicted, long unread) {
     ParquetFooter f = footer.known();
     if (f != null) {
       BitSet[] read = columnsRead();

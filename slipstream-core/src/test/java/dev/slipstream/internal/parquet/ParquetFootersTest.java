@@ -1,13 +1,12 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.learn;
+package dev.slipstream.internal.parquet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.S3Location;
-import dev.slipstream.internal.format.ParquetFooter;
-import dev.slipstream.internal.format.ParquetTestFiles;
+import dev.slipstream.internal.learn.PredictedColumns;
 import java.util.BitSet;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;

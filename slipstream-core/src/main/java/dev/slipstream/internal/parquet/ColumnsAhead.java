@@ -1,13 +1,12 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.read;
+package dev.slipstream.internal.parquet;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.ahead.AheadFetch;
 import dev.slipstream.internal.ahead.HeldSpans;
-import dev.slipstream.internal.format.ParquetFooter;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -30,7 +29,7 @@ import java.util.List;
  * <p>Bounded by {@code budget} bytes a stream, and by the pool's free memory (never waiting, never
  * evicting). Bytes the stream holds already are left out. Thread-safe.
  */
-final class ColumnsAhead {
+public final class ColumnsAhead {
   private final StreamFooter parquet;
   private final HeldSpans spans;
   private final AheadFetch ahead;
@@ -60,7 +59,7 @@ final class ColumnsAhead {
    * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none: the row groups after
    *     the split's last ({@link SplitRowGroups}) are another reader's, and are not fetched
    */
-  ColumnsAhead(StreamFooter parquet, HeldSpans spans, AheadFetch ahead, ReadStatistics stats, int blockSize,
+  public ColumnsAhead(StreamFooter parquet, HeldSpans spans, AheadFetch ahead, ReadStatistics stats, int blockSize,
       int pieceSize, long budget, long length, long splitEnd) {
     this.parquet = parquet;
     this.spans = spans;
@@ -78,7 +77,7 @@ final class ColumnsAhead {
    * time are fetched from its row group on (the read's own chunk among them: the read then waits for
    * that fetch instead of making its own).
    */
-  void onRead(long position, int len) {
+  public void onRead(long position, int len) {
     ParquetFooter footer = parquet.footer();
     if (footer == null) {
       return;
@@ -114,7 +113,7 @@ final class ColumnsAhead {
 
   /**
    * Fetches the chunks of {@code columns} in row groups {@code fromGroup} on, adjacent chunks in one
-   * request. A chunk under {@link JumpReads#MIN_GET} takes its neighbours of the {@code others} predicted
+   * request. A chunk under {@link AheadFetch#MIN_GET} takes its neighbours of the {@code others} predicted
    * columns (not touched yet) along, up to that size: a reader that reads two small adjacent columns
    * touches one first, and the other would otherwise cost a small request of its own.
    */
@@ -132,15 +131,15 @@ final class ColumnsAhead {
       }
       for (int i = 0; i < take.length; i++) {
         // Small neighbours only: a large one would be a large waste if the reader does not read it.
-        if (!columns.get(chunks.get(i).column()) || !take[i] || chunks.get(i).length() >= JumpReads.MIN_GET) {
+        if (!columns.get(chunks.get(i).column()) || !take[i] || chunks.get(i).length() >= AheadFetch.MIN_GET) {
           continue;
         }
         long size = chunks.get(i).length();
-        for (int j = i - 1; j >= 0 && size < JumpReads.MIN_GET && takesAlong(chunks.get(j), chunks.get(j + 1), others, pagesFiltered); j--) {
+        for (int j = i - 1; j >= 0 && size < AheadFetch.MIN_GET && takesAlong(chunks.get(j), chunks.get(j + 1), others, pagesFiltered); j--) {
           take[j] = true;
           size += chunks.get(j).length();
         }
-        for (int j = i + 1; j < take.length && size < JumpReads.MIN_GET && takesAlong(chunks.get(j), chunks.get(j - 1), others, pagesFiltered); j++) {
+        for (int j = i + 1; j < take.length && size < AheadFetch.MIN_GET && takesAlong(chunks.get(j), chunks.get(j - 1), others, pagesFiltered); j++) {
           take[j] = true;
           size += chunks.get(j).length();
         }
@@ -170,13 +169,13 @@ final class ColumnsAhead {
   /** Whether {@code c}, next to {@code neighbour} in the file, is of a predicted column not touched yet. */
   private static boolean takesAlong(ParquetFooter.Chunk c, ParquetFooter.Chunk neighbour, BitSet others,
       boolean pagesFiltered) {
-    return others.get(c.column()) && !(pagesFiltered && c.pageIndexed()) && c.length() < JumpReads.MIN_GET
+    return others.get(c.column()) && !(pagesFiltered && c.pageIndexed()) && c.length() < AheadFetch.MIN_GET
         && (c.end() == neighbour.start() || neighbour.end() == c.start());
   }
 
   /**
    * Fetches {@code [start, end)} but for what the stream holds at its end, in pieces, within the budget;
-   * false once the budget, the free memory or the stream is gone. A run under {@link JumpReads#MIN_GET}
+   * false once the budget, the free memory or the stream is gone. A run under {@link AheadFetch#MIN_GET}
    * is fetched with bytes around it up to that floor (a round trip costs more): first those before it,
    * back to {@code from} (the run before), then those after it, up to {@code limit} (the next run); never
    * bytes the stream holds. Before first: a reader that reads the chunk before this one would otherwise
@@ -190,9 +189,9 @@ final class ColumnsAhead {
     }
     long fetchStart = start;
     long fetchEnd = end;
-    if (end - start < JumpReads.MIN_GET) {
-      fetchStart = Math.max(Math.max(from, spans.previousEnd(start)), end - JumpReads.MIN_GET);
-      fetchEnd = Math.max(end, Math.min(Math.min(fetchStart + JumpReads.MIN_GET, limit), Math.min(spans.nextStart(end), length)));
+    if (end - start < AheadFetch.MIN_GET) {
+      fetchStart = Math.max(Math.max(from, spans.previousEnd(start)), end - AheadFetch.MIN_GET);
+      fetchEnd = Math.max(end, Math.min(Math.min(fetchStart + AheadFetch.MIN_GET, limit), Math.min(spans.nextStart(end), length)));
     }
     long chunkStart = start;
     for (long p = fetchStart; p < fetchEnd; ) {
@@ -258,14 +257,14 @@ final class ColumnsAhead {
   }
 
   /** Bytes of predicted chunks fetched and gone so far (close, unbuffer). */
-  long predictedBytes() {
+  public long predictedBytes() {
     synchronized (accounts) {
       return accounts[0];
     }
   }
 
   /** Of {@link #predictedBytes}, the bytes no read copied. */
-  long unreadBytes() {
+  public long unreadBytes() {
     synchronized (accounts) {
       return accounts[1];
     }

@@ -1,9 +1,8 @@
 /*
  * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
  */
-package dev.slipstream.internal.read;
+package dev.slipstream.internal.parquet;
 
-import dev.slipstream.internal.format.ParquetFooter;
 import java.util.List;
 
 /**
@@ -12,7 +11,7 @@ import java.util.List;
  * belongs to the split that holds its middle). What lies beyond is another task's, and is never fetched
  * ahead. Without a split end, every row group of the file.
  */
-final class SplitRowGroups {
+public final class SplitRowGroups {
   private SplitRowGroups() {}
 
   /**
