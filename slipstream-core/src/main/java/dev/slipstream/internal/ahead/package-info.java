@@ -11,7 +11,9 @@
  * dev.slipstream.internal.ahead.AheadFetch} fetches a span ahead: into free pool memory only (never waiting,
  * never evicting), through the stream's read-through of ranges ({@code source.RangeThrough}) as a guess
  * that queues behind every read a caller waits for, held in the spans while it is fetched, and dropped if
- * its fetch fails. It knows no file format: the Parquet and ORC parts of {@code read} say what to fetch,
- * and this package holds it. It uses {@code source}, {@code fetch} and {@code block}, and nothing above.
+ * its fetch fails. It knows no file format: the Parquet and ORC rooms ({@code internal.parquet}, {@code
+ * internal.orc}) say what to fetch, and this package holds it; the parts of theirs that fetch ahead of
+ * columnar reads are {@link dev.slipstream.internal.ahead.ReadsAhead}, which the stream tells of each such
+ * read at one moment, before it is served. It uses {@code source}, {@code fetch} and {@code block}, and nothing above.
  */
 package dev.slipstream.internal.ahead;

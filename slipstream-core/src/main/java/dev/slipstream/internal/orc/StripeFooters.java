@@ -7,6 +7,7 @@ import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.ahead.AheadFetch;
 import dev.slipstream.internal.ahead.HeldSpans;
+import dev.slipstream.internal.ahead.ReadsAhead;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.Span;
 import java.util.ArrayList;
@@ -33,7 +34,7 @@ import java.util.List;
  * reader's own read, or by a later read's wave. A footer is let go once the reader reads a later stripe.
  * What the footers teach the layout is bounded by the layout ({@link OrcLayout}). Thread-safe.
  */
-public final class StripeFooters {
+public final class StripeFooters implements ReadsAhead {
   /**
    * Most stripes past the read's whose footers are fetched: a later read moves the wave on. A footer
    * costs a request and (the pool's smallest buffer) 64 KiB while it is held.
@@ -74,6 +75,7 @@ public final class StripeFooters {
    * and of the next ones in the split, up to {@link #AHEAD} stripes on, are fetched now, before the read
    * is served (which then waits for its footer's span instead of fetching it).
    */
+  @Override
   public synchronized void onRead(long position, int len) {
     OrcLayout layout = held.orc().layout();
     OrcTail.Stripe at = held.reached(layout, position);

@@ -7,6 +7,7 @@ import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.ahead.AheadFetch;
 import dev.slipstream.internal.ahead.HeldSpans;
+import dev.slipstream.internal.ahead.ReadsAhead;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.learn.PredictedColumns;
@@ -42,7 +43,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * never evicting); a stripe's spans are let go once the reader reads a later stripe, and what no read
  * copied of them is counted unread. Thread-safe.
  */
-public final class StripeStreamsAhead {
+public final class StripeStreamsAhead implements ReadsAhead {
   /**
    * Mixed into an ORC file's schema hash ({@link OrcTail#schema}) to key it among the client's predicted
    * columns, which Parquet schemas ({@code ParquetFooter.schema}) key too: an ORC and a Parquet schema whose
@@ -101,6 +102,7 @@ public final class StripeStreamsAhead {
    * if the read is its footer: its streams come next). With columns predicted for the schema, the first
    * read in a stripe fetches that stripe's streams of them and the next stripes' at once.
    */
+  @Override
   public synchronized void onRead(long position, int len) {
     OrcLayout layout = orc.layout();
     OrcTail.Stripe at = held.reached(layout, position);

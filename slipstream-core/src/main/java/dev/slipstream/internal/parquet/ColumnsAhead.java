@@ -7,6 +7,7 @@ import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.ahead.AheadFetch;
 import dev.slipstream.internal.ahead.HeldSpans;
+import dev.slipstream.internal.ahead.ReadsAhead;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -29,7 +30,7 @@ import java.util.List;
  * <p>Bounded by {@code budget} bytes a stream, and by the pool's free memory (never waiting, never
  * evicting). Bytes the stream holds already are left out. Thread-safe.
  */
-public final class ColumnsAhead {
+public final class ColumnsAhead implements ReadsAhead {
   private final StreamFooter parquet;
   private final HeldSpans spans;
   private final AheadFetch ahead;
@@ -77,6 +78,7 @@ public final class ColumnsAhead {
    * time are fetched from its row group on (the read's own chunk among them: the read then waits for
    * that fetch instead of making its own).
    */
+  @Override
   public void onRead(long position, int len) {
     ParquetFooter footer = parquet.footer();
     if (footer == null) {

@@ -10,6 +10,7 @@ import dev.slipstream.S3Location;
 import dev.slipstream.SlipstreamInputStream;
 import dev.slipstream.internal.ahead.AheadFetch;
 import dev.slipstream.internal.ahead.HeldSpans;
+import dev.slipstream.internal.ahead.ReadsAhead;
 import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.HeapRegions;
@@ -48,7 +49,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *       object no larger than a block is fetched whole, once, instead);</li>
  *   <li>asynchronous (vectored) ranges: {@link VectoredReads}.</li>
  * </ul>
- * A columnar read (a range, or a vectored read) also tells {@link ColumnsAhead}, which at the first read
+ * A columnar read (a range, or a vectored read) first tells the parts that fetch ahead of it ({@link
+ * ReadsAhead}, one moment for all): {@link ColumnsAhead}, which at the first read
  * of a column the client predicts fetches that column's chunks to the file's end, and {@link
  * StripeFooters}, which at a read in an ORC stripe fetches the footers of the split's next stripes at
  * once, and {@link StripeStreamsAhead}, which fetches the next stripes' streams of the columns the reader
@@ -77,8 +79,9 @@ public final class ObjectReader extends SlipstreamInputStream {
   private final HeldSpans spans;
   private final StreamFooter parquet;
   private final ColumnsAhead columns;
-  private final StripeFooters stripeFooters;
   private final StripeStreamsAhead stripeStreams;
+  /** The parts that fetch ahead of columnar reads, told of each before it is served, in this order. */
+  private final List<ReadsAhead> readsAhead;
   private final JumpReads jumps;
   private final VectoredReads vectored;
   private final ReentrantLock seqLock = new ReentrantLock();
@@ -119,8 +122,11 @@ public final class ObjectReader extends SlipstreamInputStream {
         blockSize, piece, (long) maxDepth * blockSize, length, splitEnd);
     this.stripeStreams = new StripeStreamsAhead(orc, footers.columns(), spans, ahead(ranges, pool, Purpose.STRIPE_AHEAD),
         stats, piece, (long) maxDepth * blockSize, splitEnd);
-    this.stripeFooters = new StripeFooters(orc, spans, ahead(ranges, pool, Purpose.STRIPE_FOOTER), stats,
+    StripeFooters stripeFooters = new StripeFooters(orc, spans, ahead(ranges, pool, Purpose.STRIPE_FOOTER), stats,
         piece, (long) maxDepth * blockSize, length, splitEnd, stripeStreams::footerLearnt);
+    // A predicted column's chunks, fetched from its first read; an ORC reader's first stripe: every footer
+    // of its split; a later stripe: the next stripes' same streams.
+    this.readsAhead = List.of(columns, stripeFooters, stripeStreams);
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
     this.posPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
   }
@@ -341,9 +347,7 @@ public final class ObjectReader extends SlipstreamInputStream {
             window.jumpTo(position, len);
           }
           if (d.kind() == ReadPlanner.Kind.EXACT) {
-            columns.onRead(position, len); // a predicted column's chunks, fetched from its first read
-            stripeFooters.onRead(position, len); // an ORC reader's first stripe: every footer of its split
-            stripeStreams.onRead(position, len); // a later stripe: the next stripes' same streams
+            readAhead(position, len);
           }
           tail = jumps.readRange(position, dst, off, len, d, streamPath);
           if (streamPath) {
@@ -360,6 +364,13 @@ public final class ObjectReader extends SlipstreamInputStream {
       }
     }
     return len;
+  }
+
+  /** A columnar read of {@code [position, position + len)} is about to be served: the parts ahead are told. */
+  private void readAhead(long position, int len) {
+    for (ReadsAhead r : readsAhead) {
+      r.onRead(position, len);
+    }
   }
 
   // ---- asynchronous range reads (vectored) ---------------------------------------------------
@@ -380,9 +391,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       return CompletableFuture.completedFuture(null);
     }
     parquet.countRead(position, len);
-    columns.onRead(position, len);
-    stripeFooters.onRead(position, len);
-    stripeStreams.onRead(position, len);
+    readAhead(position, len);
     return vectored.read(position, dst, off, len);
   }
 
