@@ -3,6 +3,8 @@
  */
 package dev.slipstream;
 
+import java.util.List;
+
 /** The counters every stream keeps (docs/operations.md, "Counters, latencies and cost"); retries by cause are kept beside them. */
 public enum Counter {
   /** Bytes returned to the caller. */
@@ -107,15 +109,21 @@ public enum Counter {
    * that object version (where its column chunks, page indexes and bloom filters lie).
    */
   PARQUET_FOOTERS_PARSED("parquet_footers_parsed"),
-  /** Parquet: streams that read by a footer an earlier stream of the client parsed, with no footer read of their own. */
-  PARQUET_PLANS_REUSED("parquet_plans_reused"),
   /**
-   * ORC: tails parsed from a read of a file's end, kept by the client as the plan of that object version
+   * Parquet: streams that read by a footer an earlier stream of the client parsed, with no footer read of
+   * their own. Also exported as {@code parquet_plans_reused}, its former name, for one release.
+   */
+  PARQUET_FOOTERS_REUSED("parquet_footers_reused", "parquet_plans_reused"),
+  /**
+   * ORC: tails parsed from a read of a file's end, kept by the client as the layout of that object version
    * (where its stripes lie, and their streams once a reader has read their footers).
    */
   ORC_TAILS_PARSED("orc_tails_parsed"),
-  /** ORC: streams that read by a plan an earlier stream of the client learnt, with no tail read of their own. */
-  ORC_PLANS_REUSED("orc_plans_reused"),
+  /**
+   * ORC: streams that read by a layout an earlier stream of the client learnt, with no tail read of their
+   * own. Also exported as {@code orc_plans_reused}, its former name, for one release.
+   */
+  ORC_LAYOUTS_REUSED("orc_layouts_reused", "orc_plans_reused"),
   /**
    * ORC: stripe footers fetched in a wave, all at once, at a reader's first read of a stripe, for the
    * stripes of its split ahead (whether from S3 or a tier): each later stripe then costs one round trip.
@@ -183,14 +191,39 @@ public enum Counter {
   /** Of those, the ones that answered before the GET they hedged: that GET was aborted. */
   HEDGE_WINS("hedge_wins");
 
-  private final String metricName;
+  /** Former name of {@link #PARQUET_FOOTERS_REUSED}, kept for one release. */
+  @Deprecated
+  public static final Counter PARQUET_PLANS_REUSED = PARQUET_FOOTERS_REUSED;
+  /** Former name of {@link #ORC_LAYOUTS_REUSED}, kept for one release. */
+  @Deprecated
+  public static final Counter ORC_PLANS_REUSED = ORC_LAYOUTS_REUSED;
 
-  Counter(String metricName) {
+  private final String metricName;
+  private final List<String> formerNames;
+
+  Counter(String metricName, String... formerNames) {
     this.metricName = metricName;
+    this.formerNames = List.of(formerNames);
   }
 
   /** The snake_case name used in JSON and metric exports. */
   public String metricName() {
     return metricName;
+  }
+
+  /**
+   * The names this counter had before a rename, exported beside {@link #metricName} with the same value for
+   * one release, so that a dashboard keeps working while it moves to the new name; empty for most.
+   */
+  public List<String> formerNames() {
+    return formerNames;
+  }
+
+  /** {@link #metricName} first, then the {@link #formerNames}: every name the counter is exported under. */
+  public List<String> exportedNames() {
+    List<String> all = new java.util.ArrayList<>(1 + formerNames.size());
+    all.add(metricName);
+    all.addAll(formerNames);
+    return all;
   }
 }

@@ -150,7 +150,9 @@ public final class ReadStatistics {
   public Map<String, Long> snapshot() {
     Map<String, Long> m = new LinkedHashMap<>();
     for (Counter c : Counter.values()) {
-      m.put(c.metricName(), get(c));
+      for (String name : c.exportedNames()) {
+        m.put(name, get(c));
+      }
     }
     for (RetryCause c : RetryCause.values()) {
       m.put("retries_" + c.name().toLowerCase(java.util.Locale.ROOT), retries(c));

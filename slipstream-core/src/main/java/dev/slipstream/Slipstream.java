@@ -13,7 +13,8 @@ import dev.slipstream.internal.fetch.ParallelParts;
 import dev.slipstream.internal.fetch.RangeReader;
 import dev.slipstream.internal.fetch.RecentAnswers;
 import dev.slipstream.internal.learn.LearnedDepth;
-import dev.slipstream.internal.learn.ParquetFooters;
+import dev.slipstream.internal.orc.OrcLayouts;
+import dev.slipstream.internal.parquet.ParquetFooters;
 import dev.slipstream.internal.read.ObjectReader;
 import dev.slipstream.internal.read.OpenAhead;
 import dev.slipstream.internal.source.S3Source;
@@ -69,6 +70,7 @@ public final class Slipstream implements AutoCloseable {
   private final LearnedDepth learnedDepth = new LearnedDepth();
   /** The Parquet footers this client's streams have parsed: the layout of every later stream of that version. */
   private final ParquetFooters parquetFooters = new ParquetFooters();
+  private final OrcLayouts orcLayouts = new OrcLayouts();
   private final DiskCache diskCache;
   private final Lister lister;
   private final ReadStatistics stats = ReadStatistics.global().childWithLatencies();
@@ -239,7 +241,7 @@ public final class Slipstream implements AutoCloseable {
     // much is not known: it grants this open's access check but is not kept as the client's answer.
     long sentAt = options.fromStore() ? -1 : answers.generation();
     RecentAnswers.Answer known = length < 0 ? answers.fresh(location) : null;
-    FirstGet.Answer first = null;
+    FirstGet.Got first = null;
     if (known != null) {
       // No HEAD: S3 answered this client about the object within access.ttl (rule 8).
       streamStats.increment(Counter.OPENS_FROM_ANSWER);
@@ -273,7 +275,7 @@ public final class Slipstream implements AutoCloseable {
       handle.answered(sentAt); // S3 answered this open: cached bytes may be served
     }
     ObjectReader reader = new ObjectReader(handle, resources.pool, fetcher, sources, config.blockSize(),
-        config.prefetchBlocks(), learnedDepth, parquetFooters, options.policy(), options.splitEnd(), closeWaitMillis());
+        config.prefetchBlocks(), learnedDepth, parquetFooters, orcLayouts, options.policy(), options.splitEnd(), closeWaitMillis());
     // A first block fetched ahead is served only for the version this stream reads (see OpenAhead); one the
     // open's own GET brought is that version.
     Block ahead = first != null ? first.asFirstBlock(Math.min(length, config.blockSize()), resources.pool, streamStats)

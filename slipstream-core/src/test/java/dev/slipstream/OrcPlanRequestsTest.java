@@ -5,7 +5,7 @@ package dev.slipstream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.slipstream.internal.format.OrcTailTest;
+import dev.slipstream.internal.orc.OrcTailTest;
 import dev.slipstream.testkit.LinkProfile;
 import dev.slipstream.testkit.LinkShaper;
 import dev.slipstream.testkit.RequestInfo;

@@ -6,7 +6,7 @@ package dev.slipstream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.internal.block.HeapRegions;
-import dev.slipstream.internal.format.ParquetTestFiles;
+import dev.slipstream.internal.parquet.ParquetTestFiles;
 import dev.slipstream.testkit.LinkProfile;
 import dev.slipstream.testkit.LinkShaper;
 import dev.slipstream.testkit.RequestInfo;

@@ -73,8 +73,9 @@ public final class SlipstreamMetrics implements MeterBinder {
             .description("time callers waited for bytes").register(registry);
         continue;
       }
-      FunctionCounter.builder("slipstream." + c.metricName().replace('_', '.'), stats, s -> s.get(c))
-          .register(registry);
+      for (String name : c.exportedNames()) {
+        FunctionCounter.builder("slipstream." + name.replace('_', '.'), stats, s -> s.get(c)).register(registry);
+      }
     }
     for (RetryCause cause : RetryCause.values()) {
       FunctionCounter.builder("slipstream.retries", stats, s -> s.retries(cause))

@@ -81,7 +81,9 @@ final class ReadIOStatistics {
         .withLongFunctionCounter(StreamStatisticNames.STREAM_READ_TOTAL_BYTES, k -> s.get(Counter.BYTES_FETCHED))
         .withLongFunctionCounter(StreamStatisticNames.STREAM_READ_OPENED, k -> s.get(Counter.GET_REQUESTS));
     for (Counter c : Counter.values()) {
-      b.withLongFunctionCounter("slipstream_" + c.metricName(), k -> s.get(c));
+      for (String name : c.exportedNames()) {
+        b.withLongFunctionCounter("slipstream_" + name, k -> s.get(c));
+      }
     }
     for (RetryCause c : RetryCause.values()) {
       b.withLongFunctionCounter("slipstream_retries_" + c.name().toLowerCase(Locale.ROOT), k -> s.retries(c));

@@ -92,7 +92,7 @@ class DropInJarIT {
       Object file = location.getMethod("parse", String.class).invoke(null, "s3://b/k");
       answersClass.getMethod("forgetUnder", String.class, String.class).invoke(answers, "b", "");
       assertThat(answersClass.getMethod("fresh", location).invoke(answers, file)).isNull();
-      assertThat(alone.loadClass("dev.slipstream.internal.learn.ParquetFooters").getConstructor().newInstance())
+      assertThat(alone.loadClass("dev.slipstream.internal.parquet.ParquetFooters").getConstructor().newInstance())
           .isNotNull();
     }
   }

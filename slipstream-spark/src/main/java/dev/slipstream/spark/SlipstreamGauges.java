@@ -36,7 +36,9 @@ public final class SlipstreamGauges {
       if (c == Counter.WAIT_NANOS) {
         registry.register("slipstream_wait_seconds_total", (Gauge<Double>) () -> stats.get(c) / 1e9);
       } else {
-        registry.register("slipstream_" + c.metricName() + "_total", (Gauge<Long>) () -> stats.get(c));
+        for (String name : c.exportedNames()) {
+          registry.register("slipstream_" + name + "_total", (Gauge<Long>) () -> stats.get(c));
+        }
       }
     }
     for (RetryCause cause : RetryCause.values()) {

@@ -127,8 +127,8 @@ public final class BufferPool {
     this.free = new FreeBuffers(clock.getAsLong());
   }
 
-  /** Buffers of odd sizes are rounded up to this, so that they can be reused. */
-  public static final int SIZE_UNIT = 64 * 1024;
+  /** Buffers of odd sizes are rounded up to this, so that they can be reused: the heap's granule. */
+  public static final int SIZE_UNIT = HeapRegions.UNIT;
 
   /**
    * What a buffer of {@code size} bytes counts against the budget: the heap it takes ({@link

@@ -20,6 +20,11 @@ import java.lang.management.ManagementFactory;
 public final class HeapRegions {
   /** Room for an array's header, more than any JVM's (16 bytes with compressed class pointers). */
   static final int HEADER = 64;
+  /**
+   * The granule buffers are sized in: the pool rounds every buffer up to it ({@code BufferPool.SIZE_UNIT}),
+   * and the largest ordinary buffer is a multiple of it.
+   */
+  static final int UNIT = 64 * 1024;
 
   private static final HeapRegions CURRENT = new HeapRegions(g1RegionSize());
 
@@ -44,7 +49,7 @@ public final class HeapRegions {
   }
 
   /**
-   * The largest buffer, in {@link BufferPool#SIZE_UNIT} multiples, that is an ordinary object: below
+   * The largest buffer, in {@link #UNIT} multiples, that is an ordinary object: below
    * half a region (448 KiB at regions of 1 MiB); {@code cap} where the collector has no such limit or it
    * is larger.
    */
@@ -52,8 +57,8 @@ public final class HeapRegions {
     if (region == 0) {
       return cap;
     }
-    long below = (region / 2 - HEADER) / BufferPool.SIZE_UNIT * BufferPool.SIZE_UNIT;
-    return (int) Math.max(BufferPool.SIZE_UNIT, Math.min(cap, below));
+    long below = (region / 2 - HEADER) / UNIT * UNIT;
+    return (int) Math.max(UNIT, Math.min(cap, below));
   }
 
   /** G1's region size, or 0 if this JVM runs another collector or does not say. */

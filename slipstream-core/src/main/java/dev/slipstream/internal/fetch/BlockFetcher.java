@@ -134,7 +134,7 @@ public final class BlockFetcher {
   }
 
   /** The first GET of an object opened with no length, in place of its HEAD: see {@link FirstGet}. */
-  public FirstGet.Answer first(ObjectHandle h, int max, CancelToken token) throws IOException {
+  public FirstGet.Got first(ObjectHandle h, int max, CancelToken token) throws IOException {
     return ranges.first(h, max, token);
   }
 

@@ -35,7 +35,7 @@ public final class FirstGet {
    * What the first GET learnt: the object's length and version, and its first {@code min(block, length)}
    * bytes ({@code bytes.length} of them).
    */
-  public record Answer(ObjectStore.ObjectMetadata metadata, byte[] bytes) {
+  public record Got(ObjectStore.ObjectMetadata metadata, byte[] bytes) {
     /**
      * These bytes as the stream's first block of {@code blockLength} bytes, held as an open-ahead block is
      * handed over (the owner's reference and one pin); null if they are not that whole block (a larger
@@ -59,7 +59,7 @@ public final class FirstGet {
    * One attempt: GET bytes {@code [0, max)} of {@code h}'s object ({@code h} names the stream in the request
    * log; its length is not known yet). Null where the response cannot state the length.
    */
-  static Answer attempt(ObjectStore store, Hedging hedging, StallWatchdog watchdog, ObjectHandle h, int max,
+  static Got attempt(ObjectStore store, Hedging hedging, StallWatchdog watchdog, ObjectHandle h, int max,
       CancelToken token, int attempt) throws IOException {
     long t0 = System.nanoTime();
     long[] firstByte = {-1};
@@ -80,7 +80,7 @@ public final class FirstGet {
     }
   }
 
-  private static Answer attempt(ObjectStore store, Hedging hedging, StallWatchdog watchdog, ObjectHandle h, int max,
+  private static Got attempt(ObjectStore store, Hedging hedging, StallWatchdog watchdog, ObjectHandle h, int max,
       CancelToken token, long t0, long[] firstByte, long[] got) throws IOException {
     h.stats().increment(Counter.GET_REQUESTS);
     ObjectStore.Body body;
@@ -151,15 +151,9 @@ public final class FirstGet {
       }
       reuse = body.status() == 206 || want == length;
       h.stats().record(Latency.GET, System.nanoTime() - t0);
-      return new Answer(new ObjectStore.ObjectMetadata(length, body.etag(), body.lastModified(), true, body.versionId()), bytes);
+      return new Got(new ObjectStore.ObjectMetadata(length, body.etag(), body.lastModified(), true, body.versionId()), bytes);
     } finally {
-      watch.close();
-      token.detach();
-      if (reuse) {
-        body.close(); // fully read: the connection goes back to the pool
-      } else {
-        body.abort(); // never drain a body we no longer want
-      }
+      watch.end(token, reuse);
     }
   }
 }

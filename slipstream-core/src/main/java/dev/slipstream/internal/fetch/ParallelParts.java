@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>One S3 connection carries a fraction of the link (on the {@code s3-like} profile, 25 of 300 MB/s). A
  * run starts with two blocks in flight, and would wait one connection's time for its first 8 MiB (0.34 s);
  * the last blocks of an object leave connections unused too. The caller says when parts are wanted (the
- * stream's depth policy: {@code read.PrefetchDepth.partsAhead}); such a block is split into {@code
+ * stream's depth policy: {@code read.AheadDepth.partsAhead}); such a block is split into {@code
  * ceil(fetch threads / block reads wanted)} parts, this one included, none smaller than {@code
  * fetch.part.min}, where the reads wanted are those in progress and the tasks queued behind them: the
  * blocks wanted together ask for about as many GETs as there are threads to run them, and when every

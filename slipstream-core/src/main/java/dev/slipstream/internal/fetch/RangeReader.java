@@ -143,7 +143,7 @@ public final class RangeReader {
    * {@code max} bytes, its length and version; null where the response cannot state the length. {@code h}
    * names the stream; its length is not known yet.
    */
-  public FirstGet.Answer first(ObjectHandle h, int max, CancelToken token) throws IOException {
+  public FirstGet.Got first(ObjectHandle h, int max, CancelToken token) throws IOException {
     int[] attempts = {0};
     return retrier.run(() -> "on " + h.location() + " bytes 0-" + (max - 1), h.stats(), stop(h, token),
         () -> FirstGet.attempt(store, hedging, watchdog, h, max, token, ++attempts[0]));
@@ -251,13 +251,7 @@ public final class RangeReader {
       h.stats().record(Latency.GET, System.nanoTime() - t0);
       return got;
     } finally {
-      watch.close();
-      token.detach();
-      if (reuse) {
-        body.close(); // fully read: the connection goes back to the pool
-      } else {
-        body.abort(); // never drain a body we no longer want
-      }
+      watch.end(token, reuse);
     }
   }
 

@@ -108,5 +108,20 @@ final class StallWatchdog {
     public void close() {
       watches.remove(this);
     }
+
+    /**
+     * The read of the body is over, one way or the other: no longer watched, no longer {@code token}'s to
+     * abort, and then closed if it was read to its end ({@code fullyRead}: the connection goes back to the
+     * pool), else aborted (a body no longer wanted is never drained). Every GET that reads a body ends so.
+     */
+    void end(CancelToken token, boolean fullyRead) throws java.io.IOException {
+      close();
+      token.detach();
+      if (fullyRead) {
+        body.close();
+      } else {
+        body.abort();
+      }
+    }
   }
 }

@@ -18,7 +18,8 @@
  * or a {@code 200} only where the whole object was asked for or fits in one block (then read for the
  * range asked: the bytes before it skipped, the rest dropped with the connection).
  * {@link dev.slipstream.internal.fetch.CancelToken} lets {@code close()} abort a request from another
- * thread; the stall watchdog aborts a body that stalls, or whose reading thread is interrupted.
+ * thread, and {@link dev.slipstream.internal.fetch.StreamRequests} holds every request of one stream by its
+ * token (close cancels them all and waits, bounded) and is where a caller waits for its reads; the stall watchdog aborts a body that stalls, or whose reading thread is interrupted.
  * {@link dev.slipstream.internal.fetch.AccessCheck}, on each ObjectHandle, is the gate every cached byte
  * passes: S3 must have answered the open with this process's credentials (docs/architecture.md, rule 8).
  */

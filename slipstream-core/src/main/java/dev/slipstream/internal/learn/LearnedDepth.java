@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The prefetch depth a client's readers have needed: where a run of reads in order starts once it is
- * proven sequential, instead of ramping up again (the per-stream policy, {@code read.PrefetchDepth},
+ * proven sequential, instead of ramping up again (the per-stream policy, {@code read.AheadDepth},
  * raises it where a reader waited and lowers it where a reader found a whole window there). Thread-safe;
  * one per client.
  */

@@ -6,16 +6,16 @@ package dev.slipstream.internal.learn;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Ticker;
-import dev.slipstream.internal.format.ParquetFooter;
+
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.BitSet;
 
 /**
- * The columns a client's readers read whole from the files of one schema ({@link ParquetFooter#schema}, or an
+ * The columns a client's readers read whole from the files of one schema ({@code parquet.ParquetFooter#schema}, or an
  * ORC file's types, keyed apart by {@code read.StripeStreamsAhead}):
  * a query reads the same columns from every file of a table, so once a stream touches such a column, its
- * chunks in the rest of the file are fetched together ({@code read.ColumnPrefetch}) instead of one round trip
+ * chunks in the rest of the file are fetched together ({@code read.ColumnsAhead}) instead of one round trip
  * after another as the reader asks. A column is predicted once the last two files that touched it read
  * it whole (at least three quarters of the bytes of its chunks they touched); a file that touched it
  * and read only a part of it (pages a column index selected, a dictionary page of a row group its
@@ -24,12 +24,12 @@ import java.util.BitSet;
  * <p>Switched off for a schema for good once, over at least {@link #JUDGED_AFTER} files with predicted
  * bytes, more than a quarter of those bytes went unread (row groups skipped by their statistics, tasks
  * that each read a part of one file). Bounded in bytes and time: at most {@link #MAX_BYTES} for all
- * schemas ({@link #weight}), and a schema no stream closed on for {@link ParquetFooters#IDLE} is forgotten
+ * schemas ({@link #weight}), and a schema no stream closed on for {@link ByVersion#IDLE} is forgotten
  * (relearnt from two files if its table is read again). Thread-safe; one per client.
  */
 public final class PredictedColumns {
   /** The most heap the schemas' counts take: 256 KiB, a thousand schemas of a few dozen columns. */
-  static final long MAX_BYTES = 256L << 10;
+  public static final long MAX_BYTES = 256L << 10;
   /**
    * The columns a schema's counts go up to: an entry weighs at most a quarter of {@link #MAX_BYTES} (4 bytes
    * a column), so that no schema, however wide its file says it is, costs an array larger than that (a
@@ -54,8 +54,8 @@ public final class PredictedColumns {
   /** Guarded by {@code this} for the counts in each {@link Use}; the cache bounds and expires the entries. */
   private final Cache<Long, Use> schemas;
 
-  /** @param idle how long a schema no stream closed on is remembered: its footers' ({@link ParquetFooters#IDLE}) */
-  PredictedColumns(Duration idle, Ticker ticker) {
+  /** @param idle how long a schema no stream closed on is remembered: its footers' ({@link ByVersion#IDLE}) */
+  public PredictedColumns(Duration idle, Ticker ticker) {
     this.schemas = Caffeine.newBuilder()
         .maximumWeight(MAX_BYTES)
         .weigher(PredictedColumns::weight)
@@ -123,7 +123,7 @@ public final class PredictedColumns {
   }
 
   /** Schemas kept, expired ones dropped first (for tests and diagnostics). */
-  long size() {
+  public long size() {
     schemas.cleanUp();
     return schemas.estimatedSize();
   }

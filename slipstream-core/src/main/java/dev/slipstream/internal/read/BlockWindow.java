@@ -9,8 +9,9 @@ import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
-import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.fetch.Purpose;
+import dev.slipstream.internal.fetch.StreamRequests;
 import dev.slipstream.internal.source.SourceChain;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -103,7 +104,7 @@ final class BlockWindow {
   /**
    * Copies {@code [position, position + len)} from blocks: a read in order prefetches ahead at the
    * planner's depth; a read after a jump starts all the blocks it spans and nothing beyond. A read of the
-   * stream's position ({@code streamPath}) moves the window, as {@link #jump} does: after a jump, what was
+   * stream's position ({@code streamPath}) moves the window, as a jump does ({@link #jumpTo}): after a jump, what was
    * fetched for the old position is dropped first; once the read is done, the blocks behind it.
    */
   void copy(long position, byte[] dst, int off, int len, ReadPlanner planner, boolean inOrder,
@@ -129,24 +130,20 @@ final class BlockWindow {
     }
   }
 
-  /** A read at a jump of the stream's position, served outside the blocks: what it returns is the caller's. */
-  @FunctionalInterface
-  interface JumpRead<T> {
-    T run() throws IOException;
+  /**
+   * The stream's position jumps to {@code [position, position + len)}, for a read the blocks do not serve:
+   * what was fetched for the old position is dropped, before the read sends anything, so that its memory
+   * is free and its prefetches are cancelled; the blocks the read spans, and the prefetch depth after them,
+   * stay, since the read may take bytes from them. Once the read is done, its caller says so ({@link
+   * #jumpRead}); a read that fails drops nothing more.
+   */
+  void jumpTo(long position, int len) {
+    dropAway(position, len);
   }
 
-  /**
-   * A read at a jump of the stream's position that the blocks do not serve ({@code read}): the window moves
-   * with it, in one call. What was fetched for the old position is dropped first, so that its memory is free
-   * and its prefetches are cancelled before the read sends anything; the blocks the read spans, and the
-   * prefetch depth after them, stay, since the read may take bytes from them; once it is done, the blocks
-   * behind it are dropped. A read that fails drops nothing more.
-   */
-  <T> T jump(long position, int len, JumpRead<T> read) throws IOException {
-    dropAway(position, len);
-    T result = read.run();
+  /** The read after a jump ({@link #jumpTo}) is done: the blocks behind its end are dropped. */
+  void jumpRead(long position, int len) {
     dropBefore((position + len) / blockSize);
-    return result;
   }
 
   /**

@@ -5,9 +5,13 @@ package dev.slipstream.internal.read;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
+import dev.slipstream.internal.ahead.AheadFetch;
+import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
+import dev.slipstream.internal.fetch.StreamRequests;
+import dev.slipstream.internal.parquet.StreamFooter;
 import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.internal.source.Through;
 import java.io.IOException;
@@ -35,12 +39,8 @@ final class JumpReads {
    * at most an eighth of a block.
    */
   static final int READAHEAD = 64 * 1024;
-  /**
-   * The least a columnar range read fetches, unless the object ends sooner: S3A's {@code
-   * fs.s3a.readahead.range}. A round trip to S3 (20 ms and more) costs more than 64 KiB at one
-   * connection's speed.
-   */
-  static final int MIN_GET = 64 * 1024;
+  /** The least a columnar range read fetches, unless the object ends sooner ({@link AheadFetch#MIN_GET}). */
+  static final int MIN_GET = AheadFetch.MIN_GET;
   /** Most of the object's end fetched at once when a stream read first jumps into it (see {@link #tailSize}). */
   static final int TAIL = 1024 * 1024;
   /** Least of the object's end fetched at once by a footer read (unless the object is smaller). */

@@ -8,6 +8,9 @@ import dev.slipstream.ReadPolicy;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.S3Location;
 import dev.slipstream.SlipstreamInputStream;
+import dev.slipstream.internal.ahead.AheadFetch;
+import dev.slipstream.internal.ahead.HeldSpans;
+import dev.slipstream.internal.ahead.ReadsAhead;
 import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.HeapRegions;
@@ -15,9 +18,16 @@ import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
+import dev.slipstream.internal.fetch.StreamRequests;
 import dev.slipstream.internal.learn.LearnedDepth;
-import dev.slipstream.internal.learn.OrcLayout;
-import dev.slipstream.internal.learn.ParquetFooters;
+import dev.slipstream.internal.orc.OrcLayout;
+import dev.slipstream.internal.orc.OrcLayouts;
+import dev.slipstream.internal.orc.StreamOrcLayout;
+import dev.slipstream.internal.orc.StripeFooters;
+import dev.slipstream.internal.orc.StripeStreamsAhead;
+import dev.slipstream.internal.parquet.ColumnsAhead;
+import dev.slipstream.internal.parquet.ParquetFooters;
+import dev.slipstream.internal.parquet.StreamFooter;
 import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.internal.source.SourceChain;
 import dev.slipstream.internal.source.Sources;
@@ -39,7 +49,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *       object no larger than a block is fetched whole, once, instead);</li>
  *   <li>asynchronous (vectored) ranges: {@link VectoredReads}.</li>
  * </ul>
- * A columnar read (a range, or a vectored read) also tells {@link ColumnPrefetch}, which at the first read
+ * A columnar read (a range, or a vectored read) first tells the parts that fetch ahead of it ({@link
+ * ReadsAhead}, one moment for all): {@link ColumnsAhead}, which at the first read
  * of a column the client predicts fetches that column's chunks to the file's end, and {@link
  * StripeFooters}, which at a read in an ORC stripe fetches the footers of the split's next stripes at
  * once, and {@link StripeStreamsAhead}, which fetches the next stripes' streams of the columns the reader
@@ -54,7 +65,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Rules kept here: {@code close()} cancels every request of the stream and waits, bounded, for them to
  * end ({@link StreamRequests}), so that no request outlives the stream. The blocks a read of the stream's
  * position leaves behind, and after a jump those far from the new position, are dropped by the window,
- * which moves with the read ({@link BlockWindow#copy}, {@link BlockWindow#jump}).
+ * which moves with the read ({@link BlockWindow#copy}, {@link BlockWindow#jumpTo}).
  */
 public final class ObjectReader extends SlipstreamInputStream {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ObjectReader.class);
@@ -67,9 +78,10 @@ public final class ObjectReader extends SlipstreamInputStream {
   private final BlockWindow window;
   private final HeldSpans spans;
   private final StreamFooter parquet;
-  private final ColumnPrefetch columns;
-  private final StripeFooters stripeFooters;
+  private final ColumnsAhead columns;
   private final StripeStreamsAhead stripeStreams;
+  /** The parts that fetch ahead of columnar reads, told of each before it is served, in this order. */
+  private final List<ReadsAhead> readsAhead;
   private final JumpReads jumps;
   private final VectoredReads vectored;
   private final ReentrantLock seqLock = new ReentrantLock();
@@ -81,9 +93,10 @@ public final class ObjectReader extends SlipstreamInputStream {
    * @param sources where the chain of this object's sources comes from
    * @param learned the prefetch depth the client has learned, shared by its streams
    * @param footers the Parquet footers the client has parsed, by object version
+   * @param layouts the ORC layouts the client has learnt, by object version
    */
   public ObjectReader(ObjectHandle h, BufferPool pool, BlockFetcher fetcher, Sources sources, int blockSize,
-      int maxDepth, LearnedDepth learned, ParquetFooters footers, ReadPolicy policy, long splitEnd,
+      int maxDepth, LearnedDepth learned, ParquetFooters footers, OrcLayouts layouts, ReadPolicy policy, long splitEnd,
       long closeWaitMillis) {
     this.h = h;
     this.blockSize = blockSize;
@@ -96,7 +109,8 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.window = new BlockWindow(h, pool, fetcher, chain, blocks, requests, blockSize, maxDepth, splitEnd,
         policy == ReadPolicy.SEQUENTIAL);
     this.spans = new HeldSpans();
-    this.parquet = new StreamFooter(h, footers, spans);
+    StreamOrcLayout orc = new StreamOrcLayout(h, layouts);
+    this.parquet = new StreamFooter(h, footers, orc, spans);
     // What a stream holds ahead of its reader comes in pieces G1 does not make humongous (HeapRegions),
     // and ranges are kept in the tiers in the same pieces.
     int piece = HeapRegions.current().largestOrdinary(blockSize);
@@ -104,12 +118,15 @@ public final class ObjectReader extends SlipstreamInputStream {
     this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, parquet, blockSize, piece,
         (long) maxDepth * blockSize, splitEnd);
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);
-    this.columns = new ColumnPrefetch(parquet, spans, ahead(ranges, pool, Purpose.PREDICTED_COLUMN), stats,
+    this.columns = new ColumnsAhead(parquet, spans, ahead(ranges, pool, Purpose.PREDICTED_COLUMN), stats,
         blockSize, piece, (long) maxDepth * blockSize, length, splitEnd);
-    this.stripeStreams = new StripeStreamsAhead(parquet.orc(), footers.columns(), spans, ahead(ranges, pool, Purpose.STRIPE_AHEAD),
+    this.stripeStreams = new StripeStreamsAhead(orc, footers.columns(), spans, ahead(ranges, pool, Purpose.STRIPE_AHEAD),
         stats, piece, (long) maxDepth * blockSize, splitEnd);
-    this.stripeFooters = new StripeFooters(parquet.orc(), spans, ahead(ranges, pool, Purpose.STRIPE_FOOTER), stats,
+    StripeFooters stripeFooters = new StripeFooters(orc, spans, ahead(ranges, pool, Purpose.STRIPE_FOOTER), stats,
         piece, (long) maxDepth * blockSize, length, splitEnd, stripeStreams::footerLearnt);
+    // A predicted column's chunks, fetched from its first read; an ORC reader's first stripe: every footer
+    // of its split; a later stripe: the next stripes' same streams.
+    this.readsAhead = List.of(columns, stripeFooters, stripeStreams);
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
     this.posPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
   }
@@ -295,7 +312,7 @@ public final class ObjectReader extends SlipstreamInputStream {
    * First what the stream knows is asked, a class at a time (the footer counts the read, the held spans may
    * have it all, the planner says how it goes); then the read is handed to the one part that serves it: on
    * the stream's path, the window moves with it in the same call (a jump drops the old position's blocks
-   * before the read, and the blocks behind it after: {@link BlockWindow#copy}, {@link BlockWindow#jump});
+   * before the read, and the blocks behind it after: {@link BlockWindow#copy}, {@link BlockWindow#jumpTo});
    * then one step after it: the footer taught what the read brought (the object's tail, handed up by {@link
    * JumpReads}).
    */
@@ -323,17 +340,19 @@ public final class ObjectReader extends SlipstreamInputStream {
       switch (d.kind()) {
         case IN_ORDER, BLOCKS_AFTER_JUMP -> window.copy(position, dst, off, len, planner, d.inOrder(), streamPath);
         case EXACT, SMALL_JUMP -> {
-          // About what the read asks for; a columnar reader's range first tells the parts that fetch ahead
-          // of it, which start beside the read.
-          BlockWindow.JumpRead<Span> read = () -> {
-            if (d.kind() == ReadPlanner.Kind.EXACT) {
-              columns.onRead(position, len); // a predicted column's chunks, fetched from its first read
-              stripeFooters.onRead(position, len); // an ORC reader's first stripe: every footer of its split
-              stripeStreams.onRead(position, len); // a later stripe: the next stripes' same streams
-            }
-            return jumps.readRange(position, dst, off, len, d, streamPath);
-          };
-          tail = streamPath ? window.jump(position, len, read) : read.run();
+          // About what the read asks for, the window moved with it on the stream's path (the old position's
+          // blocks dropped before, those behind it after); a columnar reader's range first tells the parts
+          // that fetch ahead of it, which start beside the read.
+          if (streamPath) {
+            window.jumpTo(position, len);
+          }
+          if (d.kind() == ReadPlanner.Kind.EXACT) {
+            readAhead(position, len);
+          }
+          tail = jumps.readRange(position, dst, off, len, d, streamPath);
+          if (streamPath) {
+            window.jumpRead(position, len);
+          }
         }
       }
       // After the read, one step: the footer learns from it.
@@ -345,6 +364,13 @@ public final class ObjectReader extends SlipstreamInputStream {
       }
     }
     return len;
+  }
+
+  /** A columnar read of {@code [position, position + len)} is about to be served: the parts ahead are told. */
+  private void readAhead(long position, int len) {
+    for (ReadsAhead r : readsAhead) {
+      r.onRead(position, len);
+    }
   }
 
   // ---- asynchronous range reads (vectored) ---------------------------------------------------
@@ -365,9 +391,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       return CompletableFuture.completedFuture(null);
     }
     parquet.countRead(position, len);
-    columns.onRead(position, len);
-    stripeFooters.onRead(position, len);
-    stripeStreams.onRead(position, len);
+    readAhead(position, len);
     return vectored.read(position, dst, off, len);
   }
 
@@ -417,7 +441,7 @@ public final class ObjectReader extends SlipstreamInputStream {
 
   /** The ORC layout this stream reads by, held for its life; null if none (for tests and diagnostics). */
   OrcLayout orcLayout() {
-    return parquet.orc().plan();
+    return parquet.orc().layout();
   }
 
   @Override

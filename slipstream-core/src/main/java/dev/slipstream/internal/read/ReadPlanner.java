@@ -17,7 +17,7 @@ import dev.slipstream.internal.learn.LearnedDepth;
  *       the previous one if it starts where that one ended, or a little ahead of it (at most
  *       {@link #SKIP_TOLERANCE} bytes, as a reader skipping a record header does), or if its block is
  *       already in memory. The first read counts as continuing from position 0. How far a run fetches ahead
- *       is {@link PrefetchDepth}'s to say: 2 blocks at first, so that a reader that reads a header and
+ *       is {@link AheadDepth}'s to say: 2 blocks at first, so that a reader that reads a header and
  *       jumps away wastes at most a block or two ({@code SEQUENTIAL}, a promised run: {@code prefetch.blocks}
  *       at once), then as deep as the reader needs
  *       (docs/architecture.md, rule 5). A jump resets the depth;
@@ -88,7 +88,7 @@ final class ReadPlanner {
   private boolean ranges;
   private boolean anyRead;
   private long nextExpected;
-  private final PrefetchDepth depth;
+  private final AheadDepth depth;
   /** Ranges mode: reads and bytes of the current run of reads in order, and whether it proved itself. */
   private int runReads;
   private long runBytes;
@@ -98,12 +98,12 @@ final class ReadPlanner {
    * @param policy the caller's promise: {@link ReadPolicy#SEQUENTIAL} starts at full depth,
    *     {@link ReadPolicy#RANDOM} in ranges mode
    * @param length the object's length
-   * @param learned the depth the client has learned (see {@link PrefetchDepth})
+   * @param learned the depth the client has learned (see {@link AheadDepth})
    */
   ReadPlanner(int blockSize, int maxDepth, ReadPolicy policy, long length, LearnedDepth learned) {
     this.blockSize = blockSize;
     this.length = length;
-    this.depth = new PrefetchDepth(maxDepth, policy == ReadPolicy.SEQUENTIAL, learned);
+    this.depth = new AheadDepth(maxDepth, policy == ReadPolicy.SEQUENTIAL, learned);
     this.ranges = policy == ReadPolicy.RANDOM;
     this.adaptive = policy == ReadPolicy.ADAPTIVE;
     this.proofBytes = Math.max(SKIP_TOLERANCE, blockSize / 8);
@@ -172,12 +172,12 @@ final class ReadPlanner {
     return depth.enter(index);
   }
 
-  /** Whether the blocks a run fetches ahead now come in parts (see {@link PrefetchDepth#partsAhead}). */
+  /** Whether the blocks a run fetches ahead now come in parts (see {@link AheadDepth#partsAhead}). */
   synchronized boolean partsAhead(int windowBlocks) {
     return depth.partsAhead(windowBlocks);
   }
 
-  /** Whether the block a run waits for now comes in parts (see {@link PrefetchDepth#partsNow}). */
+  /** Whether the block a run waits for now comes in parts (see {@link AheadDepth#partsNow}). */
   synchronized boolean partsNow(int windowBlocks) {
     return depth.partsNow(windowBlocks);
   }

@@ -5,9 +5,13 @@ package dev.slipstream.internal.read;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
+import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.Purpose;
-import dev.slipstream.internal.format.ParquetFooter;
+import dev.slipstream.internal.fetch.StreamRequests;
+import dev.slipstream.internal.parquet.ParquetFooter;
+import dev.slipstream.internal.parquet.RowGroupsAhead;
+import dev.slipstream.internal.parquet.StreamFooter;
 import dev.slipstream.internal.source.RangeThrough;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +20,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A stream's asynchronous range reads (Hadoop's vectored reads): a range waits for the predicted chunks
  * being fetched into it ({@link HeldSpans#pending}), then, once the stream has a Parquet footer, takes what
- * the row groups read ahead hold ({@link RowGroupPrefetch}, which also fetches the next ones ahead), then
+ * the row groups read ahead hold ({@link RowGroupsAhead}, which also fetches the next ones ahead), then
  * what the stream's spans hold (a column chunk a dictionary read fetched whole, say), and the rest goes to
  * {@link RangeThrough#range}, fetched from wherever it is, in parallel parts. Each range passes each of
  * these once, in this order.
@@ -37,7 +41,7 @@ final class VectoredReads {
   private final long splitEnd;
   private final Object lock = new Object();
   /** Parquet row groups read ahead (guarded by {@code lock}); null until the stream has a footer. */
-  private RowGroupPrefetch rowGroups;
+  private RowGroupsAhead rowGroups;
 
   /**
    * @param ranges the read-through of ranges: what neither the row groups read ahead nor the spans hold
@@ -77,8 +81,8 @@ final class VectoredReads {
    * end, or the whole gap if what is held lies inside it (it would cut one GET in two).
    */
   private CompletableFuture<Void> readNow(long position, byte[] dst, int off, int len) {
-    RowGroupPrefetch ahead = rowGroupPrefetch();
-    RowGroupPrefetch.Found pieces = ahead == null ? null : ahead.read(position, dst, off, len);
+    RowGroupsAhead ahead = rowGroupPrefetch();
+    RowGroupsAhead.Found pieces = ahead == null ? null : ahead.read(position, dst, off, len);
     List<CompletableFuture<Void>> done = new ArrayList<>(2);
     if (pieces != null) {
       done.add(pieces.copied());
@@ -94,7 +98,7 @@ final class VectoredReads {
   }
 
   /** The Parquet row-group read-ahead, once the stream has a footer; null otherwise. */
-  private RowGroupPrefetch rowGroupPrefetch() {
+  private RowGroupsAhead rowGroupPrefetch() {
     synchronized (lock) {
       if (rowGroups != null) {
         return rowGroups;
@@ -102,7 +106,7 @@ final class VectoredReads {
       ParquetFooter footer = parquet.footer();
       if (footer != null && !requests.isClosed()) {
         // Through the chain: a row group fetched ahead by an earlier query is read from disk.
-        rowGroups = new RowGroupPrefetch(footer, pool,
+        rowGroups = new RowGroupsAhead(footer, pool,
             (p, d, n) -> ranges.range(p, d, n, Purpose.ROW_GROUP_AHEAD), spans::unheldEnd, stats, blockSize,
             pieceSize, maxAhead, splitEnd, parquet::predictionsOff);
       }
@@ -115,13 +119,13 @@ final class VectoredReads {
    * their share of the client's predictions, judged for waste ({@link StreamFooter#closed}).
    */
   long[] fetchedToEnd() {
-    RowGroupPrefetch rg = rowGroups();
+    RowGroupsAhead rg = rowGroups();
     return rg == null ? new long[2] : new long[] {rg.fetchedToEnd(), rg.unreadToEnd()};
   }
 
   /** Gives back the row groups read ahead (unbuffer). */
   void clear() {
-    RowGroupPrefetch rg = rowGroups();
+    RowGroupsAhead rg = rowGroups();
     if (rg != null) {
       rg.clear();
     }
@@ -129,13 +133,13 @@ final class VectoredReads {
 
   /** Cancels the row groups being read ahead: before the stream waits for its requests to end. */
   void close() {
-    RowGroupPrefetch rg = rowGroups();
+    RowGroupsAhead rg = rowGroups();
     if (rg != null) {
       rg.close();
     }
   }
 
-  private RowGroupPrefetch rowGroups() {
+  private RowGroupsAhead rowGroups() {
     synchronized (lock) {
       return rowGroups;
     }

@@ -8,12 +8,12 @@
  * {@link dev.slipstream.internal.read.ReadPlanner} tells: moving forward (fetch ahead, deeper and
  * deeper), jumping (fetch only about what is asked for), or reading the ranges of a columnar file (the
  * footer's tail, then exactly each range; prefetch only once reads prove sequential), and
- * {@link dev.slipstream.internal.read.PrefetchDepth} how far a run fetches ahead.
+ * {@link dev.slipstream.internal.read.AheadDepth} how far a run fetches ahead.
  *
  * <p>The parts, each built once per stream and given what it uses at construction, in this order (none
  * is wired to another later):
  * <ul>
- *   <li>{@link dev.slipstream.internal.read.StreamRequests}: whether the stream is closed, and every
+ *   <li>{@link dev.slipstream.internal.fetch.StreamRequests}: whether the stream is closed, and every
  *       request of it, by its cancel token, so that {@code close()} can cancel them and wait (the
  *       read-through of ranges makes its requests here); a caller who waits for a read waits here,
  *       and an interrupt cancels the requests made for that caller, never another thread's nor a fetch
@@ -24,27 +24,27 @@
  *       fetches);</li>
  *   <li>{@link dev.slipstream.internal.read.BlockWindow}: fills and drops those blocks (pin, fetch
  *       through the chain, prefetch depth, the per-stream cap); reads in order and after large jumps;</li>
- *   <li>{@link dev.slipstream.internal.read.HeldSpans}: what the stream fetched outside its blocks (the
+ *   <li>{@link dev.slipstream.internal.ahead.HeldSpans}: what the stream fetched outside its blocks (the
  *       object's tail, a column chunk, a readahead, the spans fetched ahead), copied by every kind of read
  *       before it fetches;</li>
- *   <li>{@link dev.slipstream.internal.read.StreamFooter}: the stream's Parquet footer ({@link
- *       dev.slipstream.internal.format.ParquetFooter}), taken from the client's {@link
- *       dev.slipstream.internal.learn.ParquetFooters} for the version it reads, or parsed from the tail or
+ *   <li>{@link dev.slipstream.internal.parquet.StreamFooter}: the stream's Parquet footer ({@link
+ *       dev.slipstream.internal.parquet.ParquetFooter}), taken from the client's {@link
+ *       dev.slipstream.internal.parquet.ParquetFooters} for the version it reads, or parsed from the tail or
  *       the footer it read and given to the client, so that every later stream of that version reads by
- *       it; for an ORC file, its {@link dev.slipstream.internal.read.StreamOrcLayout}: the stripes from the
- *       tail ({@link dev.slipstream.internal.format.OrcTail}), each stripe's streams from its footer, kept
- *       by version in the client's {@link dev.slipstream.internal.learn.OrcLayouts}; at a reader's first
- *       read of a stripe, {@link dev.slipstream.internal.read.StripeFooters} fetches the footers of the
+ *       it; for an ORC file, its {@link dev.slipstream.internal.orc.StreamOrcLayout}: the stripes from the
+ *       tail ({@link dev.slipstream.internal.orc.OrcTail}), each stripe's streams from its footer, kept
+ *       by version in the client's {@link dev.slipstream.internal.orc.OrcLayouts}; at a reader's first
+ *       read of a stripe, {@link dev.slipstream.internal.orc.StripeFooters} fetches the footers of the
  *       split's next stripes at once, held in the spans as spans fetched ahead, each teaching the layout;
  *       once the reader moves on from its first stripe, {@link
- *       dev.slipstream.internal.read.StripeStreamsAhead} fetches the next stripes' streams of its columns,
+ *       dev.slipstream.internal.orc.StripeStreamsAhead} fetches the next stripes' streams of its columns,
  *       from the first stripe on when the client's predicted columns name them for the file's schema
- *       (both through {@link dev.slipstream.internal.read.AheadFetch}, each within {@code prefetch.blocks}
+ *       (both through {@link dev.slipstream.internal.ahead.AheadFetch}, each within {@code prefetch.blocks}
  *       blocks' worth of the buffers it holds, a buffer being at least 64 KiB however small its stream);</li>
  *   <li>{@link dev.slipstream.internal.read.VectoredReads}: asynchronous (vectored) ranges: with a footer,
- *       {@link dev.slipstream.internal.read.RowGroupPrefetch} reads the later Parquet row groups' same
+ *       {@link dev.slipstream.internal.parquet.RowGroupsAhead} reads the later Parquet row groups' same
  *       chunks ahead (the rest of the projection, up to the split's last row group, {@link
- *       dev.slipstream.internal.read.SplitRowGroups}) and a range copies its pieces, then what the spans
+ *       dev.slipstream.internal.parquet.SplitRowGroups}) and a range copies its pieces, then what the spans
  *       hold of the gaps they leave; the rest by the stream's {@link
  *       dev.slipstream.internal.source.RangeThrough};</li>
  *   <li>{@link dev.slipstream.internal.read.JumpReads}: small reads after a jump and columnar ranges:
@@ -52,7 +52,7 @@
  *       the page indexes, a readahead) as one request, reads it through the stream's {@link
  *       dev.slipstream.internal.source.RangeThrough} in one call and holds the extent in the spans (the
  *       object's tail it hands up too, for the footer to learn from in the read's one step after it);</li>
- *   <li>{@link dev.slipstream.internal.read.ColumnPrefetch}: predicted columns in the stream, the one
+ *   <li>{@link dev.slipstream.internal.parquet.ColumnsAhead}: predicted columns in the stream, the one
  *       class of this package for them: at a stream's first column read, the chunks of the columns the
  *       client's readers read from the last files of that schema ({@link
  *       dev.slipstream.internal.learn.PredictedColumns}, kept with the footers), fetched by {@link
@@ -75,12 +75,18 @@
  * the depth they needed, the orders its caller declared) lives in {@code internal.learn}: a stream asks it
  * and tells it, and keeps only its own share here.
  *
- * <p>Names keep to one scope each: a part of one stream that fetches ahead of its reader is a prefetch
- * ({@link dev.slipstream.internal.read.RowGroupPrefetch}, {@link dev.slipstream.internal.read.ColumnPrefetch},
- * and {@link dev.slipstream.internal.read.BlockWindow}'s blocks); {@link dev.slipstream.internal.read.OpenAhead},
- * one per client, fetches the first block of the objects
- * a caller names as coming next (by the orders of {@link dev.slipstream.internal.learn.ReadingOrders}); a stream opened for the same object, length and ETag adopts that block
- * ({@code ObjectReader.adopt}) before its first read. See its class comment for the block's lifecycle.
+ * <p>One word per idea: bytes fetched before a read asks for them are fetched <em>ahead</em> ({@link
+ * dev.slipstream.internal.parquet.RowGroupsAhead}, {@link dev.slipstream.internal.parquet.ColumnsAhead}, {@link
+ * dev.slipstream.internal.orc.StripeStreamsAhead}, {@link dev.slipstream.internal.read.BlockWindow}'s
+ * blocks to the {@link dev.slipstream.internal.read.AheadDepth}, and the store of {@code internal.ahead});
+ * what is to be fetched, decided before, is a <em>plan</em> (the row groups' plans); what a file's footer or
+ * tail says of where its bytes lie is its <em>layout</em>. {@link dev.slipstream.internal.read.OpenAhead},
+ * one per client, fetches the first block of the objects a caller names as coming next (by the orders of
+ * {@link dev.slipstream.internal.learn.ReadingOrders}); a stream opened for the same object, length and ETag
+ * adopts that block ({@code ObjectReader.adopt}) before its first read. See its class comment for the
+ * block's lifecycle. The window moves with a read of the stream's position at two moments the reader
+ * names, before and after it ({@code BlockWindow.jumpTo}, {@code BlockWindow.jumpRead}); it runs nothing
+ * of the reader's.
  */
 package dev.slipstream.internal.read;
 

@@ -11,65 +11,21 @@ import dev.slipstream.internal.block.PooledBytes;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.CancelToken;
 import dev.slipstream.internal.fetch.ObjectHandle;
-import dev.slipstream.internal.fetch.Purpose;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
 
 /**
- * A range's pass through the tiers, in one call: what the tiers kept of it, then what is missing (each
- * block's share from the stream's blocks or the first tier that holds it, the rest from S3), then what S3
- * gave back offered to the tiers (write-behind). {@link RangeThrough} decides how a read waits (a range
- * fetched ahead or a read a caller waits for now, urgent or not) and hands this class the way its reads
- * reach the fetch executor as requests of the stream ({@link Submit}, {@link Waits}); this class asks,
- * fetches through them and keeps, in that order, and never calls back for a decision. A read a caller waits
- * for ({@link #readWaiting}) is the whole pass in one call: the blocks held and the tiers first, then the
- * extent around it into a span (or the read alone), in one request or, when large, in parts, then kept. A
- * range is found either as each block's share of it, or as exactly the range a tier kept, looked up in
- * pieces cut from its start ({@code keptPiece}); a range S3 gave back is offered to every tier as a pooled
- * copy, piece by piece. A tier's trouble is a miss (docs/architecture.md, rule 2). It holds no state of its
- * own.
+ * What the blocks a stream holds and the tiers before S3 have of a range, and what they are offered once
+ * S3 gave it back (write-behind). It answers and keeps; it never fetches on its own and never waits:
+ * {@link RangeThrough}, the one caller, decides how a range's requests run and asks this class, in turn,
+ * what is held ({@link #readFromTiers}, {@link #lookUpPieces}, {@link #readKeptRange}), reads what is
+ * missing from wherever it is on a fetch thread ({@link #readAnywhere}), and offers what came ({@link
+ * #keepRange}, {@link #keepPieces}). A range is found either as each block's share of it, or as exactly the
+ * range a tier kept, looked up in pieces cut from its start ({@code keptPiece}); a range S3 gave back is
+ * offered to every tier as a pooled copy, piece by piece. A tier's trouble is a miss (docs/architecture.md,
+ * rule 2). It holds no state of its own and knows nothing of the class that calls it.
  */
 final class RangeTiers {
-  /** A read into a caller's array on a fetch thread, given the token that can stop it. */
-  @FunctionalInterface
-  interface Work {
-    void run(CancelToken token) throws IOException;
-  }
-
-  /** How a range's reads run: each on the fetch executor, under the range's request; completes when it ends. */
-  @FunctionalInterface
-  interface Submit {
-    CompletableFuture<Void> submit(Work work);
-  }
-
-  /**
-   * How the reads of a caller who waits now run, as {@link RangeThrough} makes them: each a request of the
-   * stream on the fetch executor, ahead of every prefetch, waited for on the caller's thread, where an
-   * interrupt cancels it; into {@code into}'s buffer, pinned until the request has ended, if not null.
-   *
-   * @param one one request, running a read
-   * @param inParts one request in parallel parts
-   */
-  record Waits(Wait one, WaitInParts inParts) {}
-
-  /** One request of a caller who waits, running {@code work}. */
-  @FunctionalInterface
-  interface Wait {
-    void run(long position, int len, Purpose why, Work work, PooledBytes into) throws IOException;
-  }
-
-  /**
-   * One request of a caller who waits, in parallel parts: {@code parts} submits each through the way it is
-   * given (under a child of the request's token) and completes once all have ended.
-   */
-  @FunctionalInterface
-  interface WaitInParts {
-    void run(Purpose why, Function<Submit, CompletableFuture<Void>> parts, PooledBytes into) throws IOException;
-  }
-
   private final ObjectHandle h;
   private final OwnBlocks own;
   private final List<Tier> tiers;
@@ -91,168 +47,34 @@ final class RangeTiers {
     this.keptPiece = keptPiece;
   }
 
-  // ---- a range in parts, asynchronously ------------------------------------------------------
+  // ---- kept pieces of a range ----------------------------------------------------------------
 
   /**
-   * Reads {@code [position, position + len)} into {@code dst}, each read through {@code submit}: each of its
-   * kept pieces from a tier that kept exactly that piece (looked up on the fetch executor), the pieces missing
-   * from wherever their blocks are, each run of them in parallel parts of at most {@link RangeThrough#PART}
-   * (as the whole range would be when none had any), then offered to the tiers piece by piece once their run
-   * is in. Where no tier keeps the range, it is read in parts at once, with nothing to look up or offer.
+   * Looks each kept piece of {@code [position, position + len)} up in the tiers, in order, into its place
+   * in {@code dst}, on a fetch thread: which pieces were found, piece {@code i} being {@code [i * keptPiece,
+   * (i + 1) * keptPiece)} of the range (the last may be shorter). A piece that would land in two buffers of
+   * {@code dst} is not one the pieces of dst were cut as: not looked up.
    */
-  CompletableFuture<Void> readInParts(long position, Destination dst, int len, Submit submit) {
-    if (!keepsRange(position, len)) {
-      return parts(position, dst, len, submit);
-    }
+  boolean[] lookUpPieces(long position, Destination dst, int len) throws IOException {
     boolean[] found = new boolean[(int) ((len + (long) keptPiece - 1) / keptPiece)];
-    CompletableFuture<Void> lookedUp = submit.submit(t -> lookUpPieces(position, dst, len, found));
-    return lookedUp.thenCompose(v -> fetchMissingPieces(position, dst, len, found, submit));
-  }
-
-  /** Looks each kept piece of the range up in the tiers, in order, into its place in {@code dst}. */
-  private void lookUpPieces(long position, Destination dst, int len, boolean[] found) throws IOException {
     for (int i = 0; i < found.length; i++) {
       int from = i * keptPiece;
       int n = Math.min(keptPiece, len - from);
-      // A piece that would land in two buffers is not one the pieces of dst were cut as: fetched.
       found[i] = dst.inOneArray(from, n) && readKeptRange(position + from, dst.array(from), dst.offset(from), n);
     }
+    return found;
   }
 
-  /** Fetches each run of pieces no tier had, in parts, and offers those pieces to the tiers once their run is in. */
-  private CompletableFuture<Void> fetchMissingPieces(long position, Destination dst, int len, boolean[] found,
-      Submit submit) {
-    List<CompletableFuture<Void>> runs = new ArrayList<>();
-    for (int i = 0; i < found.length; ) {
-      if (found[i]) {
-        i++;
-        continue;
+  /**
+   * Offers the kept pieces of {@code [from, to)} of a range at {@code position}, fetched into {@code dst},
+   * to the tiers, piece by piece ({@code from} a piece's start in the range).
+   */
+  void keepPieces(long position, Destination dst, int from, int to) {
+    for (int p = from; p < to; p += keptPiece) {
+      int n = Math.min(keptPiece, to - p);
+      if (dst.inOneArray(p, n)) {
+        keepRange(position + p, dst.array(p), dst.offset(p), n);
       }
-      int first = i;
-      while (i < found.length && !found[i]) {
-        i++;
-      }
-      int from = first * keptPiece;
-      int to = Math.min(len, i * keptPiece);
-      CompletableFuture<Void> run = parts(position + from, dst.from(from), to - from, submit);
-      runs.add(run.thenRun(() -> {
-        for (int p = from; p < to; p += keptPiece) {
-          int n = Math.min(keptPiece, to - p);
-          if (dst.inOneArray(p, n)) {
-            keepRange(position + p, dst.array(p), dst.offset(p), n);
-          }
-        }
-      }));
-    }
-    return CompletableFuture.allOf(runs.toArray(CompletableFuture[]::new));
-  }
-
-  /** Reads {@code [position, position + len)} into {@code dst} from wherever it is, in parallel parts. */
-  private CompletableFuture<Void> parts(long position, Destination dst, int len, Submit submit) {
-    int parts = (len + RangeThrough.PART - 1) / RangeThrough.PART;
-    int partSize = (len + parts - 1) / parts;
-    List<CompletableFuture<Void>> all = new ArrayList<>(parts);
-    for (int done = 0; done < len; done += partSize) {
-      long p = position + done;
-      Destination d = dst.from(done);
-      int n = Math.min(partSize, len - done);
-      all.add(submit.submit(t -> readAnywhere(p, d, n, t)));
-    }
-    return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
-  }
-
-  // ---- a read a caller waits for --------------------------------------------------------------
-
-  /**
-   * Reads {@code how}'s range into {@code dst[off..]} for a caller who waits, in one pass, each request made
-   * through {@code waits}: from the blocks the stream and its tiers hold ({@link Through#blocksFirst}),
-   * sending nothing; else the extent around it ({@link Through#around}) into a span of free
-   * memory ({@link #fillExtent}), the read copied out of it; else (no extent, or memory short for it) the read
-   * alone ({@link #readAlone}).
-   *
-   * @return with the read in {@code dst} either way, the span filled with the extent, pinned for the
-   *     caller, who holds it and then unpins it; null if no extent was fetched
-   */
-  Span readWaiting(Through how, byte[] dst, int off, Waits waits) throws IOException {
-    long position = how.position();
-    int len = how.length();
-    Through.Extent e = how.around();
-    if (how.blocksFirst() && readFromTiers(position, dst, off, len)) {
-      return null;
-    }
-    byte[] buffer = e == null ? null : pool.tryAcquire(BufferPool.sizeFor(e.length()));
-    if (buffer != null) {
-      Span span = new Span(e.start(), buffer, e.length(), pool, stats);
-      try {
-        fillExtent(span, e.keep(), e.why(), waits);
-        System.arraycopy(buffer, (int) (position - e.start()), dst, off, len);
-        return span;
-      } catch (IOException | RuntimeException ex) {
-        span.unpin();
-        span.releaseOwner();
-        throw ex;
-      }
-    }
-    readAlone(position, dst, off, len, how.keep(), how.why(), waits);
-    return null;
-  }
-
-  /**
-   * Whether a read of {@code len} bytes for a caller who waits, with keeping, goes in parts: more than a
-   * {@link RangeThrough#PART}, or than a kept piece where a tier keeps ranges (then kept piece by piece).
-   */
-  private boolean inParts(long position, int len) {
-    return len > RangeThrough.PART || len > keptPiece && keepsRange(position, len);
-  }
-
-  /**
-   * Reads exactly {@code [position, position + len)} into {@code dst[off..]} for a caller who waits. With
-   * {@code keep}: in parts ({@link #readInParts}, one request) if it is large ({@link #inParts}); else from a
-   * tier that kept exactly this range (looked up on the caller's thread), else from wherever its blocks are
-   * in one request, then offered to the tiers. Without, from S3 alone in one request, and not offered.
-   */
-  void readAlone(long position, byte[] dst, int off, int len, boolean keep, Purpose why, Waits waits)
-      throws IOException {
-    if (!keep) {
-      waits.one().run(position, len, why, token -> s3.readNow(h, position, dst, off, len, token), null);
-      return;
-    }
-    if (inParts(position, len)) {
-      waits.inParts().run(why, submit -> readInParts(position, Destination.of(dst, off), len, submit), null);
-      return;
-    }
-    if (readKeptRange(position, dst, off, len)) {
-      return;
-    }
-    waits.one().run(position, len, why, token -> readAnywhere(position, Destination.of(dst, off), len, token), null);
-    keepRange(position, dst, off, len);
-  }
-
-  /**
-   * Fills {@code span}, not yet filled, for a caller who waits and holds its filler's pin, and marks it
-   * filled. With {@code keep} (a footer's tail, a columnar extent): in parts straight into the span's buffer
-   * ({@link #readInParts}, one request) if it is large ({@link #inParts}); else as a tier kept exactly its
-   * range, straight into the span's buffer, else from S3 in one request and then the span itself offered to
-   * the tiers. Without (a readahead after a small read the tiers did not hold), from S3 alone. Each request
-   * pins the span until it has ended, so that its buffer goes back to the pool only once none can write into
-   * it (a part may be waiting for a tier's access check, which no cancel stops).
-   */
-  void fillExtent(Span span, boolean keep, Purpose why, Waits waits) throws IOException {
-    long start = span.start();
-    int len = span.length();
-    byte[] buffer = span.buffer();
-    if (keep && inParts(start, len)) {
-      waits.inParts().run(why, submit -> readInParts(start, Destination.of(buffer, 0), len, submit), span);
-      span.filled();
-      return;
-    }
-    boolean found = keep && readKeptRange(span);
-    if (!found) {
-      waits.one().run(start, len, why, token -> s3.readNow(h, start, buffer, 0, len, token), span);
-    }
-    span.filled();
-    if (keep && !found) {
-      keep(Piece.range(start, len), span);
     }
   }
 
@@ -329,7 +151,7 @@ final class RangeTiers {
    * Fills {@code span}, not yet filled, with exactly its range as a tier kept it: straight into the span's
    * own buffer, which no caller sees before it is filled (no scratch memory, no copy); false on a miss.
    */
-  private boolean readKeptRange(Span span) throws IOException {
+  boolean readKeptRange(Span span) throws IOException {
     Piece piece = Piece.range(span.start(), span.length());
     for (Tier t : tiers) {
       if (t.readBlock(piece, span.buffer())) {
@@ -380,7 +202,8 @@ final class RangeTiers {
     copy.releaseOwner();
   }
 
-  private void keep(Piece piece, PooledBytes data) {
+  /** Offers {@code data}, exactly the bytes of {@code piece}, to every tier. */
+  void keep(Piece piece, PooledBytes data) {
     for (Tier t : tiers) {
       t.keep(piece, data);
     }

@@ -7,6 +7,7 @@ import dev.slipstream.internal.block.Block;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.fetch.BlockFetcher;
 import dev.slipstream.internal.fetch.CancelToken;
+import dev.slipstream.internal.fetch.StreamRequests;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import java.io.IOException;
 import java.util.List;
@@ -94,7 +95,7 @@ public final class SourceChain {
    * @param requests the stream's requests: every fetch of a range is one
    * @param keptPiece the size of the pieces a range is kept in and looked up by ({@link RangeThrough})
    */
-  public RangeThrough ranges(BlockFetcher fetcher, RangeThrough.Requests requests, int keptPiece) {
+  public RangeThrough ranges(BlockFetcher fetcher, StreamRequests requests, int keptPiece) {
     return new RangeThrough(h, own, tiers, s3, fetcher, requests, pool, blockSize, keptPiece);
   }
 

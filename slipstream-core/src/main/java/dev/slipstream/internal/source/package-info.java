@@ -21,11 +21,12 @@
  * (write-behind); its {@link dev.slipstream.internal.source.RangeThrough}, one a stream, is the read-through
  * of ranges outside the block grid, the one place a stream's range reads ask where their bytes are: the
  * blocks the stream holds, the tiers, then S3 for what is missing, in the stream's requests, and what S3
- * gave back offered to the tiers. It decides how a read waits (fetched ahead, or by a caller waiting now;
- * urgent or not) and makes the requests; {@link dev.slipstream.internal.source.RangeTiers} runs the range's
- * pass in one call (for a waited read, as the stream decided it: {@link dev.slipstream.internal.source.Through}):
- * asks the blocks held and the tiers, fetches what they miss through those requests (in one request, or
- * in parallel parts when large), then offers it to keep.
+ * gave back offered to the tiers. It runs the range's pass (for a waited read, as the stream decided it:
+ * {@link dev.slipstream.internal.source.Through}), decides how a read waits (fetched ahead, or by a caller
+ * waiting now; urgent or not) and makes the requests (in one request, or in parallel parts when large);
+ * {@link dev.slipstream.internal.source.RangeTiers}, below it, answers what the blocks held and the tiers
+ * have, reads what is missing from wherever it is when run on a fetch thread, and keeps what S3 gave back.
+ * Nothing here calls back up: a tier answers, the chain returns what is missing, the caller fetches it.
  * A tier's trouble is a miss; only S3's answer fails a read. Pieces ({@link
  * dev.slipstream.internal.source.Piece}) are named by the object's version: a block of the stream's grid,
  * or exactly a range a columnar reader fetched (kept by the memory and disk tiers, not the shared one).

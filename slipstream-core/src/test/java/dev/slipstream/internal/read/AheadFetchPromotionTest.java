@@ -5,6 +5,7 @@ package dev.slipstream.internal.read;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.slipstream.internal.ahead.AheadFetch;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.Purpose;

@@ -75,7 +75,7 @@ class BlockWindowTest {
     rig.window.copy(0, dst, 0, 100, planner, true, false);
     rig.awaitBlocks();
 
-    assertThat(depth).isEqualTo(PrefetchDepth.START);
+    assertThat(depth).isEqualTo(AheadDepth.START);
     assertThat(dst).isEqualTo(rig.data(0, 100));
     String[] expected = new String[depth + 1];
     for (int i = 0; i <= depth; i++) {
@@ -149,16 +149,14 @@ class BlockWindowTest {
     rig.awaitBlocks();
     List<Long> heldDuringTheRead = new ArrayList<>();
 
-    String got = rig.window.jump(9 * BLOCK + 100, BLOCK, () -> {
-      for (long i = 0; i < LENGTH / BLOCK; i++) {
-        if (rig.window.holds(i)) {
-          heldDuringTheRead.add(i);
-        }
+    rig.window.jumpTo(9 * BLOCK + 100, BLOCK);
+    for (long i = 0; i < LENGTH / BLOCK; i++) {
+      if (rig.window.holds(i)) {
+        heldDuringTheRead.add(i);
       }
-      return "read";
-    });
+    }
+    rig.window.jumpRead(9 * BLOCK + 100, BLOCK);
 
-    assertThat(got).isEqualTo("read");
     assertThat(heldDuringTheRead).containsExactly(9L, 10L); // the old position's block gone before the read
     assertThat(rig.window.holds(9)).isFalse(); // behind the read once it is done
     assertThat(rig.window.holds(10)).isTrue();

@@ -7,8 +7,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.Purpose;
-import dev.slipstream.internal.format.ParquetFooter;
-import dev.slipstream.internal.format.ParquetTestFiles;
+import dev.slipstream.internal.parquet.ParquetFooter;
+import dev.slipstream.internal.parquet.ParquetTestFiles;
+import dev.slipstream.internal.parquet.RowGroupsAhead;
 import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.internal.store.ScriptedStore;
 import java.io.InterruptedIOException;
@@ -80,8 +81,8 @@ class ClaimedPieceInterruptTest {
   }
 
   /** A vectored read through {@code ahead}: what its pieces hold copied, each gap fetched as an exact range. */
-  private CompletableFuture<Void> read(RowGroupPrefetch ahead, long position, byte[] dst) {
-    RowGroupPrefetch.Found found = ahead.read(position, dst, 0, dst.length);
+  private CompletableFuture<Void> read(RowGroupsAhead ahead, long position, byte[] dst) {
+    RowGroupsAhead.Found found = ahead.read(position, dst, 0, dst.length);
     List<CompletableFuture<Void>> all = new ArrayList<>(List.of(found.copied()));
     for (long[] g : found.gaps()) {
       all.add(rig.ranges.range(g[0], dst, (int) (g[0] - position), (int) (g[1] - g[0]), Purpose.RANGE).done());
@@ -94,7 +95,7 @@ class ClaimedPieceInterruptTest {
     for (int i = 0; i < 20; i++) {
       rig.fetch.store.then(answer());
     }
-    RowGroupPrefetch ahead = new RowGroupPrefetch(ParquetFooter.parse(file, file.length, file.length), rig.fetch.pool,
+    RowGroupsAhead ahead = new RowGroupsAhead(ParquetFooter.parse(file, file.length, file.length), rig.fetch.pool,
         (p, d, n) -> rig.ranges.range(p, d, n, Purpose.ROW_GROUP_AHEAD), (s, e) -> e, rig.h.stats(), CHUNK,
         CHUNK, 4L * GROUP, 0, () -> false);
     read(ahead, groupStart(0), new byte[GROUP]).get(10, TimeUnit.SECONDS);

@@ -12,9 +12,10 @@ import dev.slipstream.S3Location;
 import dev.slipstream.Slipstream;
 import dev.slipstream.SlipstreamInputStream;
 import dev.slipstream.TestClients;
-import dev.slipstream.internal.format.OrcBuilder;
-import dev.slipstream.internal.format.OrcTail;
-import dev.slipstream.internal.learn.OrcLayout;
+import dev.slipstream.internal.orc.OrcBuilder;
+import dev.slipstream.internal.orc.OrcChunks;
+import dev.slipstream.internal.orc.OrcLayout;
+import dev.slipstream.internal.orc.OrcTail;
 import dev.slipstream.testkit.S3ServerExtension;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -35,7 +36,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * as ORC's reader reads (the tail, then each stripe's footer and its streams, as the file claims them), so
  * that {@link StripeFooters} and {@link StripeStreamsAhead} fetch ahead of the reads whatever the footers
  * say. Whatever a file claims: no exception reaches a read, every read returns the file's bytes, no layout
- * takes more than {@link OrcTail#MAX_PLAN_BYTES}, the pool never holds more than its budget, and nothing is
+ * takes more than {@link OrcTail#MAX_LAYOUT_BYTES}, the pool never holds more than its budget, and nothing is
  * held once the streams are closed. Deterministic and bounded: {@link #PARSES} files through the parser,
  * {@link #FILES} of them through the streams, in seconds.
  */
@@ -45,7 +46,7 @@ class HostileOrcFuzzTest {
   static final String BUCKET = "hostile-orc";
   static final int PARSES = 200;
   static final int FILES = 32;
-  static final int[] CODECS = {OrcTail.NONE, OrcTail.ZLIB, OrcTail.SNAPPY, OrcTail.LZ4, OrcTail.ZSTD};
+  static final int[] CODECS = {OrcChunks.NONE, OrcChunks.ZLIB, OrcChunks.SNAPPY, OrcChunks.LZ4, OrcChunks.ZSTD};
 
   @BeforeAll
   static void setUp() {
@@ -64,12 +65,12 @@ class HostileOrcFuzzTest {
         continue;
       }
       plans++;
-      assertThat(t.heapBytes()).as("seed %d", seed).isLessThanOrEqualTo(OrcTail.MAX_PLAN_BYTES / 2);
+      assertThat(t.heapBytes()).as("seed %d", seed).isLessThanOrEqualTo(OrcTail.MAX_LAYOUT_BYTES / 2);
       OrcLayout layout = new OrcLayout(t);
       for (OrcTail.Stripe s : t.stripes()) {
         assertThat(s.offset()).isGreaterThanOrEqualTo(3);
         assertThat(s.end()).as("seed %d", seed).isBetween(s.offset(), (long) file.length);
-        assertThat(s.footerLength()).isLessThanOrEqualTo(OrcTail.MAX_PLAN_BYTES);
+        assertThat(s.footerLength()).isLessThanOrEqualTo(OrcTail.MAX_LAYOUT_BYTES);
         if (layout.learn(s, file, (int) s.footerStart(), (int) s.footerLength())) {
           learnt++;
           for (OrcTail.Stream x : layout.streams(s)) {
@@ -80,7 +81,7 @@ class HostileOrcFuzzTest {
         } else if (!layout.knows(s)) {
           refused++;
         }
-        assertThat(layout.heapBytes()).as("seed %d", seed).isLessThanOrEqualTo(OrcTail.MAX_PLAN_BYTES);
+        assertThat(layout.heapBytes()).as("seed %d", seed).isLessThanOrEqualTo(OrcTail.MAX_LAYOUT_BYTES);
       }
     }
     // The seeds reach every outcome: plans, stripes learnt, and stripes refused.
@@ -149,7 +150,7 @@ class HostileOrcFuzzTest {
           OrcLayout layout = ((ObjectReader) in).orcLayout();
           if (layout != null) {
             layouts++;
-            assertThat(layout.heapBytes()).as("seed %d", seed).isLessThanOrEqualTo(OrcTail.MAX_PLAN_BYTES);
+            assertThat(layout.heapBytes()).as("seed %d", seed).isLessThanOrEqualTo(OrcTail.MAX_LAYOUT_BYTES);
           }
           assertThat(c.memoryInUse()).as("seed %d", seed).isLessThanOrEqualTo(c.memoryBudget());
           footersAhead += in.statistics().get(Counter.ORC_STRIPE_FOOTERS_FETCHED);
@@ -227,7 +228,7 @@ class HostileOrcFuzzTest {
         case 0, 1 -> b.stripe(honest(r, types));
         case 2 -> { // hundreds of thousands of one-byte streams, a few KB compressed
           listed = true;
-          int n = 20_000 + r.nextInt(codec == OrcTail.NONE ? 60_000 : 150_000);
+          int n = 20_000 + r.nextInt(codec == OrcChunks.NONE ? 60_000 : 150_000);
           List<OrcBuilder.StreamSpec> many = new ArrayList<>(n);
           for (int i = 0; i < n; i++) {
             many.add(new OrcBuilder.StreamSpec(1, 1 + i % Math.min(types - 1, 3), 1));

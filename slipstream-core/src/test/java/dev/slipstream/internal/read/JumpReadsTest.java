@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.slipstream.Counter;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.fetch.FetchRig;
-import dev.slipstream.internal.format.ParquetTestFiles;
+import dev.slipstream.internal.parquet.ParquetTestFiles;
 import dev.slipstream.internal.source.Piece;
 import dev.slipstream.internal.source.ScriptedTier;
 import dev.slipstream.internal.store.ScriptedStore;

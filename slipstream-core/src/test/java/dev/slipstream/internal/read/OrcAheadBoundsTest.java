@@ -7,13 +7,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import dev.slipstream.ReadStatistics;
+import dev.slipstream.internal.ahead.AheadFetch;
+import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
-import dev.slipstream.internal.format.OrcBuilder;
-import dev.slipstream.internal.format.OrcTail;
-import dev.slipstream.internal.learn.OrcLayout;
-import dev.slipstream.internal.learn.ParquetFooters;
+import dev.slipstream.internal.fetch.StreamRequests;
+import dev.slipstream.internal.orc.OrcBuilder;
+import dev.slipstream.internal.orc.OrcChunks;
+import dev.slipstream.internal.orc.OrcLayout;
+import dev.slipstream.internal.orc.OrcLayouts;
+import dev.slipstream.internal.orc.OrcTail;
+import dev.slipstream.internal.orc.StreamOrcLayout;
+import dev.slipstream.internal.orc.StripeFooters;
+import dev.slipstream.internal.orc.StripeStreamsAhead;
+import dev.slipstream.internal.parquet.ParquetFooters;
 import dev.slipstream.internal.store.ScriptedStore;
 import java.util.Arrays;
 import java.util.List;
@@ -38,7 +46,7 @@ class OrcAheadBoundsTest {
   @Test
   void aStripeFooterOfTwoGibibytesIsNeitherFetchedAheadNorAnErrorInTheRead() throws Exception {
     long length = 8L << 30;
-    OrcBuilder.Written w = new OrcBuilder(OrcTail.ZLIB)
+    OrcBuilder.Written w = new OrcBuilder(OrcChunks.ZLIB)
         .stripe(List.of(new OrcBuilder.StreamSpec(1, 1, 100)), 100, null, new long[] {-1, -1, -1, (1L << 31) + 5})
         .build();
     byte[] tail = Arrays.copyOfRange(w.file(), w.file().length - w.tailLength(), w.file().length);
@@ -46,7 +54,7 @@ class OrcAheadBoundsTest {
       ReadStatistics stats = rig.stats.child();
       ObjectHandle h = new ObjectHandle(FetchRig.WHERE, length, true, FetchRig.ETAG, stats);
       h.answered(h.beforeRequest());
-      StreamOrcLayout orc = new StreamOrcLayout(h, new ParquetFooters().orc());
+      StreamOrcLayout orc = new StreamOrcLayout(h, new OrcLayouts());
       orc.offerRead(length - tail.length, tail, 0, tail.length);
       HeldSpans spans = new HeldSpans();
       AheadFetch ahead = new AheadFetch(spans, rig.pool, (p, dst, n) -> {
@@ -68,7 +76,7 @@ class OrcAheadBoundsTest {
     int stripes = 101;
     List<OrcBuilder.StreamSpec> streams = List.of(new OrcBuilder.StreamSpec(1, 1, 1_000),
         new OrcBuilder.StreamSpec(1, 2, 100_000), new OrcBuilder.StreamSpec(1, 3, 1_000));
-    OrcBuilder b = new OrcBuilder(OrcTail.SNAPPY);
+    OrcBuilder b = new OrcBuilder(OrcChunks.SNAPPY);
     for (int s = 0; s < stripes; s++) {
       b.stripe(streams);
     }
@@ -78,7 +86,7 @@ class OrcAheadBoundsTest {
     try (StreamRig rig = new StreamRig(fetch, DEPTH)) {
       StreamOrcLayout orc = rig.parquet.orc();
       orc.offerRead(file.length - w.tailLength(), file, file.length - w.tailLength(), w.tailLength());
-      OrcLayout plan = orc.plan();
+      OrcLayout plan = orc.layout();
       assertThat(plan).isNotNull();
       for (OrcTail.Stripe s : plan.tail().stripes()) { // every footer known, as a wave of footers leaves them
         orc.learn(s, file, (int) s.footerStart(), (int) s.footerLength());

@@ -3,9 +3,14 @@
  */
 package dev.slipstream.internal.read;
 
+import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.ObjectHandle;
-import dev.slipstream.internal.learn.ParquetFooters;
+import dev.slipstream.internal.fetch.StreamRequests;
+import dev.slipstream.internal.orc.OrcLayouts;
+import dev.slipstream.internal.orc.StreamOrcLayout;
+import dev.slipstream.internal.parquet.ParquetFooters;
+import dev.slipstream.internal.parquet.StreamFooter;
 import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.internal.source.S3Source;
 import dev.slipstream.internal.source.SourceChain;
@@ -45,7 +50,7 @@ final class StreamRig implements AutoCloseable {
         blockSize, false, null);
     this.window = new BlockWindow(h, fetch.pool, fetch.fetcher, chain, blocks, requests, blockSize, maxDepth, 0, false);
     this.spans = new HeldSpans();
-    this.parquet = new StreamFooter(h, new ParquetFooters(), spans);
+    this.parquet = new StreamFooter(h, new ParquetFooters(), new StreamOrcLayout(h, new OrcLayouts()), spans);
     this.ranges = chain.ranges(fetch.fetcher, requests, blockSize);
     this.vectored = new VectoredReads(ranges, fetch.pool, requests, h.stats(), spans, parquet, blockSize, blockSize,
         (long) maxDepth * blockSize, 0);

@@ -15,6 +15,7 @@ import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.Failures;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
+import dev.slipstream.internal.fetch.StreamRequests;
 import dev.slipstream.internal.store.ScriptedStore;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -43,7 +44,7 @@ class RangeThroughTest {
   @AfterEach
   void close() {
     if (rig != null) {
-      assertThat(rig.requests.inFlight).isEmpty(); // every request made has ended
+      assertThat(rig.requests.inFlight()).isZero(); // every request made has ended
       rig.fetch.close();
     }
   }
@@ -53,55 +54,17 @@ class RangeThroughTest {
     return rig;
   }
 
-  /**
-   * The requests of one stream, as a stream keeps them: each by its token until it ends; a caller waits for
-   * its reads on its own thread while they run on the fetch executor.
-   */
-  static final class Requests implements RangeThrough.Requests {
-    final Set<CancelToken> inFlight = ConcurrentHashMap.newKeySet();
-    private final BlockFetcher fetcher;
-
-    Requests(BlockFetcher fetcher) {
-      this.fetcher = fetcher;
-    }
-
-    @Override
-    public CancelToken start(Purpose why) {
-      CancelToken token = new CancelToken(() -> new IOException("closed"), why);
-      inFlight.add(token);
-      return token;
-    }
-
-    @Override
-    public void end(CancelToken token) {
-      inFlight.remove(token);
-    }
-
-    @Override
-    public void await(CompletableFuture<Void> requests, Runnable cancel, String what) throws IOException {
-      try {
-        requests.get();
-      } catch (InterruptedException e) {
-        cancel.run();
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException();
-      } catch (ExecutionException e) {
-        throw Failures.cause(e, "test");
-      }
-    }
-  }
-
   /** One stream's read-through of ranges over a scripted store, holding no blocks and no spans. */
   static final class Rig {
     final FetchRig fetch;
     final ObjectHandle h;
-    final Requests requests;
+    final StreamRequests requests;
     final RangeThrough ranges;
 
     Rig(FetchRig fetch, ScriptedTier... tiers) {
       this.fetch = fetch;
       this.h = fetch.answered();
-      this.requests = new Requests(fetch.fetcher);
+      this.requests = new StreamRequests(h, 5_000);
       int blockSize = fetch.config.blockSize();
       SourceChain chain = new SourceChain(h, OwnBlocks.NONE, List.of(tiers), new S3Source(fetch.ranges, fetch.parts),
           fetch.pool, blockSize, false, null);
@@ -120,7 +83,7 @@ class RangeThroughTest {
 
   private byte[] read(long position, int len) throws IOException {
     byte[] dst = new byte[len];
-    rig.ranges.kept.readAlone(position, dst, 0, len, true, Purpose.RANGE, rig.ranges.waiting);
+    rig.ranges.readAlone(position, dst, 0, len, true, Purpose.RANGE);
     return dst;
   }
 
@@ -245,7 +208,7 @@ class RangeThroughTest {
     stream(data, BLOCK, disk);
     Span span = emptySpan(900_000, 100_000);
 
-    rig.ranges.kept.fillExtent(span, true, Purpose.FOOTER, rig.ranges.waiting);
+    rig.ranges.fillExtent(span, true, Purpose.FOOTER);
 
     assertThat(span.isReady()).isTrue();
     assertThat(bytesOf(span)).isEqualTo(rig.data(900_000, 1_000_000));
@@ -263,7 +226,7 @@ class RangeThroughTest {
     stream(data, BLOCK, disk);
     Span span = emptySpan(900_000, 100_000);
 
-    rig.ranges.kept.fillExtent(span, true, Purpose.FOOTER, rig.ranges.waiting);
+    rig.ranges.fillExtent(span, true, Purpose.FOOTER);
 
     assertThat(bytesOf(span)).isEqualTo(rig.data(900_000, 1_000_000));
     assertThat(rig.fetch.store.ranges()).containsExactly(Rig.get(900_000, 1_000_000));
@@ -279,7 +242,7 @@ class RangeThroughTest {
     stream(data, BLOCK, disk);
     Span span = emptySpan(300_000, 70_000);
 
-    rig.ranges.kept.fillExtent(span, false, Purpose.READAHEAD, rig.ranges.waiting);
+    rig.ranges.fillExtent(span, false, Purpose.READAHEAD);
 
     assertThat(bytesOf(span)).isEqualTo(rig.data(300_000, 370_000));
     assertThat(rig.fetch.store.ranges()).containsExactly(Rig.get(300_000, 370_000));

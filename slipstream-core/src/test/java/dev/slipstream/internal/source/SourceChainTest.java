@@ -164,7 +164,7 @@ class SourceChainTest {
     byte[] dst = new byte[5 * BLOCK];
 
     // [512, 5632): block 0 from the stream, 1 and 2 missing, 3 from the disk, 4 and 5 missing
-    ranges(memory, disk).kept.readAnywhere(512, Destination.of(dst, 0), 5 * BLOCK, FetchRig.token(Purpose.RANGE));
+    ranges(memory, disk).tiers.readAnywhere(512, Destination.of(dst, 0), 5 * BLOCK, FetchRig.token(Purpose.RANGE));
 
     assertThat(dst).isEqualTo(data(512, 512 + 5 * BLOCK));
     assertThat(rig.store.ranges()).containsExactly("1024-3072", "4096-5632");
@@ -182,8 +182,8 @@ class SourceChainTest {
     RangeThrough chain = ranges(memory, disk);
     byte[] dst = new byte[2 * BLOCK];
 
-    assertThat(chain.kept.readFromTiers(BLOCK + 100, dst, 0, 2 * BLOCK)).isFalse(); // block 3 is nowhere
-    assertThat(chain.kept.readFromTiers(BLOCK + 100, dst, 0, BLOCK)).isTrue();
+    assertThat(chain.tiers.readFromTiers(BLOCK + 100, dst, 0, 2 * BLOCK)).isFalse(); // block 3 is nowhere
+    assertThat(chain.tiers.readFromTiers(BLOCK + 100, dst, 0, BLOCK)).isTrue();
 
     assertThat(dst).startsWith(data(BLOCK + 100, 2 * BLOCK + 100));
     assertThat(rig.store.ranges()).isEmpty();
@@ -196,16 +196,16 @@ class SourceChainTest {
     RangeThrough chain = ranges(memory, disk);
     byte[] dst = new byte[2000];
 
-    assertThat(chain.kept.readKeptRange(100, dst, 0, 2000)).isTrue();
+    assertThat(chain.tiers.readKeptRange(100, dst, 0, 2000)).isTrue();
     assertThat(dst).isEqualTo(data(100, 2100));
-    assertThat(chain.kept.readKeptRange(100, dst, 0, 1999)).isFalse();
-    assertThat(chain.kept.keepsRange(3000, 500)).isTrue();
+    assertThat(chain.tiers.readKeptRange(100, dst, 0, 1999)).isFalse();
+    assertThat(chain.tiers.keepsRange(3000, 500)).isTrue();
 
-    chain.kept.keepRange(3000, data, 3000, 500);
+    chain.tiers.keepRange(3000, data, 3000, 500);
 
     assertThat(disk.kept()).containsExactly(Piece.range(3000, 500));
     assertThat(memory.kept()).containsExactly(Piece.range(3000, 500)); // offered; the tier says what it keeps
-    assertThat(ranges(memory).kept.keepsRange(3000, 500)).isFalse();
+    assertThat(ranges(memory).tiers.keepsRange(3000, 500)).isFalse();
     assertThat(rig.store.ranges()).isEmpty();
   }
 
@@ -219,7 +219,7 @@ class SourceChainTest {
       RangeThrough chain = new SourceChain(h, own, List.of(disk), new S3Source(small.ranges, small.parts),
           small.pool, BLOCK, false, null).ranges(small.fetcher, null, BLOCK);
 
-      chain.kept.keepRange(0, data, 0, 500);
+      chain.tiers.keepRange(0, data, 0, 500);
 
       assertThat(disk.kept()).isEmpty();
       assertThat(h.stats().get(Counter.DISK_CACHE_WRITES_SKIPPED)).isEqualTo(1);
