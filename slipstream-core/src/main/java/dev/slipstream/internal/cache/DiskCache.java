@@ -15,7 +15,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -23,8 +22,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -490,53 +487,7 @@ public final class DiskCache {
 
     /** The block's SHA-256 id, through this thread's {@link ObjectDigest}. */
     byte[] id() {
-      return ObjectDigest.THREADS.get().id(this);
-    }
-  }
-
-  /**
-   * A thread's SHA-256 of a {@link BlockKey}: the object version's part (bucket, key, ETag) is hashed once and
-   * kept while the thread's keys name that version, as a fetch thread's successive blocks of one stream do;
-   * each block then hashes only its size and index onto a copy of it.
-   */
-  private static final class ObjectDigest {
-    static final ThreadLocal<ObjectDigest> THREADS = ThreadLocal.withInitial(ObjectDigest::new);
-
-    private final MessageDigest version = sha256();
-    private final ByteBuffer place = ByteBuffer.allocate(12);
-    private String bucket;
-    private String key;
-    private String etag;
-
-    byte[] id(BlockKey k) {
-      if (!k.etag().equals(etag) || !k.key().equals(key) || !k.bucket().equals(bucket)) {
-        version.reset();
-        for (String s : new String[] {k.bucket(), k.key(), k.etag()}) {
-          byte[] b = s.getBytes(StandardCharsets.UTF_8);
-          version.update(ByteBuffer.allocate(4).putInt(b.length).array());
-          version.update(b);
-        }
-        bucket = k.bucket();
-        key = k.key();
-        etag = k.etag();
-      }
-      MessageDigest md;
-      try {
-        md = (MessageDigest) version.clone();
-      } catch (CloneNotSupportedException e) {
-        throw new IllegalStateException("this JVM's SHA-256 cannot be copied", e);
-      }
-      place.clear();
-      md.update(place.putInt(k.blockSize()).putLong(k.index()).array());
-      return md.digest();
-    }
-
-    private static MessageDigest sha256() {
-      try {
-        return MessageDigest.getInstance("SHA-256");
-      } catch (NoSuchAlgorithmException e) {
-        throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-      }
+      return ObjectDigest.THREADS.get().id(bucket, key, etag, blockSize, index);
     }
   }
 }
