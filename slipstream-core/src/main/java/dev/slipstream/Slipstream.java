@@ -17,8 +17,8 @@ import dev.slipstream.internal.orc.OrcLayouts;
 import dev.slipstream.internal.parquet.ParquetFooters;
 import dev.slipstream.internal.read.ObjectReader;
 import dev.slipstream.internal.read.OpenAhead;
+import dev.slipstream.internal.source.ClientTiers;
 import dev.slipstream.internal.source.S3Source;
-import dev.slipstream.internal.source.SharedNames;
 import dev.slipstream.internal.source.Sources;
 import dev.slipstream.internal.store.ObjectStore;
 import dev.slipstream.internal.store.S3ObjectStore;
@@ -88,10 +88,8 @@ public final class Slipstream implements AutoCloseable {
           + " budget of " + resources.budget + " bytes (memory.max, set by the first Slipstream client of this"
           + " JVM); use a smaller block size or isolated resources");
     }
-    boolean memoryOnly = memoryOnly(config);
     // First: a missing module must not leave an S3 client open. Its heap outside the buffers counts in the budget.
-    Sources.Shared shared = memoryOnly ? null
-        : sharedTier(config, stats, new dev.slipstream.internal.block.CountedHeap(resources.pool));
+    ClientTiers tiers = ClientTiers.of(config, stats, new dev.slipstream.internal.block.CountedHeap(resources.pool));
     if (b.readsClient != null && b.s3Client == null) {
       throw new IllegalStateException("readsClient is given without s3Client: give both, or neither");
     }
@@ -99,12 +97,11 @@ public final class Slipstream implements AutoCloseable {
         : S3ObjectStore.over(b.s3Client, b.readsClient != null ? b.readsClient : b.s3Client,
             SseCustomerKey.of(config.sseCustomerKey()), b.accessPoints, b.requestScope);
     this.ranges = new RangeReader(store, config);
-    CacheMode diskMode = memoryOnly ? CacheMode.OFF : config.cacheMode();
-    this.diskCache = diskMode == CacheMode.OFF ? null : DiskCache.open(config);
+    this.diskCache = tiers.diskMode() == CacheMode.OFF ? null : DiskCache.open(config);
     this.fetcher = new BlockFetcher(store, ranges, resources.executor);
     this.shadows = new dev.slipstream.internal.cache.ShadowCaches(config.shadowCacheSizes());
     S3Source s3 = new S3Source(ranges, new ParallelParts(ranges, resources.executor, config.fetchPartMin()));
-    this.sources = new Sources(diskCache, diskMode, config.cacheMemory(), shared, s3, fetcher,
+    this.sources = new Sources(diskCache, tiers.diskMode(), config.cacheMemory(), tiers.shared(), s3, fetcher,
         resources.pool, shadows);
     this.lister = new Lister(store, config, stats);
     this.answers = new RecentAnswers(config.accessTtl());
@@ -360,47 +357,6 @@ public final class Slipstream implements AutoCloseable {
 
   private long closeWaitMillis() {
     return config.stallTimeout().plus(config.connectTimeout()).toMillis();
-  }
-
-  /**
-   * Whether this client keeps what it reads in its memory cache only. A client whose reads carry an SSE-C key
-   * ({@code sse.customer.key}) reads objects whose plaintext S3 gives only to holders of the key: written to the
-   * disk cache or the shared tier, it would rest outside the process, readable by whoever reads those files or
-   * reaches memcached, key or no key. In memory it stays with this client, whose every open S3 answers first
-   * (rule 8), and a reader without the key gets no answer. Said once, at INFO, when the client starts.
-   */
-  private static boolean memoryOnly(SlipstreamConfig config) {
-    if (config.sseCustomerKey().isEmpty()) {
-      return false;
-    }
-    String off = (config.cacheMode() != CacheMode.OFF ? ", cache.disk.mode=" + config.cacheMode().name()
-        .toLowerCase(java.util.Locale.ROOT) + " not used" : "") + (config.sharedMode() != SharedMode.OFF
-        ? ", shared.mode=" + config.sharedMode().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')
-        + " not used" : "");
-    LOG.info("Slipstream: reads carry an SSE-C key, so the blocks read stay in this client's memory only: no disk"
-        + " cache, no shared tier{}", off);
-    return true;
-  }
-
-  /** The shared tier of {@code config}, through the store a module provides; null if shared.mode is off. */
-  private static Sources.Shared sharedTier(SlipstreamConfig config, ReadStatistics stats,
-      dev.slipstream.spi.HeapAllowance heap) {
-    if (config.sharedMode() == SharedMode.OFF) {
-      return null;
-    }
-    for (dev.slipstream.spi.SharedBlockStore.Provider p
-        : java.util.ServiceLoader.load(dev.slipstream.spi.SharedBlockStore.Provider.class, Slipstream.class.getClassLoader())) {
-      if (config.sharedSecret().isEmpty()) {
-        LOG.warn("Slipstream shared tier runs without a secret (shared.secret=none): whoever reaches its memcached "
-            + "servers can read the cached blocks, tell which objects are cached{}. Set shared.secret on every host",
-            config.sharedMode() == SharedMode.SHADOW ? ""
-                : " and plant blocks this client serves once S3 has answered its open");
-      }
-      return new Sources.Shared(p.open(config, stats, heap), config.sharedMode(),
-          new SharedNames(config.sharedNamespace(), config.sharedSecret().orElse(null)), config.sharedShadowFraction());
-    }
-    throw new IllegalArgumentException("shared.mode=" + config.sharedMode().name().toLowerCase(java.util.Locale.ROOT)
-        .replace('_', '-') + " needs a shared tier store on the class path: add the slipstream-memcached jar (the drop-in jars of slipstream-hadoop and slipstream-iceberg carry it)");
   }
 
   /** Closes the S3 client; with isolated resources, also stops the fetch threads. Open streams should be closed first. */
