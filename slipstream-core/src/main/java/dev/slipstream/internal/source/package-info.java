@@ -15,6 +15,8 @@
  * dev.slipstream.internal.source.SharedComparisons} instead); then {@link
  * dev.slipstream.internal.source.S3Source}, the last source, whose retries and hedged requests live
  * below it. Every tier serves a byte only through S3's access check for the open. {@link
+ * dev.slipstream.internal.source.ClientTiers} decides once, when a client is built, which tiers its reads
+ * go through (none below memory for reads that carry an SSE-C key); {@link
  * dev.slipstream.internal.source.Sources} assembles the chain of each open object; {@link
  * dev.slipstream.internal.source.SourceChain} asks it for blocks, says where a block came from ({@link
  * dev.slipstream.internal.source.Piece.Origin}), and offers the blocks a stream leaves to the tiers
