@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.slipstream.testkit.RequestInfo;
+import dev.slipstream.testkit.S3Wire;
 import dev.slipstream.testkit.ScriptedS3Server;
 import dev.slipstream.testkit.TestData;
 import java.io.IOException;
@@ -41,7 +42,7 @@ class KmsCachedBytesTest {
   @BeforeAll
   static void start() {
     server = ScriptedS3Server.start();
-    server.denyKmsDecrypt(r -> "bob".equals(ScriptedS3Server.accessKeyOf(r)));
+    server.denyKmsDecrypt(r -> "bob".equals(S3Wire.accessKeyOf(r)));
   }
 
   @AfterAll
@@ -76,7 +77,7 @@ class KmsCachedBytesTest {
 
   private static long getsBy(String principal) {
     return server.requests().stream()
-        .filter(r -> r.isGet() && principal.equals(ScriptedS3Server.accessKeyOf(r))).count();
+        .filter(r -> r.isGet() && principal.equals(S3Wire.accessKeyOf(r))).count();
   }
 
   @Test

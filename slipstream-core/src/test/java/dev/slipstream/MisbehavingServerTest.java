@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import dev.slipstream.testkit.Misbehaviour;
 import dev.slipstream.testkit.RequestInfo;
+import dev.slipstream.testkit.S3Wire;
 import dev.slipstream.testkit.ScriptedS3Server;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -165,7 +166,7 @@ class MisbehavingServerTest {
   }
 
   static Predicate<RequestInfo> getOf(String key) {
-    return r -> r.isGet() && ScriptedS3Server.objectOf(r).equals(BUCKET + "/" + key);
+    return r -> r.isGet() && S3Wire.objectOf(r).equals(BUCKET + "/" + key);
   }
 
   static Predicate<RequestInfo> getNotFromZero(String key) {
@@ -270,7 +271,7 @@ class MisbehavingServerTest {
       server.put(BUCKET, key, data.get(i));
       refs.add(ObjectRef.of("s3://" + BUCKET + "/" + key, data.get(i).length, etagOf(key)));
     }
-    server.when(r -> r.isGet() && ScriptedS3Server.objectOf(r).startsWith(BUCKET + "/ignores-range-ahead-"), ignoring);
+    server.when(r -> r.isGet() && S3Wire.objectOf(r).startsWith(BUCKET + "/ignores-range-ahead-"), ignoring);
     try (Slipstream client = partsClient()) {
       client.hintNext(List.of(refs.get(0)));
       try (SlipstreamInputStream in = client.open(refs.get(0).location(), refs.get(0).openOptions())) {

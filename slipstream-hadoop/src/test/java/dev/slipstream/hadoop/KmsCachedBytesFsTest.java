@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.slipstream.Counter;
 import dev.slipstream.Slipstream;
+import dev.slipstream.testkit.S3Wire;
 import dev.slipstream.testkit.ScriptedS3Server;
 import dev.slipstream.testkit.TestData;
 import java.io.IOException;
@@ -40,7 +41,7 @@ class KmsCachedBytesFsTest {
   @BeforeAll
   static void start() {
     server = ScriptedS3Server.start();
-    server.denyKmsDecrypt(r -> "bob".equals(ScriptedS3Server.accessKeyOf(r)));
+    server.denyKmsDecrypt(r -> "bob".equals(S3Wire.accessKeyOf(r)));
     server.putUnderKmsKey(BUCKET, "table/part-0", TestData.bytes(5, SIZE));
   }
 

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.slipstream.testkit.RequestInfo;
+import dev.slipstream.testkit.S3Wire;
 import dev.slipstream.testkit.ScriptedS3Server;
 import dev.slipstream.testkit.TestData;
 import java.io.ByteArrayInputStream;
@@ -92,7 +93,7 @@ class AccessPointFileIOTest {
   /** The bucket of every GET and HEAD sent so far. */
   private static List<String> bucketsAsked() {
     return server.requests().stream().filter(r -> r.isGet() || r.isHead())
-        .map(r -> ScriptedS3Server.objectOf(r).split("/", 2)[0]).distinct().toList();
+        .map(r -> S3Wire.objectOf(r).split("/", 2)[0]).distinct().toList();
   }
 
   private static void readsTheObject(FileIO io) throws IOException {
@@ -145,7 +146,7 @@ class AccessPointFileIOTest {
     }
     assertThat(bucketsAsked()).containsExactly(ALIAS);
     assertThat(server.requests()).filteredOn(r -> r.isGet() || r.isHead())
-        .extracting(ScriptedS3Server::accessKeyOf).containsOnly("bob");
+        .extracting(S3Wire::accessKeyOf).containsOnly("bob");
   }
 
   private static SlipstreamFileIO copy(SlipstreamFileIO io) throws Exception {

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.slipstream.testkit.RequestInfo;
+import dev.slipstream.testkit.S3Wire;
 import dev.slipstream.testkit.ScriptedS3Server;
 import dev.slipstream.testkit.TestData;
 import java.io.BufferedReader;
@@ -267,7 +268,7 @@ class ClientSettingsFileIOTest {
       assertThat(TestData.firstMismatch(1, 0, data, 0, data.length)).isEqualTo(-1);
     }
     List<RequestInfo> answered = store.requests().stream()
-        .filter(r -> "eu-west-1".equals(ScriptedS3Server.signingRegionOf(r))).toList();
+        .filter(r -> "eu-west-1".equals(S3Wire.signingRegionOf(r))).toList();
     assertThat(answered).as("the reads after the redirect").isNotEmpty()
         .allSatisfy(r -> assertThat(r.path()).startsWith("/" + FAR + "/"));
   }

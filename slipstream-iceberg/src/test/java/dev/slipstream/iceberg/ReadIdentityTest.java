@@ -10,6 +10,7 @@ import dev.slipstream.Counter;
 import dev.slipstream.Slipstream;
 import dev.slipstream.testkit.MemcachedServer;
 import dev.slipstream.testkit.RequestInfo;
+import dev.slipstream.testkit.S3Wire;
 import dev.slipstream.testkit.ScriptedS3Server;
 import dev.slipstream.testkit.TestData;
 import java.io.IOException;
@@ -50,7 +51,7 @@ class ReadIdentityTest {
   @BeforeAll
   static void start() {
     server = ScriptedS3Server.start();
-    server.denyKmsDecrypt(r -> "bob".equals(ScriptedS3Server.accessKeyOf(r)));
+    server.denyKmsDecrypt(r -> "bob".equals(S3Wire.accessKeyOf(r)));
     System.setProperty("aws.accessKeyId", "host-default");
     System.setProperty("aws.secretAccessKey", "host-default-secret");
   }
@@ -101,7 +102,7 @@ class ReadIdentityTest {
 
   private static List<String> principals(List<RequestInfo> requests) {
     return requests.stream().filter(r -> r.isGet() || r.method().equals("HEAD"))
-        .map(r -> String.valueOf(ScriptedS3Server.accessKeyOf(r))).distinct().toList();
+        .map(r -> String.valueOf(S3Wire.accessKeyOf(r))).distinct().toList();
   }
 
   /** bob's read of {@code key} is refused with an AccessDeniedException naming the object, and copies nothing. */

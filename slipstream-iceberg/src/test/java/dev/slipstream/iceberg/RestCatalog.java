@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.slipstream.testkit.RequestInfo;
+import dev.slipstream.testkit.S3Wire;
 import dev.slipstream.testkit.ScriptedS3Server;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -165,7 +166,7 @@ final class RestCatalog implements AutoCloseable {
    * The store's verdict on {@code r}: null to admit it, else the S3 error code it is refused with.
    */
   String refusal(RequestInfo r) {
-    String key = ScriptedS3Server.accessKeyOf(r);
+    String key = S3Wire.accessKeyOf(r);
     if (CATALOG_KEY.equals(key)) {
       return null;
     }
@@ -179,9 +180,9 @@ final class RestCatalog implements AutoCloseable {
     if (System.currentTimeMillis() >= t.diesAtMillis()) {
       return "ExpiredToken";
     }
-    String object = ScriptedS3Server.objectOf(r);
+    String object = S3Wire.objectOf(r);
     if (object.indexOf('/') < 0 || object.endsWith("/")) { // a LIST: what it lists
-      String prefix = ScriptedS3Server.queryParam(r.query(), "prefix");
+      String prefix = S3Wire.queryParam(r.query(), "prefix");
       object = BUCKET + "/" + (prefix == null ? "" : prefix);
     }
     String[] table = t.table().split("\\.");
@@ -193,7 +194,7 @@ final class RestCatalog implements AutoCloseable {
   Map<String, Set<String>> keysByPrincipal(List<RequestInfo> requests) {
     Map<String, Set<String>> by = new java.util.TreeMap<>();
     for (RequestInfo r : requests) {
-      String key = ScriptedS3Server.accessKeyOf(r);
+      String key = S3Wire.accessKeyOf(r);
       Token t = key == null ? null : tokens.get(key);
       String principal = t == null ? String.valueOf(key) : t.principal();
       by.computeIfAbsent(principal, k -> new java.util.TreeSet<>()).add(String.valueOf(key));

@@ -10,6 +10,7 @@ import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.Slipstream;
 import dev.slipstream.testkit.RequestInfo;
+import dev.slipstream.testkit.S3Wire;
 import dev.slipstream.testkit.ScriptedS3Server;
 import dev.slipstream.testkit.TestData;
 import java.io.ByteArrayInputStream;
@@ -70,8 +71,8 @@ class StorageCredentialsFileIOTest {
   static void start() {
     server = ScriptedS3Server.start();
     server.denyKmsDecrypt(r -> {
-      String allowed = RIGHTS.get(String.valueOf(ScriptedS3Server.accessKeyOf(r)));
-      return allowed == null || !ScriptedS3Server.objectOf(r).startsWith(allowed);
+      String allowed = RIGHTS.get(String.valueOf(S3Wire.accessKeyOf(r)));
+      return allowed == null || !S3Wire.objectOf(r).startsWith(allowed);
     });
     System.setProperty("aws.accessKeyId", "carol");
     System.setProperty("aws.secretAccessKey", "carol-secret");
@@ -136,8 +137,8 @@ class StorageCredentialsFileIOTest {
     Map<String, Set<String>> by = new TreeMap<>();
     for (RequestInfo r : server.requests()) {
       if (r.method().equals(method)) {
-        by.computeIfAbsent(ScriptedS3Server.objectOf(r), k -> new TreeSet<>())
-            .add(String.valueOf(ScriptedS3Server.accessKeyOf(r)));
+        by.computeIfAbsent(S3Wire.objectOf(r), k -> new TreeSet<>())
+            .add(String.valueOf(S3Wire.accessKeyOf(r)));
       }
     }
     return by;
@@ -266,7 +267,7 @@ class StorageCredentialsFileIOTest {
     assertThat(principals("PUT")).isEqualTo(Map.of(BUCKET + "/db/a/new.parquet", Set.of("alice")));
     assertThat(principals("DELETE")).isEqualTo(Map.of(BUCKET + "/db/b/gone.parquet", Set.of("bob")));
     assertThat(server.requests().stream().filter(r -> r.isGet() && r.query() != null && r.query().contains("prefix="))
-        .map(r -> r.query().contains("prefix=db%2Fb%2F") + ":" + ScriptedS3Server.accessKeyOf(r)).distinct().sorted())
+        .map(r -> r.query().contains("prefix=db%2Fb%2F") + ":" + S3Wire.accessKeyOf(r)).distinct().sorted())
         .containsExactly("false:carol", "true:bob");
   }
 

@@ -12,6 +12,7 @@ import dev.slipstream.Slipstream;
 import dev.slipstream.SlipstreamConfig;
 import dev.slipstream.SlipstreamInputStream;
 import dev.slipstream.testkit.MemcachedServer;
+import dev.slipstream.testkit.S3Wire;
 import dev.slipstream.testkit.ScriptedS3Server;
 import dev.slipstream.testkit.TestData;
 import java.io.IOException;
@@ -41,7 +42,7 @@ class SharedTierKmsTest {
   @BeforeAll
   static void start() throws IOException {
     server = ScriptedS3Server.start();
-    server.denyKmsDecrypt(r -> "bob".equals(ScriptedS3Server.accessKeyOf(r)));
+    server.denyKmsDecrypt(r -> "bob".equals(S3Wire.accessKeyOf(r)));
     for (int i = 0; i < 2; i++) {
       pool.add(MemcachedServer.start(64));
     }

@@ -6,7 +6,6 @@ package dev.slipstream.testkit;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -15,17 +14,12 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.EnumSet;
-import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -51,7 +45,7 @@ import java.util.function.Predicate;
  *
  * <p>The script: {@link #when} rules, each a misbehaviour for the requests a predicate picks (all rules
  * that match apply), and {@link #replaceAfterGets} to overwrite an object in the middle of a read.
- * Signatures are never checked, but who a request claims to be ({@link #accessKeyOf}) may be refused:
+ * Signatures are never checked, but who a request claims to be ({@link S3Wire#accessKeyOf}) may be refused:
  * {@link #denyKmsDecrypt} for objects under a KMS key, {@link #refuse} for any request, with S3's error
  * code; {@link #bucketInRegion} redirects requests signed for another region, as S3 does. After
  * {@link #storingWrites} it also takes PUTs and DELETEs of whole objects.
@@ -141,7 +135,7 @@ public final class ScriptedS3Server implements AutoCloseable {
   }
 
   private void put(String bucket, String key, byte[] data, boolean underKmsKey) {
-    put(bucket, key, data, md5(data), underKmsKey);
+    put(bucket, key, data, S3Wire.md5(data), underKmsKey);
   }
 
   /**
@@ -173,7 +167,7 @@ public final class ScriptedS3Server implements AutoCloseable {
   }
 
   /**
-   * The principals {@code who} picks (see {@link #accessKeyOf}) may not use the KMS key: as S3 does, their
+   * The principals {@code who} picks (see {@link S3Wire#accessKeyOf}) may not use the KMS key: as S3 does, their
    * GETs of an object under it are refused with {@code 403 AccessDenied}, while their HEADs are answered,
    * since S3 asks {@code kms:Decrypt} of a GET only. Kept across {@link #reset}.
    */
@@ -211,28 +205,6 @@ public final class ScriptedS3Server implements AutoCloseable {
   public ScriptedS3Server bucketInRegion(String bucket, String region) {
     regions.put(bucket, region);
     return this;
-  }
-
-  /** The region {@code r} was signed for (SigV4's credential scope), or null if unsigned. */
-  public static String signingRegionOf(RequestInfo r) {
-    String auth = r.header("authorization");
-    int at = auth == null ? -1 : auth.indexOf("Credential=");
-    if (at < 0) {
-      return null;
-    }
-    String[] scope = auth.substring(at + "Credential=".length()).split("[/,]");
-    return scope.length > 2 ? scope[2] : null;
-  }
-
-  /** The access key id {@code r} was signed with (SigV4's {@code Credential=}), or null if unsigned. */
-  public static String accessKeyOf(RequestInfo r) {
-    String auth = r.header("authorization");
-    int at = auth == null ? -1 : auth.indexOf("Credential=");
-    if (at < 0) {
-      return null;
-    }
-    int end = auth.indexOf('/', at);
-    return end < 0 ? null : auth.substring(at + "Credential=".length(), end);
   }
 
   /**
@@ -315,7 +287,7 @@ public final class ScriptedS3Server implements AutoCloseable {
 
   private void handle(HttpExchange ex) throws IOException {
     try (ex) {
-      RequestInfo req = info(ex);
+      RequestInfo req = S3Wire.info(ex);
       requests.add(req);
       Set<Misbehaviour> bad = EnumSet.noneOf(Misbehaviour.class);
       for (Rule r : rules) {
@@ -328,14 +300,14 @@ public final class ScriptedS3Server implements AutoCloseable {
       String refused = refusal.apply(req);
       if (refused != null) {
         boolean forbidden = refused.equals("AccessDenied") || refused.equals("InvalidAccessKeyId");
-        error(ex, forbidden ? 403 : 400, refused, req.isHead());
+        S3Wire.error(ex, forbidden ? 403 : 400, refused, req.isHead());
         return;
       }
       int slash = path.indexOf('/');
       String region = regions.get(slash < 0 ? path : path.substring(0, slash));
-      if (region != null && !region.equals(signingRegionOf(req))) {
+      if (region != null && !region.equals(S3Wire.signingRegionOf(req))) {
         ex.getResponseHeaders().set("x-amz-bucket-region", region);
-        error(ex, 301, "PermanentRedirect", req.isHead());
+        S3Wire.error(ex, 301, "PermanentRedirect", req.isHead());
         return;
       }
       if (req.isGet()) {
@@ -351,18 +323,18 @@ public final class ScriptedS3Server implements AutoCloseable {
         return;
       }
       Version v = objects.get(path);
-      String askedId = queryParam(req.query(), "versionId");
+      String askedId = S3Wire.queryParam(req.query(), "versionId");
       if (askedId != null) {
         v = history.getOrDefault(path, List.of()).stream().filter(o -> askedId.equals(o.versionId))
             .findFirst().orElse(null);
       }
       boolean head = req.isHead();
       if (!head && !req.isGet()) {
-        error(ex, 405, "MethodNotAllowed", head);
+        S3Wire.error(ex, 405, "MethodNotAllowed", head);
         return;
       }
       if (v == null) {
-        error(ex, 404, "NoSuchKey", head);
+        S3Wire.error(ex, 404, "NoSuchKey", head);
         return;
       }
       Headers h = ex.getResponseHeaders();
@@ -390,13 +362,13 @@ public final class ScriptedS3Server implements AutoCloseable {
           && (req.header("if-match") != null || req.header("if-unmodified-since") != null)) {
         h.remove("ETag");
         h.remove("Last-Modified");
-        error(ex, 501, "NotImplemented", false);
+        S3Wire.error(ex, 501, "NotImplemented", false);
         return;
       }
-      if (!bad.contains(Misbehaviour.IGNORE_CONDITIONS) && !preconditionsHold(req, v)) {
+      if (!bad.contains(Misbehaviour.IGNORE_CONDITIONS) && !S3Wire.conditionsHold(req, v.etag, v.lastModified)) {
         h.remove("ETag");
         h.remove("Last-Modified");
-        error(ex, 412, "PreconditionFailed", false);
+        S3Wire.error(ex, 412, "PreconditionFailed", false);
         return;
       }
       if (v.underKmsKey && noKmsDecrypt.test(req)) {
@@ -404,7 +376,7 @@ public final class ScriptedS3Server implements AutoCloseable {
             "x-amz-server-side-encryption-aws-kms-key-id")) {
           h.remove(name);
         }
-        error(ex, 403, "AccessDenied", false); // as S3 answers a GET whose principal may not decrypt
+        S3Wire.error(ex, 403, "AccessDenied", false); // as S3 answers a GET whose principal may not decrypt
         return;
       }
       if (bad.contains(Misbehaviour.STALL_HEAD)) {
@@ -426,47 +398,11 @@ public final class ScriptedS3Server implements AutoCloseable {
     String sha = req.header("x-amz-content-sha256");
     String encoding = req.header("content-encoding");
     if ((sha != null && sha.startsWith("STREAMING-")) || (encoding != null && encoding.contains("aws-chunked"))) {
-      body = awsChunked(body);
+      body = S3Wire.awsChunked(body);
     }
     put(path.substring(0, slash), path.substring(slash + 1), body);
     ex.getResponseHeaders().set("ETag", '"' + objects.get(path).etag + '"');
     ex.sendResponseHeaders(200, -1);
-  }
-
-  /**
-   * The payload of an {@code aws-chunked} body: chunks of {@code <hex size>[;chunk-signature=...]\r\n<data>\r\n}
-   * up to one of size 0, then trailers, which are dropped (their signatures are not checked).
-   */
-  private static byte[] awsChunked(byte[] body) throws IOException {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(body.length);
-    int at = 0;
-    while (true) {
-      int eol = indexOfCrlf(body, at);
-      if (eol < 0) {
-        throw new IOException("aws-chunked body without a chunk header at " + at);
-      }
-      String header = new String(body, at, eol - at, StandardCharsets.US_ASCII);
-      int semi = header.indexOf(';');
-      int size = Integer.parseInt((semi < 0 ? header : header.substring(0, semi)).trim(), 16);
-      at = eol + 2;
-      if (size == 0) {
-        return out.toByteArray();
-      }
-      if (at + size > body.length) {
-        throw new IOException("aws-chunked body ends inside a chunk of " + size + " bytes");
-      }
-      out.write(body, at, size);
-      at += size + 2;
-    }
-  }
-
-  private static int indexOfCrlf(byte[] b, int from) {
-    for (int i = from; i + 1 < b.length; i++) {
-      if (b[i] == '\r' && b[i + 1] == '\n') {
-        return i;
-      }
-    }
-    return -1;
   }
 
   /**
@@ -476,7 +412,7 @@ public final class ScriptedS3Server implements AutoCloseable {
    */
   private void bucketRequest(HttpExchange ex, RequestInfo req, String bucket) throws IOException {
     if (req.query() != null && (req.query().equals("session") || req.query().startsWith("session&"))) {
-      error(ex, 501, "NotImplemented", false);
+      S3Wire.error(ex, 501, "NotImplemented", false);
       return;
     }
     List<ScriptedListing.Entry> listed = new java.util.ArrayList<>();
@@ -508,7 +444,7 @@ public final class ScriptedS3Server implements AutoCloseable {
 
   private void get(HttpExchange ex, RequestInfo req, String path, Version v, Set<Misbehaviour> bad)
       throws IOException {
-    long[] range = parseRange(req.range(), v.data.length);
+    long[] range = S3Wire.parseRange(req.range(), v.data.length);
     boolean withLength = bad.contains(Misbehaviour.IGNORE_RANGE_WITH_LENGTH);
     if (range == null || bad.contains(Misbehaviour.IGNORE_RANGE) || withLength) {
       // The whole object; chunked when a ranged request was ignored, as the proxies that do it send it,
@@ -521,7 +457,7 @@ public final class ScriptedS3Server implements AutoCloseable {
     if (range[0] >= v.data.length) {
       ex.getResponseHeaders().remove("ETag");
       ex.getResponseHeaders().set("Content-Range", "bytes */" + v.data.length);
-      error(ex, 416, "InvalidRange", false);
+      S3Wire.error(ex, 416, "InvalidRange", false);
       return;
     }
     long first = range[0];
@@ -557,89 +493,5 @@ public final class ScriptedS3Server implements AutoCloseable {
         put(path.substring(0, slash), path.substring(slash + 1), r.data);
       }
     }
-  }
-
-  private static boolean preconditionsHold(RequestInfo req, Version v) {
-    String ifMatch = req.header("if-match");
-    if (ifMatch != null) {
-      String bare = ifMatch.strip();
-      if (bare.length() >= 2 && bare.startsWith("\"") && bare.endsWith("\"")) {
-        bare = bare.substring(1, bare.length() - 1);
-      }
-      if (!bare.equals("*") && !bare.equals(v.etag)) {
-        return false;
-      }
-    }
-    String since = req.header("if-unmodified-since");
-    if (since != null) {
-      try {
-        Instant t = ZonedDateTime.parse(since, HTTP_DATE).toInstant();
-        if (v.lastModified.isAfter(t)) {
-          return false;
-        }
-      } catch (DateTimeParseException e) {
-        // ignored, as servers do with a date they cannot read
-      }
-    }
-    return true;
-  }
-
-  /** The decoded value of {@code name} in {@code query} (a raw query string, may be null), or null. */
-  public static String queryParam(String query, String name) {
-    if (query == null) {
-      return null;
-    }
-    for (String part : query.split("&")) {
-      int eq = part.indexOf('=');
-      if (eq > 0 && part.substring(0, eq).equals(name)) {
-        return URLDecoder.decode(part.substring(eq + 1), StandardCharsets.UTF_8);
-      }
-    }
-    return null;
-  }
-
-  /** {@code [first, last]} of a {@code bytes=a-b} or {@code bytes=a-} header, or null without one. */
-  private static long[] parseRange(String header, long length) {
-    if (header == null || !header.startsWith("bytes=")) {
-      return null;
-    }
-    String spec = header.substring(6);
-    int dash = spec.indexOf('-');
-    long first = Long.parseLong(spec.substring(0, dash));
-    String end = spec.substring(dash + 1);
-    long last = end.isEmpty() ? length - 1 : Math.min(Long.parseLong(end), length - 1);
-    return new long[] {first, last};
-  }
-
-  private static void error(HttpExchange ex, int status, String code, boolean head) throws IOException {
-    byte[] body = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + code + "</Code><Message>" + code
-        + "</Message></Error>").getBytes(StandardCharsets.UTF_8);
-    ex.getResponseHeaders().set("Content-Type", "application/xml");
-    if (head) {
-      ex.sendResponseHeaders(status, -1);
-      return;
-    }
-    ex.sendResponseHeaders(status, body.length);
-    ex.getResponseBody().write(body);
-  }
-
-  private static RequestInfo info(HttpExchange ex) {
-    Map<String, String> headers = new LinkedHashMap<>();
-    ex.getRequestHeaders().forEach((k, vs) -> headers.put(k, String.join(", ", vs)));
-    return new RequestInfo(ex.getRequestMethod(), ex.getRequestURI().getRawPath(),
-        ex.getRequestURI().getRawQuery(), headers);
-  }
-
-  private static String md5(byte[] data) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(data));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  /** The bucket and key of {@code r}, path-style, decoded; for rules that pick one object. */
-  public static String objectOf(RequestInfo r) {
-    return URLDecoder.decode(r.path().substring(1).replace("+", "%2B"), StandardCharsets.UTF_8);
   }
 }
