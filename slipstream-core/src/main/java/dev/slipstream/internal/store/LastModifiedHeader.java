@@ -8,6 +8,7 @@ import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.SdkHttpResponse;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.utils.DateUtils;
 
@@ -41,6 +42,9 @@ public final class LastModifiedHeader implements ExecutionInterceptor {
   public SdkHttpResponse modifyHttpResponse(Context.ModifyHttpResponse context,
       ExecutionAttributes executionAttributes) {
     SdkHttpResponse r = context.httpResponse();
+    if (!(context.request() instanceof GetObjectRequest)) {
+      return r; // a HEAD's or any other answer keeps the SDK's parse: only a GET's is read through of()
+    }
     java.util.Optional<String> value = r.firstMatchingHeader(HEADER);
     if (value.isEmpty()) {
       return r;

@@ -47,6 +47,8 @@ class LastModifiedHeaderTest {
         assertThat(r.lastModified()).as("not parsed by the SDK").isNull();
         assertThat(r.sdkHttpResponse().firstMatchingHeader(LastModifiedHeader.HEADER)).isEmpty();
         assertThat(r.sdkHttpResponse().firstMatchingHeader(LastModifiedHeader.MOVED)).isPresent();
+        assertThat(reads.headObject(b -> b.bucket("lastmod").key("obj")).lastModified())
+            .as("a HEAD through the same client keeps the SDK's parse").isEqualTo(headed);
       }
       assertThat(headed).isNotNull();
       assertThat(moved.lastModified()).isEqualTo(headed);
