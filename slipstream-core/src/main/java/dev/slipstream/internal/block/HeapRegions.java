@@ -40,6 +40,11 @@ public final class HeapRegions {
     return CURRENT;
   }
 
+  /** G1's region size in bytes; 0 where the collector has no humongous arrays. */
+  long region() {
+    return region;
+  }
+
   /** The heap an array of {@code length} bytes takes. */
   public long cost(int length) {
     if (region == 0 || length + HEADER < region / 2) {
