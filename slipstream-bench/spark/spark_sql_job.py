@@ -133,7 +133,9 @@ def write_pyarrow(args):
             else:
                 pq.write_table(pa.table(cols), os.path.join(d, "part-0.parquet"),
                                row_group_size=args.rows // 2, compression="snappy")
-        spark = session(args, "classic", args.direct)
+        # Through S3A's output stream, not its optimized copy: see tpch_job.upload.
+        spark = (builder(args, "classic", args.direct)
+                 .config("spark.hadoop.fs.s3a.optimized.copy.from.local.enabled", "false").getOrCreate())
         jvm = spark._jvm
         dst = jvm.org.apache.hadoop.fs.Path(args.table)
         fs = dst.getFileSystem(spark._jsc.hadoopConfiguration())
