@@ -162,8 +162,21 @@ public enum Counter {
   /** Open-ahead: hinted objects not fetched ahead because memory was short. */
   OPEN_AHEAD_SKIPPED_MEMORY("open_ahead_skipped_memory"),
   /**
+   * Open-ahead of streams: streams opened before their object was, for a reader that starts at the footer
+   * (Parquet, ORC), and given its first reads (the tail; predicted columns).
+   */
+  OPEN_AHEAD_STREAMS_STARTED("open_ahead_streams_started"),
+  /** Open-ahead of streams: prepared streams handed to the open of their object. */
+  OPEN_AHEAD_STREAMS_USED("open_ahead_streams_used"),
+  /**
+   * Open-ahead of streams: prepared streams closed unused: never opened (a wrong guess), pushed out by
+   * newer hints, left unused too long, their first reads failed, opened as another version or with another
+   * policy or split, written to through the client, or the client closed.
+   */
+  OPEN_AHEAD_STREAMS_WASTED("open_ahead_streams_wasted"),
+  /**
    * Open-ahead: times it switched itself off for a client because what it fetched went mostly unused
-   * (more prepared blocks wasted than used over its last decisions).
+   * (more prepared blocks, or prepared streams, wasted than used over its last decisions).
    */
   OPEN_AHEAD_DISABLED("open_ahead_disabled"),
   /**

@@ -17,6 +17,7 @@ import dev.slipstream.internal.orc.OrcLayouts;
 import dev.slipstream.internal.parquet.ParquetFooters;
 import dev.slipstream.internal.read.ObjectReader;
 import dev.slipstream.internal.read.OpenAhead;
+import dev.slipstream.internal.read.StreamsAhead;
 import dev.slipstream.internal.source.ClientTiers;
 import dev.slipstream.internal.source.S3Source;
 import dev.slipstream.internal.source.Sources;
@@ -75,6 +76,9 @@ public final class Slipstream implements AutoCloseable {
   private final Lister lister;
   private final ReadStatistics stats = ReadStatistics.global().childWithLatencies();
   private final OpenAhead openAhead;
+  private final StreamsAhead streamsAhead;
+  /** The streams this client opened and the caller still holds (weakly): those it may keep for a reopen. */
+  private final java.util.Set<ObjectReader> readers = java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>());
   /** S3's answers to this client's GETs and HEADs, each standing for access.ttl (rule 8). */
   private final RecentAnswers answers;
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -109,6 +113,7 @@ public final class Slipstream implements AutoCloseable {
     int openAheadFiles = config.accessTtl().isZero() ? 0 : config.openAheadFiles();
     this.openAhead = new OpenAhead(resources.pool, fetcher, sources.s3(), config.blockSize(), openAheadFiles,
         stats.child(), closeWaitMillis(), answers);
+    this.streamsAhead = new StreamsAhead(this::openedAhead, openAheadFiles, stats.child(), answers, closeWaitMillis());
   }
 
   public static Slipstream create(SlipstreamConfig config) {
@@ -264,6 +269,12 @@ public final class Slipstream implements AutoCloseable {
       // cached read is then proved by a GET, as for an open from a listing.
       answered = m.provesRead();
     }
+    ObjectReader opened = first != null ? null : streamsAhead.take(location, length,
+        etag == null ? null : etag.opaque(), options.policy(), versionId, options.splitEnd());
+    if (opened != null) {
+      openAhead.opened(location);
+      return opened; // opened ahead, with its tail and predicted columns (see StreamsAhead)
+    }
     streamStats.increment(Counter.STREAMS_OPENED);
     ObjectHandle handle = new ObjectHandle(location, length, options.length() >= 0, etag, lastModified,
         streamStats, answers);
@@ -271,8 +282,7 @@ public final class Slipstream implements AutoCloseable {
     if (answered) {
       handle.answered(sentAt); // S3 answered this open: cached bytes may be served
     }
-    ObjectReader reader = new ObjectReader(handle, resources.pool, fetcher, sources, config.blockSize(),
-        config.prefetchBlocks(), learnedDepth, parquetFooters, orcLayouts, options.policy(), options.splitEnd(), closeWaitMillis());
+    ObjectReader reader = newReader(handle, options.policy(), options.splitEnd());
     // A first block fetched ahead is served only for the version this stream reads (see OpenAhead); one the
     // open's own GET brought is that version.
     Block ahead = first != null ? first.asFirstBlock(Math.min(length, config.blockSize()), resources.pool, streamStats)
@@ -286,6 +296,66 @@ public final class Slipstream implements AutoCloseable {
     }
     openAhead.opened(location);
     return reader;
+  }
+
+  /** A stream of {@code handle}'s object, read by {@code policy} within a split ending at {@code splitEnd}. */
+  private ObjectReader newReader(ObjectHandle handle, ReadPolicy policy, long splitEnd) {
+    ObjectReader r = new ObjectReader(handle, resources.pool, fetcher, sources, config.blockSize(),
+        config.prefetchBlocks(), learnedDepth, parquetFooters, orcLayouts, policy, splitEnd, closeWaitMillis());
+    synchronized (readers) {
+      readers.add(r);
+    }
+    return r;
+  }
+
+  /** A stream opened ahead ({@link StreamsAhead}): the hint's length and ETag, no split, one of the client's streams. */
+  private ObjectReader openedAhead(ObjectRef ref, ReadPolicy policy) {
+    ReadStatistics streamStats = stats.child();
+    streamStats.increment(Counter.STREAMS_OPENED);
+    return newReader(new ObjectHandle(ref.location(), ref.length(), true, ETag.fromServer(ref.etag()), null,
+        streamStats, answers), policy, 0);
+  }
+
+  /**
+   * Open-ahead for readers that start at the footer (Parquet, ORC): the caller will open {@code next} soon,
+   * nearest first, each with {@code policy}, and read each from its end first. Up to {@code openahead.files}
+   * of them are opened now, on the client's open-ahead threads, and given the first reads such a reader
+   * makes: the object's tail (its footer), and, where this client's readers read the same columns of the
+   * last files of a Parquet schema, those columns' chunks from the first row group on, within the stream's
+   * bound and free memory. A later {@link #open(S3Location, OpenOptions)} of one of them with the same
+   * length, ETag and policy (no version id, and a split, if any, to the object's end) returns that stream,
+   * its footer and columns in memory or on their way. Wrong guesses cost their GETs, are closed when newer
+   * hints come or after 30 s unopened, and are counted ({@link Counter#OPEN_AHEAD_STREAMS_WASTED}); when
+   * most of the last ones were wasted, it switches itself off. Objects without a known ETag are left out.
+   */
+  public void hintNextFromTheEnd(List<ObjectRef> next, ReadPolicy policy) {
+    Objects.requireNonNull(next, "next");
+    Objects.requireNonNull(policy, "policy");
+    streamsAhead.prepare(next, policy);
+  }
+
+  /**
+   * Closes {@code in}, unless the caller will open the same object again soon: Spark reads a Parquet file's
+   * footer through one stream, then opens the file again for its data. The stream is then kept, with what
+   * it holds (the tail, the footer), the columns this client predicts for the file are fetched now, and the
+   * next {@link #open(S3Location, OpenOptions)} of the same version, with the same policy, returns it, as
+   * for {@link #hintNextFromTheEnd}. A stream not opened again within 30 s, or pushed out by newer ones, is
+   * closed and counted wasted; a stream of another client, or of an unknown ETag, is closed.
+   */
+  public void closeForReopen(SlipstreamInputStream in) {
+    Objects.requireNonNull(in, "in");
+    if (in instanceof ObjectReader r && opened(r)) {
+      streamsAhead.keep(r);
+    } else {
+      in.close();
+    }
+  }
+
+  /** Whether this client opened {@code r}. */
+  private boolean opened(ObjectReader r) {
+    synchronized (readers) {
+      return readers.contains(r);
+    }
   }
 
   /**
@@ -365,7 +435,8 @@ public final class Slipstream implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    openAhead.close(); // first: its fetches end while the S3 client is still there
+    streamsAhead.close(); // first: their requests end while the S3 client is still there
+    openAhead.close();
     if (diskCache != null && !diskCache.awaitIdle(10_000)) {
       LOG.warn("Slipstream: the disk cache {} still had blocks to write 10 s after close", diskCache.directory());
     }

@@ -123,8 +123,21 @@ final class FileOpener {
       in = slipstream.open(location, openOptions(length, etag, false, options).withVersionId(versionId));
     }
     SlipstreamFSInputStream stream = new SlipstreamFSInputStream(in, reopen, statistics, vectoredReads);
-    // After the open, which took this file's prepared block: the next files, if the evidence says so.
-    hintNext(listings.openAheadAfter(location, stream));
+    // A footer's stream, where this FileSystem's readers open the file again for its data: kept for that open.
+    stream.closeWith(read -> {
+      if (stream.startedInTail() && listings.reopensAfterTail()) {
+        slipstream.closeForReopen(read);
+      } else {
+        read.close();
+      }
+    });
+    // After the open, which took this file's prepared block or stream: the next files, if the evidence says so.
+    ListingMemory.Next next = listings.openAheadAfter(location, stream);
+    if (next.fromTheEnd() && !next.files().isEmpty()) {
+      slipstream.hintNextFromTheEnd(next.files(), options.policy());
+    } else {
+      hintNext(next.files());
+    }
     statistics.incrementReadOps(1);
     return new FSDataInputStream(stream);
   }

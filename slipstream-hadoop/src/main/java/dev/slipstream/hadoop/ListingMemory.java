@@ -37,8 +37,20 @@ final class ListingMemory {
   private final ListingOrder listed;
   /** Orders the caller declared: followed without further evidence. */
   private final ListingOrder declared;
-  /** Per thread, the last file opened: the evidence that decides whether a listing's order is followed. */
+  /**
+   * Files opened ahead at once for a reader that starts at the end: each takes the time its predecessor
+   * is decoded, so two cover the next opens; more would hold more memory for a guess.
+   */
+  static final int FROM_THE_END_AHEAD = 2;
+
+  /** Per thread, the last file opened (its first stream): the evidence that decides which order is followed. */
   private final ThreadLocal<Opened> lastOpened = new ThreadLocal<>();
+  /** The orders threads are seen to open listed files in, across listings. */
+  private final FollowedOrders orders = new FollowedOrders();
+  /** Times a thread opened a file again right after a stream of it that started in its tail. */
+  private final java.util.concurrent.atomic.AtomicLong reopensAfterTail = new java.util.concurrent.atomic.AtomicLong();
+  /** Reopens after a footer seen before a stream that started in its tail is kept for the next one. */
+  static final int REOPENS_SEEN = 2;
   private final int openAheadFiles;
   /** How long a listed version stands in for a HEAD; 0: never. */
   private final long versionTtlNanos;
@@ -219,32 +231,61 @@ final class ListingMemory {
     return refs;
   }
 
+  /** Files to open ahead, and whether their reader starts at the end (a footer) rather than the first byte. */
+  record Next(List<ObjectRef> files, boolean fromTheEnd) {
+    static final Next NONE = new Next(List.of(), false);
+  }
+
   /**
-   * The files to open ahead now that {@code location} was opened on this thread: the next ones of an
-   * order the caller declared; or the next ones of a listing, but only if this thread's previous file
-   * was the one listed just before and was read from its first byte. A reader that starts at the
-   * footer (Parquet, ORC), or opens files in another order (Spark's tasks), gets none: its first bytes
-   * are not what it reads.
+   * The files to open ahead now that {@code location} was opened on this thread. For a reader from the
+   * first byte: the next ones of an order the caller declared; or the next ones of a listing, if this
+   * thread's previous file was the one listed just before. For a reader whose previous file's first read
+   * was in its tail (a footer: Parquet, ORC): the next {@link #FROM_THE_END_AHEAD} in the order this thread
+   * follows across the listings of the same tree ({@link FollowedOrders}: by key, or largest first as
+   * Spark's tasks take them). The same file opened again (a footer read, then its data) names none, and
+   * its first stream stays the evidence.
    */
-  List<ObjectRef> openAheadAfter(S3Location location, SlipstreamFSInputStream opened) {
+  Next openAheadAfter(S3Location location, SlipstreamFSInputStream opened) {
     int n = openAheadFiles;
     if (n <= 0) {
-      return List.of();
+      return Next.NONE;
     }
     Opened previous = lastOpened.get();
+    if (previous != null && previous.location().equals(location)) {
+      if (previous.stream().startedInTail()) {
+        reopensAfterTail.incrementAndGet();
+      }
+      return Next.NONE;
+    }
     lastOpened.set(new Opened(location, opened));
     List<ObjectRef> next = declared.after(location, n);
     if (!next.isEmpty()) {
-      return next;
+      return new Next(next, false);
     }
-    if (previous == null || !previous.stream().startedAtFirstByte()) {
-      return List.of();
+    if (previous == null) {
+      return Next.NONE;
+    }
+    if (previous.stream().startedInTail()) {
+      return new Next(orders.following(previous.location(), location, Math.min(n, FROM_THE_END_AHEAD),
+          listed::under), true);
+    }
+    if (!previous.stream().startedAtFirstByte()) {
+      return Next.NONE;
     }
     List<ObjectRef> following = listed.after(previous.location(), 1);
     if (following.isEmpty() || !following.get(0).location().equals(location)) {
-      return List.of();
+      return Next.NONE;
     }
-    return listed.after(location, n);
+    return new Next(listed.after(location, n), false);
+  }
+
+  /**
+   * Whether this FileSystem's readers open a file again after reading its footer (Spark reads a Parquet
+   * file's footer through one stream and its data through another): seen at least {@link #REOPENS_SEEN}
+   * times. A stream that started in its tail is then kept at close for that open.
+   */
+  boolean reopensAfterTail() {
+    return openAheadFiles > 0 && reopensAfterTail.get() >= REOPENS_SEEN;
   }
 
   /**

@@ -116,6 +116,26 @@ final class ListingOrder {
     return List.copyOf(refs.subList(Math.min(from, refs.size()), Math.min(refs.size(), from + k)));
   }
 
+  /** The files remembered under directory {@code dir} of {@code bucket} ({@code ""}: all of it), in key order. */
+  synchronized List<ObjectRef> under(String bucket, String dir) {
+    TreeMap<String, Position> inBucket = where.get(bucket);
+    if (inBucket == null) {
+      return List.of();
+    }
+    List<ObjectRef> refs = new ArrayList<>();
+    for (Map.Entry<String, Position> e : inBucket.tailMap(dir, true).entrySet()) {
+      if (!e.getKey().startsWith(dir)) {
+        break;
+      }
+      Position p = e.getValue();
+      int i = p.index - p.listing.trimmed;
+      if (i >= 0 && i < p.listing.refs.size()) {
+        refs.add(p.listing.refs.get(i));
+      }
+    }
+    return refs;
+  }
+
   /**
    * The file at {@code location} as a listing of the last {@code maxAgeNanos} handed it out (its length
    * and ETag then); null if none did.

@@ -46,6 +46,15 @@ final class SlipstreamFSInputStream extends FSInputStream
   private volatile IOStatistics ioStatistics;
   /** Where the first read of any kind started, or -1 before it: open-ahead's evidence (see the FileSystem). */
   private volatile long firstRead = -1;
+  /** How near its end a first read must start for the stream to have started at a footer. */
+  static final long TAIL = 1 << 20;
+
+  /**
+   * What {@link #close} does with the stream read: closes it, or keeps it for an open of the same file to
+   * come (see {@code Slipstream.closeForReopen}); set once by the FileSystem, null for a plain close.
+   */
+  private volatile java.util.function.Consumer<SlipstreamInputStream> closer;
+  private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
   /** Opens the file again, in the version S3 has now. */
   interface Reopen {
@@ -74,6 +83,16 @@ final class SlipstreamFSInputStream extends FSInputStream
   /** Whether the first read of this stream started at the object's first byte (false before any read). */
   boolean startedAtFirstByte() {
     return firstRead == 0;
+  }
+
+  /**
+   * Whether the first read of this stream started in the object's last MiB and its second half: a reader
+   * that starts at a footer (Parquet, ORC), not one that starts at its data.
+   */
+  boolean startedInTail() {
+    long first = firstRead;
+    long length = in.length();
+    return first > 0 && first >= length / 2 && length - first <= TAIL;
   }
 
   private void reading(long position) {
@@ -333,7 +352,20 @@ final class SlipstreamFSInputStream extends FSInputStream
 
   @Override
   public void close() {
-    in.close();
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    java.util.function.Consumer<SlipstreamInputStream> c = closer;
+    if (c == null) {
+      in.close();
+    } else {
+      c.accept(in);
+    }
+  }
+
+  /** {@link #close} hands the stream read to {@code closer} instead of closing it. */
+  void closeWith(java.util.function.Consumer<SlipstreamInputStream> closer) {
+    this.closer = closer;
   }
 
   @Override

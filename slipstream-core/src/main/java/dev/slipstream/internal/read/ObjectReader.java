@@ -26,6 +26,7 @@ import dev.slipstream.internal.orc.StreamOrcLayout;
 import dev.slipstream.internal.orc.StripeFooters;
 import dev.slipstream.internal.orc.StripeStreamsAhead;
 import dev.slipstream.internal.parquet.ColumnsAhead;
+import dev.slipstream.internal.parquet.ParquetFooter;
 import dev.slipstream.internal.parquet.ParquetFooters;
 import dev.slipstream.internal.parquet.StreamFooter;
 import dev.slipstream.internal.source.RangeThrough;
@@ -87,6 +88,7 @@ public final class ObjectReader extends SlipstreamInputStream {
   private final ReentrantLock seqLock = new ReentrantLock();
   private final ReadPlanner seqPlanner;
   private final ReadPlanner posPlanner;
+  private final ReadPolicy policy;
   private long pos;
 
   /**
@@ -99,6 +101,7 @@ public final class ObjectReader extends SlipstreamInputStream {
       int maxDepth, LearnedDepth learned, ParquetFooters footers, OrcLayouts layouts, ReadPolicy policy, long splitEnd,
       long closeWaitMillis) {
     this.h = h;
+    this.policy = policy;
     this.blockSize = blockSize;
     this.length = h.length();
     this.stats = h.stats();
@@ -163,6 +166,60 @@ public final class ObjectReader extends SlipstreamInputStream {
    */
   public void adopt(Block b) {
     window.adopt(b);
+  }
+
+  /**
+   * Open-ahead for a reader that starts at the footer ({@link StreamsAhead}): the first read such a reader
+   * makes, its last 8 bytes, is made now, which fetches the object's tail (a Parquet or ORC footer and the
+   * metadata before it) and learns its layout; then the predicted columns are fetched ({@link
+   * #fetchPredictedColumns}). Blocks until the tail is in; counts no bytes read.
+   */
+  void readTailAhead() throws IOException {
+    seqLock.lock();
+    try {
+      checkOpen();
+      int n = (int) Math.min(8, length);
+      if (n > 0) {
+        readAt(length - n, new byte[n], 0, n, seqPlanner, true);
+        stats.add(Counter.BYTES_READ, -n); // no caller read them
+      }
+    } finally {
+      seqLock.unlock();
+    }
+    fetchPredictedColumns();
+  }
+
+  /**
+   * Where the client predicts this Parquet file's columns (its readers read them whole from the last files
+   * of its schema), those columns' chunks are fetched from the first row group on, as the first read of each
+   * would start them ({@link ColumnsAhead}); and the position goes back to 0, for a stream handed to an open
+   * ({@link StreamsAhead}). Reads nothing itself; without a footer known, only the position moves.
+   */
+  void fetchPredictedColumns() {
+    seqLock.lock();
+    try {
+      pos = 0;
+    } finally {
+      seqLock.unlock();
+    }
+    ParquetFooter f = parquet.footer();
+    if (f == null || f.rowGroupCount() == 0) {
+      return;
+    }
+    long start = Long.MAX_VALUE;
+    long end = 0;
+    for (ParquetFooter.Chunk c : f.rowGroup(0)) {
+      start = Math.min(start, c.start());
+      end = Math.max(end, c.end());
+    }
+    if (end > start) {
+      columns.onRead(start, (int) Math.min(Integer.MAX_VALUE, end - start));
+    }
+  }
+
+  /** The read policy the stream was opened with. */
+  ReadPolicy policy() {
+    return policy;
   }
 
   // ---- sequential API ------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import dev.slipstream.internal.fetch.InFlight;
 import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.fetch.RecentAnswers;
+import dev.slipstream.internal.learn.GuessOutcomes;
 import dev.slipstream.internal.learn.ReadingOrders;
 import dev.slipstream.internal.source.S3Source;
 import dev.slipstream.internal.util.ETag;
@@ -77,9 +78,9 @@ public final class OpenAhead implements AutoCloseable {
   /** A prepared block unopened for this long is dropped at the next hint or open. */
   static final long MAX_IDLE_NANOS = 30_000_000_000L;
   /** Outcomes (a prepared block used or wasted) remembered to judge whether open-ahead pays. */
-  static final int WINDOW = 32;
+  static final int WINDOW = GuessOutcomes.WINDOW;
   /** Outcomes needed before open-ahead may judge itself. */
-  static final int MIN_OUTCOMES = 16;
+  static final int MIN_OUTCOMES = GuessOutcomes.MIN_OUTCOMES;
 
   private final BufferPool pool;
   private final BlockFetcher fetcher;
@@ -102,10 +103,8 @@ public final class OpenAhead implements AutoCloseable {
   private boolean closed;
   /** Switched off because it did not pay. Guarded by {@code lock}. */
   private boolean disabled;
-  /** The last outcomes, true for used, as a ring. Guarded by {@code lock}. */
-  private final boolean[] outcomes = new boolean[WINDOW];
-  private int outcomeCount;
-  private int outcomeNext;
+  /** The last outcomes. Guarded by {@code lock}. */
+  private final GuessOutcomes outcomes = new GuessOutcomes();
 
   /**
    * @param maxFiles most objects prepared at once ({@code openahead.files}); 0 disables open-ahead
@@ -392,14 +391,7 @@ public final class OpenAhead implements AutoCloseable {
       if (closed || disabled) {
         return;
       }
-      outcomes[outcomeNext] = used;
-      outcomeNext = (outcomeNext + 1) % WINDOW;
-      outcomeCount = Math.min(WINDOW, outcomeCount + 1);
-      int usedCount = 0;
-      for (int i = 0; i < outcomeCount; i++) {
-        usedCount += outcomes[i] ? 1 : 0;
-      }
-      if (outcomeCount < MIN_OUTCOMES || outcomeCount - usedCount <= usedCount) {
+      if (!outcomes.recordAndJudge(used)) {
         return;
       }
       disabled = true;
@@ -408,7 +400,7 @@ public final class OpenAhead implements AutoCloseable {
         remove(p, dropped);
       }
       LOG.info("open-ahead switched off for this client: {} of its last {} prepared blocks went unused",
-          outcomeCount - usedCount, outcomeCount);
+          outcomes.count() - outcomes.usedCount(), outcomes.count());
     } finally {
       lock.unlock();
     }

@@ -1,0 +1,355 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream.internal.read;
+
+import dev.slipstream.Counter;
+import dev.slipstream.ObjectRef;
+import dev.slipstream.ReadPolicy;
+import dev.slipstream.ReadStatistics;
+import dev.slipstream.S3Location;
+import dev.slipstream.internal.fetch.RecentAnswers;
+import dev.slipstream.internal.learn.GuessOutcomes;
+import dev.slipstream.internal.util.DaemonThreads;
+import dev.slipstream.internal.util.ETag;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+
+/**
+ * Open-ahead for readers that start at the footer (Parquet, ORC): the next files a task opens are opened
+ * here before it asks, each as the stream it will read, and given the first reads such a reader makes
+ * ({@link ObjectReader#readTailAhead}): the tail with the footer, and, where the client predicts the
+ * columns, those columns' chunks. A later open of the same version takes that stream as it is, so that a
+ * task finds the next file's footer and columns in memory while it decodes the current one. Bytes are
+ * fetched ahead, no connection is held open.
+ *
+ * <p><b>Lifecycle of a prepared stream.</b> {@link #prepare} opens a stream for each hinted object (never
+ * one opened in the last {@link #RECENT_OPENS} opens, which another task is reading or has read) and runs
+ * its first reads on one of this class's {@link #THREADS} threads. The stream then ends in exactly one of
+ * two ways: <b>used</b>, handed by {@link #take} to the open of the same object, length and version, with
+ * the same read policy, no version id and no split narrower than the object (the open waits for the tail
+ * if it is still coming); or <b>wasted</b>, closed (its requests cancelled, its memory released) when newer
+ * hints push it out of the {@code max} most recent, when unopened for {@link OpenAhead#MAX_IDLE_NANOS},
+ * when opened as another version or in another way, when its first reads failed, when a write through the
+ * client touched it, or when the client closes.
+ *
+ * <p><b>Never wrong bytes.</b> The stream is opened with the hint's length and ETag, so every GET carries
+ * {@code If-Match}, and it is handed over only to an open that names the same ETag; what it holds is what
+ * any stream of that version would hold. Its cached bytes pass the same access check as any open's
+ * (docs/architecture.md, rule 8).
+ *
+ * <p><b>It must pay for itself.</b> As {@link OpenAhead}: once more of the last outcomes were wasted than
+ * used ({@link GuessOutcomes}), it switches itself off for the client and closes what it holds.
+ *
+ * <p>Threads: {@link #THREADS} daemons, started with the first hint, stopped by {@link #close}. State: at
+ * most {@code max} prepared streams, the memory each holds (a tail, and predicted chunks within the stream's
+ * own bound and the pool's free memory), and the last {@link #RECENT_OPENS} locations opened.
+ */
+public final class StreamsAhead implements AutoCloseable {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StreamsAhead.class);
+  /** Threads that make the prepared streams' first reads (each waits for a tail's GET). */
+  static final int THREADS = 2;
+  /** Locations opened lately that are never prepared: another task has them. */
+  static final int RECENT_OPENS = 1024;
+
+  /** Opens a stream of the object for the read policy, counted as one of the client's streams. */
+  private final BiFunction<ObjectRef, ReadPolicy, ObjectReader> opener;
+  private final int max;
+  private final ReadStatistics stats;
+  private final RecentAnswers answers;
+  private final long closeWaitMillis;
+  /** Prepared streams by object, oldest first. Guarded by {@code this}. */
+  private final LinkedHashMap<S3Location, Prepared> prepared = new LinkedHashMap<>();
+  /** The last locations opened, oldest first. Guarded by {@code this}. */
+  private final LinkedHashMap<S3Location, Boolean> recentOpens = new LinkedHashMap<>(16, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<S3Location, Boolean> eldest) {
+      return size() > RECENT_OPENS;
+    }
+  };
+  private final GuessOutcomes outcomes = new GuessOutcomes();
+  private ExecutorService threads;
+  private boolean closed;
+  private boolean disabled;
+
+  /**
+   * @param opener opens the stream of an object for a read policy, as the client's {@code open} would
+   * @param max most streams prepared at once ({@code openahead.files}); 0 disables it
+   * @param stats where it counts
+   * @param answers the client's answers: a stream fetched before a write through the client is not handed over
+   * @param closeWaitMillis how long {@link #close} waits for the first reads under way to end
+   */
+  public StreamsAhead(BiFunction<ObjectRef, ReadPolicy, ObjectReader> opener, int max, ReadStatistics stats,
+      RecentAnswers answers, long closeWaitMillis) {
+    this.opener = opener;
+    this.max = max;
+    this.stats = stats;
+    this.answers = answers;
+    this.closeWaitMillis = closeWaitMillis;
+  }
+
+  /**
+   * The caller will open {@code next} soon, nearest first, each with {@code policy}, and read each from its
+   * end first: up to {@code max} of them are opened now and given their first reads. Objects prepared
+   * already (same length and version) are kept; objects without a known ETag, empty ones and those opened
+   * lately are left out.
+   */
+  public void prepare(List<ObjectRef> next, ReadPolicy policy) {
+    if (max == 0 || next.isEmpty()) {
+      return;
+    }
+    List<Prepared> started = new ArrayList<>();
+    List<Prepared> dropped = new ArrayList<>();
+    synchronized (this) {
+      if (closed || disabled) {
+        return;
+      }
+      expire(dropped);
+      for (ObjectRef ref : next.subList(0, Math.min(next.size(), max))) {
+        if (ref.length() == 0 || ref.etag() == null || recentOpens.containsKey(ref.location())) {
+          continue;
+        }
+        Prepared p = prepared.remove(ref.location());
+        if (p != null) {
+          if (p.matches(ref.length(), ref.etag(), policy)) {
+            prepared.put(ref.location(), p); // kept, now the most recent
+            continue;
+          }
+          dropped.add(p);
+        }
+        while (prepared.size() >= max) {
+          dropped.add(prepared.remove(prepared.keySet().iterator().next()));
+        }
+        p = new Prepared(ref, policy, answers.generation(), System.nanoTime());
+        prepared.put(ref.location(), p);
+        started.add(p);
+      }
+      if (!started.isEmpty() && threads == null) {
+        threads = Executors.newFixedThreadPool(THREADS, DaemonThreads.named("slipstream-open-ahead-"));
+      }
+      for (Prepared p : started) {
+        p.readsDone = CompletableFuture.runAsync(() -> firstReads(p), threads);
+        stats.increment(Counter.OPEN_AHEAD_STREAMS_STARTED);
+      }
+    }
+    drop(dropped);
+  }
+
+  /**
+   * The caller is done with {@code r} but will open its object again soon (Spark reads a Parquet file's
+   * footer through one stream, then opens the file again for its data): the stream is kept as a prepared
+   * one, its predicted columns fetched now ({@link ObjectReader#fetchPredictedColumns}), and the next open of
+   * the same version takes it as {@link #take} says. Closed at once if it cannot be kept (switched off, the
+   * client closed, no known ETag).
+   */
+  public void keep(ObjectReader r) {
+    if (max == 0 || r.etag() == null) {
+      r.close();
+      return;
+    }
+    ObjectRef ref = new ObjectRef(r.location(), r.length(), r.etag());
+    Prepared p = new Prepared(ref, r.policy(), answers.generation(), System.nanoTime());
+    p.reader = r;
+    p.readsDone = CompletableFuture.completedFuture(null);
+    List<Prepared> dropped = new ArrayList<>();
+    synchronized (this) {
+      if (closed || disabled) {
+        p = null;
+      } else {
+        expire(dropped);
+        Prepared had = prepared.remove(ref.location());
+        if (had != null) {
+          dropped.add(had);
+        }
+        while (prepared.size() >= max) {
+          dropped.add(prepared.remove(prepared.keySet().iterator().next()));
+        }
+        prepared.put(ref.location(), p);
+      }
+    }
+    drop(dropped);
+    if (p == null) {
+      r.close();
+      return;
+    }
+    stats.increment(Counter.OPEN_AHEAD_STREAMS_STARTED);
+    r.fetchPredictedColumns();
+  }
+
+  /** Opens {@code p}'s stream and makes its first reads, on one of this class's threads. */
+  private void firstReads(Prepared p) {
+    ObjectReader r = opener.apply(p.ref, p.policy);
+    synchronized (this) {
+      p.reader = r;
+      if (p.dropped) {
+        r.close();
+        return;
+      }
+    }
+    try {
+      r.readTailAhead();
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("open-ahead of {} failed: {}", p.ref.location(), e.toString());
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * The prepared stream of {@code location}, if it reads the version the caller opens, as the caller opens
+   * it: same length, {@code etag} (non-null) equal to the hint's, the same read policy, no version id, and a
+   * split (if any) that ends at or after the object's end. Waits for its first reads if they are under way;
+   * null if there is none to hand over (any other prepared stream of {@code location} is closed, never
+   * served).
+   */
+  public ObjectReader take(S3Location location, long length, String etag, ReadPolicy policy, String versionId,
+      long splitEnd) throws IOException {
+    Prepared p;
+    List<Prepared> dropped = new ArrayList<>();
+    synchronized (this) {
+      recentOpens.put(location, Boolean.TRUE);
+      p = closed ? null : prepared.remove(location);
+      expire(dropped);
+    }
+    drop(dropped);
+    if (p == null) {
+      return null;
+    }
+    if (!p.matches(length, etag, policy) || versionId != null || (splitEnd > 0 && splitEnd < length)
+        || answers.writtenSince(location, p.sentAt)) {
+      drop(List.of(p));
+      return null;
+    }
+    try {
+      p.readsDone.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      drop(List.of(p));
+      throw new InterruptedIOException("interrupted while the tail of " + location + " was fetched ahead");
+    } catch (ExecutionException e) {
+      drop(List.of(p)); // the stream's own reads try again, with its retries
+      return null;
+    }
+    stats.increment(Counter.OPEN_AHEAD_STREAMS_USED);
+    judge(true);
+    return p.reader;
+  }
+
+  /** Streams prepared now (for tests and diagnostics). */
+  public synchronized int preparedCount() {
+    return prepared.size();
+  }
+
+  /** Whether it switched itself off (for tests and diagnostics). */
+  public synchronized boolean disabled() {
+    return disabled;
+  }
+
+  /** Closes every prepared stream and stops the threads, waiting for them a bounded time. */
+  @Override
+  public void close() {
+    List<Prepared> dropped;
+    ExecutorService t;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      dropped = new ArrayList<>(prepared.values());
+      prepared.clear();
+      t = threads;
+    }
+    dropped.forEach(this::close);
+    if (t != null) {
+      t.shutdownNow();
+      try {
+        if (!t.awaitTermination(closeWaitMillis, TimeUnit.MILLISECONDS)) {
+          LOG.warn("open-ahead threads still ran {} ms after close", closeWaitMillis);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** Moves prepared streams unopened for too long to {@code dropped}. Called holding the lock. */
+  private void expire(List<Prepared> dropped) {
+    long now = System.nanoTime();
+    for (Prepared p : List.copyOf(prepared.values())) {
+      if (now - p.createdNanos > OpenAhead.MAX_IDLE_NANOS) {
+        prepared.remove(p.ref.location());
+        dropped.add(p);
+      }
+    }
+  }
+
+  /** Closes each stream, counted wasted, and judges whether guessing pays. Without the lock. */
+  private void drop(List<Prepared> dropped) {
+    for (Prepared p : dropped) {
+      close(p);
+      judge(false);
+    }
+  }
+
+  /** Closes {@code p}'s stream, or marks it so that its opener closes it; counted wasted. Without the lock. */
+  private void close(Prepared p) {
+    ObjectReader r;
+    synchronized (this) {
+      p.dropped = true;
+      r = p.reader;
+    }
+    if (r != null) {
+      r.close();
+    }
+    stats.increment(Counter.OPEN_AHEAD_STREAMS_WASTED);
+  }
+
+  /** Records one outcome; switches itself off when they show it does not pay. Without the lock. */
+  private void judge(boolean used) {
+    List<Prepared> dropped;
+    synchronized (this) {
+      if (closed || disabled || !outcomes.recordAndJudge(used)) {
+        return;
+      }
+      disabled = true;
+      dropped = new ArrayList<>(prepared.values());
+      prepared.clear();
+      LOG.info("open-ahead of streams switched off for this client: {} of its last {} prepared streams went"
+          + " unused", outcomes.count() - outcomes.usedCount(), outcomes.count());
+    }
+    stats.increment(Counter.OPEN_AHEAD_DISABLED);
+    dropped.forEach(this::close);
+  }
+
+  /** One prepared stream: its reader once opened, and its first reads. Mutable fields guarded by the owner. */
+  private static final class Prepared {
+    final ObjectRef ref;
+    final ReadPolicy policy;
+    /** The client's answer generation when it was hinted: a write through the client since voids it. */
+    final long sentAt;
+    final long createdNanos;
+    CompletableFuture<Void> readsDone;
+    ObjectReader reader;
+    boolean dropped;
+
+    Prepared(ObjectRef ref, ReadPolicy policy, long sentAt, long createdNanos) {
+      this.ref = ref;
+      this.policy = policy;
+      this.sentAt = sentAt;
+      this.createdNanos = createdNanos;
+    }
+
+    boolean matches(long length, String etag, ReadPolicy policy) {
+      return ref.length() == length && etag != null && ETag.same(ref.etag(), etag) && this.policy == policy;
+    }
+  }
+}

@@ -1,0 +1,240 @@
+/*
+ * Licensed under the Apache License, Version 2.0. See LICENSE at the root of this repository.
+ */
+package dev.slipstream;
+
+import static dev.slipstream.ParquetPlanRequestsTest.CHUNK;
+import static dev.slipstream.ParquetPlanRequestsTest.DICTIONARY;
+import static dev.slipstream.ParquetPlanRequestsTest.GROUPS;
+import static dev.slipstream.ParquetPlanRequestsTest.COLUMNS;
+import static dev.slipstream.ParquetPlanRequestsTest.chunkStart;
+import static dev.slipstream.ParquetPlanRequestsTest.range;
+import static dev.slipstream.ParquetPlanRequestsTest.readDictionaryPage;
+import static dev.slipstream.ParquetPlanRequestsTest.readFooter;
+import static dev.slipstream.ParquetPlanRequestsTest.readVectored;
+import static dev.slipstream.ParquetPlanRequestsTest.tail;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.slipstream.internal.parquet.ParquetTestFiles;
+import dev.slipstream.testkit.LinkProfile;
+import dev.slipstream.testkit.LinkShaper;
+import dev.slipstream.testkit.RequestInfo;
+import dev.slipstream.testkit.S3ServerExtension;
+import java.io.IOException;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Streams opened ahead for readers that start at the footer ({@code StreamsAhead}), over the Parquet-like
+ * table of {@link ParquetPlanRequestsTest} (files of one schema; its readers read columns 1 and 2): a
+ * footer's stream kept for the open of the same file that follows (Spark's footer, then its data), and the
+ * next files opened ahead with their tails. The GETs on the wire are the same as a stream opened at the
+ * caller's open makes, each byte once; only when they go out changes.
+ */
+@Timeout(120)
+class StreamsAheadTest {
+  @RegisterExtension static final S3ServerExtension S3 = new S3ServerExtension();
+  static final String BUCKET = "streams-ahead";
+  static final int FILES = 7;
+  static final byte[][] table = new byte[FILES][];
+  static LinkShaper shaper;
+
+  @BeforeAll
+  static void setUp() throws IOException {
+    S3.server().createBucket(BUCKET);
+    for (int i = 0; i < FILES; i++) { // a table: files of one schema
+      table[i] = ParquetTestFiles.file(GROUPS, COLUMNS, CHUNK, DICTIONARY, 0, 40 + i);
+      S3.server().putObject(BUCKET, "table/" + i + ".parquet", table[i]);
+    }
+    shaper = LinkShaper.start(S3.server().endpoint(), LinkProfile.LOOPBACK, 3);
+  }
+
+  @AfterAll
+  static void tearDown() {
+    shaper.close();
+  }
+
+  @BeforeEach
+  void forget() {
+    shaper.clearRequestLog();
+  }
+
+  static Slipstream newClient() {
+    return Slipstream.builder().isolatedResources()
+        .config(TestClients.config(shaper.endpoint()).set("block.size", "1M").set("memory.max", "32M").build())
+        .build();
+  }
+
+  /** A client that learnt, from two files read, that this schema's readers read columns 1 and 2 whole. */
+  static Slipstream learnedClient() throws Exception {
+    Slipstream c = newClient();
+    for (int i = 0; i < 2; i++) {
+      try (SlipstreamInputStream in = c.open(location("table/" + i + ".parquet"), options(i))) {
+        readFooter(in, table[i]);
+        readColumns(in, i);
+      }
+    }
+    shaper.clearRequestLog();
+    return c;
+  }
+
+  static S3Location location(String key) {
+    return S3Location.parse("s3://" + BUCKET + "/" + key);
+  }
+
+  static List<String> gets(String key) {
+    return shaper.requestLog().stream().filter(r -> r.isGet() && r.path().endsWith("/" + key))
+        .map(RequestInfo::range).toList();
+  }
+
+  static String etag(int i) {
+    return S3.server().etag(BUCKET, "table/" + i + ".parquet");
+  }
+
+  static OpenOptions options(int i) {
+    return OpenOptions.length(table[i].length).withEtag(etag(i)).withPolicy(ReadPolicy.RANDOM);
+  }
+
+  /** Columns 1 and 2 of every row group, as {@link ParquetPlanRequestsTest#readTableFile} reads them after the footer. */
+  static void readColumns(SlipstreamInputStream in, int i) throws Exception {
+    for (int g = 0; g < GROUPS; g++) {
+      readDictionaryPage(in, table[i], chunkStart(g, 2), DICTIONARY - 31);
+    }
+    for (int g = 0; g < GROUPS; g++) {
+      readVectored(in, table[i], chunkStart(g, 1), 2 * CHUNK);
+    }
+  }
+
+  /**
+   * The GETs of a file opened ahead: its tail, then columns 1 and 2 of each row group, both at once, so
+   * adjacent chunks in one GET (a stream opened at the caller's open fetches column 2 at its dictionary
+   * read, then column 1 at the vectored read: five GETs of the same bytes).
+   */
+  static List<String> eachByteOnce(int i) {
+    return List.of(range(table[i].length - tail(table[i].length), table[i].length - 1),
+        range(chunkStart(0, 1), chunkStart(0, 3) - 1), range(chunkStart(1, 1), chunkStart(1, 3) - 1));
+  }
+
+  @Test
+  void aFooterStreamClosedForReopenIsTheNextOpenWithItsPredictedColumnsOnTheirWay() throws Exception {
+    try (Slipstream c = learnedClient()) {
+      SlipstreamInputStream footer = c.open(location("table/2.parquet"), options(2));
+      readFooter(footer, table[2]);
+      c.closeForReopen(footer);
+      try (SlipstreamInputStream in = c.open(location("table/2.parquet"), options(2))) {
+        assertThat(in).as("the kept stream").isSameAs(footer);
+        assertThat(in.getPos()).isZero();
+        readColumns(in, 2);
+      }
+      assertThat(gets("table/2.parquet")).containsExactlyInAnyOrderElementsOf(eachByteOnce(2));
+      ReadStatistics s = c.statistics();
+      assertThat(s.get(Counter.OPEN_AHEAD_STREAMS_USED)).isEqualTo(1);
+      assertThat(s.get(Counter.OPEN_AHEAD_STREAMS_WASTED)).isZero();
+      assertThat(footer.statistics().get(Counter.PREDICTED_COLUMN_BYTES)).isEqualTo(GROUPS * 2L * CHUNK);
+      assertThat(footer.statistics().get(Counter.PREDICTED_COLUMN_BYTES_UNREAD)).isZero();
+    }
+  }
+
+  @Test
+  void theNextFilesHintedFromTheEndAreOpenedWithTheirTailsAndColumns() throws Exception {
+    try (Slipstream c = learnedClient()) {
+      c.hintNextFromTheEnd(List.of(new ObjectRef(location("table/3.parquet"), table[3].length, etag(3)),
+          new ObjectRef(location("table/4.parquet"), table[4].length, etag(4))), ReadPolicy.RANDOM);
+      for (int i = 3; i <= 4; i++) {
+        try (SlipstreamInputStream in = c.open(location("table/" + i + ".parquet"), options(i))) {
+          readFooter(in, table[i]);
+          readColumns(in, i);
+        }
+        assertThat(gets("table/" + i + ".parquet")).as("file %d", i).containsExactlyInAnyOrderElementsOf(eachByteOnce(i));
+      }
+      ReadStatistics s = c.statistics();
+      assertThat(s.get(Counter.OPEN_AHEAD_STREAMS_STARTED)).isEqualTo(2);
+      assertThat(s.get(Counter.OPEN_AHEAD_STREAMS_USED)).isEqualTo(2);
+      assertThat(s.get(Counter.OPEN_AHEAD_STREAMS_WASTED)).isZero();
+    }
+  }
+
+  @Test
+  void anOpenOfAnotherVersionOrPolicyGetsAStreamOfItsOwnAndTheKeptOneIsClosed() throws Exception {
+    try (Slipstream c = learnedClient()) {
+      SlipstreamInputStream footer = c.open(location("table/5.parquet"), options(5));
+      readFooter(footer, table[5]);
+      c.closeForReopen(footer);
+      try (SlipstreamInputStream in = c.open(location("table/5.parquet"), options(5).withPolicy(ReadPolicy.SEQUENTIAL))) {
+        assertThat(in).isNotSameAs(footer);
+      }
+      assertThatThrownBy(() -> footer.read()).isInstanceOf(IOException.class);
+      SlipstreamInputStream again = c.open(location("table/5.parquet"), options(5));
+      readFooter(again, table[5]);
+      c.closeForReopen(again);
+      try (SlipstreamInputStream in = c.open(location("table/5.parquet"), options(5).withEtag("\"another\""))) {
+        assertThat(in).isNotSameAs(again);
+      }
+      assertThatThrownBy(() -> again.read()).isInstanceOf(IOException.class);
+      assertThat(c.statistics().get(Counter.OPEN_AHEAD_STREAMS_WASTED)).isEqualTo(2);
+      assertThat(c.statistics().get(Counter.OPEN_AHEAD_STREAMS_USED)).isZero();
+    }
+  }
+
+  @Test
+  void aStreamKeptForAReopenThatNeverComesIsClosedWithTheClientCountedWastedAndItsMemoryBack() throws Exception {
+    SlipstreamInputStream footer;
+    ReadStatistics s;
+    try (Slipstream c = learnedClient()) {
+      footer = c.open(location("table/6.parquet"), options(6));
+      readFooter(footer, table[6]);
+      c.closeForReopen(footer);
+      assertThat(c.memoryInUse()).as("the kept stream's tail and columns").isPositive();
+      s = c.statistics();
+      c.close();
+      assertThat(c.memoryInUse()).as("once the client closed").isZero();
+    }
+    assertThatThrownBy(() -> footer.read()).isInstanceOf(IOException.class);
+    assertThat(s.get(Counter.OPEN_AHEAD_STREAMS_WASTED)).isEqualTo(1);
+    assertThat(s.get(Counter.OPEN_AHEAD_STREAMS_USED)).isZero();
+  }
+
+  /**
+   * Wrong guesses: hinted files never opened as hinted (here, named by an ETag S3 does not have, so each
+   * prepared stream's first read fails too) are closed as newer hints push them out, counted wasted, and
+   * once most of the last 16 or more were wasted, it switches itself off: later hints open nothing.
+   */
+  @Test
+  void wrongGuessesAreClosedCountedAndSwitchItOff() throws Exception {
+    try (Slipstream c = learnedClient()) {
+      for (int n = 0; n < 40 && c.statistics().get(Counter.OPEN_AHEAD_DISABLED) == 0; n++) {
+        c.hintNextFromTheEnd(List.of(new ObjectRef(location("table/" + (2 + n % 5) + ".parquet"),
+            table[2 + n % 5].length, "\"not-" + n + "\"")), ReadPolicy.RANDOM);
+      }
+      ReadStatistics s = c.statistics();
+      assertThat(s.get(Counter.OPEN_AHEAD_DISABLED)).isEqualTo(1);
+      assertThat(s.get(Counter.OPEN_AHEAD_STREAMS_WASTED)).isGreaterThanOrEqualTo(16);
+      long started = s.get(Counter.OPEN_AHEAD_STREAMS_STARTED);
+      c.hintNextFromTheEnd(List.of(new ObjectRef(location("table/2.parquet"), table[2].length, etag(2))),
+          ReadPolicy.RANDOM);
+      assertThat(s.get(Counter.OPEN_AHEAD_STREAMS_STARTED)).as("nothing after it switched off").isEqualTo(started);
+      try (SlipstreamInputStream in = c.open(location("table/2.parquet"), options(2))) {
+        readFooter(in, table[2]);
+        readColumns(in, 2);
+      }
+      assertThat(s.get(Counter.OPEN_AHEAD_STREAMS_USED)).isZero();
+    }
+  }
+
+  @Test
+  void aStreamOfAnotherClientIsClosedNotKept() throws Exception {
+    try (Slipstream c = learnedClient(); Slipstream other = newClient()) {
+      SlipstreamInputStream footer = other.open(location("table/2.parquet"), options(2));
+      readFooter(footer, table[2]);
+      c.closeForReopen(footer);
+      assertThatThrownBy(() -> footer.read()).isInstanceOf(IOException.class);
+      assertThat(c.statistics().get(Counter.OPEN_AHEAD_STREAMS_STARTED)).isZero();
+    }
+  }
+}
