@@ -273,7 +273,7 @@ public final class Slipstream implements AutoCloseable {
         etag == null ? null : etag.opaque(), options.policy(), versionId, options.splitEnd());
     if (opened != null) {
       openAhead.opened(location);
-      return opened; // opened ahead, with its tail and predicted columns (see StreamsAhead)
+      return opened; // opened ahead, with its tail (see StreamsAhead)
     }
     streamStats.increment(Counter.STREAMS_OPENED);
     ObjectHandle handle = new ObjectHandle(location, length, options.length() >= 0, etag, lastModified,
@@ -319,12 +319,10 @@ public final class Slipstream implements AutoCloseable {
   /**
    * Open-ahead for readers that start at the footer (Parquet, ORC): the caller will open {@code next} soon,
    * nearest first, each with {@code policy}, and read each from its end first. Up to {@code openahead.files}
-   * of them are opened now, on the client's open-ahead threads, and given the first reads such a reader
-   * makes: the object's tail (its footer), and, where this client's readers read the same columns of the
-   * last files of a Parquet schema, those columns' chunks from the first row group on, within the stream's
-   * bound and free memory. A later {@link #open(S3Location, OpenOptions)} of one of them with the same
-   * length, ETag and policy (no version id, and a split, if any, to the object's end) returns that stream,
-   * its footer and columns in memory or on their way. Wrong guesses cost their GETs, are closed when newer
+   * of them are opened now, on the client's open-ahead threads, and given the first read such a reader
+   * makes: the object's tail (its footer). A later {@link #open(S3Location, OpenOptions)} of one of them with
+   * the same length, ETag and policy (no version id, and a split, if any, to the object's end) returns that
+   * stream, its footer in memory or on its way. Wrong guesses cost their GETs, are closed when newer
    * hints come or after 30 s unopened, and are counted ({@link Counter#OPEN_AHEAD_STREAMS_WASTED}); when
    * most of the last ones were wasted, it switches itself off. Objects without a known ETag are left out.
    */
@@ -337,9 +335,8 @@ public final class Slipstream implements AutoCloseable {
   /**
    * Closes {@code in}, unless the caller will open the same object again soon: Spark reads a Parquet file's
    * footer through one stream, then opens the file again for its data. The stream is then kept, with what
-   * it holds (the tail, the footer), the columns this client predicts for the file are fetched now, and the
-   * next {@link #open(S3Location, OpenOptions)} of the same version, with the same policy, returns it, as
-   * for {@link #hintNextFromTheEnd}. A stream not opened again within 30 s, or pushed out by newer ones, is
+   * it holds (the tail, the footer), and the next {@link #open(S3Location, OpenOptions)} of the same version,
+   * with the same policy, returns it, as for {@link #hintNextFromTheEnd}. A stream not opened again within 30 s, or pushed out by newer ones, is
    * closed and counted wasted; a stream of another client, or of an unknown ETag, is closed.
    */
   public void closeForReopen(SlipstreamInputStream in) {

@@ -26,7 +26,6 @@ import dev.slipstream.internal.orc.StreamOrcLayout;
 import dev.slipstream.internal.orc.StripeFooters;
 import dev.slipstream.internal.orc.StripeStreamsAhead;
 import dev.slipstream.internal.parquet.ColumnsAhead;
-import dev.slipstream.internal.parquet.ParquetFooter;
 import dev.slipstream.internal.parquet.ParquetFooters;
 import dev.slipstream.internal.parquet.StreamFooter;
 import dev.slipstream.internal.source.RangeThrough;
@@ -171,8 +170,8 @@ public final class ObjectReader extends SlipstreamInputStream {
   /**
    * Open-ahead for a reader that starts at the footer ({@link StreamsAhead}): the first read such a reader
    * makes, its last 8 bytes, is made now, which fetches the object's tail (a Parquet or ORC footer and the
-   * metadata before it) and learns its layout; then the predicted columns are fetched ({@link
-   * #fetchPredictedColumns}). Blocks until the tail is in; counts no bytes read.
+   * metadata before it) and learns its layout; the position stays at 0. Blocks until the tail is in; counts
+   * no bytes read.
    */
   void readTailAhead() throws IOException {
     seqLock.lock();
@@ -186,34 +185,15 @@ public final class ObjectReader extends SlipstreamInputStream {
     } finally {
       seqLock.unlock();
     }
-    fetchPredictedColumns();
   }
 
-  /**
-   * Where the client predicts this Parquet file's columns (its readers read them whole from the last files
-   * of its schema), those columns' chunks are fetched from the first row group on, as the first read of each
-   * would start them ({@link ColumnsAhead}); and the position goes back to 0, for a stream handed to an open
-   * ({@link StreamsAhead}). Reads nothing itself; without a footer known, only the position moves.
-   */
-  void fetchPredictedColumns() {
+  /** Back to the object's first byte: for a stream handed to another open ({@link StreamsAhead}). */
+  void rewind() {
     seqLock.lock();
     try {
       pos = 0;
     } finally {
       seqLock.unlock();
-    }
-    ParquetFooter f = parquet.footer();
-    if (f == null || f.rowGroupCount() == 0) {
-      return;
-    }
-    long start = Long.MAX_VALUE;
-    long end = 0;
-    for (ParquetFooter.Chunk c : f.rowGroup(0)) {
-      start = Math.min(start, c.start());
-      end = Math.max(end, c.end());
-    }
-    if (end > start) {
-      columns.onRead(start, (int) Math.min(Integer.MAX_VALUE, end - start));
     }
   }
 

@@ -27,11 +27,12 @@ import java.util.function.BiFunction;
 
 /**
  * Open-ahead for readers that start at the footer (Parquet, ORC): the next files a task opens are opened
- * here before it asks, each as the stream it will read, and given the first reads such a reader makes
- * ({@link ObjectReader#readTailAhead}): the tail with the footer, and, where the client predicts the
- * columns, those columns' chunks. A later open of the same version takes that stream as it is, so that a
- * task finds the next file's footer and columns in memory while it decodes the current one. Bytes are
- * fetched ahead, no connection is held open.
+ * here before it asks, each as the stream it will read, and given the first read such a reader makes
+ * ({@link ObjectReader#readTailAhead}): the tail with the footer. A later open of the same version takes
+ * that stream as it is, so that a task finds the next file's footer in memory while it decodes the current
+ * one; and a stream whose reader is done with the footer is kept for the open of the same file that follows
+ * ({@link #keep}: Spark reads a Parquet file's footer through one stream and its data through another), with
+ * the footer and whatever else it holds. Bytes are fetched ahead, no connection is held open.
  *
  * <p><b>Lifecycle of a prepared stream.</b> {@link #prepare} opens a stream for each hinted object (never
  * one opened in the last {@link #RECENT_OPENS} opens, which another task is reading or has read) and runs
@@ -52,8 +53,8 @@ import java.util.function.BiFunction;
  * used ({@link GuessOutcomes}), it switches itself off for the client and closes what it holds.
  *
  * <p>Threads: {@link #THREADS} daemons, started with the first hint, stopped by {@link #close}. State: at
- * most {@code max} prepared streams, the memory each holds (a tail, and predicted chunks within the stream's
- * own bound and the pool's free memory), and the last {@link #RECENT_OPENS} locations opened.
+ * most {@code max} prepared streams, the memory each holds (a tail; a kept stream, what it held), and the last
+ * {@link #RECENT_OPENS} locations opened.
  */
 public final class StreamsAhead implements AutoCloseable {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StreamsAhead.class);
@@ -148,8 +149,7 @@ public final class StreamsAhead implements AutoCloseable {
   /**
    * The caller is done with {@code r} but will open its object again soon (Spark reads a Parquet file's
    * footer through one stream, then opens the file again for its data): the stream is kept as a prepared
-   * one, its predicted columns fetched now ({@link ObjectReader#fetchPredictedColumns}), and the next open of
-   * the same version takes it as {@link #take} says. Closed at once if it cannot be kept (switched off, the
+   * one, back at its first byte, and the next open of the same version takes it as {@link #take} says. Closed at once if it cannot be kept (switched off, the
    * client closed, no known ETag).
    */
   public void keep(ObjectReader r) {
@@ -183,7 +183,7 @@ public final class StreamsAhead implements AutoCloseable {
       return;
     }
     stats.increment(Counter.OPEN_AHEAD_STREAMS_STARTED);
-    r.fetchPredictedColumns();
+    r.rewind();
   }
 
   /** Opens {@code p}'s stream and makes its first reads, on one of this class's threads. */
