@@ -84,7 +84,10 @@
  * one per client, fetches the first block of the objects a caller names as coming next (by the orders of
  * {@link dev.slipstream.internal.learn.ReadingOrders}); a stream opened for the same object, length and ETag
  * adopts that block ({@code ObjectReader.adopt}) before its first read. See its class comment for the
- * block's lifecycle. The window moves with a read of the stream's position at two moments the reader
+ * block's lifecycle. {@link dev.slipstream.internal.read.StreamsAhead}, one per client, does the same for
+ * readers that start at the footer with whole streams: it opens the next objects ahead and reads their
+ * tails, and keeps a footer's stream for the open of the same object that follows; the open takes the
+ * stream itself. The window moves with a read of the stream's position at two moments the reader
  * names, before and after it ({@code BlockWindow.jumpTo}, {@code BlockWindow.jumpRead}); it runs nothing
  * of the reader's.
  */
