@@ -59,6 +59,8 @@ HADOOP_LINES = {"3.4.1": ("hadoop-3.4", False), "3.5.0": (None, True)}
 # Per format: its layouts (the first ones the default), and the default partitions and rows per partition.
 FORMATS = {"parquet": (["spark", "pyarrow"], 200, 150_000),
            "orc": (["pyarrow-orc-one-stripe", "pyarrow-orc-stripes"], 100, 107_000)}
+# Layouts run only when named: pyarrow-varied, pyarrow's files of varied sizes (see spark_sql_job.write_pyarrow).
+MORE_LAYOUTS = {"parquet": ["pyarrow-varied"], "orc": []}
 
 
 def run(cmd, **kw):
@@ -329,7 +331,7 @@ def main():
     p.add_argument("--partitions", type=int, help="partitions, one file each (default: parquet 200, orc 100)")
     p.add_argument("--rows", type=int, help="rows per partition (default: parquet 150,000, about 8 MB a file; "
                                             "orc 107,000, about 6 MB)")
-    p.add_argument("--layouts", help="table layouts: spark, pyarrow (parquet); pyarrow-orc-one-stripe, "
+    p.add_argument("--layouts", help="table layouts: spark, pyarrow, pyarrow-varied (parquet); pyarrow-orc-one-stripe, "
                                      "pyarrow-orc-stripes (orc); default: the format's")
     p.add_argument("--stripe-bytes", type=int, default=1 << 20, help="pyarrow-orc-stripes' stripe size")
     p.add_argument("--out", help="write the results as JSON lines here")
@@ -341,6 +343,7 @@ def main():
     args.partitions = partitions if args.partitions is None else args.partitions
     args.rows = rows if args.rows is None else args.rows
     layouts = [l.strip() for l in (args.layouts or ",".join(known)).split(",") if l.strip()]
+    known = known + MORE_LAYOUTS[args.format]
     if not layouts or any(l not in known for l in layouts):
         p.error("--layouts of --format %s: %s" % (args.format, ", ".join(known)))
     readers = [r.strip() for r in args.readers.split(",") if r.strip()]

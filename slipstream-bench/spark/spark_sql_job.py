@@ -4,6 +4,7 @@
 mode 'write' writes the partitioned table with S3A classic straight to the server (no shaping), as Spark
 writes it (--layout spark) or as pyarrow does, written locally by pyarrow and copied up through S3A:
 --layout pyarrow, Parquet with two row groups a file, every column dictionary-encoded;
+--layout pyarrow-varied, the same with files of half to one and a half times the rows, in no order of their names;
 --layout pyarrow-orc-one-stripe, ORC (Snappy) in one stripe a file (pyarrow's 64 MiB stripe size);
 --layout pyarrow-orc-stripes, ORC (Snappy) in stripes of about 1 MiB (--stripe-bytes), several a file;
 mode 'download' copies a table from the server into a local directory, for the reader local-disk;
@@ -117,10 +118,13 @@ def write_pyarrow(args):
     try:
         rng = np.random.default_rng(23)
         for p in range(args.partitions):
+            # pyarrow-varied: from half to one and a half times the rows, in no order of the partitions' names,
+            # so that files differ in size as a real table's do (random columns of equal rows make equal files).
+            rows = args.rows if args.layout != "pyarrow-varied" else args.rows // 2 + (p * 7919) % (args.rows + 1)
             cols = {}
             for i in range(1, 9):
-                cols["c%02d" % i] = rng.integers(-2**63, 2**63 - 1, size=args.rows, dtype=np.int64)
-            cols["c06"] = np.arange(args.rows, dtype=np.int64) % 10
+                cols["c%02d" % i] = rng.integers(-2**63, 2**63 - 1, size=rows, dtype=np.int64)
+            cols["c06"] = np.arange(rows, dtype=np.int64) % 10
             d = os.path.join(local, "dt=%03d" % p)
             os.makedirs(d)
             if args.layout in ORC_LAYOUTS:
@@ -132,7 +136,7 @@ def write_pyarrow(args):
                                                                po.ORCFile(f).nstripes), flush=True)
             else:
                 pq.write_table(pa.table(cols), os.path.join(d, "part-0.parquet"),
-                               row_group_size=args.rows // 2, compression="snappy")
+                               row_group_size=(rows + 1) // 2, compression="snappy")
         # Through S3A's output stream, not its optimized copy: see tpch_job.upload.
         spark = (builder(args, "classic", args.direct)
                  .config("spark.hadoop.fs.s3a.optimized.copy.from.local.enabled", "false").getOrCreate())
@@ -381,7 +385,7 @@ def main():
     p.add_argument("--partitions", type=int, default=200)
     p.add_argument("--rows", type=int, default=150_000)
     p.add_argument("--row-group-bytes", type=int, default=4_400_000)
-    p.add_argument("--layout", choices=["spark", "pyarrow"] + list(ORC_LAYOUTS), default="spark",
+    p.add_argument("--layout", choices=["spark", "pyarrow", "pyarrow-varied"] + list(ORC_LAYOUTS), default="spark",
                    help="how 'write' writes the table")
     p.add_argument("--stripe-bytes", type=int, default=1 << 20, help="pyarrow-orc-stripes' stripe size")
     p.add_argument("--format", choices=["parquet", "orc"], default="parquet", help="how 'query' reads the table")
