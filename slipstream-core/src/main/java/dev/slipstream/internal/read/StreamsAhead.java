@@ -157,6 +157,8 @@ public final class StreamsAhead implements AutoCloseable {
       r.close();
       return;
     }
+    // Back at its first byte before any other thread can take it: an open elsewhere may take it at once.
+    r.rewind();
     ObjectRef ref = new ObjectRef(r.location(), r.length(), r.etag());
     Prepared p = new Prepared(ref, r.policy(), answers.generation(), System.nanoTime());
     p.reader = r;
@@ -174,16 +176,14 @@ public final class StreamsAhead implements AutoCloseable {
         while (prepared.size() >= max) {
           dropped.add(prepared.remove(prepared.keySet().iterator().next()));
         }
+        stats.increment(Counter.OPEN_AHEAD_STREAMS_STARTED);
         prepared.put(ref.location(), p);
       }
     }
     drop(dropped);
     if (p == null) {
       r.close();
-      return;
     }
-    stats.increment(Counter.OPEN_AHEAD_STREAMS_STARTED);
-    r.rewind();
   }
 
   /** Opens {@code p}'s stream and makes its first reads, on one of this class's threads. */
