@@ -8,9 +8,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ObjectChangedException;
-import dev.slipstream.testkit.ForkedS3Server;
-import dev.slipstream.testkit.LinkProfile;
-import dev.slipstream.testkit.LinkShaper;
 import dev.slipstream.testkit.RequestInfo;
 import dev.slipstream.testkit.ScriptedS3Server;
 import java.io.FileNotFoundException;
@@ -28,11 +25,10 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.hadoop.fs.s3a.S3AFileSystem;
 import org.apache.hadoop.util.functional.FutureIO;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code getFileStatus(path)} of a file this FileSystem listed moments before, as Parquet's
@@ -45,28 +41,11 @@ import org.junit.jupiter.api.Timeout;
 class StatusFromListingTest {
   static final String BUCKET = "status-listed";
   static final int FILES = 4;
-  static ForkedS3Server server;
-  static LinkShaper shaper;
+  @RegisterExtension
+  static final ShapedBucket S3 = new ShapedBucket(BUCKET);
 
   static int size(int i) {
     return 10_000 + i * 7_000;
-  }
-
-  @BeforeAll
-  static void start() {
-    server = ForkedS3Server.start();
-    server.createBucket(BUCKET);
-    shaper = LinkShaper.start(server.endpoint(), LinkProfile.LOOPBACK, 5);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (shaper != null) {
-      shaper.close();
-    }
-    if (server != null) {
-      server.close();
-    }
   }
 
   @BeforeEach
@@ -96,15 +75,11 @@ class StatusFromListingTest {
   }
 
   static SlipstreamS3AFileSystem newFileSystem(String... extra) throws IOException {
-    Configuration conf = SlipstreamS3AFileSystemTest.confAt(shaper.endpoint());
-    for (int i = 0; i < extra.length; i += 2) {
-      conf.set(extra[i], extra[i + 1]);
-    }
-    return (SlipstreamS3AFileSystem) FileSystem.newInstance(URI.create("s3a://" + BUCKET + "/"), conf);
+    return S3.newFileSystem(extra);
   }
 
   static FileSystem stockS3A() throws IOException {
-    Configuration conf = SlipstreamS3AFileSystemTest.confAt(shaper.endpoint());
+    Configuration conf = SlipstreamS3AFileSystemTest.confAt(S3.shaper().endpoint());
     conf.set("fs.s3a.impl", S3AFileSystem.class.getName());
     return FileSystem.newInstance(URI.create("s3a://" + BUCKET + "/"), conf);
   }
@@ -132,12 +107,12 @@ class StatusFromListingTest {
     try (SlipstreamS3AFileSystem fs = newFileSystem(); FileSystem stock = stockS3A()) {
       List<FileStatus> listed = files(fs.listStatus(dir()));
       assertThat(listed).hasSize(FILES);
-      long requestsBefore = shaper.requests();
+      long requestsBefore = S3.shaper().requests();
       for (FileStatus st : listed) {
         // A new Path from the file's name, as HadoopInputFile.fromPath(path) is given one.
         assertThat(fs.getFileStatus(new Path(st.getPath().toString()))).isSameAs(st);
       }
-      assertThat(shaper.requests() - requestsBefore).as("requests of the getFileStatus calls").isZero();
+      assertThat(S3.shaper().requests() - requestsBefore).as("requests of the getFileStatus calls").isZero();
       assertThat(fromListing(fs)).isEqualTo(FILES);
       // What S3A's own getFileStatus (its HEAD) says of each file now.
       for (FileStatus st : listed) {
@@ -166,11 +141,11 @@ class StatusFromListingTest {
         }
       }
       assertThat(listed).hasSize(FILES + 2);
-      long requestsBefore = shaper.requests();
+      long requestsBefore = S3.shaper().requests();
       for (LocatedFileStatus st : listed) {
         assertThat(fs.getFileStatus(st.getPath())).isSameAs(st);
       }
-      assertThat(shaper.requests() - requestsBefore).isZero();
+      assertThat(S3.shaper().requests() - requestsBefore).isZero();
       assertThat(fromListing(fs)).isEqualTo(FILES + 2);
     }
   }
@@ -180,13 +155,13 @@ class StatusFromListingTest {
     try (SlipstreamS3AFileSystem fs = newFileSystem()) {
       FileStatus[] listed = fs.listStatus(dir());
       assertThat(listed).extracting(st -> st.getPath().getName()).contains("sub", "empty");
-      long headsBefore = shaper.requests("HEAD");
+      long headsBefore = S3.shaper().requests("HEAD");
       assertThat(fs.getFileStatus(path("dir/sub")).isDirectory()).isTrue();
-      assertThat(shaper.requests("HEAD") - headsBefore).as("S3A's HEAD of a listed directory").isPositive();
-      headsBefore = shaper.requests("HEAD");
+      assertThat(S3.shaper().requests("HEAD") - headsBefore).as("S3A's HEAD of a listed directory").isPositive();
+      headsBefore = S3.shaper().requests("HEAD");
       assertThat(fs.getFileStatus(path("other/unlisted")).getLen()).isEqualTo(5_000);
       assertThat(fs.getFileStatus(path("dir/empty")).getLen()).isZero();
-      assertThat(shaper.requests("HEAD") - headsBefore).as("HEADs of a file not listed, and of an empty one")
+      assertThat(S3.shaper().requests("HEAD") - headsBefore).as("HEADs of a file not listed, and of an empty one")
           .isEqualTo(2);
       assertThatThrownBy(() -> fs.getFileStatus(path("dir/part-missing"))).isInstanceOf(FileNotFoundException.class);
       assertThat(fromListing(fs)).isZero();
@@ -198,9 +173,9 @@ class StatusFromListingTest {
     try (SlipstreamS3AFileSystem fs = newFileSystem("fs.slipstream.list.reuse.ttl", "50ms")) {
       fs.listStatus(dir());
       Thread.sleep(200);
-      long headsBefore = shaper.requests("HEAD");
+      long headsBefore = S3.shaper().requests("HEAD");
       assertThat(fs.getFileStatus(file(1)).getLen()).isEqualTo(size(1));
-      assertThat(shaper.requests("HEAD") - headsBefore).isEqualTo(1);
+      assertThat(S3.shaper().requests("HEAD") - headsBefore).isEqualTo(1);
       assertThat(fromListing(fs)).isZero();
     }
   }
@@ -210,10 +185,10 @@ class StatusFromListingTest {
     try (SlipstreamS3AFileSystem fs = newFileSystem()) {
       fs.listStatus(dir());
       OpenFromListingTest.write(fs, file(0), 999, 4_321);
-      long headsBefore = shaper.requests("HEAD");
+      long headsBefore = S3.shaper().requests("HEAD");
       FileStatus written = fs.getFileStatus(file(0));
       assertThat(written.getLen()).as("the version written").isEqualTo(4_321);
-      assertThat(shaper.requests("HEAD") - headsBefore).isEqualTo(1);
+      assertThat(S3.shaper().requests("HEAD") - headsBefore).isEqualTo(1);
       assertThat(fs.delete(file(1), false)).isTrue();
       assertThatThrownBy(() -> fs.getFileStatus(file(1))).isInstanceOf(FileNotFoundException.class);
       assertThat(fs.rename(file(2), path("other/moved"))).isTrue();
@@ -233,11 +208,11 @@ class StatusFromListingTest {
   void withListingReuseOffEveryStatusIsAHead() throws IOException {
     try (SlipstreamS3AFileSystem fs = newFileSystem("fs.slipstream.list.reuse.ttl", "0")) {
       List<FileStatus> listed = files(fs.listStatus(dir()));
-      long headsBefore = shaper.requests("HEAD");
+      long headsBefore = S3.shaper().requests("HEAD");
       for (FileStatus st : listed) {
         assertThat(fs.getFileStatus(st.getPath()).getLen()).isEqualTo(st.getLen());
       }
-      assertThat(shaper.requests("HEAD") - headsBefore).isEqualTo(FILES);
+      assertThat(S3.shaper().requests("HEAD") - headsBefore).isEqualTo(FILES);
       assertThat(fromListing(fs)).isZero();
     }
   }
