@@ -160,7 +160,8 @@ public enum ConfigKey {
           + "listStatus each, as Spark's file index calls) listed flat, are answered from that listing (once "
           + "each) when listStatus/listLocatedStatus asks for them next, as FileInputFormat does; and how long a "
           + "listed file's length and ETag stand in for the HEAD of open(path) (a file changed since is "
-          + "opened again after a HEAD). 0 turns all of these off: every call is S3A's."),
+          + "opened again after a HEAD), and its listed status for the HEAD of getFileStatus(path) (a file "
+          + "changed elsewhere since shows as listed). 0 turns all of these off: every call is S3A's."),
   ACCESS_TTL("access.ttl", duration(), "30s",
       "How long an answer from S3 (a successful GET or HEAD of an object version, with this client's "
           + "credentials) stands for that version in this client: within it, cached bytes of the version "

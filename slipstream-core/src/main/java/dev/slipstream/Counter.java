@@ -199,6 +199,11 @@ public enum Counter {
    * version from an answer S3 gave this client within {@code access.ttl}, instead of a HEAD.
    */
   OPENS_FROM_ANSWER("opens_from_answer"),
+  /**
+   * Hadoop {@code getFileStatus(path)} calls of a file a listing of this FileSystem handed out within
+   * {@code list.reuse.ttl}, answered with that listing's own status instead of a HEAD.
+   */
+  STATUSES_FROM_LISTING("statuses_from_listing"),
   /** Second GETs sent for a GET whose response was late ({@code hedge.*}); each is in get_requests too. */
   HEDGED_REQUESTS("hedged_requests"),
   /** Of those, the ones that answered before the GET they hedged: that GET was aborted. */

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * What a FileSystem's listings tell its later calls: the order files were listed in, which open-ahead
  * follows once a thread reads them in that order; the length and version each file was listed with,
- * which {@code open(path)} uses instead of a HEAD within {@code list.reuse.ttl}; the orders callers
+ * which {@code open(path)} uses instead of a HEAD within {@code list.reuse.ttl}, and the status it was
+ * listed with, which {@code getFileStatus(path)} returns instead of a HEAD in the same window; the orders callers
  * declared ({@code readingInOrder}); and the flat listings kept to answer the directory listings that
  * follow (a glob's, see {@link ListingReuse}; a walk over sibling directories', see {@link SiblingWalks}).
  * Every write through the FileSystem comes to {@link #changed}, which forgets what it may have made
@@ -79,8 +80,8 @@ final class ListingMemory {
     this.fs = fs;
     this.bucket = fs.bucket();
     this.writes = writes;
-    this.listed = new ListingOrder(ListingOrder.DEFAULT_CAPACITY, this::ref, writes);
-    this.declared = new ListingOrder(ListingOrder.DEFAULT_CAPACITY, this::ref, writes);
+    this.listed = new ListingOrder(ListingOrder.DEFAULT_CAPACITY, versionTtlNanos > 0, this::ref, writes);
+    this.declared = new ListingOrder(ListingOrder.DEFAULT_CAPACITY, false, this::ref, writes);
     this.openAheadFiles = openAheadFiles;
     this.versionTtlNanos = versionTtlNanos;
     this.glob = glob;
@@ -136,11 +137,39 @@ final class ListingMemory {
    * FileSystem since), if that listing gave its ETag; else null.
    */
   ObjectRef listedRecently(S3Location location) {
+    ListingOrder.Listed file = listedWithinTtl(location);
+    return file == null ? null : file.ref();
+  }
+
+  /**
+   * The status a listing handed out within the TTL for the file at {@code path}, the object itself, as
+   * {@link #listedRecently} would take that file's length and version from it; else null. Null too for
+   * a path of another bucket, and for a status whose path is no longer the one asked for (a caller may
+   * have set another: ViewFileSystem sets its own on the statuses it passes on).
+   */
+  FileStatus statusListedRecently(Path path) {
+    Path q = path == null ? null : fs.qualify(path);
+    if (q == null || !bucket.equals(q.toUri().getHost())) {
+      return null;
+    }
+    String key = fs.pathToKey(q);
+    ListingOrder.Listed file = key.isEmpty() ? null : listedWithinTtl(new S3Location(bucket, key));
+    FileStatus status = file == null ? null : file.status();
+    return status == null || !q.equals(status.getPath()) ? null : status;
+  }
+
+  /**
+   * What both an open and a {@code getFileStatus} may take from a listing instead of a HEAD: a file (no
+   * directory key) a listing handed out within {@code list.reuse.ttl}, with no write through the
+   * FileSystem to it since, whose ETag the listing gave. Never with the TTL at 0, which the FileSystem
+   * also sets where listed sizes are not the objects' or its listings are all S3A's (see {@link Listings}).
+   */
+  private ListingOrder.Listed listedWithinTtl(S3Location location) {
     if (versionTtlNanos <= 0 || location.key().endsWith("/")) {
       return null;
     }
-    ObjectRef ref = listed.listedWithin(location, versionTtlNanos);
-    return ref == null || ref.etag() == null ? null : ref;
+    ListingOrder.Listed file = listed.listedWithin(location, versionTtlNanos);
+    return file == null || file.ref().etag() == null ? null : file;
   }
 
   /**

@@ -3,6 +3,7 @@
  */
 package dev.slipstream.hadoop;
 
+import dev.slipstream.Counter;
 import dev.slipstream.ReadPolicy;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.Slipstream;
@@ -49,8 +50,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * endpoint/region/credential keys are not used here, as S3A's apply.
  *
  * <p>This class only adapts: each call goes to the part that does it, {@link Listings} (which listing
- * answers), {@link FileOpener} (opening and open-ahead) or {@link ChangesAfterWrites} (what a write
- * makes untrue), or to S3A.
+ * answers, and what the listings told: {@link ListingMemory}), {@link FileOpener} (opening and
+ * open-ahead) or {@link ChangesAfterWrites} (what a write makes untrue), or to S3A.
  */
 public class SlipstreamS3AFileSystem extends S3AFileSystem {
   /** S3A's choice of input stream (Hadoop 3.5); unknown to, and ignored by, Hadoop 3.4. */
@@ -204,6 +205,26 @@ public class SlipstreamS3AFileSystem extends S3AFileSystem {
   @Override
   public RemoteIterator<FileStatus> listStatusIterator(Path p) throws IOException {
     return listings.listStatusIterator(p, () -> super.listStatusIterator(p));
+  }
+
+  /**
+   * A file a listing of this FileSystem handed out within {@code fs.slipstream.list.reuse.ttl}, with no
+   * write through this FileSystem to it since the listing's first request went out: that listing's own
+   * status (length, modification time, ETag, block size, owner), with no request (counted as
+   * {@code statuses_from_listing}), as Parquet's {@code HadoopInputFile.fromPath} asks for each file a
+   * Spark task reads. Anything else is S3A's {@code getFileStatus} (its HEAD, then its LIST): directories,
+   * paths not listed, listings past the window, written since, or without ETags, and all of them with
+   * {@code list.reuse.ttl=0} or where the listings are S3A's alone (see {@link Listings}). S3A's
+   * {@code exists}, {@code isFile} and {@code isDirectory} probe S3 as before.
+   */
+  @Override
+  public FileStatus getFileStatus(Path f) throws IOException {
+    FileStatus listed = listings == null ? null : listings.memory().statusListedRecently(f);
+    if (listed == null) {
+      return super.getFileStatus(f);
+    }
+    slipstream.statistics().increment(Counter.STATUSES_FROM_LISTING);
+    return listed;
   }
 
   /** Every write comes here, when it starts and when its effect may be seen: {@link ListingMemory#changed}. */

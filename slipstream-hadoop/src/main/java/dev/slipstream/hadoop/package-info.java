@@ -30,7 +30,8 @@
  *       {@link dev.slipstream.hadoop.S3AStatuses} turns listed keys into S3A's statuses.
  *       {@link dev.slipstream.hadoop.ListingMemory} keeps what listings told: their order
  *       ({@link dev.slipstream.hadoop.ListingOrder}, for open-ahead), listed versions (for opens without
- *       a HEAD) and the kept listings; it forgets what a write makes untrue.</li>
+ *       a HEAD), listed statuses (for {@code getFileStatus} without a HEAD) and the kept listings; it
+ *       forgets what a write makes untrue.</li>
  *   <li><b>Writes.</b> They stay S3A's; {@link dev.slipstream.hadoop.ChangesAfterWrites} tells
  *       {@code ListingMemory} of each when it starts and when its effect may be seen (a stream's close,
  *       a bulk delete's page), and {@link dev.slipstream.hadoop.CompletingWriteOperations}, the write

@@ -116,6 +116,40 @@ class ListingMemoryTest {
   }
 
   @Test
+  void aListedFileIsAnsweredWithItsListedStatusItself() {
+    ListingMemory memory = new ListingMemory(new ScriptedBucket(), 0, MINUTE, null, null, 1, new WriteLog(), (bucket, prefix) -> { });
+    FileStatus a = file("s3a://b/d/a");
+    FileStatus moved = file("s3a://b/d/moved");
+    FileStatus noEtag = new S3AFileStatus(10, 0, new Path("s3a://b/d/bare"), 1, "me", null, null);
+    memory.remember(new FileStatus[] {a, moved, noEtag, new FileStatus(0, true, 1, 1, 0, new Path("s3a://b/d/sub"))},
+        memory.generation());
+
+    assertThat(memory.statusListedRecently(new Path("s3a://b/d/a"))).isSameAs(a);
+    assertThat(memory.statusListedRecently(new Path("/d/a"))).as("qualified as S3A qualifies it").isSameAs(a);
+    assertThat(memory.statusListedRecently(new Path("s3a://other/d/a"))).as("another bucket").isNull();
+    assertThat(memory.statusListedRecently(new Path("s3a://b/d/sub"))).as("a directory").isNull();
+    assertThat(memory.statusListedRecently(new Path("s3a://b/d/bare"))).as("listed without an ETag").isNull();
+    assertThat(memory.statusListedRecently(new Path("s3a://b/"))).as("the root").isNull();
+    // A caller set another path on the status it was handed (ViewFileSystem does): no longer this file's.
+    moved.setPath(new Path("viewfs://cluster/d/moved"));
+    assertThat(memory.statusListedRecently(new Path("s3a://b/d/moved"))).isNull();
+
+    memory.changed(new Path("/d/a"));
+    assertThat(memory.statusListedRecently(new Path("s3a://b/d/a"))).as("a write forgets it").isNull();
+  }
+
+  @Test
+  void noStatusIsAnsweredWithoutATtlNorFromADeclaredOrder() {
+    ListingMemory off = new ListingMemory(new ScriptedBucket(), 2, 0, null, null, 1, new WriteLog(), (bucket, prefix) -> { });
+    off.remember(new FileStatus[] {file("s3a://b/d/a")}, off.generation());
+    assertThat(off.statusListedRecently(new Path("s3a://b/d/a"))).isNull();
+
+    ListingMemory on = new ListingMemory(new ScriptedBucket(), 2, MINUTE, null, null, 1, new WriteLog(), (bucket, prefix) -> { });
+    on.declare(List.of(file("s3a://b/d/a")));
+    assertThat(on.statusListedRecently(new Path("s3a://b/d/a"))).as("declared by a caller, not listed").isNull();
+  }
+
+  @Test
   void aDeclaredOrderNamesItsFirstFilesOfThisBucketToFetchNow() {
     ListingMemory memory = new ListingMemory(new ScriptedBucket(), 2, MINUTE, null, null, 1, new WriteLog(), (bucket, prefix) -> { });
     FileStatus dir = new FileStatus(0, true, 1, 1, 0, new Path("s3a://b/d"));

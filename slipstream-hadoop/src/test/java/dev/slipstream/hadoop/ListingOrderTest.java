@@ -22,7 +22,7 @@ class ListingOrderTest {
   }
 
   static ListingOrder order(int capacity, WriteLog writes) {
-    return new ListingOrder(capacity, st -> {
+    return new ListingOrder(capacity, true, st -> {
       String key = st.getPath().toUri().getPath().substring(1);
       return new ObjectRef(new S3Location("b", key), st.getLen(), "\"e-" + key + "\"");
     }, writes);
@@ -49,7 +49,7 @@ class ListingOrderTest {
   void aListedFileGivesItsLengthAndVersionWhileTheListingIsFresh() throws Exception {
     ListingOrder o = order(100);
     o.listed(new FileStatus[] {file("d/a", 10), file("d/empty", 0)}, o.generation());
-    ObjectRef a = o.listedWithin(at("d/a"), MINUTE);
+    ObjectRef a = o.listedWithin(at("d/a"), MINUTE).ref();
     assertThat(a.length()).isEqualTo(10);
     assertThat(a.etag()).isEqualTo("\"e-d/a\"");
     assertThat(o.listedWithin(at("d/empty"), MINUTE)).as("empty files are not remembered").isNull();
@@ -63,7 +63,7 @@ class ListingOrderTest {
     ListingOrder o = order(100);
     o.listed(new FileStatus[] {file("d/a", 10)}, o.generation());
     o.listed(new FileStatus[] {file("d/a", 20)}, o.generation());
-    assertThat(o.listedWithin(at("d/a"), MINUTE).length()).isEqualTo(20);
+    assertThat(o.listedWithin(at("d/a"), MINUTE).ref().length()).isEqualTo(20);
   }
 
   @Test
@@ -113,7 +113,7 @@ class ListingOrderTest {
     assertThat(o.listedWithin(at("d/c"), MINUTE)).as("handed out after the write, from before it").isNull();
 
     o.listed(new FileStatus[] {file("d/a", 30)}, o.generation()); // a listing sent after the writes
-    assertThat(o.listedWithin(at("d/a"), MINUTE).length()).isEqualTo(30);
+    assertThat(o.listedWithin(at("d/a"), MINUTE).ref().length()).isEqualTo(30);
   }
 
   /**

@@ -212,7 +212,7 @@ class OpenAheadFileSystemTest {
 
   @Test
   void listingOrderIsPerListingAndBounded() {
-    ListingOrder order = new ListingOrder(5,
+    ListingOrder order = new ListingOrder(5, false,
         s -> new ObjectRef(new S3Location("b", s.getPath().getName()), s.getLen(), null), new WriteLog());
     ListingOrder.Listing a = order.newListing(order.generation());
     ListingOrder.Listing b = order.newListing(order.generation());

@@ -7,24 +7,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.slipstream.Counter;
-import dev.slipstream.testkit.ForkedS3Server;
-import dev.slipstream.testkit.LinkProfile;
-import dev.slipstream.testkit.LinkShaper;
 import dev.slipstream.testkit.TestData;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.URI;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code open(path)} with no status, as record readers call it, of a file this FileSystem listed moments
@@ -35,29 +29,11 @@ import org.junit.jupiter.api.Timeout;
 class OpenFromListingTest {
   static final String BUCKET = "open-listed";
   static final int FILES = 6;
-  static ForkedS3Server server;
-  /** Requests are counted here, on the wire. */
-  static LinkShaper shaper;
+  @RegisterExtension
+  static final ShapedBucket S3 = new ShapedBucket(BUCKET);
 
   static int size(int i) {
     return 20_000 + i * 41_000;
-  }
-
-  @BeforeAll
-  static void start() {
-    server = ForkedS3Server.start();
-    server.createBucket(BUCKET);
-    shaper = LinkShaper.start(server.endpoint(), LinkProfile.LOOPBACK, 5);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (shaper != null) {
-      shaper.close();
-    }
-    if (server != null) {
-      server.close();
-    }
   }
 
   @BeforeEach
@@ -84,15 +60,11 @@ class OpenFromListingTest {
   }
 
   static SlipstreamS3AFileSystem newFileSystem(String... extra) throws IOException {
-    Configuration conf = SlipstreamS3AFileSystemTest.confAt(shaper.endpoint());
-    for (int i = 0; i < extra.length; i += 2) {
-      conf.set(extra[i], extra[i + 1]);
-    }
-    return (SlipstreamS3AFileSystem) FileSystem.newInstance(URI.create("s3a://" + BUCKET + "/"), conf);
+    return S3.newFileSystem(extra);
   }
 
   static long heads() {
-    return shaper.requests("HEAD");
+    return S3.shaper().requests("HEAD");
   }
 
   static void assertReads(FileSystem fs, Path p, long seed, int size) throws IOException {
@@ -109,7 +81,7 @@ class OpenFromListingTest {
       FileStatus[] listed = fs.listStatus(dir());
       assertThat(listed).hasSize(FILES);
       long headsBefore = heads();
-      long requestsBefore = shaper.requests();
+      long requestsBefore = S3.shaper().requests();
       for (FileStatus st : listed) {
         int i = Integer.parseInt(st.getPath().getName().substring(5));
         assertReads(fs, st.getPath(), 100 + i, size(i));
@@ -119,7 +91,7 @@ class OpenFromListingTest {
       assertThat(stats.get(Counter.HEAD_REQUESTS)).isZero();
       assertThat(stats.get(Counter.OPENS_FROM_LISTING)).isEqualTo(FILES);
       assertThat(stats.get(Counter.GET_REQUESTS)).as("requests of the reads").isEqualTo(FILES);
-      assertThat(shaper.requests() - requestsBefore).as("requests on the wire").isEqualTo(FILES);
+      assertThat(S3.shaper().requests() - requestsBefore).as("requests on the wire").isEqualTo(FILES);
     }
   }
 
@@ -169,7 +141,7 @@ class OpenFromListingTest {
   @Test
   void aListingAnsweredBeforeAWriteThroughThisFileSystemIsNotUsedAfterIt() throws Exception {
     try (SlipstreamS3AFileSystem fs = newFileSystem("fs.s3a.paging.maximum", "2")) {
-      shaper.onRequest(r -> r.isGet() && r.query() != null && r.query().contains("continuation-token"), () -> {
+      S3.shaper().onRequest(r -> r.isGet() && r.query() != null && r.query().contains("continuation-token"), () -> {
         try {
           write(fs, file(0), 777, 33_333);
         } catch (IOException e) {

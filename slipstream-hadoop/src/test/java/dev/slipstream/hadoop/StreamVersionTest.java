@@ -11,29 +11,23 @@ import dev.slipstream.ObjectChangedException;
 import dev.slipstream.OpenOptions;
 import dev.slipstream.S3Location;
 import dev.slipstream.SlipstreamInputStream;
-import dev.slipstream.testkit.ForkedS3Server;
-import dev.slipstream.testkit.LinkProfile;
-import dev.slipstream.testkit.LinkShaper;
 import dev.slipstream.testkit.TestData;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileRange;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -49,33 +43,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 class StreamVersionTest {
   static final String BUCKET = "versions";
   static final int MIB = 1 << 20;
-  static ForkedS3Server server;
-  /** Requests are counted here, on the wire. */
-  static LinkShaper shaper;
-
-  @BeforeAll
-  static void start() {
-    server = ForkedS3Server.start();
-    server.createBucket(BUCKET);
-    shaper = LinkShaper.start(server.endpoint(), LinkProfile.LOOPBACK, 5);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (shaper != null) {
-      shaper.close();
-    }
-    if (server != null) {
-      server.close();
-    }
-  }
+  @RegisterExtension
+  static final ShapedBucket S3 = new ShapedBucket(BUCKET);
 
   static SlipstreamS3AFileSystem newFileSystem(String... extra) throws IOException {
-    Configuration conf = SlipstreamS3AFileSystemTest.confAt(shaper.endpoint());
-    for (int i = 0; i < extra.length; i += 2) {
-      conf.set(extra[i], extra[i + 1]);
-    }
-    return (SlipstreamS3AFileSystem) FileSystem.newInstance(URI.create("s3a://" + BUCKET + "/"), conf);
+    return S3.newFileSystem(extra);
   }
 
   static Path path(String name) {
@@ -239,9 +211,9 @@ class StreamVersionTest {
     writeElsewhere(p, 7, 3 * MIB);
     try (SlipstreamS3AFileSystem fs = newFileSystem()) {
       readWhole(fs, p, 7, 3 * MIB);
-      long before = shaper.requests();
+      long before = S3.shaper().requests();
       readWhole(fs, p, 7, 3 * MIB);
-      assertThat(shaper.requests() - before).as("requests of the re-read").isZero();
+      assertThat(S3.shaper().requests() - before).as("requests of the re-read").isZero();
       assertThat(fs.getSlipstreamStatistics().get(Counter.OPENS_FROM_ANSWER)).isEqualTo(1);
     }
   }
@@ -253,9 +225,9 @@ class StreamVersionTest {
     writeElsewhere(p, 8, 3 * MIB);
     try (SlipstreamS3AFileSystem fs = newFileSystem("fs.slipstream.access.ttl", "0")) {
       readWhole(fs, p, 8, 3 * MIB);
-      long before = shaper.requests();
+      long before = S3.shaper().requests();
       readWhole(fs, p, 8, 3 * MIB);
-      assertThat(shaper.requests() - before).as("requests of the re-read").isPositive();
+      assertThat(S3.shaper().requests() - before).as("requests of the re-read").isPositive();
       assertThat(fs.getSlipstreamStatistics().get(Counter.OPENS_FROM_ANSWER)).isZero();
     }
   }

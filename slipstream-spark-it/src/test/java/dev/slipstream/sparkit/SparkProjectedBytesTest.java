@@ -49,8 +49,8 @@ class SparkProjectedBytesTest {
   private final Map<String, Run> runs = new LinkedHashMap<>();
 
   /** One reader's two queries: answers, and the bytes the link delivered for each. */
-  record Run(List<String> q1, List<String> q2, long q1Bytes, long q2Bytes, long q2Gets, List<String> again,
-      long againBytes, Map<Counter, Long> counters, long sparkInputBytes) {}
+  record Run(List<String> q1, List<String> q2, long q1Bytes, long q2Bytes, long q2Gets, long queryHeads,
+      List<String> again, long againBytes, Map<Counter, Long> counters, long sparkInputBytes) {}
 
   @BeforeAll
   void writeTableAndQueryItWithBothReaders() throws IOException {
@@ -75,7 +75,7 @@ class SparkProjectedBytesTest {
     runs.put("slipstream", query(true));
     System.out.printf("bytes delivered: %s%n", runs.entrySet().stream()
         .map(e -> e.getKey() + " q1 " + e.getValue().q1Bytes + ", q2 " + e.getValue().q2Bytes + ", q1 again "
-            + e.getValue().againBytes)
+            + e.getValue().againBytes + " (HEADs in q1 and q2: " + e.getValue().queryHeads + ")")
         .collect(Collectors.joining("; ")));
     System.out.printf("Slipstream counters: %s; Spark input metrics: classic %,d, Slipstream %,d bytes%n",
         runs.get("slipstream").counters, runs.get("classic").sparkInputBytes, runs.get("slipstream").sparkInputBytes);
@@ -94,6 +94,11 @@ class SparkProjectedBytesTest {
   private Run query(boolean slipstream) throws IOException {
     SparkSession spark = LocalSpark.classicOrSlipstream(slipstream ? "slipstream-bytes" : "classic-bytes", slipstream,
         link.endpoint());
+    if (slipstream) {
+      // The HEADs of both queries are counted: a machine slow enough to take 30 s from the file index's
+      // listing to the scans must not close the window in which the listing's statuses stand for them.
+      spark.sparkContext().hadoopConfiguration().set("fs.slipstream.list.reuse.ttl", "10m");
+    }
     java.util.concurrent.atomic.AtomicLong input = new java.util.concurrent.atomic.AtomicLong();
     spark.sparkContext().addSparkListener(new org.apache.spark.scheduler.SparkListener() {
       @Override
@@ -111,8 +116,10 @@ class SparkProjectedBytesTest {
     long afterQ1;
     long afterQ2;
     long q2Gets;
+    long queryHeads;
     try {
       spark.read().parquet(TABLE).createOrReplaceTempView("t");
+      long headsBefore = link.requests("HEAD");
       q1 = rows(spark, Q1);
       afterQ1 = link.bytesSent();
       long getsBefore = link.requests("GET");
@@ -123,6 +130,7 @@ class SparkProjectedBytesTest {
           link.requestLog().stream().filter(r -> r.path().contains("013"))
               .map(r -> r.method() + " " + r.range()).collect(Collectors.joining(", ")));
       q2Gets = link.requests("GET") - getsBefore;
+      queryHeads = link.requests("HEAD") - headsBefore;
       afterQ2 = link.bytesSent();
       // The first query once more, in the same session: what a dashboard refresh does. Slipstream writes
       // the ranges q1 fetched to its disk cache in the background: they are written by now.
@@ -133,8 +141,8 @@ class SparkProjectedBytesTest {
     }
     Map<Counter, Long> delta = new LinkedHashMap<>();
     counters().forEach((c, v) -> delta.put(c, v - before.get(c)));
-    return new Run(q1, q2, afterQ1 - start, afterQ2 - afterQ1, q2Gets, again, link.bytesSent() - afterQ2, delta,
-        input.get());
+    return new Run(q1, q2, afterQ1 - start, afterQ2 - afterQ1, q2Gets, queryHeads, again, link.bytesSent() - afterQ2,
+        delta, input.get());
   }
 
   @Test
@@ -217,6 +225,21 @@ class SparkProjectedBytesTest {
     }
   }
 
+  /**
+   * Spark asks for each file's status by its path ({@code HadoopInputFile.fromPath}) in every task that reads
+   * it (Spark 4.0 twice: for the footer, and again for the vectorized reader): S3A answers each with a HEAD;
+   * Slipstream with the status the file index's listing handed out moments before (issue 59). q1 reads the
+   * 24 files, q2 half of them.
+   */
+  @Test
+  void theQueriesSendNoHeadForTheFilesTheFileIndexListed() {
+    Run slipstream = runs.get("slipstream");
+    Run classic = runs.get("classic");
+    assertThat(classic.queryHeads).as("S3A classic's HEADs in q1 and q2").isGreaterThanOrEqualTo(PARTITIONS);
+    assertThat(slipstream.counters.get(Counter.STATUSES_FROM_LISTING)).isGreaterThanOrEqualTo(PARTITIONS);
+    assertThat(slipstream.queryHeads).as("Slipstream's HEADs in q1 and q2").isZero();
+  }
+
   @Test
   void openAheadFetchedNothingForFilesReadFooterFirst() {
     assertThat(runs.get("slipstream").counters.get(Counter.OPEN_AHEAD_STARTED)).isZero();
@@ -230,7 +253,8 @@ class SparkProjectedBytesTest {
     Map<Counter, Long> values = new LinkedHashMap<>();
     for (Counter c : new Counter[] {Counter.STREAMS_OPENED, Counter.BYTES_READ, Counter.BYTES_FETCHED, Counter.GET_REQUESTS,
         Counter.OPEN_AHEAD_STARTED, Counter.OPEN_AHEAD_USED, Counter.SEQUENTIAL_SWITCHES,
-        Counter.ROW_GROUP_AHEAD_STARTED, Counter.ROW_GROUP_AHEAD_WASTED, Counter.DISK_CACHE_WRITES_SKIPPED}) {
+        Counter.ROW_GROUP_AHEAD_STARTED, Counter.ROW_GROUP_AHEAD_WASTED, Counter.DISK_CACHE_WRITES_SKIPPED,
+        Counter.STATUSES_FROM_LISTING}) {
       values.put(c, ReadStatistics.global().get(c));
     }
     return values;
