@@ -8,6 +8,7 @@ import dev.slipstream.ReadPolicy;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.S3Location;
 import dev.slipstream.SlipstreamInputStream;
+import dev.slipstream.internal.ahead.AheadBudget;
 import dev.slipstream.internal.ahead.AheadFetch;
 import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.ahead.ReadsAhead;
@@ -110,22 +111,24 @@ public final class ObjectReader extends SlipstreamInputStream {
     SourceChain chain = sources.chain(h, blocks, blockSize);
     this.window = new BlockWindow(h, pool, fetcher, chain, blocks, requests, blockSize, maxDepth, splitEnd,
         policy == ReadPolicy.SEQUENTIAL);
-    this.spans = new HeldSpans();
+    // One store for the bytes held outside the blocks, and one budget for what it holds ahead, whichever part
+    // fetched it: as many bytes as a sequential reader may have in flight.
+    this.spans = new HeldSpans(new AheadBudget((long) maxDepth * blockSize));
     StreamOrcLayout orc = new StreamOrcLayout(h, layouts);
     this.parquet = new StreamFooter(h, footers, orc, spans);
     // What a stream holds ahead of its reader comes in pieces G1 does not make humongous (HeapRegions),
     // and ranges are kept in the tiers in the same pieces.
     int piece = HeapRegions.current().largestOrdinary(blockSize);
     RangeThrough ranges = chain.ranges(fetcher, requests, piece);
-    this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, parquet, blockSize, piece,
-        (long) maxDepth * blockSize, splitEnd);
+    this.vectored = new VectoredReads(ranges, requests, stats, spans, parquet,
+        ahead(ranges, pool, Purpose.ROW_GROUP_AHEAD), blockSize, piece, splitEnd);
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);
     this.columns = new ColumnsAhead(parquet, spans, ahead(ranges, pool, Purpose.PREDICTED_COLUMN), stats,
-        blockSize, piece, (long) maxDepth * blockSize, length, splitEnd);
+        blockSize, piece, length, splitEnd);
     this.stripeStreams = new StripeStreamsAhead(orc, footers.columns(), spans, ahead(ranges, pool, Purpose.STRIPE_AHEAD),
-        stats, piece, (long) maxDepth * blockSize, splitEnd);
+        stats, piece, splitEnd);
     StripeFooters stripeFooters = new StripeFooters(orc, spans, ahead(ranges, pool, Purpose.STRIPE_FOOTER), stats,
-        piece, (long) maxDepth * blockSize, length, splitEnd, stripeStreams::footerLearnt);
+        piece, length, splitEnd, stripeStreams::footerLearnt);
     // A predicted column's chunks, fetched from its first read; an ORC reader's first stripe: every footer
     // of its split; a later stripe: the next stripes' same streams.
     this.readsAhead = List.of(columns, stripeFooters, stripeStreams);
@@ -441,8 +444,8 @@ public final class ObjectReader extends SlipstreamInputStream {
     seqLock.lock();
     try {
       List<Block> dropped = window.dropAll(false);
+      vectored.clear(); // the row groups' plans first: room the spans give back starts nothing
       spans.releaseAll();
-      vectored.clear();
       long deadline = System.currentTimeMillis() + requests.closeWaitMillis();
       for (Block b : dropped) {
         b.awaitFetchEnd(Math.max(0, deadline - System.currentTimeMillis()));
@@ -474,6 +477,11 @@ public final class ObjectReader extends SlipstreamInputStream {
 
   private void checkOpen() throws IOException {
     requests.checkOpen();
+  }
+
+  /** The stream's one budget for the bytes it holds ahead (for tests and diagnostics). */
+  AheadBudget aheadBudget() {
+    return spans.budget();
   }
 
   /** The ORC layout this stream reads by, held for its life; null if none (for tests and diagnostics). */
