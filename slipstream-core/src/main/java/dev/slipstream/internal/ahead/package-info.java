@@ -18,8 +18,9 @@
  * source.RangeThrough}) as a guess that queues behind every read a caller waits for, held in the store while
  * it is fetched, and dropped if its fetch fails. It knows no file format: the Parquet and ORC rooms ({@code
  * internal.parquet}, {@code internal.orc}) say what to fetch, and this package holds it; the parts of theirs
- * that fetch ahead of columnar reads are {@link dev.slipstream.internal.ahead.ReadsAhead}, which the stream
- * tells of each such read at one moment, before it is served. It uses {@code source}, {@code fetch} and
+ * that fetch ahead of columnar reads are {@link dev.slipstream.internal.ahead.ReadsAhead}, one a room, which
+ * the stream tells at a few named moments: before each columnar read is served, on unbuffer and close, and
+ * once closed. It uses {@code source}, {@code fetch} and
  * {@code block}, and nothing above.
  */
 package dev.slipstream.internal.ahead;

@@ -14,7 +14,8 @@
  *       streams its readers' stripe footers taught, kept by version in {@link
  *       dev.slipstream.internal.orc.OrcLayouts} ({@code learn.ByVersion}, the Parquet footers' bounds).</li>
  *   <li>Done by a stream: {@link dev.slipstream.internal.orc.StreamOrcLayout}, the layout it reads by;
- *       {@link dev.slipstream.internal.orc.StripeFooters}, the footers of the split's next stripes fetched
+ *       {@link dev.slipstream.internal.orc.OrcAhead}, the one part of the room the stream tells ({@code
+ *       ahead.ReadsAhead}), over {@link dev.slipstream.internal.orc.StripeFooters}, the footers of the split's next stripes fetched
  *       in one wave at the reader's first stripe; {@link dev.slipstream.internal.orc.StripeStreamsAhead},
  *       the next stripes' streams of the reader's columns (or of the columns the client predicts); both
  *       hold their spans in the stream's one store ({@code internal.ahead}), each span with the last stripe

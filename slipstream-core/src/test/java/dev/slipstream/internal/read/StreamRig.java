@@ -4,7 +4,6 @@
 package dev.slipstream.internal.read;
 
 import dev.slipstream.internal.ahead.AheadBudget;
-import dev.slipstream.internal.ahead.AheadFetch;
 import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.ObjectHandle;
@@ -58,8 +57,7 @@ final class StreamRig implements AutoCloseable {
     this.spans = new HeldSpans(new AheadBudget((long) maxDepth * blockSize));
     this.parquet = new StreamFooter(h, new ParquetFooters(), new StreamOrcLayout(h, new OrcLayouts()), spans);
     this.ranges = chain.ranges(fetch.fetcher, requests, blockSize);
-    this.vectored = new VectoredReads(ranges, requests, h.stats(), spans, parquet,
-        AheadFetch.of(ranges, Purpose.ROW_GROUP_AHEAD, spans, fetch.pool, requests, h.stats()), blockSize, blockSize, 0);
+    this.vectored = new VectoredReads(ranges, h.stats(), spans);
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);
   }
 
@@ -119,7 +117,6 @@ final class StreamRig implements AutoCloseable {
   void closeStream() {
     requests.close();
     window.dropAll(true);
-    vectored.close();
     requests.awaitEnd();
     spans.releaseAll();
   }
