@@ -17,8 +17,9 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * Spans fetched ahead of the reads, the way predicted Parquet columns and ORC stripe footers and streams
- * are: into buffers of free pool memory (never waiting, never evicting), held in the stream's spans while
+ * Spans fetched ahead of the reads, the way predicted Parquet columns, Parquet row groups and ORC stripe
+ * footers and streams are: into buffers of free pool memory (never waiting, never evicting) within the
+ * stream's one budget for bytes held ahead ({@link AheadBudget}), held in the stream's spans while
  * they are fetched ({@link HeldSpans#addAhead}), so that a read of their bytes waits for them rather than
  * fetching them again; dropped if their fetch fails (a read then fetches the bytes itself). A run of
  * pieces is one fetch into their buffers end to end ({@link Destination#pieces}): the GETs of one buffer.
@@ -69,12 +70,25 @@ public final class AheadFetch {
   }
 
   /**
-   * A buffer of free pool memory for {@code n} bytes; null if memory is short, the stream is closed, or
-   * {@code n} is no length (a length from a file's metadata that passed every check is still never an
-   * allocation error in a read).
+   * A buffer of free pool memory for {@code n} bytes, taken from the stream's budget for bytes held ahead
+   * until the span it becomes goes ({@link #start}); null if the budget or memory is short, the stream is
+   * closed, or {@code n} is no length (a length from a file's metadata that passed every check is still
+   * never an allocation error in a read).
    */
   public byte[] buffer(int n) {
-    return requests.isClosed() || n <= 0 ? null : pool.tryAcquire(BufferPool.sizeFor(n));
+    if (requests.isClosed() || n <= 0) {
+      return null;
+    }
+    int size = BufferPool.sizeFor(n);
+    AheadBudget budget = spans.budget();
+    if (!budget.take(size)) {
+      return null;
+    }
+    byte[] buffer = pool.tryAcquire(size);
+    if (buffer == null) {
+      budget.untake(size);
+    }
+    return buffer;
   }
 
   /**
@@ -84,16 +98,18 @@ public final class AheadFetch {
    */
   public Span start(long start, int n, Consumer<byte[]> filled, HeldSpans.Released released) {
     byte[] buffer = buffer(n);
-    return buffer == null ? null : start(start, List.of(buffer), n, n, filled, span -> released).get(0);
+    return buffer == null ? null : start(start, List.of(buffer), n, n, filled, span -> released, false).get(0);
   }
 
   /**
-   * Holds {@code buffers}, pieces of {@code [start, start + len)} of {@code pieceSize} bytes end to end (the
-   * last may be shorter), as spans fetched ahead, and fetches them with one range. {@code filled} is given
-   * each buffer once the range is in; {@code released} names what each span is told when it goes.
+   * Holds {@code buffers} (each from {@link #buffer}), pieces of {@code [start, start + len)} of {@code
+   * pieceSize} bytes end to end (the last may be shorter), as spans fetched ahead, and fetches them with one
+   * range. {@code filled} is given each buffer once the range is in; {@code released} names what each span
+   * is told when it goes; with {@code untilRead}, each goes once reads have copied all of it ({@link
+   * HeldSpans#addAhead}).
    */
   public List<Span> start(long start, List<byte[]> buffers, int len, int pieceSize, Consumer<byte[]> filled,
-      Function<Span, HeldSpans.Released> released) {
+      Function<Span, HeldSpans.Released> released, boolean untilRead) {
     List<Span> held = new ArrayList<>(buffers.size());
     List<CompletableFuture<Void>> ready = new ArrayList<>(buffers.size()); // each span filled, or dropped
     // The spans are held before the fetch starts: a read that claims one meanwhile promotes it once it has.
@@ -103,7 +119,7 @@ public final class AheadFetch {
       long at = start + (long) i * pieceSize;
       Span span = new Span(at, buffers.get(i), (int) Math.min(pieceSize, start + len - at), pool, stats);
       CompletableFuture<Void> done = new CompletableFuture<>();
-      spans.addAhead(span, done, released.apply(span), claimed);
+      spans.addAhead(span, done, released.apply(span), claimed, untilRead);
       held.add(span);
       ready.add(done);
     }

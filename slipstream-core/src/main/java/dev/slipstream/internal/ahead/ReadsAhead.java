@@ -5,10 +5,11 @@ package dev.slipstream.internal.ahead;
 
 /**
  * A part of a stream that fetches ahead of its reads for a file format (a Parquet file's predicted
- * columns, an ORC file's stripe footers and streams), told of each columnar read before it is served: a
- * range at a jump, or a vectored range. The stream tells every such part at that one moment, in the order
- * it made them, and asks nothing back: what a part starts is held in the stream's spans ({@link HeldSpans})
- * for the reads to find.
+ * columns and row groups, an ORC file's stripe footers and streams), told at a few named moments: before
+ * each columnar read is served (a range at a jump, or a vectored range), when the stream gives back what it
+ * holds or closes, and once it has closed. The stream tells every such part at each moment, in the order it
+ * made them, and asks nothing back: what a part starts is held in the stream's spans ({@link HeldSpans}),
+ * within their one budget, for the reads to find.
  */
 public interface ReadsAhead {
   /**
@@ -16,4 +17,22 @@ public interface ReadsAhead {
    * reader's way through the file may start fetches beside it. Never waits for a fetch.
    */
   void onRead(long position, int len);
+
+  /**
+   * A vectored read of {@code [position, position + len)} is about to be served: as {@link #onRead}, and
+   * what fetches ahead of vectored reads alone (a Parquet file's row groups) is told too.
+   */
+  default void onVectoredRead(long position, int len) {
+    onRead(position, len);
+  }
+
+  /**
+   * The stream gives back what it holds ({@code unbuffer}), or closes ({@code closing}): what is planned and
+   * not started is dropped, and, closing, nothing more starts. Told before the stream's spans are released,
+   * so that the room they give back starts nothing.
+   */
+  default void stop(boolean closing) {}
+
+  /** The stream closed and its spans were released: what the part learnt is told to the client. */
+  default void closed() {}
 }

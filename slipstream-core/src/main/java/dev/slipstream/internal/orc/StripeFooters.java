@@ -8,7 +8,6 @@ import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.ahead.AheadFetch;
 import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.ahead.ReadsAhead;
-import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.Span;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +28,7 @@ import java.util.List;
  *
  * <p>Bounded: at most {@link #AHEAD} stripes past the read's, never a stripe whose start lies at or past
  * the split's end (another task's, as ORC's reader assigns stripes to splits), never a footer longer than
- * a piece (the tail allows a few MiB), at most {@code budget} bytes of buffers a stream held at once, and
+ * a piece (the tail allows a few MiB), within the stream's one budget for bytes held ahead, and
  * from free memory only (never waiting, never evicting): a footer not fetched here is fetched by the
  * reader's own read, or by a later read's wave. A footer is let go once the reader reads a later stripe.
  * What the footers teach the layout is bounded by the layout ({@link OrcLayout}). Thread-safe.
@@ -47,7 +46,7 @@ public final class StripeFooters implements ReadsAhead {
   private final Runnable learnt;
   /** The last stripe whose footer a wave asked for (or found held); guarded by {@code this}. */
   private int asked = -1;
-  /** The spans held, let go as the reader passes their stripes, and their budget; guarded by {@code this}. */
+  /** The spans held, let go as the reader passes their stripes; guarded by {@code this}. */
   private final StripeSpans held;
 
   /**
@@ -55,14 +54,13 @@ public final class StripeFooters implements ReadsAhead {
    * @param spans what the stream holds already
    * @param ahead how a footer is fetched and held ahead of the reads
    * @param pieceSize the largest span
-   * @param budget the most bytes of buffers one stream holds for footers at once
    * @param length the object's length
    * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none
    * @param learnt told each time footers came in and the layout learnt them
    */
   public StripeFooters(StreamOrcLayout orc, HeldSpans spans, AheadFetch ahead, ReadStatistics stats, int pieceSize,
-      long budget, long length, long splitEnd, Runnable learnt) {
-    this.held = new StripeSpans(orc, spans, ahead, pieceSize, budget);
+      long length, long splitEnd, Runnable learnt) {
+    this.held = new StripeSpans(orc, spans, ahead, pieceSize);
     this.stats = stats;
     this.length = length;
     this.splitEnd = splitEnd;
@@ -166,10 +164,6 @@ public final class StripeFooters implements ReadsAhead {
    */
   private boolean fetchRun(Run run) {
     int n = (int) (run.end - run.start); // at most a piece: a run never grows past one
-    int size = BufferPool.sizeFor(n);
-    if (!held.take(size)) {
-      return false;
-    }
     // The layout learns each footer before a read waiting for it copies it: it finds its stripe's streams known.
     StreamOrcLayout orc = held.orc();
     Span span = held.ahead().start(run.start, n, buffer -> {
@@ -177,9 +171,8 @@ public final class StripeFooters implements ReadsAhead {
         orc.learn(s, buffer, (int) (s.footerStart() - run.start), (int) s.footerLength());
       }
       learnt.run();
-    }, copied -> held.give(size));
+    }, copied -> { });
     if (span == null) {
-      held.give(size);
       return false;
     }
     stats.add(Counter.ORC_STRIPE_FOOTERS_FETCHED, run.stripes.size());

@@ -9,24 +9,21 @@ import dev.slipstream.internal.block.Span;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The spans a stream holds ahead for an ORC file's stripes ({@link StripeFooters}, {@link
  * StripeStreamsAhead}, one each), with what both start from: the stream's ORC layout, the spans it holds,
- * the way a span is fetched ahead, the largest span, and a budget of the bytes of buffers held at once,
- * taken as a span is fetched ({@link #take}) and given back as it goes ({@link #give}). Each span is held
- * with the last stripe it serves: once the reader reads a later stripe, they are let go ({@link
- * HeldSpans#releaseAhead}), what no read copied of them counted by their owner. Not thread-safe: guarded by
- * its owner's lock (the budget alone is thread-safe, given back from fetch threads).
+ * the way a span is fetched ahead (within the stream's one budget for bytes held ahead, which both share
+ * with every other part that fetches ahead), and the largest span. Each span is held with the last stripe
+ * it serves: once the reader reads a later stripe, they are let go ({@link HeldSpans#releaseAhead}), what
+ * no read copied of them counted by their owner, their buffers given back to the budget. Not thread-safe:
+ * guarded by its owner's lock.
  */
 final class StripeSpans {
   private final StreamOrcLayout orc;
   private final HeldSpans spans;
   private final AheadFetch ahead;
   private final int pieceSize;
-  /** Bytes of buffers the owner may still take: given back as spans go. */
-  private final AtomicLong left;
   private final List<Held> held = new ArrayList<>();
 
   private record Held(Span span, int lastStripe) {}
@@ -36,14 +33,12 @@ final class StripeSpans {
    * @param spans what the stream holds already
    * @param ahead how a span is fetched and held ahead of the reads
    * @param pieceSize the largest span
-   * @param budget the most bytes of buffers the owner holds at once
    */
-  StripeSpans(StreamOrcLayout orc, HeldSpans spans, AheadFetch ahead, int pieceSize, long budget) {
+  StripeSpans(StreamOrcLayout orc, HeldSpans spans, AheadFetch ahead, int pieceSize) {
     this.orc = orc;
     this.spans = spans;
     this.ahead = ahead;
     this.pieceSize = pieceSize;
-    this.left = new AtomicLong(budget);
   }
 
   /** The stream's ORC layout. */
@@ -64,20 +59,6 @@ final class StripeSpans {
   /** Where the bytes of {@code [start, end)} the stream does not hold at its end stop ({@link HeldSpans#unheldEnd}). */
   long unheldEnd(long start, long end) {
     return spans.unheldEnd(start, end);
-  }
-
-  /** Takes {@code bytes} of the budget; false, taking nothing, if that is more than is left. */
-  boolean take(long bytes) {
-    if (left.addAndGet(-bytes) < 0) {
-      left.addAndGet(bytes);
-      return false;
-    }
-    return true;
-  }
-
-  /** Gives {@code bytes} taken back to the budget. */
-  void give(long bytes) {
-    left.addAndGet(bytes);
   }
 
   /** Holds {@code span}, which serves the stripes up to {@code lastStripe}. */

@@ -38,9 +38,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * unread: the client predicts a column from two files in a row that read it whole, and switches a schema
  * off whose predicted bytes go unread, as for Parquet.
  *
- * <p>Bounded by {@code budget} bytes of buffers held at once a stream (each at least {@link
- * BufferPool#SIZE_UNIT}, whatever the stream's length), and by the pool's free memory (never waiting,
- * never evicting); a stripe's spans are let go once the reader reads a later stripe, and what no read
+ * <p>Bounded by the stream's one budget for bytes held ahead, in buffers (each at least {@link
+ * BufferPool#SIZE_UNIT}, whatever the stream's length; {@link dev.slipstream.internal.ahead.AheadBudget}),
+ * and by the pool's free memory (never waiting, never evicting); a stripe's spans are let go once the reader reads a later stripe, and what no read
  * copied of them is counted unread. Thread-safe.
  */
 public final class StripeStreamsAhead implements ReadsAhead {
@@ -84,14 +84,13 @@ public final class StripeStreamsAhead implements ReadsAhead {
    * @param spans what the stream holds already
    * @param ahead how a span is fetched and held ahead of the reads
    * @param pieceSize the largest span
-   * @param budget the most bytes of buffers one stream holds ahead at once
    * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none
    */
   public StripeStreamsAhead(StreamOrcLayout orc, PredictedColumns predictions, HeldSpans spans, AheadFetch ahead,
-      ReadStatistics stats, int pieceSize, long budget, long splitEnd) {
+      ReadStatistics stats, int pieceSize, long splitEnd) {
     this.orc = orc;
     this.predictions = predictions;
-    this.held = new StripeSpans(orc, spans, ahead, pieceSize, budget);
+    this.held = new StripeSpans(orc, spans, ahead, pieceSize);
     this.stats = stats;
     this.splitEnd = splitEnd;
   }
@@ -260,9 +259,9 @@ public final class StripeStreamsAhead implements ReadsAhead {
   /**
    * Fetches {@code [p, end)} into spans of at most a piece, held ahead, all of them one range (the GETs of
    * one buffer); false if the budget or the free memory ran out before its end (what was taken is fetched).
-   * The budget counts the buffers held, not the bytes asked for: a stream of a few bytes takes a buffer of
-   * {@link BufferPool#SIZE_UNIT}, and small streams apart from one another would otherwise hold many times
-   * the budget.
+   * The budget counts the buffers held ({@link AheadFetch#buffer}), not the bytes asked for: a stream of a few
+   * bytes takes a buffer of {@link BufferPool#SIZE_UNIT}, and small streams apart from one another would
+   * otherwise hold many times the budget.
    */
   private boolean fetch(OrcTail.Stripe stripe, long p, long end) {
     List<byte[]> buffers = new ArrayList<>();
@@ -276,13 +275,8 @@ public final class StripeStreamsAhead implements ReadsAhead {
         break;
       }
       int n = (int) Math.min(pieceSize, end - p - len);
-      int size = BufferPool.sizeFor(n);
-      boolean taken = held.take(size);
-      byte[] buffer = taken ? ahead.buffer(n) : null;
+      byte[] buffer = ahead.buffer(n); // within the stream's budget, from free memory
       if (buffer == null) {
-        if (taken) {
-          held.give(size); // no free memory for it
-        }
         all = false;
         break;
       }
@@ -296,13 +290,11 @@ public final class StripeStreamsAhead implements ReadsAhead {
     fetched.addAndGet(len);
     for (Span span : ahead.start(p, buffers, len, pieceSize, buffer -> { }, span -> {
       int n = span.length();
-      int size = BufferPool.sizeFor(n);
       return copied -> {
-        held.give(size);
         stats.add(Counter.ORC_STRIPE_AHEAD_BYTES_UNREAD, Math.max(0, n - copied));
         unread.addAndGet(Math.max(0, n - copied));
       };
-    })) {
+    }, false)) {
       held.add(span, stripe.index());
     }
     return all;

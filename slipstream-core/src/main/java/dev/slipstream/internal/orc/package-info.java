@@ -14,11 +14,13 @@
  *       streams its readers' stripe footers taught, kept by version in {@link
  *       dev.slipstream.internal.orc.OrcLayouts} ({@code learn.ByVersion}, the Parquet footers' bounds).</li>
  *   <li>Done by a stream: {@link dev.slipstream.internal.orc.StreamOrcLayout}, the layout it reads by;
- *       {@link dev.slipstream.internal.orc.StripeFooters}, the footers of the split's next stripes fetched
+ *       {@link dev.slipstream.internal.orc.OrcAhead}, the one part of the room the stream tells ({@code
+ *       ahead.ReadsAhead}), over {@link dev.slipstream.internal.orc.StripeFooters}, the footers of the split's next stripes fetched
  *       in one wave at the reader's first stripe; {@link dev.slipstream.internal.orc.StripeStreamsAhead},
  *       the next stripes' streams of the reader's columns (or of the columns the client predicts); both
- *       hold their spans in the stream's store ({@code internal.ahead}), under a budget each ({@link
- *       dev.slipstream.internal.orc.StripeSpans}).</li>
+ *       hold their spans in the stream's one store ({@code internal.ahead}), each span with the last stripe
+ *       it serves ({@link dev.slipstream.internal.orc.StripeSpans}), within the stream's one budget for
+ *       bytes held ahead, which the Parquet room's parts share.</li>
  * </ul>
  *
  * <p>The bytes parsed here are the file's, and a file may be hostile: a parser yields no layout for what

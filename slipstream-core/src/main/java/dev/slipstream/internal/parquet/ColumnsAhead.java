@@ -28,8 +28,10 @@ import java.util.List;
  * <p>A stream that read the page indexes before touching a column filters pages by a column index: the
  * chunks with an offset index, of which it may read only some pages, are left out.
  *
- * <p>Bounded by {@code budget} bytes a stream, and by the pool's free memory (never waiting, never
- * evicting). Bytes the stream holds already are left out. Thread-safe.
+ * <p>Bounded by the stream's one budget for bytes held ahead ({@link
+ * dev.slipstream.internal.ahead.AheadBudget}, shared with every other part that fetches ahead), and by the
+ * pool's free memory (never waiting, never evicting). Bytes the stream holds already are left out.
+ * Thread-safe.
  */
 public final class ColumnsAhead implements ReadsAhead {
   private final StreamFooter parquet;
@@ -43,7 +45,6 @@ public final class ColumnsAhead implements ReadsAhead {
   private final BitSet touched = new BitSet();
   /** The columns to fetch ahead, asked once the stream has a footer; guarded by {@code this}. */
   private BitSet predicted;
-  private long left;
   private final long length;
   /** Bytes of predicted chunks fetched and gone so far, and how many of them no read copied; guarded by itself. */
   private final long[] accounts = new long[2];
@@ -56,20 +57,18 @@ public final class ColumnsAhead implements ReadsAhead {
    * @param blockSize the stream's block size: a run of pieces up to it is one fetch
    * @param pieceSize the largest span: a block at most, and below half a G1 region ({@link
    *     dev.slipstream.internal.block.HeapRegions#largestOrdinary})
-   * @param budget the most bytes one stream fetches by prediction
    * @param length the object's length
    * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none: the row groups after
    *     the split's last ({@link SplitRowGroups}) are another reader's, and are not fetched
    */
   public ColumnsAhead(StreamFooter parquet, HeldSpans spans, AheadFetch ahead, ReadStatistics stats, int blockSize,
-      int pieceSize, long budget, long length, long splitEnd) {
+      int pieceSize, long length, long splitEnd) {
     this.parquet = parquet;
     this.spans = spans;
     this.ahead = ahead;
     this.stats = stats;
     this.pieceSize = pieceSize;
     this.runMax = Math.max(1, blockSize / pieceSize) * pieceSize;
-    this.left = budget;
     this.length = length;
     this.splitEnd = splitEnd;
   }
@@ -88,9 +87,6 @@ public final class ColumnsAhead implements ReadsAhead {
     BitSet fresh = new BitSet();
     int fromGroup = Integer.MAX_VALUE;
     synchronized (this) {
-      if (left <= 0) {
-        return;
-      }
       if (predicted == null) {
         BitSet p = parquet.predictedColumns();
         predicted = p == null ? new BitSet() : p;
@@ -149,7 +145,7 @@ public final class ColumnsAhead implements ReadsAhead {
   }
 
   /**
-   * Fetches {@code [start, end)} but for what the stream holds at its end, in pieces, within the budget;
+   * Fetches {@code [start, end)} but for what the stream holds at its end, in pieces, within the stream's budget;
    * false once the budget, the free memory or the stream is gone. A run under {@link AheadFetch#MIN_GET}
    * is fetched with bytes around it up to that floor (a round trip costs more): first those before it,
    * back to {@code from} (the run before), then those after it, up to {@code limit} (the next run); never
@@ -175,19 +171,11 @@ public final class ColumnsAhead implements ReadsAhead {
       int len = 0;
       boolean stopped = false;
       while (len < runMax && p + len < fetchEnd) {
-        int n;
-        synchronized (this) {
-          n = (int) Math.min(pieceSize, fetchEnd - p - len);
-          // Never a piece cut short by the budget: a tier finds a range only by its bounds, and another
-          // stream (another host) cuts the same run into whole pieces (RangeThrough).
-          n = n <= left ? n : 0;
-          left -= n;
-        }
-        byte[] buffer = n <= 0 ? null : ahead.buffer(n);
+        // Never a piece cut short by the budget: a tier finds a range only by its bounds, and another
+        // stream (another host) cuts the same run into whole pieces (RangeThrough).
+        int n = (int) Math.min(pieceSize, fetchEnd - p - len);
+        byte[] buffer = ahead.buffer(n);
         if (buffer == null) {
-          synchronized (this) {
-            left += Math.max(0, n);
-          }
           stopped = true; // over the budget, memory is short, or the stream closed: no more predictions now
           break;
         }
@@ -215,7 +203,7 @@ public final class ColumnsAhead implements ReadsAhead {
       long chunkBytes = Math.max(0, Math.min(span.end(), chunkEnd) - Math.max(span.start(), chunkStart));
       stats.add(Counter.PREDICTED_COLUMN_BYTES, chunkBytes);
       return copied -> gone(chunkBytes, copied);
-    });
+    }, false);
   }
 
   /**

@@ -6,19 +6,16 @@ package dev.slipstream.internal.parquet;
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.ahead.AheadFetch;
-import dev.slipstream.internal.block.BufferPool;
-import dev.slipstream.internal.block.Destination;
+import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.block.HeapRegions;
 import dev.slipstream.internal.block.Span;
 import dev.slipstream.internal.learn.LearnedDepth;
-import dev.slipstream.internal.source.RangeThrough;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -28,18 +25,19 @@ import java.util.function.BooleanSupplier;
  * scan in one range of the whole row group — and the stream has read chunks of row group {@code g - 1}
  * before, the bytes of chunks {@code i..j} of every later row group are planned ahead (see below) and
  * fetched in the background, in pieces below half a G1 region, each into a pooled buffer, a run of pieces
- * up to a block filled by one range fetch (the GETs of one large buffer, the heap of small ones). Two row
+ * up to a block filled by one range fetch (the GETs of one large buffer, the heap of small ones), held in
+ * the stream's one store as spans fetched ahead ({@link AheadFetch}, {@link HeldSpans#addAhead}). Two row
  * groups in a row first: an engine that splits a file among tasks (Spark) often gives a task a single row
  * group, and what it fetched of the next would be wasted. Only row group 0, where a whole-file reader
- * starts, plans {@value #UNPROVEN_PIECES} blocks' worth of row group 1 before that. A later range read
- * copies what pieces hold and fetches only the rest itself. A piece is given
- * back as soon as reads have copied all of it; then the plan goes on with the memory it freed. Pieces
- * and plans of earlier row groups still held when a later row group is asked for are dropped, counted as
- * wasted.
+ * starts, plans {@value #UNPROVEN_PIECES} blocks' worth of row group 1 before that. A later read, vectored,
+ * at a jump or in order, copies what pieces hold from the store, as it copies any span, and fetches only the
+ * rest itself. A piece is given back as soon as reads have copied all of it; then the plan goes on with the
+ * room it freed in the stream's budget, as it does when any span fetched ahead goes. Pieces and plans of
+ * earlier row groups still held when a later row group is asked for are dropped, counted as wasted.
  *
  * <p>The rest of the projection at once, as Arrow's pre-buffer fetches it: once the stream knows the
  * columns its reader takes and that it reads the file's row groups in turn, every later row group's same
- * chunks are planned together, nearest first, and fetched while the memory bound allows (each run of
+ * chunks are planned together, nearest first, and fetched while the stream's budget allows (each run of
  * pieces one range, its parts in parallel), instead of one row group ahead: a reader that decodes little would
  * otherwise wait a round trip and a row group's transfer at each row group. With the end of the caller's
  * split known ({@code splitEnd}), from its first vectored read, up to the last row group the split reads
@@ -48,9 +46,10 @@ import java.util.function.BooleanSupplier;
  * ({@code wasteOff}: then the next row group only, as before), and the bytes fetched so are counted for
  * that switch ({@link #fetchedToEnd}, {@link #unreadToEnd}).
  *
- * <p>Bounded: a stream holds at most {@code maxHeld} bytes ahead (as many as a sequential reader may
- * have in flight), and memory comes only from what is free in the pool (never waiting, never evicting a
- * stream's block). A fetched piece no read is copying from is the pool's to take back ({@link Span}),
+ * <p>Bounded: by the stream's one budget for bytes held ahead ({@link
+ * dev.slipstream.internal.ahead.AheadBudget}, as many as a sequential reader may have in flight, shared with
+ * every other part that fetches ahead), and memory comes only from what is free in the pool (never waiting,
+ * never evicting a stream's block). A fetched piece no read is copying from is the pool's to take back ({@link Span}),
  * like any idle block: a reader waiting for memory never waits for pieces that only later reads would
  * free. A read finds a piece taken back gone, and fetches its bytes itself. Its fetches are prefetches:
  * they queue behind every read a caller waits for, until a read claims the piece: then it is promoted
@@ -65,34 +64,17 @@ public final class RowGroupsAhead {
    */
   static final int UNPROVEN_PIECES = LearnedDepth.START;
 
-  /**
-   * What a read found in the pieces ({@link #read}): {@code copied} completes once every piece that holds
-   * bytes of it is fetched and copied; {@code gaps} are the ranges no piece holds, in order, as {start, end}
-   * pairs, for the reader to fetch.
-   */
-  public record Found(CompletableFuture<Void> copied, List<long[]> gaps) {}
-
-  /**
-   * Where the bytes of {@code [start, end)} the stream does not hold at its end already stop (see {@link
-   * HeldSpans#unheldEnd}): a chunk a dictionary read fetched whole, the end of the last chunk in the tail.
-   */
-  public interface StillHeld {
-    long unheldEnd(long start, long end);
-  }
-
   private final ParquetFooter footer;
-  private final BufferPool pool;
-  private final AheadFetch.Range ahead;
-  private final StillHeld stillHeld;
+  private final HeldSpans spans;
+  private final AheadFetch ahead;
   private final ReadStatistics stats;
   private final int pieceSize;
   /** The most bytes of pieces one fetch fills: whole pieces, up to a block. */
   private final int runMax;
   /** Bytes of row group 1 planned while only row group 0 has been read. */
   private final long unproven;
-  private final long maxHeld;
-  /** Pieces fetched or being fetched, by their start. */
-  private final TreeMap<Long, AheadPiece> pieces = new TreeMap<>();
+  /** The pieces the store holds for this stream's row groups, till it lets them go: which row group each is of. */
+  private final Map<Span, Piece> pieces = new LinkedHashMap<>();
   /** Ranges of coming row groups still to fetch, nearest first. */
   private final List<Plan> plans = new ArrayList<>();
   /** The last row group the caller's split reads: nothing after it is planned. */
@@ -106,41 +88,12 @@ public final class RowGroupsAhead {
   private long unreadToEnd;
   /** The row groups reads have asked chunks of. */
   private final BitSet groupsRead = new BitSet();
-  /** Bytes of the pieces not yet given back to the pool. */
-  private long held;
+  /** A {@link #fill} is under way on this thread: room given back meanwhile is seen by its loop. */
+  private boolean filling;
   private boolean closed;
 
-  /** Part of a row group's range, fetched ahead into one buffer. */
-  private static final class AheadPiece {
-    final long start;
-    final int length;
-    final int group;
-    /** The bytes: pinned by the fetch while it runs and by each copy; evictable by the pool otherwise. */
-    final Span span;
-    /** The fetch, or null if it could not start. */
-    final RangeThrough.Fetch fetch;
-    final CompletableFuture<Void> fetched;
-    final List<CompletableFuture<Void>> copies = new ArrayList<>();
-    /** Planned to the file's end without a split: counted for the waste switch. */
-    final boolean toEnd;
-    /** Bytes reads have copied out of it so far. */
-    long claimed;
-
-    AheadPiece(long start, int length, int group, boolean toEnd, Span span, RangeThrough.Fetch fetch,
-        CompletableFuture<Void> fetched) {
-      this.start = start;
-      this.length = length;
-      this.group = group;
-      this.toEnd = toEnd;
-      this.span = span;
-      this.fetch = fetch;
-      this.fetched = fetched;
-    }
-
-    long end() {
-      return start + length;
-    }
-  }
+  /** Part of a row group's range, fetched ahead into one span of the store: what the row group's accounts need. */
+  private record Piece(int group, boolean toEnd) {}
 
   /** {@code [from, end)} of row group {@code group}, still to be fetched ahead. */
   private static final class Plan {
@@ -158,126 +111,55 @@ public final class RowGroupsAhead {
   }
 
   /**
-   * @param ahead how pieces are fetched: as prefetches
-   * @param heldBytes what the stream holds already: chunks it holds are not planned
+   * @param spans the stream's store: what it holds is not planned, and the pieces are held there
+   * @param ahead how pieces are fetched: as prefetches, within the stream's budget for bytes held ahead
    * @param blockSize the stream's block size: row group 1 is planned {@value #UNPROVEN_PIECES} blocks ahead
    *     before it is proven
    * @param pieceSize the largest piece: a block at most, and below half a G1 region ({@link
    *     HeapRegions#largestOrdinary}), since what a stream holds ahead must not cut up the heap's free regions
-   * @param maxHeld the most bytes a stream holds ahead; 0 reads nothing ahead
    * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none
    * @param wasteOff whether the client's predictions for the file's schema are off for waste
    */
-  public RowGroupsAhead(ParquetFooter footer, BufferPool pool, AheadFetch.Range ahead, StillHeld heldBytes, ReadStatistics stats,
-      int blockSize, int pieceSize, long maxHeld, long splitEnd, BooleanSupplier wasteOff) {
+  public RowGroupsAhead(ParquetFooter footer, HeldSpans spans, AheadFetch ahead, ReadStatistics stats,
+      int blockSize, int pieceSize, long splitEnd, BooleanSupplier wasteOff) {
     this.footer = footer;
-    this.pool = pool;
+    this.spans = spans;
     this.ahead = ahead;
-    this.stillHeld = heldBytes;
     this.stats = stats;
     this.pieceSize = pieceSize;
     this.runMax = Math.max(1, blockSize / pieceSize) * pieceSize;
     this.unproven = (long) UNPROVEN_PIECES * blockSize;
-    this.maxHeld = maxHeld;
     this.split = splitEnd > 0;
     this.lastGroup = SplitRowGroups.last(footer, splitEnd);
     this.wasteOff = wasteOff;
+    spans.budget().whenRoom(this::roomGiven);
   }
 
   /**
-   * Reads what the pieces hold of {@code [position, position + len)} into {@code dst}, copied from them once
-   * fetched, and returns that with the gaps they do not hold, which the reader fetches. If the range is a
-   * row group's column chunks, the next row group's same chunks are planned ahead.
+   * A vectored read of {@code [position, position + len)} is about to be served (from the store, then
+   * fetched): the plans over it are left to it, and if the range is a row group's column chunks, the
+   * earlier row groups' pieces are let go and the later row groups' same chunks are planned ahead.
    */
-  public Found read(long position, byte[] dst, int off, int len) {
-    List<CompletableFuture<Void>> done = new ArrayList<>();
-    List<long[]> gaps = new ArrayList<>();
+  public synchronized void onRead(long position, int len) {
+    if (closed) {
+      return;
+    }
     long end = position + len;
-    synchronized (this) {
-      if (closed) {
-        gaps.add(new long[] {position, end});
-      } else {
-        stopPlansOver(position, end); // first: a piece given back below goes on with the plans
-        copyHeld(position, end, dst, off, done, gaps);
-        int[] at = footer.locate(position, end);
-        if (at != null) {
-          dropGroupsBefore(at[0]);
-          boolean inARow = at[0] > 0 && groupsRead.get(at[0] - 1);
-          groupsRead.set(at[0]);
-          if (split || inARow && !wasteOff.getAsBoolean()) {
-            for (int g = at[0] + 1; g <= lastGroup; g++) {
-              plan(g, at[1], at[2], Long.MAX_VALUE, !split); // the rest of the projection, nearest first
-            }
-          } else if ((inARow || at[0] == 0) && at[0] + 1 <= lastGroup) {
-            plan(at[0] + 1, at[1], at[2], inARow ? Long.MAX_VALUE : unproven, false);
-          }
+    stopPlansOver(position, end);
+    int[] at = footer.locate(position, end);
+    if (at != null) {
+      dropGroupsBefore(at[0]);
+      boolean inARow = at[0] > 0 && groupsRead.get(at[0] - 1);
+      groupsRead.set(at[0]);
+      if (split || inARow && !wasteOff.getAsBoolean()) {
+        for (int g = at[0] + 1; g <= lastGroup; g++) {
+          plan(g, at[1], at[2], Long.MAX_VALUE, !split); // the rest of the projection, nearest first
         }
-        fill();
+      } else if ((inARow || at[0] == 0) && at[0] + 1 <= lastGroup) {
+        plan(at[0] + 1, at[1], at[2], inARow ? Long.MAX_VALUE : unproven, false);
       }
     }
-    return new Found(done.size() == 1 ? done.get(0) : CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)),
-        gaps);
-  }
-
-  /** Copies what pieces hold of {@code [position, end)} (once fetched); the bytes they do not, as gaps. */
-  private void copyHeld(long position, long end, byte[] dst, int off, List<CompletableFuture<Void>> done,
-      List<long[]> gaps) {
-    long p = position;
-    List<AheadPiece> given = new ArrayList<>();
-    Long first = pieces.floorKey(position);
-    Iterator<AheadPiece> it = pieces.tailMap(first == null ? position : first, true).values().iterator();
-    while (it.hasNext() && p < end) {
-      AheadPiece piece = it.next();
-      if (piece.start >= end) {
-        break;
-      }
-      if (piece.end() <= p) {
-        continue;
-      }
-      if (piece.fetched.isCompletedExceptionally() || !piece.span.tryPin()) {
-        // Cancelled by an interrupted read, say, or taken back by the pool: fetched again below, as a gap.
-        it.remove();
-        given.add(piece);
-        continue;
-      }
-      if (piece.start > p) {
-        gaps.add(new long[] {p, piece.start});
-        p = piece.start;
-      }
-      int from = (int) (p - piece.start);
-      int n = (int) (Math.min(end, piece.end()) - p);
-      int to = off + (int) (p - position);
-      if (piece.claimed == 0) {
-        stats.increment(Counter.ROW_GROUP_AHEAD_USED);
-      }
-      if (piece.fetch != null && !piece.fetched.isDone()) {
-        piece.fetch.promote(); // a reader waits for it now: no longer behind every stream's prefetches
-      }
-      // The copy's pin, taken above, keeps the bytes until the copy has run (or the fetch failed).
-      CompletableFuture<Void> copy = piece.fetched.handle((v, t) -> {
-        try {
-          if (t != null) {
-            throw t instanceof java.util.concurrent.CompletionException c ? c : new java.util.concurrent.CompletionException(t);
-          }
-          System.arraycopy(piece.span.buffer(), from, dst, to, n);
-          return null;
-        } finally {
-          piece.span.unpin();
-        }
-      });
-      piece.copies.add(copy);
-      done.add(copy);
-      piece.claimed += n;
-      p += n;
-      if (piece.claimed >= piece.length) {
-        it.remove(); // all of it copied out: back to the pool once the copies end
-        given.add(piece);
-      }
-    }
-    if (p < end) {
-      gaps.add(new long[] {p, end});
-    }
-    release(given);
+    fill();
   }
 
   /**
@@ -286,7 +168,7 @@ public final class RowGroupsAhead {
    */
   private void plan(int group, int first, int last, long most, boolean toEnd) {
     List<ParquetFooter.Chunk> chunks = footer.rowGroup(group);
-    if (maxHeld <= 0 || last >= chunks.size()) {
+    if (spans.budget().bound() <= 0 || last >= chunks.size()) {
       return; // nothing ahead, or row groups with other columns: no guess
     }
     long from = chunks.get(first).start();
@@ -295,7 +177,7 @@ public final class RowGroupsAhead {
     long runEnd = -1;
     for (int i = first; i <= last; i++) {
       ParquetFooter.Chunk c = chunks.get(i);
-      boolean skip = stillHeld.unheldEnd(c.start(), c.end()) <= c.start();
+      boolean skip = spans.unheldEnd(c.start(), c.end()) <= c.start();
       if (!skip && runStart >= 0 && c.start() == runEnd) {
         runEnd = c.end(); // the run of chunks to fetch goes on
         continue;
@@ -316,8 +198,8 @@ public final class RowGroupsAhead {
 
   /** Plans {@code [start, end)} of row group {@code group}, in its place by position: nearest first. */
   private void planRun(int group, long start, long end, boolean toEnd) {
-    end = stillHeld.unheldEnd(start, end);
-    if (end <= start || pieces.containsKey(start)) {
+    end = spans.unheldEnd(start, end);
+    if (end <= start || pieces.keySet().stream().anyMatch(s -> s.start() == start)) {
       return;
     }
     int at = plans.size();
@@ -334,56 +216,87 @@ public final class RowGroupsAhead {
   }
 
   /**
-   * Starts the planned pieces, in order, while the stream's bound and the pool's free memory allow: each
+   * Starts the planned pieces, in order, while the stream's budget and the pool's free memory allow: each
    * run of a plan's pieces, up to {@code runMax} bytes, is one fetch into their buffers end to end (one
    * range, in the parts of a block), so that small pieces cost the GETs of large ones.
    */
   private void fill() {
-    while (!closed && !plans.isEmpty()) {
-      Plan plan = plans.get(0);
-      List<byte[]> buffers = new ArrayList<>();
-      int len = 0;
-      while (len < runMax && plan.from + len < plan.end) {
-        int n = (int) Math.min(pieceSize, plan.end - plan.from - len);
-        byte[] buffer = held + n > maxHeld ? null : pool.tryAcquire(BufferPool.sizeFor(n));
-        if (buffer == null) {
-          break;
-        }
-        held += n;
-        buffers.add(buffer);
-        len += n;
-      }
-      if (buffers.isEmpty()) {
-        return;
-      }
-      stats.add(Counter.ROW_GROUP_AHEAD_STARTED, buffers.size());
-      List<Span> spans = new ArrayList<>(buffers.size());
-      for (int i = 0; i < buffers.size(); i++) {
-        long start = plan.from + (long) i * pieceSize;
-        // The owner's reference and the fetch's pin.
-        spans.add(new Span(start, buffers.get(i), (int) Math.min(pieceSize, plan.from + len - start), pool, stats));
-      }
-      RangeThrough.Fetch fetch = null;
-      CompletableFuture<Void> fetched;
-      try {
-        fetch = ahead.start(plan.from, Destination.pieces(buffers, pieceSize), len);
-        fetched = fetch.done();
-      } catch (RuntimeException e) { // could not start (the client closing): a gap for the read that wants it
-        fetched = CompletableFuture.failedFuture(e);
-      }
-      for (Span span : spans) {
-        fetched.whenComplete((v, t) -> {
-          if (t == null) {
-            span.filled(); // idle: the pool may take it back while no copy pins it
+    if (filling) {
+      return; // room given back by a piece this fill started (its fetch could not start): the loop goes on
+    }
+    filling = true;
+    try {
+      while (!closed && !plans.isEmpty()) {
+        Plan plan = plans.get(0);
+        List<byte[]> buffers = new ArrayList<>();
+        int len = 0;
+        while (len < runMax && plan.from + len < plan.end) {
+          int n = (int) Math.min(pieceSize, plan.end - plan.from - len);
+          byte[] buffer = ahead.buffer(n);
+          if (buffer == null) {
+            break;
           }
-          span.unpin();
-        });
-        pieces.put(span.start(), new AheadPiece(span.start(), span.length(), plan.group, plan.toEnd, span, fetch, fetched));
+          buffers.add(buffer);
+          len += n;
+        }
+        if (buffers.isEmpty()) {
+          return;
+        }
+        stats.add(Counter.ROW_GROUP_AHEAD_STARTED, buffers.size());
+        long from = plan.from;
+        plan.from += len;
+        if (plan.from >= plan.end) {
+          plans.remove(0);
+        }
+        Piece piece = new Piece(plan.group, plan.toEnd);
+        ahead.start(from, buffers, len, pieceSize, buffer -> { }, span -> {
+          pieces.put(span, piece); // before its fetch starts: told when it goes, whenever that is
+          return new Account(span);
+        }, true);
       }
-      plan.from += len;
-      if (plan.from >= plan.end) {
-        plans.remove(0);
-      }
+    } finally {
+      filling = false;
+    }
+  }
+
+  /** What the store tells of one piece: its first copy, and how much of it reads copied when it goes. */
+  private final class Account implements HeldSpans.Released {
+    private final Span span;
+
+    Account(Span span) {
+      this.span = span;
+    }
+
+    @Override
+    public void used() {
+      stats.increment(Counter.ROW_GROUP_AHEAD_USED);
+    }
+
+    @Override
+    public void released(long copied) {
+      gone(span, copied);
+    }
+  }
+
+  /** The store let {@code span} go, {@code copied} of its bytes read: counted, wasted if none. */
+  private synchronized void gone(Span span, long copied) {
+    Piece piece = pieces.remove(span);
+    if (piece == null) {
+      return;
+    }
+    if (copied == 0) {
+      stats.increment(Counter.ROW_GROUP_AHEAD_WASTED);
+    }
+    if (piece.toEnd()) {
+      fetchedToEnd += span.length();
+      unreadToEnd += span.length() - Math.min(span.length(), copied);
+    }
+  }
+
+  /** Room was given back in the stream's budget (a piece read, any span ahead gone): the plans go on. */
+  private synchronized void roomGiven() {
+    if (!closed && !plans.isEmpty()) {
+      fill();
     }
   }
 
@@ -400,23 +313,19 @@ public final class RowGroupsAhead {
 
   private void dropGroupsBefore(int group) {
     plans.removeIf(p -> p.group < group);
-    List<AheadPiece> dropped = new ArrayList<>();
-    for (Iterator<AheadPiece> it = pieces.values().iterator(); it.hasNext(); ) {
-      AheadPiece piece = it.next();
-      if (piece.group < group) {
-        it.remove();
-        dropped.add(piece);
+    List<Span> dropped = new ArrayList<>();
+    for (Map.Entry<Span, Piece> e : pieces.entrySet()) {
+      if (e.getValue().group() < group) {
+        dropped.add(e.getKey());
       }
     }
-    release(dropped);
+    dropped.forEach(spans::releaseAhead); // each told back to gone(), which takes it out of the map
   }
 
   /** Drops every piece and plan; the pieces' buffers return once their fetch and copies have ended. */
   public synchronized void clear() {
     plans.clear();
-    List<AheadPiece> all = new ArrayList<>(pieces.values());
-    pieces.clear();
-    release(all);
+    new ArrayList<>(pieces.keySet()).forEach(spans::releaseAhead);
   }
 
   /** Bytes fetched ahead to the file's end without a split (released so far): predictions' share. */
@@ -432,31 +341,5 @@ public final class RowGroupsAhead {
   public synchronized void close() {
     closed = true;
     clear();
-  }
-
-  /**
-   * Gives pieces back once their fetch and copies have ended, and goes on with the plans. The caller
-   * holds the lock and has taken the pieces out of the map (no iteration over it is under way: the
-   * callback may run at once, on this thread).
-   */
-  private void release(List<AheadPiece> given) {
-    for (AheadPiece piece : given) {
-      if (piece.claimed == 0) {
-        stats.increment(Counter.ROW_GROUP_AHEAD_WASTED);
-      }
-      if (piece.toEnd) {
-        fetchedToEnd += piece.length;
-        unreadToEnd += piece.length - Math.min(piece.length, piece.claimed);
-      }
-      piece.span.releaseOwner(); // the buffer goes back once the fetch and the copies let go of it
-      List<CompletableFuture<Void>> all = new ArrayList<>(piece.copies);
-      all.add(piece.fetched);
-      CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).whenComplete((v, t) -> {
-        synchronized (this) {
-          held -= piece.length;
-          fill();
-        }
-      });
-    }
   }
 }

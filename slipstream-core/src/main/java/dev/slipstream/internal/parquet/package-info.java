@@ -16,11 +16,14 @@
  *   <li>Done by a stream: {@link dev.slipstream.internal.parquet.StreamFooter}, the footer it reads by (the
  *       client's, or the one it parsed), which counts its reads against the column chunks and says what a
  *       columnar read comes with; without a footer it asks the stream's ORC layout ({@code
- *       orc.StreamOrcLayout}); {@link dev.slipstream.internal.parquet.ColumnsAhead}, a predicted column's
+ *       orc.StreamOrcLayout}); {@link dev.slipstream.internal.parquet.ParquetAhead}, the one part of the
+ *       room the stream tells ({@code ahead.ReadsAhead}), over {@link
+ *       dev.slipstream.internal.parquet.ColumnsAhead}, a predicted column's
  *       chunks fetched at its first read; {@link dev.slipstream.internal.parquet.RowGroupsAhead}, the later
  *       row groups' same chunks fetched ahead of vectored reads, up to the split's last ({@link
- *       dev.slipstream.internal.parquet.SplitRowGroups}). What they fetch ahead is held in the stream's store
- *       ({@code internal.ahead}).</li>
+ *       dev.slipstream.internal.parquet.SplitRowGroups}). What they fetch ahead is held in the stream's one
+ *       store ({@code internal.ahead}), where every kind of read finds it, within the stream's one budget
+ *       for bytes held ahead, which the ORC room's parts share.</li>
  * </ul>
  * It uses {@code orc}, {@code ahead}, {@code learn}, {@code source}, {@code fetch} and {@code block}, and
  * nothing above: the read path ({@code read.ObjectReader}, {@code read.JumpReads}, {@code

@@ -8,6 +8,7 @@ import dev.slipstream.ReadPolicy;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.S3Location;
 import dev.slipstream.SlipstreamInputStream;
+import dev.slipstream.internal.ahead.AheadBudget;
 import dev.slipstream.internal.ahead.AheadFetch;
 import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.ahead.ReadsAhead;
@@ -20,12 +21,11 @@ import dev.slipstream.internal.fetch.ObjectHandle;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.fetch.StreamRequests;
 import dev.slipstream.internal.learn.LearnedDepth;
+import dev.slipstream.internal.orc.OrcAhead;
 import dev.slipstream.internal.orc.OrcLayout;
 import dev.slipstream.internal.orc.OrcLayouts;
 import dev.slipstream.internal.orc.StreamOrcLayout;
-import dev.slipstream.internal.orc.StripeFooters;
-import dev.slipstream.internal.orc.StripeStreamsAhead;
-import dev.slipstream.internal.parquet.ColumnsAhead;
+import dev.slipstream.internal.parquet.ParquetAhead;
 import dev.slipstream.internal.parquet.ParquetFooters;
 import dev.slipstream.internal.parquet.StreamFooter;
 import dev.slipstream.internal.source.RangeThrough;
@@ -50,13 +50,13 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>asynchronous (vectored) ranges: {@link VectoredReads}.</li>
  * </ul>
  * A columnar read (a range, or a vectored read) first tells the parts that fetch ahead of it ({@link
- * ReadsAhead}, one moment for all): {@link ColumnsAhead}, which at the first read
- * of a column the client predicts fetches that column's chunks to the file's end, and {@link
- * StripeFooters}, which at a read in an ORC stripe fetches the footers of the split's next stripes at
- * once, and {@link StripeStreamsAhead}, which fetches the next stripes' streams of the columns the reader
- * read in its first stripe; and every read is
- * counted against the Parquet footer's columns ({@link StreamFooter#countRead}), which the client's {@link
- * PredictedColumns} learn from when the stream closes.
+ * ReadsAhead}), one a format room, at named moments (before such a read, on unbuffer and close, once
+ * closed): {@link ParquetAhead}, a predicted column's chunks from its first read and, at vectored reads,
+ * the later row groups' same chunks; {@link OrcAhead}, the footers of the split's next stripes at a read
+ * in a stripe and the next stripes' streams of the reader's columns. What they fetch is held in the
+ * stream's one store ({@link HeldSpans}), within its one budget for bytes held ahead, where every kind of
+ * read finds it. Every read is counted against the Parquet footer's columns ({@link
+ * StreamFooter#countRead}), which the client's predicted columns learn from when the stream closes.
  * Whatever is not in the stream's memory comes through its {@link SourceChain}: the memory, disk and
  * shared tiers where configured, then S3; a block by {@link BlockWindow}, a range outside the block grid
  * through the chain's read-through of ranges ({@link RangeThrough}), which the parts above call and which
@@ -78,9 +78,7 @@ public final class ObjectReader extends SlipstreamInputStream {
   private final BlockWindow window;
   private final HeldSpans spans;
   private final StreamFooter parquet;
-  private final ColumnsAhead columns;
-  private final StripeStreamsAhead stripeStreams;
-  /** The parts that fetch ahead of columnar reads, told of each before it is served, in this order. */
+  /** The parts that fetch ahead of columnar reads, one a format room, told at each moment in this order. */
   private final List<ReadsAhead> readsAhead;
   private final JumpReads jumps;
   private final VectoredReads vectored;
@@ -110,25 +108,24 @@ public final class ObjectReader extends SlipstreamInputStream {
     SourceChain chain = sources.chain(h, blocks, blockSize);
     this.window = new BlockWindow(h, pool, fetcher, chain, blocks, requests, blockSize, maxDepth, splitEnd,
         policy == ReadPolicy.SEQUENTIAL);
-    this.spans = new HeldSpans();
+    // One store for the bytes held outside the blocks, and one budget for what it holds ahead, whichever part
+    // fetched it: as many bytes as a sequential reader may have in flight.
+    this.spans = new HeldSpans(new AheadBudget((long) maxDepth * blockSize));
     StreamOrcLayout orc = new StreamOrcLayout(h, layouts);
     this.parquet = new StreamFooter(h, footers, orc, spans);
     // What a stream holds ahead of its reader comes in pieces G1 does not make humongous (HeapRegions),
     // and ranges are kept in the tiers in the same pieces.
     int piece = HeapRegions.current().largestOrdinary(blockSize);
     RangeThrough ranges = chain.ranges(fetcher, requests, piece);
-    this.vectored = new VectoredReads(ranges, pool, requests, stats, spans, parquet, blockSize, piece,
-        (long) maxDepth * blockSize, splitEnd);
+    this.vectored = new VectoredReads(ranges, stats, spans);
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);
-    this.columns = new ColumnsAhead(parquet, spans, ahead(ranges, pool, Purpose.PREDICTED_COLUMN), stats,
-        blockSize, piece, (long) maxDepth * blockSize, length, splitEnd);
-    this.stripeStreams = new StripeStreamsAhead(orc, footers.columns(), spans, ahead(ranges, pool, Purpose.STRIPE_AHEAD),
-        stats, piece, (long) maxDepth * blockSize, splitEnd);
-    StripeFooters stripeFooters = new StripeFooters(orc, spans, ahead(ranges, pool, Purpose.STRIPE_FOOTER), stats,
-        piece, (long) maxDepth * blockSize, length, splitEnd, stripeStreams::footerLearnt);
-    // A predicted column's chunks, fetched from its first read; an ORC reader's first stripe: every footer
-    // of its split; a later stripe: the next stripes' same streams.
-    this.readsAhead = List.of(columns, stripeFooters, stripeStreams);
+    // One part a format room: a Parquet file's predicted columns and row groups, an ORC file's stripe
+    // footers and streams; each a no-op for a file of the other format.
+    this.readsAhead = List.of(
+        new ParquetAhead(parquet, spans, ahead(ranges, pool, Purpose.PREDICTED_COLUMN),
+            ahead(ranges, pool, Purpose.ROW_GROUP_AHEAD), stats, blockSize, piece, length, splitEnd),
+        new OrcAhead(orc, footers.columns(), spans, ahead(ranges, pool, Purpose.STRIPE_FOOTER),
+            ahead(ranges, pool, Purpose.STRIPE_AHEAD), stats, piece, length, splitEnd));
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
     this.posPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
   }
@@ -384,7 +381,9 @@ public final class ObjectReader extends SlipstreamInputStream {
             window.jumpTo(position, len);
           }
           if (d.kind() == ReadPlanner.Kind.EXACT) {
-            readAhead(position, len);
+            for (ReadsAhead r : readsAhead) {
+              r.onRead(position, len);
+            }
           }
           tail = jumps.readRange(position, dst, off, len, d, streamPath);
           if (streamPath) {
@@ -401,13 +400,6 @@ public final class ObjectReader extends SlipstreamInputStream {
       }
     }
     return len;
-  }
-
-  /** A columnar read of {@code [position, position + len)} is about to be served: the parts ahead are told. */
-  private void readAhead(long position, int len) {
-    for (ReadsAhead r : readsAhead) {
-      r.onRead(position, len);
-    }
   }
 
   // ---- asynchronous range reads (vectored) ---------------------------------------------------
@@ -428,7 +420,9 @@ public final class ObjectReader extends SlipstreamInputStream {
       return CompletableFuture.completedFuture(null);
     }
     parquet.countRead(position, len);
-    readAhead(position, len);
+    for (ReadsAhead r : readsAhead) {
+      r.onVectoredRead(position, len);
+    }
     return vectored.read(position, dst, off, len);
   }
 
@@ -441,8 +435,10 @@ public final class ObjectReader extends SlipstreamInputStream {
     seqLock.lock();
     try {
       List<Block> dropped = window.dropAll(false);
+      for (ReadsAhead r : readsAhead) {
+        r.stop(false); // the plans first: room the spans give back starts nothing
+      }
       spans.releaseAll();
-      vectored.clear();
       long deadline = System.currentTimeMillis() + requests.closeWaitMillis();
       for (Block b : dropped) {
         b.awaitFetchEnd(Math.max(0, deadline - System.currentTimeMillis()));
@@ -460,20 +456,27 @@ public final class ObjectReader extends SlipstreamInputStream {
       return;
     }
     window.dropAll(true);
-    vectored.close(); // before awaitEnd: its fetches are among the requests cancelled there
+    for (ReadsAhead r : readsAhead) {
+      r.stop(true); // before awaitEnd: their fetches are among the requests cancelled there
+    }
     requests.awaitEnd();
     if (!window.awaitAdoptedFetch(requests.closeWaitMillis())) {
       LOG.warn("{}: a block fetched ahead was still being fetched {} ms after close", h.location(),
           requests.closeWaitMillis());
     }
     spans.releaseAll();
-    long[] toEnd = vectored.fetchedToEnd();
-    parquet.closed(columns.predictedBytes() + toEnd[0], columns.unreadBytes() + toEnd[1]);
-    stripeStreams.closed();
+    for (ReadsAhead r : readsAhead) {
+      r.closed(); // what each learnt, told to the client
+    }
   }
 
   private void checkOpen() throws IOException {
     requests.checkOpen();
+  }
+
+  /** The stream's one budget for the bytes it holds ahead (for tests and diagnostics). */
+  AheadBudget aheadBudget() {
+    return spans.budget();
   }
 
   /** The ORC layout this stream reads by, held for its life; null if none (for tests and diagnostics). */

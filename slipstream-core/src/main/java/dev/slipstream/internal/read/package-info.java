@@ -25,8 +25,10 @@
  *   <li>{@link dev.slipstream.internal.read.BlockWindow}: fills and drops those blocks (pin, fetch
  *       through the chain, prefetch depth, the per-stream cap); reads in order and after large jumps;</li>
  *   <li>{@link dev.slipstream.internal.ahead.HeldSpans}: what the stream fetched outside its blocks (the
- *       object's tail, a column chunk, a readahead, the spans fetched ahead), copied by every kind of read
- *       before it fetches;</li>
+ *       object's tail, a column chunk, a readahead, the spans fetched ahead, whichever part fetched them),
+ *       copied by every kind of read before it fetches, under the stream's one budget for bytes held ahead
+ *       ({@link dev.slipstream.internal.ahead.AheadBudget}, {@code prefetch.blocks} blocks' worth of
+ *       buffers);</li>
  *   <li>{@link dev.slipstream.internal.parquet.StreamFooter}: the stream's Parquet footer ({@link
  *       dev.slipstream.internal.parquet.ParquetFooter}), taken from the client's {@link
  *       dev.slipstream.internal.parquet.ParquetFooters} for the version it reads, or parsed from the tail or
@@ -39,21 +41,25 @@
  *       once the reader moves on from its first stripe, {@link
  *       dev.slipstream.internal.orc.StripeStreamsAhead} fetches the next stripes' streams of its columns,
  *       from the first stripe on when the client's predicted columns name them for the file's schema
- *       (both through {@link dev.slipstream.internal.ahead.AheadFetch}, each within {@code prefetch.blocks}
- *       blocks' worth of the buffers it holds, a buffer being at least 64 KiB however small its stream);</li>
- *   <li>{@link dev.slipstream.internal.read.VectoredReads}: asynchronous (vectored) ranges: with a footer,
- *       {@link dev.slipstream.internal.parquet.RowGroupsAhead} reads the later Parquet row groups' same
- *       chunks ahead (the rest of the projection, up to the split's last row group, {@link
- *       dev.slipstream.internal.parquet.SplitRowGroups}) and a range copies its pieces, then what the spans
- *       hold of the gaps they leave; the rest by the stream's {@link
- *       dev.slipstream.internal.source.RangeThrough};</li>
+ *       (both through {@link dev.slipstream.internal.ahead.AheadFetch}, within the stream's one budget, a
+ *       buffer being at least 64 KiB however small its stream);</li>
+ *   <li>{@link dev.slipstream.internal.read.VectoredReads}: asynchronous (vectored) ranges, knowing no
+ *       format: a range waits for the spans fetched ahead into it, copies what the spans hold, asking them
+ *       once, and reads the rest by the stream's {@link dev.slipstream.internal.source.RangeThrough}; before
+ *       it, the stream has told the parts that fetch ahead, so that with a footer {@link
+ *       dev.slipstream.internal.parquet.RowGroupsAhead} reads the later Parquet row groups' same chunks
+ *       ahead (the rest of the projection, up to the split's last row group, {@link
+ *       dev.slipstream.internal.parquet.SplitRowGroups}), its pieces held in the spans;</li>
  *   <li>{@link dev.slipstream.internal.read.JumpReads}: small reads after a jump and columnar ranges:
  *       asks the spans and the footer once, decides the read left and its extent (the tail, a column chunk,
  *       the page indexes, a readahead) as one request, reads it through the stream's {@link
  *       dev.slipstream.internal.source.RangeThrough} in one call and holds the extent in the spans (the
  *       object's tail it hands up too, for the footer to learn from in the read's one step after it);</li>
- *   <li>{@link dev.slipstream.internal.parquet.ColumnsAhead}: predicted columns in the stream, the one
- *       class of this package for them: at a stream's first column read, the chunks of the columns the
+ *   <li>{@link dev.slipstream.internal.parquet.ParquetAhead} and {@link
+ *       dev.slipstream.internal.orc.OrcAhead}: the parts that fetch ahead of a format's reads, one a room,
+ *       told by {@link dev.slipstream.internal.read.ObjectReader} at named moments (before a columnar read,
+ *       unbuffer and close, once closed); among them {@link dev.slipstream.internal.parquet.ColumnsAhead},
+ *       predicted columns in the stream: at a stream's first column read, the chunks of the columns the
  *       client's readers read from the last files of that schema ({@link
  *       dev.slipstream.internal.learn.PredictedColumns}, kept with the footers), fetched by {@link
  *       dev.slipstream.internal.source.RangeThrough} and held in the spans as spans fetched ahead; it

@@ -70,9 +70,9 @@ class AheadFetchPromotionTest {
         stream.h.stats());
     List<byte[]> buffers = new ArrayList<>();
     for (int i = 0; i < WAVE / MIB; i++) {
-      buffers.add(fetch.pool.tryAcquire(MIB));
+      buffers.add(fetchAhead.buffer(MIB));
     }
-    return fetchAhead.start(start, buffers, WAVE, MIB, b -> { }, s -> copied -> { });
+    return fetchAhead.start(start, buffers, WAVE, MIB, b -> { }, s -> copied -> { }, false);
   }
 
   /** The GETs of {@code [start, start + len)} in parts of {@link RangeThrough#PART}, as the store names them. */

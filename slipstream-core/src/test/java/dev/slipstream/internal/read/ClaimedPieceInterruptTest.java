@@ -5,6 +5,7 @@ package dev.slipstream.internal.read;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.slipstream.internal.ahead.AheadFetch;
 import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.parquet.ParquetFooter;
@@ -13,8 +14,6 @@ import dev.slipstream.internal.parquet.RowGroupsAhead;
 import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.internal.store.ScriptedStore;
 import java.io.InterruptedIOException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -80,25 +79,15 @@ class ClaimedPieceInterruptTest {
     }
   }
 
-  /** A vectored read through {@code ahead}: what its pieces hold copied, each gap fetched as an exact range. */
-  private CompletableFuture<Void> read(RowGroupsAhead ahead, long position, byte[] dst) {
-    RowGroupsAhead.Found found = ahead.read(position, dst, 0, dst.length);
-    List<CompletableFuture<Void>> all = new ArrayList<>(List.of(found.copied()));
-    for (long[] g : found.gaps()) {
-      all.add(rig.ranges.range(g[0], dst, (int) (g[0] - position), (int) (g[1] - g[0]), Purpose.RANGE).done());
-    }
-    return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
-  }
-
   @Test
   void anotherThreadsInterruptNeverFailsAReadOfAPieceInFlight() throws Exception {
     for (int i = 0; i < 20; i++) {
       rig.fetch.store.then(answer());
     }
-    RowGroupsAhead ahead = new RowGroupsAhead(ParquetFooter.parse(file, file.length, file.length), rig.fetch.pool,
-        (p, d, n) -> rig.ranges.range(p, d, n, Purpose.ROW_GROUP_AHEAD), (s, e) -> e, rig.h.stats(), CHUNK,
-        CHUNK, 4L * GROUP, 0, () -> false);
-    read(ahead, groupStart(0), new byte[GROUP]).get(10, TimeUnit.SECONDS);
+    RowGroupsAhead ahead = new RowGroupsAhead(ParquetFooter.parse(file, file.length, file.length), rig.spans,
+        AheadFetch.of(rig.ranges, Purpose.ROW_GROUP_AHEAD, rig.spans, rig.fetch.pool, rig.requests, rig.h.stats()),
+        rig.h.stats(), CHUNK, CHUNK, 0, () -> false);
+    rig.vectoredRead(ahead, groupStart(0), new byte[GROUP]).get(10, TimeUnit.SECONDS);
     assertThat(piecesAsked.await(10, TimeUnit.SECONDS)).as("row group 1's pieces are in flight").isTrue();
 
     // Another thread reads a large range of the same stream (parts on the fetch executor), and waits.
@@ -117,7 +106,7 @@ class ClaimedPieceInterruptTest {
     assertThat(otherAsked.await(10, TimeUnit.SECONDS)).as("its parts are in flight").isTrue();
 
     byte[] group1 = new byte[GROUP];
-    CompletableFuture<Void> claimed = read(ahead, groupStart(1), group1); // claims the pieces
+    CompletableFuture<Void> claimed = rig.vectoredRead(ahead, groupStart(1), group1); // claims the pieces
     reader.interrupt();
     assertThat(other.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedIOException.class);
     piecesAnswer.countDown();

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import dev.slipstream.ReadStatistics;
+import dev.slipstream.internal.ahead.AheadBudget;
 import dev.slipstream.internal.ahead.AheadFetch;
 import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.fetch.FetchRig;
@@ -30,13 +31,13 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The parts that fetch ahead of an ORC reader ({@link StripeFooters}, {@link StripeStreamsAhead}) keep to
- * their budgets in what they hold, and a length no reader could fetch is never an allocation nor an error.
+ * the stream's budget in what they hold, and a length no reader could fetch is never an allocation nor an error.
  */
 @Timeout(60)
 class OrcAheadBoundsTest {
   static final int BLOCK = 1 << 20;
   static final int DEPTH = 2;
-  /** What each part may hold a stream: {@code prefetch.blocks} blocks' worth, as {@link ObjectReader} gives it. */
+  /** What a stream may hold ahead: {@code prefetch.blocks} blocks' worth, as {@link ObjectReader} gives it. */
   static final long BUDGET = (long) DEPTH * BLOCK;
 
   /**
@@ -56,11 +57,11 @@ class OrcAheadBoundsTest {
       h.answered(h.beforeRequest());
       StreamOrcLayout orc = new StreamOrcLayout(h, new OrcLayouts());
       orc.offerRead(length - tail.length, tail, 0, tail.length);
-      HeldSpans spans = new HeldSpans();
+      HeldSpans spans = new HeldSpans(new AheadBudget(BUDGET));
       AheadFetch ahead = new AheadFetch(spans, rig.pool, (p, dst, n) -> {
         throw new AssertionError("a fetch ahead of " + n + " bytes at " + p);
       }, new StreamRequests(h, 200), stats);
-      StripeFooters footers = new StripeFooters(orc, spans, ahead, stats, BLOCK, BUDGET, length, 0, () -> { });
+      StripeFooters footers = new StripeFooters(orc, spans, ahead, stats, BLOCK, length, 0, () -> { });
       assertThatCode(() -> footers.onRead(w.footerStarts().get(0), 10)).doesNotThrowAnyException();
       assertThat(rig.pool.inUseBytes()).isZero();
     }
@@ -94,7 +95,7 @@ class OrcAheadBoundsTest {
       AheadFetch ahead = new AheadFetch(rig.spans, fetch.pool,
           (p, dst, n) -> rig.ranges.range(p, dst, n, Purpose.STRIPE_AHEAD), rig.requests, rig.h.stats());
       StripeStreamsAhead streamsAhead = new StripeStreamsAhead(orc, new ParquetFooters().columns(), rig.spans, ahead,
-          rig.h.stats(), BLOCK, BUDGET, file.length);
+          rig.h.stats(), BLOCK, file.length);
       // The reader's first stripe: columns 1 and 3 read whole, column 2 not at all.
       List<OrcTail.Stream> first = plan.streams(plan.tail().stripes().get(0));
       for (OrcTail.Stream x : List.of(first.get(0), first.get(2))) {

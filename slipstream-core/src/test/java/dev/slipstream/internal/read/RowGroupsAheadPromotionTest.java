@@ -5,6 +5,7 @@ package dev.slipstream.internal.read;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.slipstream.internal.ahead.AheadFetch;
 import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.parquet.ParquetFooter;
@@ -50,22 +51,12 @@ class RowGroupsAheadPromotionTest {
     return 4 + (long) g * GROUP;
   }
 
-  /** A vectored read through {@code ahead}: what its pieces hold copied, each gap fetched as an exact range. */
-  private CompletableFuture<Void> read(RowGroupsAhead ahead, long position, byte[] dst) {
-    RowGroupsAhead.Found found = ahead.read(position, dst, 0, dst.length);
-    List<CompletableFuture<Void>> all = new ArrayList<>(List.of(found.copied()));
-    for (long[] g : found.gaps()) {
-      all.add(rig.ranges.range(g[0], dst, (int) (g[0] - position), (int) (g[1] - g[0]), Purpose.RANGE).done());
-    }
-    return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
-  }
-
   @Test
   void aPieceAReadClaimsGoesAheadOfEveryPrefetch() throws Exception {
     ParquetFooter footer = ParquetFooter.parse(file, file.length, file.length);
-    RowGroupsAhead ahead = new RowGroupsAhead(footer, rig.fetch.pool,
-        (p, d, n) -> rig.ranges.range(p, d, n, Purpose.ROW_GROUP_AHEAD), (s, e) -> e, rig.h.stats(), CHUNK,
-        CHUNK, 1L << 20, 0, () -> false);
+    RowGroupsAhead ahead = new RowGroupsAhead(footer, rig.spans,
+        AheadFetch.of(rig.ranges, Purpose.ROW_GROUP_AHEAD, rig.spans, rig.fetch.pool, rig.requests, rig.h.stats()),
+        rig.h.stats(), CHUNK, CHUNK, 0, () -> false);
     CountDownLatch running = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     // The executor's one thread is busy: everything below waits in its queue.
@@ -87,8 +78,8 @@ class RowGroupsAheadPromotionTest {
     }
     byte[] group0 = new byte[GROUP];
     byte[] group1 = new byte[GROUP];
-    all.add(read(ahead, groupStart(0), group0)); // plans row group 1's pieces, queued
-    all.add(read(ahead, groupStart(1), group1)); // claims them: a reader waits for them now
+    all.add(rig.vectoredRead(ahead, groupStart(0), group0)); // plans row group 1's pieces, queued
+    all.add(rig.vectoredRead(ahead, groupStart(1), group1)); // claims them: a reader waits for them now
 
     release.countDown();
     busy.get(10, TimeUnit.SECONDS);

@@ -3,19 +3,24 @@
  */
 package dev.slipstream.internal.read;
 
+import dev.slipstream.internal.ahead.AheadBudget;
 import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.fetch.FetchRig;
 import dev.slipstream.internal.fetch.ObjectHandle;
+import dev.slipstream.internal.fetch.Purpose;
 import dev.slipstream.internal.fetch.StreamRequests;
 import dev.slipstream.internal.orc.OrcLayouts;
 import dev.slipstream.internal.orc.StreamOrcLayout;
 import dev.slipstream.internal.parquet.ParquetFooters;
+import dev.slipstream.internal.parquet.RowGroupsAhead;
 import dev.slipstream.internal.parquet.StreamFooter;
 import dev.slipstream.internal.source.RangeThrough;
 import dev.slipstream.internal.source.S3Source;
 import dev.slipstream.internal.source.SourceChain;
 import dev.slipstream.internal.source.Tier;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The parts of one open stream over a {@link FetchRig}, built as {@link ObjectReader} builds them, with
@@ -49,11 +54,10 @@ final class StreamRig implements AutoCloseable {
     this.chain = new SourceChain(h, blocks, List.of(tiers), new S3Source(fetch.ranges, fetch.parts), fetch.pool,
         blockSize, false, null);
     this.window = new BlockWindow(h, fetch.pool, fetch.fetcher, chain, blocks, requests, blockSize, maxDepth, 0, false);
-    this.spans = new HeldSpans();
+    this.spans = new HeldSpans(new AheadBudget((long) maxDepth * blockSize));
     this.parquet = new StreamFooter(h, new ParquetFooters(), new StreamOrcLayout(h, new OrcLayouts()), spans);
     this.ranges = chain.ranges(fetch.fetcher, requests, blockSize);
-    this.vectored = new VectoredReads(ranges, fetch.pool, requests, h.stats(), spans, parquet, blockSize, blockSize,
-        (long) maxDepth * blockSize, 0);
+    this.vectored = new VectoredReads(ranges, h.stats(), spans);
     this.jumps = new JumpReads(h, requests, spans, parquet, ranges, blockSize);
   }
 
@@ -73,6 +77,22 @@ final class StreamRig implements AutoCloseable {
   /** The GET of block {@code index}. */
   String block(long index) {
     return get(index * blockSize, Math.min(length(), (index + 1) * blockSize));
+  }
+
+  /**
+   * A vectored read of {@code dst.length} bytes at {@code position} through {@code ahead}, as {@link
+   * VectoredReads} makes one: the row groups told first, then what the store holds copied once what is
+   * fetched ahead into it is in, each part left fetched as an exact range.
+   */
+  CompletableFuture<Void> vectoredRead(RowGroupsAhead ahead, long position, byte[] dst) {
+    ahead.onRead(position, dst.length);
+    return spans.pending(position, dst.length).thenCompose(v -> {
+      List<CompletableFuture<Void>> all = new ArrayList<>();
+      for (HeldSpans.Unheld g : spans.copyHeldRanges(position, dst, 0, dst.length)) {
+        all.add(ranges.range(g.start(), dst, (int) (g.start() - position), g.length(), Purpose.RANGE).done());
+      }
+      return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+    });
   }
 
   /** Waits until no block of the stream is still being fetched (prefetches included). */
@@ -97,7 +117,6 @@ final class StreamRig implements AutoCloseable {
   void closeStream() {
     requests.close();
     window.dropAll(true);
-    vectored.close();
     requests.awaitEnd();
     spans.releaseAll();
   }
