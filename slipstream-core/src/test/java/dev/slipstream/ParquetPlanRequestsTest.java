@@ -250,12 +250,11 @@ class ParquetPlanRequestsTest {
       }
       shaper.clearRequestLog();
       ReadStatistics s = readTableFile(c, 2, GROUPS);
-      // The first dictionary read fetches the predicted columns, 1 and 2, in both row groups at once,
-      // adjacent chunks in one GET (the second dictionary read and the vectored reads are then in memory):
-      // no read fetches on its own.
+      // The first dictionary read fetches column 2 in both row groups at once (the second dictionary read
+      // is then in memory), the first vectored read column 1 in both: no read fetches on its own.
       assertThat(gets("table/2.parquet")).containsExactlyInAnyOrder(
           range(table[2].length - tail(table[2].length), table[2].length - 1),
-          range(chunkStart(0, 1), chunkStart(0, 3) - 1), range(chunkStart(1, 1), chunkStart(1, 3) - 1));
+          chunk(0, 2), chunk(1, 2), chunk(0, 1), chunk(1, 1));
       assertThat(s.get(Counter.PREDICTED_COLUMN_BYTES)).isEqualTo(GROUPS * 2L * CHUNK);
       assertThat(s.get(Counter.PREDICTED_COLUMN_BYTES_UNREAD)).isZero();
       assertThat(s.get(Counter.EXTENDED_READS) + s.get(Counter.ROW_GROUP_AHEAD_STARTED)).isZero();
@@ -322,40 +321,8 @@ class ParquetPlanRequestsTest {
         readVectored(in, file, chunkStart(0, 1), 2 * CHUNK);
       }
       assertThat(gets("table/2.parquet")).containsExactlyInAnyOrder(
-          range(file.length - tail(file.length), file.length - 1), range(chunkStart(0, 1), chunkStart(0, 3) - 1));
+          range(file.length - tail(file.length), file.length - 1), chunk(0, 2), chunk(0, 1));
       assertThat(in.statistics().get(Counter.PREDICTED_COLUMN_BYTES)).isEqualTo(2L * CHUNK);
-    }
-  }
-
-  /**
-   * Another query over the same table (column 3 where the last files read columns 1 and 2): its first
-   * file's read of column 3 fetches nothing predicted, and the prediction starts over from it, so that the
-   * next file's read of column 3 (which now touches no column predicted for the old query) wastes nothing
-   * on columns 1 and 2; two files of the new query in a row, and column 3 is predicted.
-   */
-  @Test
-  void anotherQueryStartsThePredictionOverAndNothingOfTheOldColumnsIsFetched() throws Exception {
-    try (Slipstream c = newClient()) {
-      readTableFile(c, 0, GROUPS);
-      readTableFile(c, 1, GROUPS);
-      for (int i = 2; i <= 4; i++) {
-        byte[] file = table[i];
-        SlipstreamInputStream in = open(c, "table/" + i + ".parquet", file.length, ReadPolicy.RANDOM);
-        try (in) {
-          readFooter(in, file);
-          for (int g = 0; g < GROUPS; g++) {
-            readVectored(in, file, chunkStart(g, 3), CHUNK);
-          }
-        }
-        // File 4: column 3 of both row groups, but for its end, in the tail the footer read fetched.
-        long predicted = in.statistics().get(Counter.PREDICTED_COLUMN_BYTES);
-        if (i < 4) {
-          assertThat(predicted).as("file %d", i).isZero();
-        } else {
-          assertThat(predicted).as("file %d", i).isGreaterThan(CHUNK).isLessThanOrEqualTo(GROUPS * (long) CHUNK);
-        }
-        assertThat(in.statistics().get(Counter.PREDICTED_COLUMN_BYTES_UNREAD)).as("file %d", i).isZero();
-      }
     }
   }
 

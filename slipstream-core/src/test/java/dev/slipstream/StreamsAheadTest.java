@@ -7,6 +7,7 @@ import static dev.slipstream.ParquetPlanRequestsTest.CHUNK;
 import static dev.slipstream.ParquetPlanRequestsTest.DICTIONARY;
 import static dev.slipstream.ParquetPlanRequestsTest.GROUPS;
 import static dev.slipstream.ParquetPlanRequestsTest.COLUMNS;
+import static dev.slipstream.ParquetPlanRequestsTest.chunk;
 import static dev.slipstream.ParquetPlanRequestsTest.chunkStart;
 import static dev.slipstream.ParquetPlanRequestsTest.range;
 import static dev.slipstream.ParquetPlanRequestsTest.readDictionaryPage;
@@ -111,14 +112,10 @@ class StreamsAheadTest {
     }
   }
 
-  /**
-   * The GETs of a file opened ahead: its tail, then columns 1 and 2 of each row group, both at once, so
-   * adjacent chunks in one GET (a stream opened at the caller's open fetches column 2 at its dictionary
-   * read, then column 1 at the vectored read: five GETs of the same bytes).
-   */
+  /** The GETs of a file read as a stream opened at the caller's open reads it: each byte once. */
   static List<String> eachByteOnce(int i) {
     return List.of(range(table[i].length - tail(table[i].length), table[i].length - 1),
-        range(chunkStart(0, 1), chunkStart(0, 3) - 1), range(chunkStart(1, 1), chunkStart(1, 3) - 1));
+        chunk(0, 2), chunk(1, 2), chunk(0, 1), chunk(1, 1));
   }
 
   @Test

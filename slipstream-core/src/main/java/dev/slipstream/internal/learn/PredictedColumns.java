@@ -16,10 +16,10 @@ import java.util.BitSet;
  * ORC file's types, keyed apart by {@code read.StripeStreamsAhead}):
  * a query reads the same columns from every file of a table, so once a stream touches such a column, its
  * chunks in the rest of the file are fetched together ({@code read.ColumnsAhead}) instead of one round trip
- * after another as the reader asks. A column is predicted once the last two files that read any column
- * read it whole (at least three quarters of the bytes of its chunks they touched); a file that read only a
- * part of it (pages a column index selected, a dictionary page of a row group its filter then dropped), or
- * none of it (another query), starts it over.
+ * after another as the reader asks. A column is predicted once the last two files that touched it read
+ * it whole (at least three quarters of the bytes of its chunks they touched); a file that touched it
+ * and read only a part of it (pages a column index selected, a dictionary page of a row group its
+ * filter then dropped) starts it over.
  *
  * <p>Switched off for a schema for good once, over at least {@link #JUDGED_AFTER} files with predicted
  * bytes, more than a quarter of those bytes went unread (row groups skipped by their statistics, tasks
@@ -117,11 +117,7 @@ public final class PredictedColumns {
       u.wholeInARow = Arrays.copyOf(u.wholeInARow, width);
       schemas.put(schema, u); // weighed again
     }
-    if (touched.isEmpty()) {
-      return; // it read no column: it says nothing of which ones readers read
-    }
-    // A column this file did not read whole, touched or not, starts over: the query may have changed.
-    for (int c = 0; c < u.wholeInARow.length; c++) {
+    for (int c = touched.nextSetBit(0); c >= 0 && c < width; c = touched.nextSetBit(c + 1)) {
       u.wholeInARow[c] = whole.get(c) ? Math.min(u.wholeInARow[c] + 1, WHOLE_IN_A_ROW) : 0;
     }
   }

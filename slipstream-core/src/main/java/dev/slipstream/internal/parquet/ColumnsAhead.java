@@ -16,14 +16,13 @@ import java.util.List;
  * Predicted columns in one stream, the stream's share of the client's {@link
  * dev.slipstream.internal.learn.PredictedColumns}: when a stream first touches a column that the client's
  * readers read whole from the last files of this schema, that column's chunks from the read's row group to
- * the file's end are fetched at once, in parallel, with every other predicted column's the stream has not
- * touched yet (the reader reads them all), and held in the stream's spans as spans fetched ahead
+ * the file's end are fetched at once, in parallel, and held in the stream's spans as spans fetched ahead
  * ({@link HeldSpans#addAhead}); what reads copied of each is counted here, and what they did not is counted
  * unread when it goes ({@link #predictedBytes}, {@link #unreadBytes}): what the client judges a schema's
  * predictions by when the stream closes. A reader then finds the
  * dictionary pages its filter reads, row group after row group, and the chunks it decodes in memory: one
- * round trip for the columns, not one per column and row group in turn. A stream that touches none of the
- * predicted columns fetches none: a query that reads other columns than the last one wastes nothing on them.
+ * round trip for the column, not one per row group in turn. A column the stream does not touch is never
+ * fetched: a query that reads other columns than the last one wastes nothing on them.
  *
  * <p>A stream that read the page indexes before touching a column filters pages by a column index: the
  * chunks with an offset index, of which it may read only some pages, are left out.
@@ -85,6 +84,7 @@ public final class ColumnsAhead implements ReadsAhead {
       return;
     }
     BitSet fresh = new BitSet();
+    BitSet others;
     int fromGroup = Integer.MAX_VALUE;
     synchronized (this) {
       if (predicted == null) {
@@ -101,30 +101,50 @@ public final class ColumnsAhead implements ReadsAhead {
           }
         }
       }
-      if (fresh.isEmpty()) {
-        return;
-      }
-      // The reader reads this schema's predicted columns: those it has not touched yet come with the first.
-      BitSet rest = (BitSet) predicted.clone();
-      rest.andNot(touched);
-      fresh.or(rest);
-      touched.or(rest);
+      others = (BitSet) predicted.clone();
+      others.andNot(touched);
     }
-    fetchAhead(footer, fresh, fromGroup);
+    if (!fresh.isEmpty()) {
+      fetchAhead(footer, fresh, others, fromGroup);
+    }
   }
 
   /**
    * Fetches the chunks of {@code columns} in row groups {@code fromGroup} on, adjacent chunks in one
-   * request.
+   * request. A chunk under {@link AheadFetch#MIN_GET} takes its neighbours of the {@code others} predicted
+   * columns (not touched yet) along, up to that size: a reader that reads two small adjacent columns
+   * touches one first, and the other would otherwise cost a small request of its own.
    */
-  private void fetchAhead(ParquetFooter footer, BitSet columns, int fromGroup) {
+  private void fetchAhead(ParquetFooter footer, BitSet columns, BitSet others, int fromGroup) {
     boolean pagesFiltered = parquet.indexesRead();
     List<long[]> runs = new ArrayList<>();
     int lastGroup = SplitRowGroups.last(footer, splitEnd);
     for (int g = fromGroup; g <= lastGroup; g++) {
-      for (ParquetFooter.Chunk c : footer.rowGroup(g)) {
+      List<ParquetFooter.Chunk> chunks = footer.rowGroup(g);
+      boolean[] take = new boolean[chunks.size()];
+      for (int i = 0; i < take.length; i++) {
+        ParquetFooter.Chunk c = chunks.get(i);
         // Not predicted; or a reader that filters pages may read only some of this chunk's.
-        if (!columns.get(c.column()) || (pagesFiltered && c.pageIndexed())) {
+        take[i] = columns.get(c.column()) && !(pagesFiltered && c.pageIndexed());
+      }
+      for (int i = 0; i < take.length; i++) {
+        // Small neighbours only: a large one would be a large waste if the reader does not read it.
+        if (!columns.get(chunks.get(i).column()) || !take[i] || chunks.get(i).length() >= AheadFetch.MIN_GET) {
+          continue;
+        }
+        long size = chunks.get(i).length();
+        for (int j = i - 1; j >= 0 && size < AheadFetch.MIN_GET && takesAlong(chunks.get(j), chunks.get(j + 1), others, pagesFiltered); j--) {
+          take[j] = true;
+          size += chunks.get(j).length();
+        }
+        for (int j = i + 1; j < take.length && size < AheadFetch.MIN_GET && takesAlong(chunks.get(j), chunks.get(j - 1), others, pagesFiltered); j++) {
+          take[j] = true;
+          size += chunks.get(j).length();
+        }
+      }
+      for (int i = 0; i < take.length; i++) {
+        ParquetFooter.Chunk c = chunks.get(i);
+        if (!take[i]) {
           continue;
         }
         long[] last = runs.isEmpty() ? null : runs.get(runs.size() - 1);
@@ -142,6 +162,13 @@ public final class ColumnsAhead implements ReadsAhead {
         return;
       }
     }
+  }
+
+  /** Whether {@code c}, next to {@code neighbour} in the file, is of a predicted column not touched yet. */
+  private static boolean takesAlong(ParquetFooter.Chunk c, ParquetFooter.Chunk neighbour, BitSet others,
+      boolean pagesFiltered) {
+    return others.get(c.column()) && !(pagesFiltered && c.pageIndexed()) && c.length() < AheadFetch.MIN_GET
+        && (c.end() == neighbour.start() || neighbour.end() == c.start());
   }
 
   /**
