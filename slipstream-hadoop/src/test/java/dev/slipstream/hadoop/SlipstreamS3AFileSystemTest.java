@@ -10,6 +10,7 @@ import dev.slipstream.Counter;
 import dev.slipstream.Latency;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.testkit.ForkedS3Server;
+import dev.slipstream.testkit.ScriptedS3Server;
 import dev.slipstream.testkit.S3ASettings;
 import dev.slipstream.testkit.TestData;
 import java.io.FileNotFoundException;
@@ -58,6 +59,24 @@ class SlipstreamS3AFileSystemTest {
     conf.set("fs.slipstream.memory.max", "64M");
     // Requests are counted: no GET sent again because a busy machine answered it late (a hedge).
     conf.set("fs.slipstream.hedge.budget", "0");
+    return conf;
+  }
+
+  /**
+   * The test configuration for the scripted server at {@code at}, FileSystem {@code impl}: one attempt per
+   * request, no S3 Express sessions, no caches (requests are what such tests check).
+   */
+  static Configuration scriptedConf(ScriptedS3Server at, Class<?> impl) {
+    Configuration conf = SlipstreamS3AFileSystemTest.confAt(at.endpoint());
+    conf.set("fs.s3a.impl", impl.getName());
+    conf.setInt("fs.s3a.attempts.maximum", 1);
+    conf.setInt("fs.s3a.retry.limit", 1);
+    conf.set("fs.slipstream.retry.max", "1");
+    // The scripted store has no S3 Express sessions: requests to a directory bucket are signed as any other.
+    conf.setBoolean("fs.s3a.s3express.create.session", false);
+    // Requests are what is checked: none saved by blocks an earlier run or test left in a cache.
+    conf.set("fs.slipstream.cache.disk.mode", "off");
+    conf.set("fs.slipstream.cache.memory", "false");
     return conf;
   }
 

@@ -245,9 +245,9 @@ class StatusFromListingTest {
   void inARequesterPaysBucketEveryStatusIsAHead() throws IOException {
     try (ScriptedS3Server scripted = ScriptedS3Server.start()) {
       scripted.put("payer", "dir/a.bin", new byte[1234]);
-      Configuration conf = StoreListingRulesTest.conf(scripted, SlipstreamS3AFileSystem.class);
+      Configuration conf = SlipstreamS3AFileSystemTest.scriptedConf(scripted, SlipstreamS3AFileSystem.class);
       conf.setBoolean("fs.s3a.requester.pays.enabled", true);
-      try (SlipstreamS3AFileSystem fs = (SlipstreamS3AFileSystem) StoreListingRulesTest.fs("payer", conf)) {
+      try (SlipstreamS3AFileSystem fs = (SlipstreamS3AFileSystem) FileSystem.newInstance(URI.create("s3a://payer/"), conf)) {
         assertThat(fs.listStatus(new Path("s3a://payer/dir"))).hasSize(1);
         scripted.reset();
         assertThat(fs.getFileStatus(new Path("s3a://payer/dir/a.bin")).getLen()).isEqualTo(1234);

@@ -85,17 +85,7 @@ class StoreListingRulesTest {
   }
 
   static Configuration conf(ScriptedS3Server at, Class<?> impl) {
-    Configuration conf = SlipstreamS3AFileSystemTest.confAt(at.endpoint());
-    conf.set("fs.s3a.impl", impl.getName());
-    conf.setInt("fs.s3a.attempts.maximum", 1);
-    conf.setInt("fs.s3a.retry.limit", 1);
-    conf.set("fs.slipstream.retry.max", "1");
-    // The scripted store has no S3 Express sessions: requests to a directory bucket are signed as any other.
-    conf.setBoolean("fs.s3a.s3express.create.session", false);
-    // Requests are what is checked: none saved by blocks an earlier run or test left in a cache.
-    conf.set("fs.slipstream.cache.disk.mode", "off");
-    conf.set("fs.slipstream.cache.memory", "false");
-    return conf;
+    return SlipstreamS3AFileSystemTest.scriptedConf(at, impl);
   }
 
   static FileSystem fs(String bucket, Configuration conf) throws IOException {
