@@ -35,7 +35,7 @@ import java.util.function.BiFunction;
  * the footer and whatever else it holds. Bytes are fetched ahead, no connection is held open.
  *
  * <p><b>Lifecycle of a prepared stream.</b> {@link #prepare} opens a stream for each hinted object (never
- * one opened in the last {@link #RECENT_OPENS} opens, which another task is reading or has read) and runs
+ * one opened in the last {@link #RECENT_NANOS}, which another task of the same scan is reading or has read) and runs
  * its first reads on one of this class's {@link #THREADS} threads. The stream then ends in exactly one of
  * two ways: <b>used</b>, handed by {@link #take} to the open of the same object, length and version, with
  * the same read policy, no version id and no split narrower than the object (the open waits for the tail
@@ -54,14 +54,16 @@ import java.util.function.BiFunction;
  *
  * <p>Threads: {@link #THREADS} daemons, started with the first hint, stopped by {@link #close}. State: at
  * most {@code max} prepared streams, the memory each holds (a tail; a kept stream, what it held), and the last
- * {@link #RECENT_OPENS} locations opened.
+ * {@link #RECENT_OPENS} locations opened, and when.
  */
 public final class StreamsAhead implements AutoCloseable {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StreamsAhead.class);
   /** Threads that make the prepared streams' first reads (each waits for a tail's GET). */
   static final int THREADS = 2;
-  /** Locations opened lately that are never prepared: another task has them. */
+  /** Locations opened lately, at most {@link #RECENT_OPENS}, that are not prepared within {@link #RECENT_NANOS}. */
   static final int RECENT_OPENS = 1024;
+  /** How long an open keeps its object from being opened ahead: a scan's other tasks have it. */
+  static final long RECENT_NANOS = 10_000_000_000L;
 
   /** Opens a stream of the object for the read policy, counted as one of the client's streams. */
   private final BiFunction<ObjectRef, ReadPolicy, ObjectReader> opener;
@@ -72,9 +74,9 @@ public final class StreamsAhead implements AutoCloseable {
   /** Prepared streams by object, oldest first. Guarded by {@code this}. */
   private final LinkedHashMap<S3Location, Prepared> prepared = new LinkedHashMap<>();
   /** The last locations opened, oldest first. Guarded by {@code this}. */
-  private final LinkedHashMap<S3Location, Boolean> recentOpens = new LinkedHashMap<>(16, 0.75f, true) {
+  private final LinkedHashMap<S3Location, Long> recentOpens = new LinkedHashMap<>(16, 0.75f, true) {
     @Override
-    protected boolean removeEldestEntry(Map.Entry<S3Location, Boolean> eldest) {
+    protected boolean removeEldestEntry(Map.Entry<S3Location, Long> eldest) {
       return size() > RECENT_OPENS;
     }
   };
@@ -116,8 +118,10 @@ public final class StreamsAhead implements AutoCloseable {
         return;
       }
       expire(dropped);
+      long now = System.nanoTime();
       for (ObjectRef ref : next.subList(0, Math.min(next.size(), max))) {
-        if (ref.length() == 0 || ref.etag() == null || recentOpens.containsKey(ref.location())) {
+        Long opened = recentOpens.get(ref.location());
+        if (ref.length() == 0 || ref.etag() == null || (opened != null && now - opened < RECENT_NANOS)) {
           continue;
         }
         Prepared p = prepared.remove(ref.location());
@@ -213,10 +217,13 @@ public final class StreamsAhead implements AutoCloseable {
    */
   public ObjectReader take(S3Location location, long length, String etag, ReadPolicy policy, String versionId,
       long splitEnd) throws IOException {
+    if (max == 0) {
+      return null;
+    }
     Prepared p;
     List<Prepared> dropped = new ArrayList<>();
     synchronized (this) {
-      recentOpens.put(location, Boolean.TRUE);
+      recentOpens.put(location, System.nanoTime());
       p = closed ? null : prepared.remove(location);
       expire(dropped);
     }
