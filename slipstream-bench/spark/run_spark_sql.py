@@ -203,7 +203,7 @@ COSTS = [("CPU s", "cpu_s", "%.1f"), ("vcore-s", "vcore_s", "%.1f"), ("heap held
 # The guesses of a reader that fetches before it is asked, by the counters' names: (name, unit). A counter
 # pair <x>_used / <x>_wasted counts blocks or pieces, <x> / <x>_unread bytes; pairs not named here (a newer
 # reader's) are reported too, under their counters' names.
-GUESSES = {"open_ahead": "open-ahead (first blocks)", "open_ahead_streams": "open-ahead (streams: tail, columns)",
+GUESSES = {"open_ahead": "open-ahead (first blocks)", "open_ahead_streams": "open-ahead (streams: tails, footers kept)",
            "prefetch": "readahead (blocks)",
            "row_group_ahead": "row groups ahead (pieces)", "predicted_column_bytes": "predicted columns (bytes)",
            "orc_stripe_ahead_bytes": "ORC stripes ahead (bytes)"}

@@ -163,7 +163,7 @@ public enum Counter {
   OPEN_AHEAD_SKIPPED_MEMORY("open_ahead_skipped_memory"),
   /**
    * Open-ahead of streams: streams opened before their object was, for a reader that starts at the footer
-   * (Parquet, ORC), and given its first reads (the tail; predicted columns).
+   * (Parquet, ORC), and given its first read (the tail), or a footer's stream kept for the open of the same file that follows.
    */
   OPEN_AHEAD_STREAMS_STARTED("open_ahead_streams_started"),
   /** Open-ahead of streams: prepared streams handed to the open of their object. */

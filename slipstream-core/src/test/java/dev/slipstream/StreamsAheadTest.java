@@ -112,6 +112,14 @@ class StreamsAheadTest {
     }
   }
 
+  /** Opens table file {@code i} as its footer's reader does, reads the footer, and hands the stream back for a reopen. */
+  static SlipstreamInputStream keptFooterStream(Slipstream c, int i) throws IOException {
+    SlipstreamInputStream footer = c.open(location("table/" + i + ".parquet"), options(i));
+    readFooter(footer, table[i]);
+    c.closeForReopen(footer);
+    return footer;
+  }
+
   /** The GETs of a file read as a stream opened at the caller's open reads it: each byte once. */
   static List<String> eachByteOnce(int i) {
     return List.of(range(table[i].length - tail(table[i].length), table[i].length - 1),
@@ -119,11 +127,9 @@ class StreamsAheadTest {
   }
 
   @Test
-  void aFooterStreamClosedForReopenIsTheNextOpenWithItsPredictedColumnsOnTheirWay() throws Exception {
+  void aFooterStreamClosedForReopenIsTheNextOpensStreamWithTheSameGets() throws Exception {
     try (Slipstream c = learnedClient()) {
-      SlipstreamInputStream footer = c.open(location("table/2.parquet"), options(2));
-      readFooter(footer, table[2]);
-      c.closeForReopen(footer);
+      SlipstreamInputStream footer = keptFooterStream(c, 2);
       try (SlipstreamInputStream in = c.open(location("table/2.parquet"), options(2))) {
         assertThat(in).as("the kept stream").isSameAs(footer);
         assertThat(in.getPos()).isZero();
@@ -139,7 +145,7 @@ class StreamsAheadTest {
   }
 
   @Test
-  void theNextFilesHintedFromTheEndAreOpenedWithTheirTailsAndColumns() throws Exception {
+  void theNextFilesHintedFromTheEndAreOpenedWithTheirTailsAndTheSameGets() throws Exception {
     try (Slipstream c = learnedClient()) {
       c.hintNextFromTheEnd(List.of(new ObjectRef(location("table/3.parquet"), table[3].length, etag(3)),
           new ObjectRef(location("table/4.parquet"), table[4].length, etag(4))), ReadPolicy.RANDOM);
@@ -160,16 +166,12 @@ class StreamsAheadTest {
   @Test
   void anOpenOfAnotherVersionOrPolicyGetsAStreamOfItsOwnAndTheKeptOneIsClosed() throws Exception {
     try (Slipstream c = learnedClient()) {
-      SlipstreamInputStream footer = c.open(location("table/5.parquet"), options(5));
-      readFooter(footer, table[5]);
-      c.closeForReopen(footer);
+      SlipstreamInputStream footer = keptFooterStream(c, 5);
       try (SlipstreamInputStream in = c.open(location("table/5.parquet"), options(5).withPolicy(ReadPolicy.SEQUENTIAL))) {
         assertThat(in).isNotSameAs(footer);
       }
       assertThatThrownBy(() -> footer.read()).isInstanceOf(IOException.class);
-      SlipstreamInputStream again = c.open(location("table/5.parquet"), options(5));
-      readFooter(again, table[5]);
-      c.closeForReopen(again);
+      SlipstreamInputStream again = keptFooterStream(c, 5);
       try (SlipstreamInputStream in = c.open(location("table/5.parquet"), options(5).withEtag("\"another\""))) {
         assertThat(in).isNotSameAs(again);
       }
@@ -184,9 +186,7 @@ class StreamsAheadTest {
     SlipstreamInputStream footer;
     ReadStatistics s;
     try (Slipstream c = learnedClient()) {
-      footer = c.open(location("table/6.parquet"), options(6));
-      readFooter(footer, table[6]);
-      c.closeForReopen(footer);
+      footer = keptFooterStream(c, 6);
       assertThat(c.memoryInUse()).as("the kept stream's tail and columns").isPositive();
       s = c.statistics();
       c.close();
