@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.slipstream.Counter;
+import dev.slipstream.ReadStatistics;
 import dev.slipstream.Slipstream;
 import dev.slipstream.testkit.MemcachedServer;
 import dev.slipstream.testkit.RequestInfo;
@@ -216,7 +217,13 @@ class ReadIdentityTest {
       try (SlipstreamFileIO io = fileIo(alice)) {
         byte[] all = read(io.newInputFile(path("tier.parquet"), SIZE));
         assertThat(TestData.firstMismatch(6, 0, all, 0, all.length)).isEqualTo(-1);
-        assertThat(io.slipstream().statistics().get(Counter.SHARED_SETS)).as("alice's blocks in the tier").isPositive();
+        // The tier is written behind the read: wait, bounded, for alice's first write to be answered.
+        ReadStatistics stats = io.slipstream().statistics();
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (stats.get(Counter.SHARED_SETS) == 0 && System.nanoTime() < deadline) {
+          sleep(20);
+        }
+        assertThat(stats.get(Counter.SHARED_SETS)).as("alice's blocks in the tier").isPositive();
       }
       TestPrincipals.PRINCIPALS.put("tier-carol", "carol");
       try (SlipstreamFileIO io = fileIo(tiered(properties("tier-carol"), memcached))) {
@@ -241,5 +248,14 @@ class ReadIdentityTest {
     properties.put("slipstream.shared.timeout", "10s");
     properties.put("slipstream.shared.timeout.adaptive", "false");
     return properties;
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted", e);
+    }
   }
 }
