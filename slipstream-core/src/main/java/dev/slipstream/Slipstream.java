@@ -327,9 +327,19 @@ public final class Slipstream implements AutoCloseable {
    * most of the last ones were wasted, it switches itself off. Objects without a known ETag are left out.
    */
   public void hintNextFromTheEnd(List<ObjectRef> next, ReadPolicy policy) {
+    hintNextFromTheEnd(next, policy, null);
+  }
+
+  /**
+   * As {@link #hintNextFromTheEnd(List, ReadPolicy)}, where the caller reads {@code current} (a stream this
+   * client opened; null for none) before the next files: as soon as {@code current}'s reads touch a Parquet
+   * file's predicted columns, each next file's stream fetches the same columns from its first row group
+   * (where its schema is the same), so that the caller finds them in memory too when it moves on.
+   */
+  public void hintNextFromTheEnd(List<ObjectRef> next, ReadPolicy policy, SlipstreamInputStream current) {
     Objects.requireNonNull(next, "next");
     Objects.requireNonNull(policy, "policy");
-    streamsAhead.prepare(next, policy);
+    streamsAhead.prepare(next, policy, current instanceof ObjectReader r && opened(r) ? r : null);
   }
 
   /**

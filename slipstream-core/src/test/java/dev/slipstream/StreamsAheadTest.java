@@ -10,6 +10,7 @@ import static dev.slipstream.ParquetPlanRequestsTest.COLUMNS;
 import static dev.slipstream.ParquetPlanRequestsTest.chunk;
 import static dev.slipstream.ParquetPlanRequestsTest.chunkStart;
 import static dev.slipstream.ParquetPlanRequestsTest.range;
+import static dev.slipstream.ParquetPlanRequestsTest.readAt;
 import static dev.slipstream.ParquetPlanRequestsTest.readDictionaryPage;
 import static dev.slipstream.ParquetPlanRequestsTest.readFooter;
 import static dev.slipstream.ParquetPlanRequestsTest.readVectored;
@@ -23,6 +24,7 @@ import dev.slipstream.testkit.LinkShaper;
 import dev.slipstream.testkit.RequestInfo;
 import dev.slipstream.testkit.S3ServerExtension;
 import java.io.IOException;
+import java.util.BitSet;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -160,6 +162,158 @@ class StreamsAheadTest {
       assertThat(s.get(Counter.OPEN_AHEAD_STREAMS_STARTED)).isEqualTo(2);
       assertThat(s.get(Counter.OPEN_AHEAD_STREAMS_USED)).isEqualTo(2);
       assertThat(s.get(Counter.OPEN_AHEAD_STREAMS_WASTED)).isZero();
+    }
+  }
+
+  static ObjectRef ref(int i) {
+    return new ObjectRef(location("table/" + i + ".parquet"), table[i].length, etag(i));
+  }
+
+  /** The bytes of {@code ranges} ("bytes=a-b"), each counted once however many GETs carried it. */
+  static BitSet bytes(List<String> ranges) {
+    BitSet b = new BitSet();
+    for (String r : ranges) {
+      String[] ab = r.substring("bytes=".length()).split("-");
+      b.set(Integer.parseInt(ab[0]), Integer.parseInt(ab[1]) + 1);
+    }
+    return b;
+  }
+
+  /** The sum of the lengths of {@code ranges}: more than {@link #bytes}' count if a byte came twice. */
+  static long carried(List<String> ranges) {
+    long n = 0;
+    for (String r : ranges) {
+      String[] ab = r.substring("bytes=".length()).split("-");
+      n += Long.parseLong(ab[1]) - Long.parseLong(ab[0]) + 1;
+    }
+    return n;
+  }
+
+  /** Table file {@code i}'s tail and, for each row group, the chunks of {@code columns}. */
+  static BitSet tailAnd(int i, int... columns) {
+    BitSet b = new BitSet();
+    b.set((int) (table[i].length - tail(table[i].length)), table[i].length);
+    for (int g = 0; g < GROUPS; g++) {
+      for (int col : columns) {
+        b.set((int) chunkStart(g, col), (int) chunkStart(g, col) + CHUNK);
+      }
+    }
+    return b;
+  }
+
+  /** Waits, at most 20 s, until the link carried {@code expected} of table file {@code i}; its GETs then. */
+  static List<String> awaitBytes(int i, BitSet expected) throws InterruptedException {
+    long deadline = System.nanoTime() + 20_000_000_000L;
+    List<String> g = gets("table/" + i + ".parquet");
+    while (!bytes(g).equals(expected) && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+      g = gets("table/" + i + ".parquet");
+    }
+    return g;
+  }
+
+  /**
+   * A file hinted as the next one follows the stream read now: the predicted columns that stream touches
+   * are fetched for the next file before it is opened, once each, and its reader then finds them with no GET
+   * of its own. Only the nearest file follows; the one after it follows that one once it is opened.
+   */
+  @Test
+  void theNextFileFetchesTheColumnsTheCurrentStreamTouchesAndItsReaderMakesNoGetOfItsOwn() throws Exception {
+    try (Slipstream c = learnedClient()) {
+      try (SlipstreamInputStream in = c.open(location("table/2.parquet"), options(2))) {
+        readFooter(in, table[2]);
+        c.hintNextFromTheEnd(List.of(ref(3), ref(4)), ReadPolicy.RANDOM, in);
+        readColumns(in, 2);
+        List<String> three = awaitBytes(3, tailAnd(3, 1, 2));
+        assertThat(bytes(three)).as("file 3 before its open: its tail and columns 1 and 2").isEqualTo(tailAnd(3, 1, 2));
+        assertThat(carried(three)).as("each byte once").isEqualTo(tailAnd(3, 1, 2).cardinality());
+      }
+      assertThat(bytes(gets("table/4.parquet"))).as("file 4, not the nearest: its tail").isEqualTo(tailAnd(4));
+      List<String> before = gets("table/3.parquet");
+      try (SlipstreamInputStream in = c.open(location("table/3.parquet"), options(3))) {
+        readFooter(in, table[3]);
+        c.hintNextFromTheEnd(List.of(ref(4), ref(5)), ReadPolicy.RANDOM, in);
+        readColumns(in, 3);
+      }
+      assertThat(gets("table/3.parquet")).as("no GET of file 3's reader").isEqualTo(before);
+      // File 4, now the nearest, followed file 3 once hinted again: 3's columns at once.
+      List<String> four = awaitBytes(4, tailAnd(4, 1, 2));
+      try (SlipstreamInputStream in = c.open(location("table/4.parquet"), options(4))) {
+        readFooter(in, table[4]);
+        readColumns(in, 4);
+      }
+      assertThat(gets("table/4.parquet")).as("no GET of file 4's reader").isEqualTo(four);
+      assertThat(bytes(four)).isEqualTo(tailAnd(4, 1, 2));
+      assertThat(carried(four)).as("each byte once").isEqualTo(tailAnd(4, 1, 2).cardinality());
+      ReadStatistics s = c.statistics();
+      assertThat(s.get(Counter.OPEN_AHEAD_STREAMS_USED)).isEqualTo(2);
+      assertThat(s.get(Counter.PREDICTED_COLUMN_BYTES_UNREAD)).as("every column fetched ahead was read").isZero();
+    }
+  }
+
+  /**
+   * A query that reads fewer columns than the last one: the next file fetches only those the stream read now
+   * touches (column 2), not every column predicted for the schema (1 and 2).
+   */
+  @Test
+  void aNextFileFetchesOnlyTheColumnsTheStreamReadNowTouched() throws Exception {
+    try (Slipstream c = learnedClient()) {
+      try (SlipstreamInputStream in = c.open(location("table/2.parquet"), options(2))) {
+        readFooter(in, table[2]);
+        c.hintNextFromTheEnd(List.of(ref(3)), ReadPolicy.RANDOM, in);
+        for (int g = 0; g < GROUPS; g++) {
+          readAt(in, table[2], chunkStart(g, 2), CHUNK);
+        }
+        List<String> three = awaitBytes(3, tailAnd(3, 2));
+        assertThat(bytes(three)).as("file 3: its tail and column 2").isEqualTo(tailAnd(3, 2));
+      }
+      try (SlipstreamInputStream in = c.open(location("table/3.parquet"), options(3))) {
+        readFooter(in, table[3]);
+        for (int g = 0; g < GROUPS; g++) {
+          readAt(in, table[3], chunkStart(g, 2), CHUNK);
+        }
+      }
+      assertThat(bytes(gets("table/3.parquet"))).as("nothing of column 1").isEqualTo(tailAnd(3, 2));
+    }
+  }
+
+  /**
+   * A file of another schema, for which the client predicts the same column numbers, follows the stream
+   * read now but fetches none of its columns: a column number means another column there.
+   */
+  @Test
+  void aNextFileOfAnotherSchemaFetchesNoColumns() throws Exception {
+    int width = COLUMNS + 1;
+    byte[][] other = new byte[3][];
+    for (int i = 0; i < other.length; i++) {
+      other[i] = ParquetTestFiles.file(GROUPS, width, CHUNK, DICTIONARY, 0, 90 + i);
+      S3.server().putObject(BUCKET, "other/" + i + ".parquet", other[i]);
+    }
+    try (Slipstream c = learnedClient()) {
+      for (int i = 0; i < 2; i++) { // columns 1 and 2 of this schema predicted too
+        try (SlipstreamInputStream in = c.open(location("other/" + i + ".parquet"), OpenOptions.length(other[i].length)
+            .withEtag(S3.server().etag(BUCKET, "other/" + i + ".parquet")).withPolicy(ReadPolicy.RANDOM))) {
+          readFooter(in, other[i]);
+          for (int g = 0; g < GROUPS; g++) {
+            readVectored(in, other[i], 4 + ((long) g * width + 1) * CHUNK, 2 * CHUNK);
+          }
+        }
+      }
+      shaper.clearRequestLog();
+      ObjectRef ref = new ObjectRef(location("other/2.parquet"), other[2].length, S3.server().etag(BUCKET, "other/2.parquet"));
+      String tailOnly = range(other[2].length - tail(other[2].length), other[2].length - 1);
+      try (SlipstreamInputStream in = c.open(location("table/2.parquet"), options(2))) {
+        readFooter(in, table[2]);
+        c.hintNextFromTheEnd(List.of(ref), ReadPolicy.RANDOM, in);
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (gets("other/2.parquet").isEmpty() && System.nanoTime() < deadline) {
+          Thread.sleep(10);
+        }
+        readColumns(in, 2);
+      }
+      Thread.sleep(500); // what it would fetch starts at the touch itself
+      assertThat(gets("other/2.parquet")).as("its tail only").containsExactly(tailOnly);
+      assertThat(bytes(gets("table/2.parquet"))).isEqualTo(tailAnd(2, 1, 2));
     }
   }
 

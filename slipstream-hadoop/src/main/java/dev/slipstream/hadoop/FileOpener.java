@@ -134,7 +134,7 @@ final class FileOpener {
     // After the open, which took this file's prepared block or stream: the next files, if the evidence says so.
     ListingMemory.Next next = listings.openAheadAfter(location, stream);
     if (next.fromTheEnd() && !next.files().isEmpty()) {
-      slipstream.hintNextFromTheEnd(next.files(), options.policy());
+      slipstream.hintNextFromTheEnd(next.files(), options.policy(), in);
     } else {
       hintNext(next.files());
     }

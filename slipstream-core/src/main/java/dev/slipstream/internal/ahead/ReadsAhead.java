@@ -35,4 +35,12 @@ public interface ReadsAhead {
 
   /** The stream closed and its spans were released: what the part learnt is told to the client. */
   default void closed() {}
+
+  /**
+   * {@code next}, the same part of a stream of the file the reader is expected to open after this one
+   * (open-ahead of streams), fetches ahead what this stream's reads show the reader wants of every file:
+   * what they showed so far at once, and what they show from now on until this stream closes. The reader
+   * of the next file then finds those bytes in memory. A part of another kind finds nothing to tell.
+   */
+  default void followedBy(ReadsAhead next) {}
 }

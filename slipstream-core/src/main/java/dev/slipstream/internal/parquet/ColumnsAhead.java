@@ -27,6 +27,12 @@ import java.util.List;
  * <p>A stream that read the page indexes before touching a column filters pages by a column index: the
  * chunks with an offset index, of which it may read only some pages, are left out.
  *
+ * <p><b>The next files.</b> Where the stream of the file a reader opens next is prepared while this one is
+ * read ({@link #followedBy}), it fetches the same predicted columns from its first row group as soon as this
+ * stream touches them: the task finds them in memory when it moves on, instead of a round trip a column
+ * after its footer. Only columns this stream touched, so a query that reads other columns than the last one
+ * fetches none of the last one's; and only for a file of the same schema.
+ *
  * <p>Bounded by the stream's one budget for bytes held ahead ({@link
  * dev.slipstream.internal.ahead.AheadBudget}, shared with every other part that fetches ahead), and by the
  * pool's free memory (never waiting, never evicting). Bytes the stream holds already are left out.
@@ -48,6 +54,12 @@ public final class ColumnsAhead implements ReadsAhead {
   /** Bytes of predicted chunks fetched and gone so far, and how many of them no read copied; guarded by itself. */
   private final long[] accounts = new long[2];
   private final long splitEnd;
+  /** The predicted columns touched or told so far, which each stream following this one is told; guarded by {@code this}. */
+  private final BitSet told = new BitSet();
+  /** The parts of the streams of the files read after this one ({@link #followedBy}); guarded by {@code this}. */
+  private final List<ColumnsAhead> followers = new ArrayList<>();
+  /** The stream closed: no more followers; guarded by {@code this}. */
+  private boolean stopped;
 
   /**
    * @param spans the bytes the stream holds: what a prediction leaves out, and where the chunks fetched here
@@ -87,10 +99,7 @@ public final class ColumnsAhead implements ReadsAhead {
     BitSet others;
     int fromGroup = Integer.MAX_VALUE;
     synchronized (this) {
-      if (predicted == null) {
-        BitSet p = parquet.predictedColumns();
-        predicted = p == null ? new BitSet() : p;
-      }
+      predicted();
       for (ParquetFooter.Chunk c = footer.chunkFrom(position); c != null && c.start() < position + len;
           c = footer.chunkAfter(c)) {
         if (!touched.get(c.column())) {
@@ -105,8 +114,96 @@ public final class ColumnsAhead implements ReadsAhead {
       others.andNot(touched);
     }
     if (!fresh.isEmpty()) {
-      fetchAhead(footer, fresh, others, fromGroup);
+      boolean pagesFiltered = parquet.indexesRead();
+      fetchAhead(footer, fresh, others, fromGroup, pagesFiltered);
+      tell(footer.schema(), fresh, pagesFiltered);
     }
+  }
+
+  /** The columns predicted for this file's schema, asked once. Called holding the lock, with a footer. */
+  private BitSet predicted() {
+    if (predicted == null) {
+      BitSet p = parquet.predictedColumns();
+      predicted = p == null ? new BitSet() : p;
+    }
+    return predicted;
+  }
+
+  /**
+   * {@code next}, the part of a stream of the file expected after this one, fetches the predicted columns
+   * this stream touched so far, and those it touches until it closes, from the next file's first row group
+   * (as {@link #fetchAsNext} says).
+   */
+  public void followedBy(ColumnsAhead next) {
+    BitSet now;
+    long schema;
+    synchronized (this) {
+      ParquetFooter footer = parquet.footer();
+      if (stopped || next == this) {
+        return;
+      }
+      followers.add(next);
+      if (footer == null || told.isEmpty()) {
+        return;
+      }
+      now = (BitSet) told.clone();
+      schema = footer.schema();
+    }
+    next.fetchAsNext(schema, now, parquet.indexesRead());
+  }
+
+  /**
+   * The stream of the file read before this one, of {@code schema}, touched the predicted {@code columns}:
+   * of them, those predicted for this file too and not fetched yet are fetched from its first row group to
+   * its end (its split's end), within the budget, and told to the streams following this one. Nothing if
+   * this file's footer is not known yet or is of another schema. {@code pagesFiltered}: the reader filtered
+   * pages by a column index there, and will here, so chunks with an offset index are left out.
+   */
+  void fetchAsNext(long schema, BitSet columns, boolean pagesFiltered) {
+    ParquetFooter footer = parquet.footer();
+    if (footer == null || footer.schema() != schema) {
+      return;
+    }
+    BitSet fresh = (BitSet) columns.clone();
+    BitSet others;
+    synchronized (this) {
+      if (stopped) {
+        return;
+      }
+      fresh.and(predicted());
+      fresh.andNot(touched);
+      fresh.andNot(told);
+      // Told, not touched: the reader's own first read of such a column still fetches what is missing.
+      told.or(fresh);
+      others = (BitSet) predicted.clone();
+      others.andNot(touched);
+      others.andNot(told);
+    }
+    if (!fresh.isEmpty()) {
+      fetchAhead(footer, fresh, others, 0, pagesFiltered);
+      tell(schema, fresh, pagesFiltered);
+    }
+  }
+
+  /** Tells the streams following this one the predicted {@code columns} it touched or was told. */
+  private void tell(long schema, BitSet columns, boolean pagesFiltered) {
+    List<ColumnsAhead> next;
+    synchronized (this) {
+      told.or(columns);
+      if (followers.isEmpty()) {
+        return;
+      }
+      next = List.copyOf(followers);
+    }
+    for (ColumnsAhead f : next) {
+      f.fetchAsNext(schema, columns, pagesFiltered);
+    }
+  }
+
+  /** The stream closes: nothing more is told to the streams that followed it, and none follows it now. */
+  public synchronized void stop() {
+    stopped = true;
+    followers.clear();
   }
 
   /**
@@ -115,8 +212,7 @@ public final class ColumnsAhead implements ReadsAhead {
    * columns (not touched yet) along, up to that size: a reader that reads two small adjacent columns
    * touches one first, and the other would otherwise cost a small request of its own.
    */
-  private void fetchAhead(ParquetFooter footer, BitSet columns, BitSet others, int fromGroup) {
-    boolean pagesFiltered = parquet.indexesRead();
+  private void fetchAhead(ParquetFooter footer, BitSet columns, BitSet others, int fromGroup, boolean pagesFiltered) {
     List<long[]> runs = new ArrayList<>();
     int lastGroup = SplitRowGroups.last(footer, splitEnd);
     for (int g = fromGroup; g <= lastGroup; g++) {

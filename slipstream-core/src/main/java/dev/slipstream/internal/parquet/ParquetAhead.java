@@ -13,7 +13,8 @@ import dev.slipstream.internal.ahead.ReadsAhead;
  * predicted columns' chunks at their first read ({@link ColumnsAhead}), and, at vectored reads once the
  * stream has a footer, the later row groups' same chunks ({@link RowGroupsAhead}, made at the first
  * vectored read that finds the footer). At close it tells the client's predictions what the stream fetched
- * ahead and left unread ({@link StreamFooter#closed}). Nothing before the footer is known: a stream of
+ * ahead and left unread ({@link StreamFooter#closed}). A stream of the file expected next follows this one
+ * ({@link #followedBy}): it fetches the predicted columns this one's reads touch. Nothing before the footer is known: a stream of
  * another format finds every moment a no-op. Thread-safe.
  */
 public final class ParquetAhead implements ReadsAhead {
@@ -67,11 +68,21 @@ public final class ParquetAhead implements ReadsAhead {
   }
 
   @Override
+  public void followedBy(ReadsAhead next) {
+    if (next instanceof ParquetAhead p) {
+      columns.followedBy(p.columns);
+    }
+  }
+
+  @Override
   public void stop(boolean close) {
     RowGroupsAhead rg;
     synchronized (this) {
       closing |= close;
       rg = rowGroups;
+    }
+    if (close) {
+      columns.stop();
     }
     if (rg != null && close) {
       rg.close();

@@ -184,6 +184,17 @@ public final class ObjectReader extends SlipstreamInputStream {
     }
   }
 
+  /**
+   * {@code next}, a stream prepared for the file the reader is expected to open after this one ({@link
+   * StreamsAhead}), fetches ahead what this stream's reads show the reader wants of each file (a Parquet
+   * file's predicted columns it touches), now and until this stream closes.
+   */
+  void followedBy(ObjectReader next) {
+    for (int i = 0; i < readsAhead.size(); i++) {
+      readsAhead.get(i).followedBy(next.readsAhead.get(i));
+    }
+  }
+
   /** Back to the object's first byte: for a stream handed to another open ({@link StreamsAhead}). */
   void rewind() {
     seqLock.lock();

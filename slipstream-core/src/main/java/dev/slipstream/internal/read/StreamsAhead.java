@@ -105,13 +105,16 @@ public final class StreamsAhead implements AutoCloseable {
    * The caller will open {@code next} soon, nearest first, each with {@code policy}, and read each from its
    * end first: up to {@code max} of them are opened now and given their first reads. Objects prepared
    * already (same length and version) are kept; objects without a known ETag, empty ones and those opened
-   * lately are left out.
+   * lately are left out. The nearest, once its tail is in, follows {@code after} (if not null), the stream
+   * the caller reads now ({@link ObjectReader#followedBy}): it fetches the predicted columns that stream's
+   * reads touch. The others follow the nearest once the caller opens it and hints again.
    */
-  public void prepare(List<ObjectRef> next, ReadPolicy policy) {
+  public void prepare(List<ObjectRef> next, ReadPolicy policy, ObjectReader after) {
     if (max == 0 || next.isEmpty()) {
       return;
     }
     List<Prepared> started = new ArrayList<>();
+    List<Prepared> kept = new ArrayList<>();
     List<Prepared> dropped = new ArrayList<>();
     synchronized (this) {
       if (closed || disabled) {
@@ -120,6 +123,9 @@ public final class StreamsAhead implements AutoCloseable {
       expire(dropped);
       long now = System.nanoTime();
       for (ObjectRef ref : next.subList(0, Math.min(next.size(), max))) {
+        // Only the nearest follows: a wrong guess costs its tail, not its columns too, and the one after it
+        // follows the nearest once the caller opens that.
+        boolean nearest = ref == next.get(0);
         Long opened = recentOpens.get(ref.location());
         if (ref.length() == 0 || ref.etag() == null || (opened != null && now - opened < RECENT_NANOS)) {
           continue;
@@ -128,6 +134,9 @@ public final class StreamsAhead implements AutoCloseable {
         if (p != null) {
           if (p.matches(ref.length(), ref.etag(), policy)) {
             prepared.put(ref.location(), p); // kept, now the most recent
+            if (nearest) {
+              kept.add(p);
+            }
             continue;
           }
           dropped.add(p);
@@ -136,6 +145,7 @@ public final class StreamsAhead implements AutoCloseable {
           dropped.add(prepared.remove(prepared.keySet().iterator().next()));
         }
         p = new Prepared(ref, policy, answers.generation(), System.nanoTime());
+        p.after = nearest ? after : null;
         prepared.put(ref.location(), p);
         started.add(p);
       }
@@ -148,6 +158,9 @@ public final class StreamsAhead implements AutoCloseable {
       }
     }
     drop(dropped);
+    for (Prepared p : kept) {
+      p.readsDone.thenRun(() -> follow(after, p)); // now, if its tail is in already
+    }
   }
 
   /**
@@ -205,6 +218,22 @@ public final class StreamsAhead implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       LOG.debug("open-ahead of {} failed: {}", p.ref.location(), e.toString());
       throw new IllegalStateException(e);
+    }
+    follow(p.after, p);
+    p.after = null;
+  }
+
+  /**
+   * {@code p}'s stream, its tail in, follows {@code after} (the stream read when it was hinted): it fetches
+   * the predicted columns that stream touches. Nothing if either is gone or {@code after} is null.
+   */
+  private void follow(ObjectReader after, Prepared p) {
+    ObjectReader r;
+    synchronized (this) {
+      r = p.dropped ? null : p.reader;
+    }
+    if (after != null && r != null) {
+      after.followedBy(r);
     }
   }
 
@@ -346,6 +375,8 @@ public final class StreamsAhead implements AutoCloseable {
     final long createdNanos;
     CompletableFuture<Void> readsDone;
     ObjectReader reader;
+    /** The stream read when this one was hinted, which it follows once its tail is in; null once followed. */
+    volatile ObjectReader after;
     boolean dropped;
 
     Prepared(ObjectRef ref, ReadPolicy policy, long sentAt, long createdNanos) {
