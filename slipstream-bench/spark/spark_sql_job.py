@@ -319,8 +319,11 @@ class Cost:
 
 def slipstream_counters(spark):
     """The Slipstream counters of the driver JVM (ReadStatistics.global(): every client of the JVM, so the
-    tasks' reads in local mode), the ones not 0; None where the class is not to be had."""
+    tasks' reads in local mode), the ones not 0; None where the class is not to be had. The JVM's Hadoop
+    FileSystems are closed first, so that what their clients still hold (streams opened ahead and never
+    taken) is counted as wasted, with the bytes fetched ahead for them and never read."""
     try:
+        spark._jvm.org.apache.hadoop.fs.FileSystem.closeAll()
         stats = getattr(spark._jvm.dev.slipstream.ReadStatistics, "global")()
         return {k: v for k, v in dict(stats.snapshot()).items() if v}
     except Exception:  # a JavaPackage (no such class on the driver's class path) is not callable
@@ -364,9 +367,6 @@ def query(args):
         out["job_" + k] = v
     out.update(cost.shape())
     if args.reader.startswith("slipstream"):
-        # Closed first, so that what its clients still hold (streams opened ahead and never taken) is counted
-        # as wasted, with their bytes fetched ahead and not read.
-        spark._jvm.org.apache.hadoop.fs.FileSystem.closeAll()
         out["slipstream_counters"] = slipstream_counters(spark)
     out["answers"] = digest.hexdigest()[:16]
     spark.stop()
