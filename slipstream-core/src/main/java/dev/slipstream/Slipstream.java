@@ -273,6 +273,7 @@ public final class Slipstream implements AutoCloseable {
         etag == null ? null : etag.opaque(), options.policy(), versionId, options.splitEnd());
     if (opened != null) {
       openAhead.opened(location);
+      streamsAhead.opened(opened);
       return opened; // opened ahead, with its tail (see StreamsAhead)
     }
     streamStats.increment(Counter.STREAMS_OPENED);
@@ -295,6 +296,7 @@ public final class Slipstream implements AutoCloseable {
       }
     }
     openAhead.opened(location);
+    streamsAhead.opened(reader);
     return reader;
   }
 

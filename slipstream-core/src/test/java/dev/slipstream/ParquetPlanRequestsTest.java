@@ -263,6 +263,120 @@ class ParquetPlanRequestsTest {
   }
 
   /**
+   * A file read after another of the same table on the same thread, whose first touch of a predicted
+   * column (column 2's dictionary page) is of a column that file read too: the other predicted column
+   * that file read (column 1) comes in the same wave, adjacent chunks in one GET, before the reader asks
+   * for it; no read fetches on its own, and nothing more is fetched than the reader reads.
+   */
+  @Test
+  void aFileReadAfterAnotherOfTheTableFetchesItsColumnsInOneWaveAtTheFirstTouch() throws Exception {
+    try (Slipstream c = newClient()) {
+      for (int i = 0; i < 3; i++) {
+        readTableFile(c, i, GROUPS); // columns 1 and 2, predicted from file 2 on
+      }
+      shaper.clearRequestLog();
+      byte[] file = table[3];
+      SlipstreamInputStream in = open(c, "table/3.parquet", file.length, ReadPolicy.RANDOM);
+      List<String> wave = List.of(range(file.length - tail(file.length), file.length - 1),
+          range(chunkStart(0, 1), chunkStart(0, 3) - 1), range(chunkStart(1, 1), chunkStart(1, 3) - 1));
+      try (in) {
+        readFooter(in, file);
+        readDictionaryPage(in, file, chunkStart(0, 2), DICTIONARY - 31);
+        long deadline = System.nanoTime() + 20_000_000_000L; // the other GETs of the wave are on their way
+        while (gets("table/3.parquet").size() < wave.size() && System.nanoTime() < deadline) {
+          Thread.sleep(10);
+        }
+        assertThat(gets("table/3.parquet")).as("at the first touch").containsExactlyInAnyOrderElementsOf(wave);
+        readDictionaryPage(in, file, chunkStart(1, 2), DICTIONARY - 31);
+        for (int g = 0; g < GROUPS; g++) {
+          readVectored(in, file, chunkStart(g, 1), 2 * CHUNK);
+        }
+      }
+      assertThat(gets("table/3.parquet")).containsExactlyInAnyOrderElementsOf(wave);
+      assertThat(in.statistics().get(Counter.PREDICTED_COLUMN_BYTES)).isEqualTo(GROUPS * 2L * CHUNK);
+      assertThat(in.statistics().get(Counter.PREDICTED_COLUMN_BYTES_UNREAD)).isZero();
+    }
+  }
+
+  /**
+   * A query that starts with a predicted column the file before did not read (column 3, after a file that
+   * read columns 1 and 2): it reads another query's way, and gets none of that file's columns.
+   */
+  @Test
+  void aFileWhoseFirstTouchIsOfAColumnTheFileBeforeDidNotReadGetsNoneOfItsColumns() throws Exception {
+    try (Slipstream c = newClient()) {
+      for (int i = 0; i < 2; i++) { // columns 1, 2 and 3 read whole: all three predicted
+        byte[] file = table[i];
+        try (SlipstreamInputStream in = open(c, "table/" + i + ".parquet", file.length, ReadPolicy.RANDOM)) {
+          readFooter(in, file);
+          for (int g = 0; g < GROUPS; g++) {
+            readVectored(in, file, chunkStart(g, 1), 3 * CHUNK);
+          }
+        }
+      }
+      readTableFile(c, 2, GROUPS); // columns 1 and 2 only
+      shaper.clearRequestLog();
+      byte[] file = table[3];
+      try (SlipstreamInputStream in = open(c, "table/3.parquet", file.length, ReadPolicy.RANDOM)) {
+        readFooter(in, file);
+        for (int g = 0; g < GROUPS; g++) {
+          readVectored(in, file, chunkStart(g, 3), CHUNK);
+        }
+      }
+      BitSetBytes fetched = BitSetBytes.of(gets("table/3.parquet"));
+      for (int g = 0; g < GROUPS; g++) {
+        for (int col = 1; col <= 2; col++) {
+          assertThat(fetched.any(chunkStart(g, col), chunkStart(g, col) + CHUNK)).as("column %d of row group %d", col, g)
+              .isFalse();
+        }
+      }
+    }
+  }
+
+  /** A file of another table read after one of this table: none of that one's columns come before they are touched. */
+  @Test
+  void aFileReadAfterOneOfAnotherTableGetsNoneOfItsColumnsAtItsFirstTouch() throws Exception {
+    S3.server().putObject(BUCKET, "another-table/dt=1/0.parquet", table[3]);
+    try (Slipstream c = newClient()) {
+      for (int i = 0; i < 3; i++) {
+        readTableFile(c, i, GROUPS);
+      }
+      shaper.clearRequestLog();
+      byte[] file = table[3];
+      SlipstreamInputStream in = open(c, "another-table/dt=1/0.parquet", file.length, ReadPolicy.RANDOM);
+      String logged = "another-table/dt%3D1/0.parquet"; // as the request names it
+      try (in) {
+        readFooter(in, file);
+        readDictionaryPage(in, file, chunkStart(0, 2), DICTIONARY - 31);
+        long deadline = System.nanoTime() + 20_000_000_000L; // row group 1's chunk is on its way
+        while (gets(logged).size() < 3 && System.nanoTime() < deadline) {
+          Thread.sleep(10);
+        }
+        assertThat(gets(logged)).as("at the first touch: column 2 alone").containsExactlyInAnyOrder(
+            range(file.length - tail(file.length), file.length - 1), chunk(0, 2), chunk(1, 2));
+      }
+    }
+  }
+
+  /** The bytes of ranges ("bytes=a-b") a link carried. */
+  record BitSetBytes(java.util.BitSet bits) {
+    static BitSetBytes of(List<String> ranges) {
+      java.util.BitSet b = new java.util.BitSet();
+      for (String r : ranges) {
+        String[] ab = r.substring("bytes=".length()).split("-");
+        b.set(Integer.parseInt(ab[0]), Integer.parseInt(ab[1]) + 1);
+      }
+      return new BitSetBytes(b);
+    }
+
+    /** Whether any byte of {@code [from, to)} was carried. */
+    boolean any(long from, long to) {
+      int next = bits.nextSetBit((int) from);
+      return next >= 0 && next < to;
+    }
+  }
+
+  /**
    * Predicted chunks larger than a piece (700 KB, pieces of 448 KiB at the build's -Xmx2g) are held in
    * pieces G1 does not make humongous, yet each is fetched in one GET, as one buffer would be: not a GET
    * a piece.

@@ -156,8 +156,12 @@ class StreamsAheadTest {
           readFooter(in, table[i]);
           readColumns(in, i);
         }
-        assertThat(gets("table/" + i + ".parquet")).as("file %d", i).containsExactlyInAnyOrderElementsOf(eachByteOnce(i));
       }
+      assertThat(gets("table/3.parquet")).containsExactlyInAnyOrderElementsOf(eachByteOnce(3));
+      // File 4 is read after file 3 on this thread: its two columns in one wave, adjacent chunks in one GET.
+      assertThat(gets("table/4.parquet")).containsExactlyInAnyOrder(
+          range(table[4].length - tail(table[4].length), table[4].length - 1),
+          range(chunkStart(0, 1), chunkStart(0, 3) - 1), range(chunkStart(1, 1), chunkStart(1, 3) - 1));
       ReadStatistics s = c.statistics();
       assertThat(s.get(Counter.OPEN_AHEAD_STREAMS_STARTED)).isEqualTo(2);
       assertThat(s.get(Counter.OPEN_AHEAD_STREAMS_USED)).isEqualTo(2);

@@ -43,4 +43,11 @@ public interface ReadsAhead {
    * of the next file then finds those bytes in memory. A part of another kind finds nothing to tell.
    */
   default void followedBy(ReadsAhead next) {}
+
+  /**
+   * This stream is read after {@code previous}, the same part of the stream the same thread read before
+   * (most often closed by now): what that one's reads showed may tell this one what its reader wants, once
+   * this one's own first reads agree. A part of another kind finds nothing to learn.
+   */
+  default void after(ReadsAhead previous) {}
 }

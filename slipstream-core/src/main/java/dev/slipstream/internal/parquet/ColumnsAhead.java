@@ -5,9 +5,11 @@ package dev.slipstream.internal.parquet;
 
 import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
+import dev.slipstream.S3Location;
 import dev.slipstream.internal.ahead.AheadFetch;
 import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.ahead.ReadsAhead;
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -32,6 +34,12 @@ import java.util.List;
  * stream touches them: the task finds them in memory when it moves on, instead of a round trip a column
  * after its footer. Only columns this stream touched, so a query that reads other columns than the last one
  * fetches none of the last one's; and only for a file of the same schema.
+ *
+ * <p><b>The file before.</b> A stream the same thread opens after another of the same table ({@link #after})
+ * reads, most likely, what that one read: at its first touch of a predicted column, if the stream before
+ * touched that column too, the other predicted columns it touched are fetched with it, in one wave, instead
+ * of each at its own first read (a filter's column at its dictionary page, the others at the row group's
+ * read, one round trip later).
  *
  * <p>Bounded by the stream's one budget for bytes held ahead ({@link
  * dev.slipstream.internal.ahead.AheadBudget}, shared with every other part that fetches ahead), and by the
@@ -60,6 +68,14 @@ public final class ColumnsAhead implements ReadsAhead {
   private final List<ColumnsAhead> followers = new ArrayList<>();
   /** The stream closed: no more followers; guarded by {@code this}. */
   private boolean stopped;
+  /** The table the file belongs to, as its key tells ({@link #table}). */
+  private final String table;
+  /**
+   * The part of the stream the same thread read before this one, of the same table ({@link #after}), asked
+   * once, at this stream's first touch of a predicted column; weak: it is closed by then, most often. Guarded
+   * by {@code this}.
+   */
+  private WeakReference<ColumnsAhead> before;
 
   /**
    * @param spans the bytes the stream holds: what a prediction leaves out, and where the chunks fetched here
@@ -68,13 +84,15 @@ public final class ColumnsAhead implements ReadsAhead {
    * @param blockSize the stream's block size: a run of pieces up to it is one fetch
    * @param pieceSize the largest span: a block at most, and below half a G1 region ({@link
    *     dev.slipstream.internal.block.HeapRegions#largestOrdinary})
+   * @param location the object: which table its file belongs to ({@link #table})
    * @param length the object's length
    * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none: the row groups after
    *     the split's last ({@link SplitRowGroups}) are another reader's, and are not fetched
    */
   public ColumnsAhead(StreamFooter parquet, HeldSpans spans, AheadFetch ahead, ReadStatistics stats, int blockSize,
-      int pieceSize, long length, long splitEnd) {
+      int pieceSize, S3Location location, long length, long splitEnd) {
     this.parquet = parquet;
+    this.table = table(location);
     this.spans = spans;
     this.ahead = ahead;
     this.stats = stats;
@@ -98,6 +116,7 @@ public final class ColumnsAhead implements ReadsAhead {
     BitSet fresh = new BitSet();
     BitSet others;
     int fromGroup = Integer.MAX_VALUE;
+    ColumnsAhead previous = null;
     synchronized (this) {
       predicted();
       for (ParquetFooter.Chunk c = footer.chunkFrom(position); c != null && c.start() < position + len;
@@ -112,12 +131,80 @@ public final class ColumnsAhead implements ReadsAhead {
       }
       others = (BitSet) predicted.clone();
       others.andNot(touched);
+      if (!fresh.isEmpty() && before != null) {
+        previous = before.get();
+        before = null;
+      }
     }
-    if (!fresh.isEmpty()) {
-      boolean pagesFiltered = parquet.indexesRead();
-      fetchAhead(footer, fresh, others, fromGroup, pagesFiltered);
-      tell(footer.schema(), fresh, pagesFiltered);
+    if (fresh.isEmpty()) {
+      return;
     }
+    BitSet columns = fresh;
+    BitSet same = previous == null ? null : previous.sameQuery(footer.schema(), fresh);
+    if (same != null) {
+      // The reader reads what the file before read: its other predicted columns come in this same wave.
+      synchronized (this) {
+        same.and(predicted);
+        same.andNot(touched);
+        same.andNot(told);
+        others.andNot(same);
+      }
+      columns = (BitSet) fresh.clone();
+      columns.or(same);
+    }
+    boolean pagesFiltered = parquet.indexesRead();
+    fetchAhead(footer, columns, others, fromGroup, pagesFiltered);
+    tell(footer.schema(), columns, pagesFiltered);
+  }
+
+  /**
+   * This stream is read after {@code previous}, the stream the same thread read before (see {@link #sameQuery}):
+   * nothing if it is of another table.
+   */
+  public void after(ColumnsAhead previous) {
+    if (previous == this || !previous.table.equals(table)) {
+      return;
+    }
+    synchronized (this) {
+      if (!stopped) {
+        before = new WeakReference<>(previous);
+      }
+    }
+  }
+
+  /**
+   * The predicted columns this stream touched or was told, if its file is of {@code schema} and they
+   * include every one of {@code first}, the first predicted columns the stream read after this one touched:
+   * then its reader is most likely the same query's, and reads the same columns. Null otherwise (another
+   * query, another schema). A query that reads the same table after one that read other columns starts with
+   * a column the last one did not read, and so gets nothing of the last one's.
+   */
+  private BitSet sameQuery(long schema, BitSet first) {
+    ParquetFooter footer = parquet.footer();
+    if (footer == null || footer.schema() != schema) {
+      return null;
+    }
+    synchronized (this) {
+      BitSet missing = (BitSet) first.clone();
+      missing.andNot(told);
+      return missing.isEmpty() ? (BitSet) told.clone() : null;
+    }
+  }
+
+  /**
+   * The table a file belongs to, as far as its key tells: its bucket and its key up to the first Hive-style
+   * partition directory ({@code name=value}), or up to its own directory where there is none.
+   */
+  static String table(S3Location location) {
+    String key = location.key();
+    int end = key.lastIndexOf('/') + 1;
+    for (int from = 0, slash = key.indexOf('/'); slash >= 0 && slash < end; from = slash + 1, slash = key.indexOf('/', from)) {
+      if (key.lastIndexOf('=', slash) >= from) {
+        end = from;
+        break;
+      }
+    }
+    return location.bucket() + "/" + key.substring(0, end);
   }
 
   /** The columns predicted for this file's schema, asked once. Called holding the lock, with a footer. */

@@ -4,6 +4,7 @@
 package dev.slipstream.internal.parquet;
 
 import dev.slipstream.ReadStatistics;
+import dev.slipstream.S3Location;
 import dev.slipstream.internal.ahead.AheadFetch;
 import dev.slipstream.internal.ahead.HeldSpans;
 import dev.slipstream.internal.ahead.ReadsAhead;
@@ -14,7 +15,9 @@ import dev.slipstream.internal.ahead.ReadsAhead;
  * stream has a footer, the later row groups' same chunks ({@link RowGroupsAhead}, made at the first
  * vectored read that finds the footer). At close it tells the client's predictions what the stream fetched
  * ahead and left unread ({@link StreamFooter#closed}). A stream of the file expected next follows this one
- * ({@link #followedBy}): it fetches the predicted columns this one's reads touch. Nothing before the footer is known: a stream of
+ * ({@link #followedBy}): it fetches the predicted columns this one's reads touch; and this one, read after
+ * another stream of the same thread ({@link #after}), fetches that one's columns at its first touch of one of
+ * them. Nothing before the footer is known: a stream of
  * another format finds every moment a no-op. Thread-safe.
  */
 public final class ParquetAhead implements ReadsAhead {
@@ -38,13 +41,14 @@ public final class ParquetAhead implements ReadsAhead {
    * @param rowGroupsFetch how row groups' pieces are fetched ahead
    * @param blockSize the stream's block size
    * @param pieceSize the largest span
+   * @param location the object
    * @param length the object's length
    * @param splitEnd the end (exclusive) of the caller's split, or 0 or less for none
    */
   public ParquetAhead(StreamFooter parquet, HeldSpans spans, AheadFetch columnsFetch, AheadFetch rowGroupsFetch,
-      ReadStatistics stats, int blockSize, int pieceSize, long length, long splitEnd) {
+      ReadStatistics stats, int blockSize, int pieceSize, S3Location location, long length, long splitEnd) {
     this.parquet = parquet;
-    this.columns = new ColumnsAhead(parquet, spans, columnsFetch, stats, blockSize, pieceSize, length, splitEnd);
+    this.columns = new ColumnsAhead(parquet, spans, columnsFetch, stats, blockSize, pieceSize, location, length, splitEnd);
     this.spans = spans;
     this.rowGroupsFetch = rowGroupsFetch;
     this.stats = stats;
@@ -64,6 +68,13 @@ public final class ParquetAhead implements ReadsAhead {
     RowGroupsAhead rg = rowGroups(true);
     if (rg != null) {
       rg.onRead(position, len);
+    }
+  }
+
+  @Override
+  public void after(ReadsAhead previous) {
+    if (previous instanceof ParquetAhead p) {
+      columns.after(p.columns);
     }
   }
 

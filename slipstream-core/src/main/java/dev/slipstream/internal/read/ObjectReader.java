@@ -123,7 +123,7 @@ public final class ObjectReader extends SlipstreamInputStream {
     // footers and streams; each a no-op for a file of the other format.
     this.readsAhead = List.of(
         new ParquetAhead(parquet, spans, ahead(ranges, pool, Purpose.PREDICTED_COLUMN),
-            ahead(ranges, pool, Purpose.ROW_GROUP_AHEAD), stats, blockSize, piece, length, splitEnd),
+            ahead(ranges, pool, Purpose.ROW_GROUP_AHEAD), stats, blockSize, piece, h.location(), length, splitEnd),
         new OrcAhead(orc, footers.columns(), spans, ahead(ranges, pool, Purpose.STRIPE_FOOTER),
             ahead(ranges, pool, Purpose.STRIPE_AHEAD), stats, piece, length, splitEnd));
     this.seqPlanner = new ReadPlanner(blockSize, maxDepth, policy, h.length(), learned);
@@ -192,6 +192,17 @@ public final class ObjectReader extends SlipstreamInputStream {
   void followedBy(ObjectReader next) {
     for (int i = 0; i < readsAhead.size(); i++) {
       readsAhead.get(i).followedBy(next.readsAhead.get(i));
+    }
+  }
+
+  /**
+   * This stream is read after {@code previous}, the stream of another file the same thread read before
+   * ({@link StreamsAhead#opened}): what that one read may tell what this one's reader wants (a Parquet
+   * file's predicted columns, fetched in one wave once this one's first reads agree).
+   */
+  void after(ObjectReader previous) {
+    for (int i = 0; i < readsAhead.size(); i++) {
+      readsAhead.get(i).after(previous.readsAhead.get(i));
     }
   }
 

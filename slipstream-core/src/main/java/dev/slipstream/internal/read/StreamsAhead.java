@@ -14,6 +14,7 @@ import dev.slipstream.internal.util.DaemonThreads;
 import dev.slipstream.internal.util.ETag;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -81,6 +82,8 @@ public final class StreamsAhead implements AutoCloseable {
     }
   };
   private final GuessOutcomes outcomes = new GuessOutcomes();
+  /** Per thread, the streams it opened last ({@link #opened}); weakly held. */
+  private final ThreadLocal<LastOpened> lastOpened = new ThreadLocal<>();
   private ExecutorService threads;
   private boolean closed;
   private boolean disabled;
@@ -278,6 +281,40 @@ public final class StreamsAhead implements AutoCloseable {
     stats.increment(Counter.OPEN_AHEAD_STREAMS_USED);
     judge(true);
     return p.reader;
+  }
+
+  /**
+   * The calling thread opened {@code r} (a new stream, or one prepared here): it is read after the stream of
+   * another file this thread opened last ({@link ObjectReader#after}). A stream of the same file as the one
+   * opened last (Spark's data stream after its footer's) is read after that one's own previous file.
+   */
+  public void opened(ObjectReader r) {
+    LastOpened last = lastOpened.get();
+    ObjectReader previous = last == null ? null : last.stream.get();
+    ObjectReader before;
+    if (previous == r) {
+      return; // a stream kept for a reopen, opened again
+    } else if (previous != null && previous.location().equals(r.location())) {
+      before = last.ofAnotherFile.get();
+      lastOpened.set(new LastOpened(r, before));
+    } else {
+      before = previous;
+      lastOpened.set(new LastOpened(r, previous));
+    }
+    if (before != null && !before.location().equals(r.location())) {
+      r.after(before);
+    }
+  }
+
+  /** The stream a thread opened last, and the one of another file it opened before that; both weak. */
+  private static final class LastOpened {
+    final WeakReference<ObjectReader> stream;
+    final WeakReference<ObjectReader> ofAnotherFile;
+
+    LastOpened(ObjectReader stream, ObjectReader ofAnotherFile) {
+      this.stream = new WeakReference<>(stream);
+      this.ofAnotherFile = new WeakReference<>(ofAnotherFile);
+    }
   }
 
   /** Streams prepared now (for tests and diagnostics). */
