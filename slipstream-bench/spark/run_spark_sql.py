@@ -6,7 +6,7 @@ Slipstream, against s3proxy behind the shaped link. Run from the repository root
 
     python3 slipstream-bench/spark/run_spark_sql.py --spark 4.0.1,4.3.0
 
-Each job starts cold, in a new local[2] session and JVM: partition discovery and q1 (2 of 8 columns of
+Each job starts cold, in a new local[2] session and JVM (--tasks N: local[N]): partition discovery and q1 (2 of 8 columns of
 every partition), then q2 (2 columns of half the partitions). Reported per job: seconds, the bytes the
 shaped link delivered, GETs and HEADs; the answers must be identical across readers. The reader local-disk
 (in the default --readers) runs the same queries over the table's copy on local disk (file://, copied
@@ -338,6 +338,8 @@ def main():
     p.add_argument("--requests", help="write every request the shaped link relayed here, one a line: start, "
                                       "first byte and end in epoch ms, method, path, range, status")
     p.add_argument("--slipstream-jar", help="the Slipstream jar to test (default: build this checkout's)")
+    p.add_argument("--tasks", type=int, default=2, help="tasks each job runs at once: local[N] (default 2, the "
+                                                         "machine's cores here)")
     args = p.parse_args()
     known, partitions, rows = FORMATS[args.format]
     args.partitions = partitions if args.partitions is None else args.partitions
@@ -349,6 +351,8 @@ def main():
     readers = [r.strip() for r in args.readers.split(",") if r.strip()]
     if not readers or any(r not in ("classic", "analytics", "slipstream", LOCAL_DISK) for r in readers):
         p.error("--readers: classic, analytics, slipstream, " + LOCAL_DISK)
+    if args.tasks < 1:
+        p.error("--tasks must be at least 1")
     if args.partitions < 2 or args.rows < 1:
         p.error("--partitions must be at least 2 (q2 reads half of them), --rows at least 1")
     WORK.mkdir(parents=True, exist_ok=True)
@@ -389,7 +393,7 @@ def main():
                     table = "file://" + str(local[layout]) if reader == LOCAL_DISK else tables[layout]
                     r = job([str(python), job_py, "--mode", "query", "--reader", reader, "--endpoint", endpoint,
                              "--table", table, "--stats", str(stats), "--jars", jars, "--format",
-                             args.format, "--partitions", str(args.partitions)] + keys)
+                             args.format, "--partitions", str(args.partitions), "--tasks", str(args.tasks)] + keys)
                     r["hadoop"] = hadoop
                     r["layout"] = layout
                     if args.format == "orc":

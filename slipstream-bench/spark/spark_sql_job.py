@@ -47,8 +47,9 @@ def session(args, reader, endpoint):
 
 
 def builder(args, reader, endpoint):
-    """The session's builder: local[2], the S3A settings of the server, the reader's file system."""
-    b = (SparkSession.builder.master("local[2]").appName("spark-sql-" + reader)
+    """The session's builder: local[--tasks] (2 unless given), the S3A settings of the server, the reader's file
+    system."""
+    b = (SparkSession.builder.master("local[%d]" % getattr(args, "tasks", 2)).appName("spark-sql-" + reader)
          .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
          .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
          .config("spark.driver.memory", "2g")
@@ -386,6 +387,7 @@ def main():
     p.add_argument("--jars", required=True)
     p.add_argument("--table", default="s3a://spark-sql/warehouse/t")
     p.add_argument("--partitions", type=int, default=200)
+    p.add_argument("--tasks", type=int, default=2, help="'query': tasks at once, local[N]")
     p.add_argument("--rows", type=int, default=150_000)
     p.add_argument("--row-group-bytes", type=int, default=4_400_000)
     p.add_argument("--layout", choices=["spark", "pyarrow", "pyarrow-varied"] + list(ORC_LAYOUTS), default="spark",

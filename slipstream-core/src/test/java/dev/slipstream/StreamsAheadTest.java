@@ -321,6 +321,29 @@ class StreamsAheadTest {
     }
   }
 
+  /**
+   * With {@code openahead.files} streams prepared, a hint's nearest file pushes out the oldest, but a
+   * farther one pushes out none: with many threads reading at once, the oldest is most often another
+   * thread's nearest, about to be taken.
+   */
+  @Test
+  void aFartherGuessPushesOutNoPreparedStream() throws Exception {
+    try (Slipstream c = Slipstream.builder().isolatedResources().config(TestClients.config(shaper.endpoint())
+        .set("block.size", "1M").set("memory.max", "32M").set("openahead.files", "2").build()).build()) {
+      c.hintNextFromTheEnd(List.of(ref(3), ref(4)), ReadPolicy.RANDOM);
+      c.hintNextFromTheEnd(List.of(ref(5), ref(6)), ReadPolicy.RANDOM);
+      ReadStatistics s = c.statistics();
+      assertThat(s.get(Counter.OPEN_AHEAD_STREAMS_STARTED)).as("3, 4, then 5 in place of 3; not 6").isEqualTo(3);
+      assertThat(s.get(Counter.OPEN_AHEAD_STREAMS_WASTED)).as("3, pushed out").isEqualTo(1);
+      for (int i : new int[] {4, 5}) {
+        try (SlipstreamInputStream in = c.open(location("table/" + i + ".parquet"), options(i))) {
+          readFooter(in, table[i]);
+        }
+      }
+      assertThat(s.get(Counter.OPEN_AHEAD_STREAMS_USED)).isEqualTo(2);
+    }
+  }
+
   @Test
   void anOpenOfAnotherVersionOrPolicyGetsAStreamOfItsOwnAndTheKeptOneIsClosed() throws Exception {
     try (Slipstream c = learnedClient()) {

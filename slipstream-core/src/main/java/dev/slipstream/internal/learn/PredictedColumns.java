@@ -100,8 +100,10 @@ public final class PredictedColumns {
    * unread.
    */
   public synchronized void closed(long schema, BitSet touched, BitSet whole, long predicted, long unread) {
-    if (touched.isEmpty() && predicted == 0) {
-      return; // a footer stream, say: it says nothing of the columns
+    if (touched.isEmpty()) {
+      // A footer stream, or one opened ahead and never read (what it fetched went unread for want of a
+      // reader, which open-ahead's own judge counts): it says nothing of the columns.
+      return;
     }
     Use u = schemas.get(schema, s -> new Use());
     if (predicted > 0) {

@@ -144,6 +144,11 @@ public final class StreamsAhead implements AutoCloseable {
           }
           dropped.add(p);
         }
+        if (!nearest && prepared.size() >= max) {
+          // A farther guess pushes out no stream: with many threads reading at once, the oldest is most
+          // often another thread's nearest, about to be taken.
+          continue;
+        }
         while (prepared.size() >= max) {
           dropped.add(prepared.remove(prepared.keySet().iterator().next()));
         }
