@@ -65,6 +65,16 @@ public final class BlockFetcher {
     return task.result;
   }
 
+  /** Threads of the fetch executor that would start a read submitted now ({@link FetchExecutor#idleThreads}). */
+  public int idleThreads() {
+    return executor.idleThreads();
+  }
+
+  /** Tasks of the fetch executor waiting for a thread. */
+  public int queued() {
+    return executor.queued();
+  }
+
   /** A read submitted with {@link #submitRead}: completes when it ends. */
   public static final class QueuedRead extends java.util.concurrent.CompletableFuture<Void> {
     private final Runnable promoter;

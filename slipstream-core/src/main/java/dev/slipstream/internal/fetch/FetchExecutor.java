@@ -81,6 +81,14 @@ public final class FetchExecutor {
     return executor.getMaximumPoolSize();
   }
 
+  /**
+   * Threads that would start a task submitted now: none busy and none owed to a task already queued (a
+   * reading, not a promise: other streams submit meanwhile).
+   */
+  public int idleThreads() {
+    return Math.max(0, threads() - executor.getActiveCount() - executor.getQueue().size());
+  }
+
   /** The S3 reads of whole blocks in progress on this executor ({@link ParallelParts}), parted or not. */
   private final AtomicInteger blockReads = new AtomicInteger();
 

@@ -48,7 +48,7 @@ public enum Purpose {
   /**
    * A guess: no caller waits for these bytes yet. Such a request queues behind every request a caller waits
    * for, of any stream, until a read comes to wait for it and promotes it ({@link FetchExecutor#promote}):
-   * a wave fetched ahead (up to a stream's depth, in parts of a MiB) must not delay another stream's read.
+   * a wave fetched ahead (up to a stream's depth, in parts) must not delay another stream's read.
    */
   public boolean fetchedAhead() {
     return fetchedAhead;

@@ -33,7 +33,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * RangeTiers} answers what the blocks held and the tiers have and returns what is missing, which this class
  * then fetches (on the fetch executor, as requests of the stream) and offers back to the tiers. Nothing
  * below calls back up. Two ways to wait, one pass: {@link #range} runs it in parallel parts of at most
- * {@link #PART}, one request of the stream, and returns at once (a caller who waits does so through the
+ * {@link #PART} (a guess's, in as many parts as threads are idle when it starts), one request of the
+ * stream, and returns at once (a caller who waits does so through the
  * stream's {@link StreamRequests#await}); {@link #readThrough} is for a caller who waits now, in one call:
  * the blocks held, then (the read alone, or an extent around it into a span the caller then holds) the
  * tiers, then S3, then the tiers are offered what came. It looks a small range up on the caller's thread
@@ -102,12 +103,15 @@ public final class RangeThrough {
     private final BlockFetcher fetcher;
     private final Set<BlockFetcher.QueuedRead> queued = ConcurrentHashMap.newKeySet();
     private volatile boolean urgent;
+    /** Fetched ahead, no caller waiting when it began: its parts are split as threads allow. */
+    private final boolean guess;
     private CompletableFuture<Void> done;
 
     private Fetch(CancelToken token, BlockFetcher fetcher, boolean urgent) {
       this.token = token;
       this.fetcher = fetcher;
       this.urgent = urgent;
+      this.guess = !urgent;
     }
 
     /** Completes once nothing of this fetch runs any more, exceptionally if it failed or was cancelled. */
@@ -205,8 +209,15 @@ public final class RangeThrough {
     return CompletableFuture.allOf(runs.toArray(CompletableFuture[]::new));
   }
 
-  /** Reads {@code [position, position + len)} into {@code dst} from wherever it is, in parallel parts of {@code f}. */
+  /**
+   * Reads {@code [position, position + len)} into {@code dst} from wherever it is, in parallel parts of {@code
+   * f}: of at most {@link #PART} for a read a caller waits for; for a guess, as many as threads are idle when
+   * it starts ({@link #partsAsThreadsAllow}).
+   */
   private CompletableFuture<Void> parts(long position, Destination dst, int len, Fetch f) {
+    if (f.guess && len > PART) {
+      return partsAsThreadsAllow(position, dst, len, f);
+    }
     int parts = (len + PART - 1) / PART;
     int partSize = (len + parts - 1) / parts;
     List<CompletableFuture<Void>> all = new ArrayList<>(parts);
@@ -217,6 +228,51 @@ public final class RangeThrough {
       all.add(f.submit(t -> tiers.readAnywhere(p, d, n, t)));
     }
     return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+  }
+
+  /**
+   * A guess's range, split when its first part starts: while other fetches wait for a thread, into as many
+   * parts as the fetch executor then has idle threads for, each at least a {@link #PART} but for the last;
+   * else (nothing queued behind it, or a reader claimed it meanwhile) in parts of at most a {@link #PART}, as
+   * a read a caller waits for. So guesses fetched many at once (a projection's later row groups) fill the
+   * threads with one GET each, which spends less of each connection's time waiting for a first byte and
+   * less CPU a byte in the SDK, and the last of them, with nothing behind, still spread over the threads
+   * that come free. The first part runs on the thread that split the range and waits for no other part:
+   * the range completes once every part has ended.
+   */
+  private CompletableFuture<Void> partsAsThreadsAllow(long position, Destination dst, int len, Fetch f) {
+    List<CompletableFuture<Void>> others = new ArrayList<>();
+    CompletableFuture<Void> first = f.submit(t -> {
+      int most = (len + PART - 1) / PART;
+      // Claimed by a reader before it started, or nothing waits behind it: parts for the threads to come.
+      int parts = f.urgent || fetcher.queued() == 0 ? most : Math.min(most, 1 + fetcher.idleThreads());
+      int size = (len + parts - 1) / parts;
+      synchronized (others) {
+        for (int done = size; done < len; done += size) {
+          long p = position + done;
+          Destination d = dst.from(done);
+          int n = Math.min(size, len - done);
+          others.add(f.submit(u -> tiers.readAnywhere(p, d, n, u)));
+        }
+      }
+      tiers.readAnywhere(position, dst, Math.min(size, len), t);
+    });
+    CompletableFuture<Void> all = new CompletableFuture<>();
+    first.whenComplete((v, t) -> {
+      CompletableFuture<?>[] rest;
+      synchronized (others) {
+        rest = others.toArray(CompletableFuture[]::new);
+      }
+      CompletableFuture.allOf(rest).whenComplete((w, u) -> {
+        Throwable failed = t != null ? t : u;
+        if (failed == null) {
+          all.complete(null);
+        } else {
+          all.completeExceptionally(failed);
+        }
+      });
+    });
+    return all;
   }
 
   // ---- a read a caller waits for --------------------------------------------------------------

@@ -92,6 +92,20 @@ class AheadFetchPromotionTest {
     return fetch.store.ranges();
   }
 
+  /**
+   * The GETs in the order they reached the store, once {@code count} have: waiting for a wave through its
+   * spans would claim it, and so promote it.
+   */
+  private List<String> sent(int count) throws Exception {
+    release.countDown();
+    busy.get(10, TimeUnit.SECONDS);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (fetch.store.ranges().size() < count && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    return fetch.store.ranges();
+  }
+
   private static void sentBefore(List<String> order, List<String> first, List<String> then) {
     assertThat(order).containsAll(first).containsAll(then);
     int lastOfFirst = first.stream().mapToInt(order::indexOf).max().orElseThrow();
@@ -115,6 +129,30 @@ class AheadFetchPromotionTest {
     assertThat(dst).isEqualTo(fetch.data(at, at + dst.length));
   }
 
+  /**
+   * A guess is split when it starts, as the threads allow: while another fetch waits for a thread (here the
+   * one thread is its own), one GET; the last, with nothing queued behind it, in parts of {@link
+   * RangeThrough#PART} for the threads that come free. Each byte once, and each where it belongs.
+   */
+  @Test
+  void aWaveStartedWhileFetchesQueueIsOneGetAndTheLastInParts() throws Exception {
+    holdTheFetchThread();
+    wave(ahead, Purpose.PREDICTED_COLUMN, 0);
+    wave(other, Purpose.PREDICTED_COLUMN, 6L * MIB); // another stream's: each stream's budget holds one wave
+
+    List<String> order = sent(1 + WAVE / RangeThrough.PART);
+    List<String> expected = new ArrayList<>(List.of(StreamRig.get(0, WAVE)));
+    expected.addAll(parts(6L * MIB, WAVE));
+    assertThat(order).isEqualTo(expected);
+    for (StreamRig stream : List.of(ahead, other)) {
+      long at = stream == ahead ? 0 : 6L * MIB;
+      byte[] dst = new byte[WAVE];
+      stream.vectored.read(at, dst, 0, dst.length).get(10, TimeUnit.SECONDS);
+      assertThat(dst).isEqualTo(fetch.data(at, at + WAVE));
+    }
+    assertThat(fetch.store.ranges()).as("the reads copied the waves, fetching nothing").isEqualTo(expected);
+  }
+
   @Test
   void aWaveAReadClaimsGoesAheadOfEveryPrefetch() throws Exception {
     holdTheFetchThread();
@@ -125,7 +163,8 @@ class AheadFetchPromotionTest {
     long at = 6L * MIB + MIB / 2;
     CompletableFuture<Void> read = ahead.vectored.read(at, dst, 0, dst.length);
 
-    List<String> order = sent(List.of(read, other.spans.pending(0, WAVE)));
+    List<String> order = sent(2 * WAVE / RangeThrough.PART); // the other wave not claimed: behind, as it was
+    read.get(10, TimeUnit.SECONDS);
     sentBefore(order, parts(6L * MIB, WAVE), parts(0, WAVE));
     assertThat(dst).isEqualTo(fetch.data(at, at + dst.length));
     assertThat(fetch.store.ranges()).as("the read copied the wave, fetching nothing itself").hasSize(2 * WAVE / RangeThrough.PART);
