@@ -8,6 +8,7 @@ import dev.slipstream.S3Location;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.ToIntFunction;
 
 /**
  * The orders a thread is seen to open listed files in, across every listing of a directory tree: the next
@@ -18,7 +19,12 @@ import java.util.List;
  *   <li><b>by key</b>: S3's listing order, which a reader that walks a table's partitions in turn follows;</li>
  *   <li><b>largest first</b>, equal lengths by key: the order Spark packs a scan's files into its tasks
  *       ({@code FilePartition}: files sorted by length, largest first, then cut into partitions in turn), so
- *       that within a task, each file is the one after the last in this order.</li>
+ *       that within a task, each file is the one after the last in this order;</li>
+ *   <li><b>largest first, equal lengths by partition</b>: the same, for a table of more than four partition
+ *       directories. Spark's sort by length is stable, and what it sorts comes partition by partition, in
+ *       the order its partition discovery hands the directories out ({@link PartitionOrder}), each
+ *       directory's files in key order. Files of equal length (a table pyarrow wrote, say) are then read
+ *       in that order, which no listing shows.</li>
  * </ul>
  * An order is followed once a thread opened two files in a row in it. A task that moves on to its next
  * partition opens a file that follows nothing it read: the order another thread proved last in the same
@@ -27,9 +33,16 @@ import java.util.List;
 final class FollowedOrders {
   /** The order proven last, and under which directory; null until one is. */
   private volatile Proven last;
+  /** The hash code of a directory's path as the engine holds it (a Hadoop {@code Path}), by its key. */
+  private final ToIntFunction<String> directoryHash;
 
   private enum Kind {
-    BY_KEY, LARGEST_FIRST
+    BY_KEY, LARGEST_FIRST, LARGEST_FIRST_BY_PARTITION
+  }
+
+  /** @param directoryHash the hash code of a directory's qualified {@code Path}, by its key (no trailing slash) */
+  FollowedOrders(ToIntFunction<String> directoryHash) {
+    this.directoryHash = directoryHash;
   }
 
   private record Proven(String bucket, String dir, Kind kind) {}
@@ -47,8 +60,8 @@ final class FollowedOrders {
       String dir = commonDirectory(previous.key(), current.key());
       List<ObjectRef> files = listedUnder.files(current.bucket(), dir);
       for (Kind kind : Kind.values()) {
-        List<ObjectRef> order = ordered(files, kind);
-        int at = indexOf(order, current);
+        List<ObjectRef> order = ordered(files, dir, kind);
+        int at = order == null ? -1 : indexOf(order, current);
         if (at > 0 && order.get(at - 1).location().equals(previous)) {
           last = new Proven(current.bucket(), dir, kind);
           return after(order, at, k);
@@ -59,8 +72,8 @@ final class FollowedOrders {
     if (p == null || !p.bucket().equals(current.bucket()) || !current.key().startsWith(p.dir())) {
       return List.of();
     }
-    List<ObjectRef> order = ordered(listedUnder.files(p.bucket(), p.dir()), p.kind());
-    int at = indexOf(order, current);
+    List<ObjectRef> order = ordered(listedUnder.files(p.bucket(), p.dir()), p.dir(), p.kind());
+    int at = order == null ? -1 : indexOf(order, current);
     return at < 0 ? List.of() : after(order, at, k);
   }
 
@@ -70,12 +83,17 @@ final class FollowedOrders {
     List<ObjectRef> files(String bucket, String dir);
   }
 
-  private static List<ObjectRef> ordered(List<ObjectRef> byKey, Kind kind) {
+  /** {@code byKey} in the order {@code kind}; null where that order is not defined (too few partitions). */
+  private List<ObjectRef> ordered(List<ObjectRef> byKey, String dir, Kind kind) {
     if (kind == Kind.BY_KEY) {
       return byKey;
     }
-    List<ObjectRef> sorted = new ArrayList<>(byKey);
-    sorted.sort(Comparator.comparingLong(ObjectRef::length).reversed()); // stable: equal lengths by key
+    List<ObjectRef> sorted = kind == Kind.LARGEST_FIRST ? new ArrayList<>(byKey)
+        : PartitionOrder.byPartition(byKey, dir, directoryHash);
+    if (sorted == null) {
+      return null;
+    }
+    sorted.sort(Comparator.comparingLong(ObjectRef::length).reversed()); // stable: equal lengths as they were
     return sorted;
   }
 

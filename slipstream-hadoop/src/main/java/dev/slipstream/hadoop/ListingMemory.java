@@ -47,7 +47,7 @@ final class ListingMemory {
   /** Per thread, the last file opened (its first stream): the evidence that decides which order is followed. */
   private final ThreadLocal<Opened> lastOpened = new ThreadLocal<>();
   /** The orders threads are seen to open listed files in, across listings. */
-  private final FollowedOrders orders = new FollowedOrders();
+  private final FollowedOrders orders;
   /** Times a thread opened a file again right after a stream of it that started in its tail. */
   private final java.util.concurrent.atomic.AtomicLong reopensAfterTail = new java.util.concurrent.atomic.AtomicLong();
   /** Reopens after a footer seen before a stream that started in its tail is kept for the next one. */
@@ -89,6 +89,8 @@ final class ListingMemory {
     this.walks = glob == null ? null : new SiblingWalks(versionTtlNanos, reuse.pageKeys(), FlatGlob.MAX_KEYS);
     this.listParallelism = listParallelism;
     this.answersChanged = answersChanged;
+    // A directory as Spark holds it: the parent of a listed file's qualified path, so the same Path.
+    this.orders = new FollowedOrders(dir -> fs.keyToPath(dir).hashCode());
   }
 
   private boolean remembering() {

@@ -37,6 +37,10 @@ class OpenAheadFromTheEndTest {
   static final String BUCKET = "openahead-end";
   static final int FILES = 10;
   static final int TAIL = 8 * 1024;
+  static final String TABLE = "table";
+  /** A table of files of one length, as pyarrow writes random data. */
+  static final String EQUAL = "equal";
+  static final int EQUAL_SIZE = 700_000;
   static ForkedS3Server server;
 
   /** Sizes in no order of their keys: 300 KB to 2.1 MB, each different. */
@@ -53,6 +57,9 @@ class OpenAheadFromTheEndTest {
         try (OutputStream out = fs.create(file(i), true)) {
           out.write(TestData.bytes(200 + i, size(i)));
         }
+        try (OutputStream out = fs.create(file(EQUAL, i), true)) {
+          out.write(TestData.bytes(200 + i, EQUAL_SIZE));
+        }
       }
     }
   }
@@ -65,7 +72,11 @@ class OpenAheadFromTheEndTest {
   }
 
   static Path file(int i) {
-    return new Path(String.format("s3a://%s/table/dt=%02d/part-0.bin", BUCKET, i));
+    return file(TABLE, i);
+  }
+
+  static Path file(String table, int i) {
+    return new Path(String.format("s3a://%s/%s/dt=%02d/part-0.bin", BUCKET, table, i));
   }
 
   static SlipstreamS3AFileSystem newFileSystem() throws IOException {
@@ -83,8 +94,12 @@ class OpenAheadFromTheEndTest {
   }
 
   static List<LocatedFileStatus> list(FileSystem fs) throws IOException {
+    return list(fs, TABLE);
+  }
+
+  static List<LocatedFileStatus> list(FileSystem fs, String table) throws IOException {
     List<LocatedFileStatus> files = new ArrayList<>();
-    RemoteIterator<LocatedFileStatus> it = fs.listFiles(new Path("s3a://" + BUCKET + "/table/"), true);
+    RemoteIterator<LocatedFileStatus> it = fs.listFiles(new Path("s3a://" + BUCKET + "/" + table + "/"), true);
     while (it.hasNext()) {
       files.add(it.next());
     }
@@ -113,7 +128,7 @@ class OpenAheadFromTheEndTest {
   /** Lists the table, reads its files in {@code order}; the FileSystem's counters. */
   static ReadStatistics readAll(List<LocatedFileStatus> order, int openAheadFiles) throws IOException {
     try (SlipstreamS3AFileSystem fs = newFileSystem(openAheadFiles)) {
-      list(fs);
+      list(fs, order.get(0).getPath().getParent().getParent().getName());
       for (LocatedFileStatus st : order) {
         readFromTheEnd(fs, st);
       }
@@ -179,6 +194,29 @@ class OpenAheadFromTheEndTest {
       order = new ArrayList<>(list(fs));
     }
     order.sort(Comparator.comparingLong(LocatedFileStatus::getLen).reversed());
+    readsAheadAsWithout(order);
+  }
+
+  /**
+   * Files of one length, in as many partition directories as Spark's partition discovery hands out in a
+   * hash order ({@link PartitionOrder}): read in the order Spark's tasks take them, the directories in the
+   * order of a Scala {@code HashMap} of their paths (Scala's own, here), they are opened ahead as in the
+   * orders a listing shows.
+   */
+  @Test
+  void filesOfOneLengthReadInSparksPartitionOrderAreOpenedAheadWithTheirTails() throws Exception {
+    List<LocatedFileStatus> listed;
+    try (FileSystem fs = newFileSystem()) {
+      listed = list(fs, EQUAL);
+    }
+    List<Path> directories = new ArrayList<>();
+    listed.forEach(st -> directories.add(st.getPath().getParent()));
+    List<LocatedFileStatus> order = new ArrayList<>();
+    for (Path d : PartitionOrderTest.scalaOrder(directories)) {
+      listed.stream().filter(st -> st.getPath().getParent().equals(d)).forEach(order::add);
+    }
+    assertThat(order).extracting(st -> st.getPath().getParent().getName())
+        .as("not key order").isNotEqualTo(listed.stream().map(st -> st.getPath().getParent().getName()).toList());
     readsAheadAsWithout(order);
   }
 
