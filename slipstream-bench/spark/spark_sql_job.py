@@ -335,7 +335,10 @@ def query(args):
     started = time.time()
     gc_dir = tempfile.mkdtemp(prefix="spark-gc-")  # in the job's own temporary directory
     b = builder(args, args.reader, args.endpoint)
-    spark = b.config("spark.driver.extraJavaOptions", gc_option(gc_dir, "driver")).getOrCreate()
+    # SPARK_JOB_JAVA_OPTS: more options for the query jobs' JVM alone (a profiler's agent, say), not the
+    # table writer's or the S3 server's.
+    java_opts = (gc_option(gc_dir, "driver") + " " + os.environ.get("SPARK_JOB_JAVA_OPTS", "")).strip()
+    spark = b.config("spark.driver.extraJavaOptions", java_opts).getOrCreate()
     cost = Cost(spark, started, gc_dir)
     out = {"reader": args.reader, "spark": spark.version, "table": args.table.rsplit("/", 1)[-1]}
     digest = hashlib.sha256()
