@@ -84,10 +84,10 @@ public enum ConfigKey {
           + "object version, and serve the client's later streams (after S3 has answered the new stream's open); "
           + "they are the first memory given up when a read needs it. 'false' frees every buffer at once."),
   CACHE_DISK_MODE("cache.disk.mode", choice(CacheMode.class), "seek",
-      "Local disk cache of blocks: 'seek' keeps blocks a seek leaves behind (fetched, not consumed) and the "
-          + "ranges columnar readers fetch (footers, column chunks), and reads them from disk when wanted again; "
-          + "'all' also keeps every block read, so that re-reads by other streams and jobs on the host hit the "
-          + "disk; 'off' disables it."),
+      "Local disk cache of blocks: 'seek' keeps blocks a seek leaves behind (fetched, not consumed), footers' "
+          + "tails, and the columnar ranges (column chunks, stripes) this process fetches from S3 a second time, "
+          + "and reads them from disk when wanted again; 'all' also keeps every block read and every range at its "
+          + "first fetch, so that re-reads by other streams and jobs on the host hit the disk; 'off' disables it."),
   CACHE_DISK_DIR("cache.disk.dir", path(), null,
       "Where the disk cache lives. It keeps its files in a directory of its own, slipstream-blocks-v1 "
           + "(0700, files 0600, marked by a .slipstream-cache file), and never touches, deletes or chmods "

@@ -62,6 +62,11 @@ public enum Counter {
   DISK_CACHE_ERRORS("disk_cache_errors"),
   /** Blocks not written to the disk cache: no room within its bounds, or too many writes pending. */
   DISK_CACHE_WRITES_SKIPPED("disk_cache_writes_skipped"),
+  /**
+   * Columnar ranges fetched from S3 and not written to the disk cache because this process had not fetched
+   * them before ({@code cache.disk.mode=seek} writes such a range at its second fetch).
+   */
+  DISK_CACHE_RANGES_DEFERRED("disk_cache_ranges_deferred"),
   /** Blocks served from the shared tier (shared.mode): every chunk present, intact and, with a secret, signed. */
   SHARED_HITS("shared_hits"),
   /** Shared tier lookups that served nothing: absent, partial, corrupt, rejected, late or unreachable. */

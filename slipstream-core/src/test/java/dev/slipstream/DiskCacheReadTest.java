@@ -345,24 +345,57 @@ class DiskCacheReadTest {
     return in.statistics().get(Counter.BYTES_FETCHED);
   }
 
+  /**
+   * Reads {@link #columnarReads} through a new client of {@code mode}, opened with the object's length and
+   * ETag as a listing gives them: the bytes it fetched, its disk hits and the ranges it did not write.
+   */
+  private long[] columnarReadsByANewClient(String mode, Path dir) throws Exception {
+    try (Slipstream c = client(mode, dir);
+         SlipstreamInputStream in = c.open(S3Location.parse("s3://" + BUCKET + "/obj"),
+             OpenOptions.known(SIZE, S3.server().etag(BUCKET, "obj")).withPolicy(ReadPolicy.RANDOM))) {
+      long fetched = columnarReads(in);
+      long hits = in.statistics().get(Counter.DISK_CACHE_HITS);
+      long deferred = in.statistics().get(Counter.DISK_CACHE_RANGES_DEFERRED);
+      eventually("the ranges written", () -> DiskCache.awaitWrites(100));
+      return new long[] {fetched, hits, deferred};
+    }
+  }
+
   @Test
-  void theRangesAColumnarReadFetchedAreReadFromDiskTheNextTime() throws Exception {
-    Path dir = tmp.resolve("ranges");
-    String etag;
-    try (Slipstream c = client("seek", dir);
-         SlipstreamInputStream in = c.open(S3Location.parse("s3://" + BUCKET + "/obj"),
-             OpenOptions.length(SIZE).withPolicy(ReadPolicy.RANDOM))) {
-      assertThat(columnarReads(in)).as("the first time, from S3").isPositive();
-      etag = in.etag();
-    }
-    eventually("the ranges written", () -> DiskCache.awaitWrites(100));
-    try (Slipstream c = client("seek", dir);
-         SlipstreamInputStream in = c.open(S3Location.parse("s3://" + BUCKET + "/obj"),
-             OpenOptions.known(SIZE, etag).withPolicy(ReadPolicy.RANDOM))) {
-      // Only the access check of the open (one byte): the tail and both chunks come from disk, the
-      // vectored one (a block and a half) kept in the pieces a stream holds ranges in (a block at most).
-      assertThat(columnarReads(in)).isEqualTo(1);
-      assertThat(in.statistics().get(Counter.DISK_CACHE_HITS)).isEqualTo(4);
-    }
+  void inSeekModeTheRangesAColumnarReadFetchedTwiceAreReadFromDiskTheNextTime() throws Exception {
+    Path dir = tmp.resolve("ranges-seek");
+
+    long[] first = columnarReadsByANewClient("seek", dir);
+    long[] second = columnarReadsByANewClient("seek", dir);
+    long[] third = columnarReadsByANewClient("seek", dir);
+
+    // The first time from S3: the footer's tail is written, the chunks (the vectored one in two pieces)
+    // are not, read once.
+    assertThat(first[0]).as("the first time, from S3").isPositive();
+    assertThat(first[1]).isZero();
+    assertThat(first[2]).as("ranges not written").isEqualTo(3);
+    // The second time (a new client: no memory cache) the tail comes from disk, the chunks from S3 again,
+    // and now they are written.
+    assertThat(second[1]).isEqualTo(1);
+    assertThat(second[0]).isGreaterThan(1);
+    assertThat(second[2]).isZero();
+    // Then only the access check of the open (one byte): the tail and both chunks come from disk.
+    assertThat(third[0]).isEqualTo(1);
+    assertThat(third[1]).isEqualTo(4);
+  }
+
+  @Test
+  void inAllModeTheRangesAColumnarReadFetchedAreReadFromDiskTheNextTime() throws Exception {
+    Path dir = tmp.resolve("ranges-all");
+
+    long[] first = columnarReadsByANewClient("all", dir);
+    long[] second = columnarReadsByANewClient("all", dir);
+
+    assertThat(first[0]).as("the first time, from S3").isPositive();
+    assertThat(first[2]).isZero();
+    // Only the access check of the open (one byte): the tail and both chunks come from disk, the
+    // vectored one (a block and a half) kept in the pieces a stream holds ranges in (a block at most).
+    assertThat(second[0]).isEqualTo(1);
+    assertThat(second[1]).isEqualTo(4);
   }
 }

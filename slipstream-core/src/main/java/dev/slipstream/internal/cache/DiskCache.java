@@ -68,6 +68,7 @@ public final class DiskCache {
   private final CacheSpace space;
   private volatile boolean usable;
   private final CacheWriter writer;
+  private final RangesSeen rangesSeen = new RangesSeen();
   private final AtomicBoolean warned = new AtomicBoolean();
   private final AtomicBoolean recreated = new AtomicBoolean();
 
@@ -335,6 +336,15 @@ public final class DiskCache {
       return;
     }
     writer.offer(block, () -> write(key, block.buffer(), block.length(), stats), stats);
+  }
+
+  /**
+   * Whether the range {@code key} was asked about here before in this process; remembered either way, in
+   * bounded memory ({@link RangesSeen}): in {@code cache.disk.mode=seek} a columnar range is written at its
+   * second fetch from S3.
+   */
+  public boolean fetchedBefore(BlockKey key) {
+    return rangesSeen.seenBefore(key.id());
   }
 
   /** Writes a block now, on this thread. False if it was not written (counted). */

@@ -3,6 +3,7 @@
  */
 package dev.slipstream.internal.source;
 
+import dev.slipstream.Counter;
 import dev.slipstream.ReadStatistics;
 import dev.slipstream.internal.block.BufferPool;
 import dev.slipstream.internal.block.PooledBytes;
@@ -20,6 +21,13 @@ import java.util.function.Supplier;
  * whose ETag is unknown is never cached. Blocks are named by the stream's block size and index; ranges
  * by their offset and length, and only ranges of at least {@link #MIN_RANGE} bytes are kept, as files of
  * their own.
+ *
+ * <p>What it writes: every block it is offered (the chain offers blocks left unread, or every block with
+ * {@code cache.disk.mode=all}); a range at the object's end (a footer's tail) at once; any other range (a
+ * column chunk, a stripe, a vectored range) at once with {@code all}, else at its second fetch from S3 in
+ * this process ({@link DiskCache#fetchedBefore}). A scan that reads its columns once then writes none of
+ * them to disk, where each range cost a file written on the two cores that decode; a range read again after
+ * the memory cache gave it up is kept from then on.
  */
 public final class DiskTier implements Tier {
   /** Smallest range kept as a file of its own. */
@@ -31,12 +39,16 @@ public final class DiskTier implements Tier {
   private final int blockSize;
   private final ReadStatistics stats;
   private final Supplier<AccessGate> gate;
+  private final boolean everyRange;
 
   /**
    * A tier over {@code cache} for {@code h}; {@code gate} gives the access check a cached byte passes;
-   * {@code pool} lends the buffers a read for a caller goes through.
+   * {@code pool} lends the buffers a read for a caller goes through; {@code everyRange}: every range is
+   * written at its first fetch ({@code cache.disk.mode=all}), not only a footer's tail.
    */
-  public DiskTier(DiskCache cache, ObjectHandle h, int blockSize, BufferPool pool, Supplier<AccessGate> gate) {
+  public DiskTier(DiskCache cache, ObjectHandle h, int blockSize, BufferPool pool, Supplier<AccessGate> gate,
+      boolean everyRange) {
+    this.everyRange = everyRange;
     this.cache = cache;
     this.pool = pool;
     this.h = h;
@@ -90,8 +102,13 @@ public final class DiskTier implements Tier {
   @Override
   public void keep(Piece piece, PooledBytes data) {
     DiskCache.BlockKey k = key(piece);
-    if (k != null) {
+    if (k == null) {
+      return;
+    }
+    if (piece.isBlock() || everyRange || piece.start() + piece.length() == h.length() || cache.fetchedBefore(k)) {
       cache.offer(k, data, stats);
+    } else {
+      stats.increment(Counter.DISK_CACHE_RANGES_DEFERRED);
     }
   }
 

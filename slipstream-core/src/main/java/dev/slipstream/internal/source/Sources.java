@@ -98,7 +98,7 @@ public final class Sources {
       tiers.add(new MemoryTier(pool, this, h, blockSize, () -> fetcher.accessGate(h)));
     }
     if (disk != null) {
-      tiers.add(new DiskTier(disk, h, blockSize, pool, () -> fetcher.accessGate(h)));
+      tiers.add(new DiskTier(disk, h, blockSize, pool, () -> fetcher.accessGate(h), keepEveryBlock));
     }
     if (shared != null) {
       tiers.add(new SharedTier(shared.store(), sharedWrites, sharedComparisons, shared.names(), h, blockSize, pool,

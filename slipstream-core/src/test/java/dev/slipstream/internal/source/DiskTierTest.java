@@ -46,8 +46,27 @@ class DiskTierTest {
     rig.close();
   }
 
+  /** The tier as {@code cache.disk.mode=seek} makes it. */
   private DiskTier tier(ObjectHandle h) {
-    return new DiskTier(cache, h, BLOCK, rig.pool, () -> rig.fetcher.accessGate(h));
+    return new DiskTier(cache, h, BLOCK, rig.pool, () -> rig.fetcher.accessGate(h), false);
+  }
+
+  /** The tier as {@code cache.disk.mode=all} makes it: every range written at its first fetch. */
+  private DiskTier everyRange(ObjectHandle h) {
+    return new DiskTier(cache, h, BLOCK, rig.pool, () -> rig.fetcher.accessGate(h), true);
+  }
+
+  /** Offers {@code tier} the range {@code [start, start + len)}, fetched, and waits for the writes. */
+  private void keep(DiskTier tier, long start, int len) {
+    var span = rig.filledSpan(start, len);
+    tier.keep(Piece.range(start, len), span);
+    span.releaseOwner();
+    assertThat(cache.awaitIdle(5000)).isTrue();
+  }
+
+  /** Whether a new open of the same version finds the range on disk. */
+  private boolean onDisk(long start, int len) throws IOException {
+    return tier(rig.answered()).read(Piece.range(start, len), 0, new byte[len], 0, len);
   }
 
   /** Writes block {@code index} of {@code h}'s version to the cache, as an earlier stream would have. */
@@ -135,7 +154,7 @@ class DiskTierTest {
   @Test
   void rangesOfAtLeastMinRangeBytesAreKeptAndNothingOfAVersionNotKnown() throws IOException {
     ObjectHandle h = rig.answered();
-    DiskTier tier = tier(h);
+    DiskTier tier = everyRange(h);
     assertThat(tier.keeps(Piece.range(100, DiskTier.MIN_RANGE - 1))).isFalse();
     assertThat(tier.keeps(Piece.range(100, DiskTier.MIN_RANGE))).isTrue();
     assertThat(tier.keeps(block(0))).isTrue();
@@ -151,5 +170,48 @@ class DiskTierTest {
     assertThat(dst).isEqualTo(rig.data(100, 100 + DiskTier.MIN_RANGE));
     assertThat(tier.read(Piece.range(100, DiskTier.MIN_RANGE - 1), 0, dst, 0, 10)).isFalse(); // only that range
     assertThat(rig.store.ranges()).isEmpty();
+  }
+
+  @Test
+  void inSeekModeAColumnarRangeIsWrittenAtItsSecondFetchAndAFootersTailAtItsFirst() throws IOException {
+    ObjectHandle h = rig.answered();
+    int len = DiskTier.MIN_RANGE;
+    long tail = 4 * BLOCK - len;
+
+    keep(tier(h), 100, len);
+    keep(tier(h), tail, len);
+
+    assertThat(onDisk(100, len)).as("a column chunk read once").isFalse();
+    assertThat(onDisk(tail, len)).as("the footer's tail").isTrue();
+    assertThat(h.stats().get(Counter.DISK_CACHE_RANGES_DEFERRED)).isEqualTo(1);
+
+    ObjectHandle later = rig.answered();
+    keep(tier(later), 100, len); // fetched again by a later stream: the memory cache gave it up
+
+    assertThat(onDisk(100, len)).as("a column chunk fetched twice").isTrue();
+    assertThat(later.stats().get(Counter.DISK_CACHE_RANGES_DEFERRED)).isZero();
+    assertThat(rig.store.ranges()).isEmpty();
+  }
+
+  @Test
+  void inSeekModeABlockIsWrittenAtItsFirstOffer() throws IOException {
+    ObjectHandle h = rig.answered();
+    Block b = rig.filledBlock(2);
+    tier(h).keep(block(2), b);
+    b.releaseOwner();
+    assertThat(cache.awaitIdle(5000)).isTrue();
+
+    assertThat(tier(rig.answered()).readBlock(block(2), new byte[BLOCK])).isTrue();
+    assertThat(h.stats().get(Counter.DISK_CACHE_RANGES_DEFERRED)).isZero();
+  }
+
+  @Test
+  void inAllModeEveryRangeIsWrittenAtItsFirstFetch() throws IOException {
+    ObjectHandle h = rig.answered();
+
+    keep(everyRange(h), 100, DiskTier.MIN_RANGE);
+
+    assertThat(onDisk(100, DiskTier.MIN_RANGE)).isTrue();
+    assertThat(h.stats().get(Counter.DISK_CACHE_RANGES_DEFERRED)).isZero();
   }
 }
