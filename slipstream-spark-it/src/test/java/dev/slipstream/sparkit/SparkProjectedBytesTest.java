@@ -132,8 +132,9 @@ class SparkProjectedBytesTest {
       q2Gets = link.requests("GET") - getsBefore;
       queryHeads = link.requests("HEAD") - headsBefore;
       afterQ2 = link.bytesSent();
-      // The first query once more, in the same session: what a dashboard refresh does. Slipstream writes
-      // the ranges q1 fetched to its disk cache in the background: they are written by now.
+      // The first query once more, in the same session: what a dashboard refresh does. Slipstream keeps
+      // the ranges q1 fetched in its memory cache, and writes to disk (in the background) the footers and
+      // whatever it fetched a second time: those writes are done by now.
       dev.slipstream.Slipstream.awaitDiskCacheWrites(java.time.Duration.ofSeconds(30));
       again = rows(spark, Q1);
     } finally {
@@ -179,14 +180,14 @@ class SparkProjectedBytesTest {
   }
 
   @Test
-  void theSameQueryAgainIsReadFromTheDiskCacheNotDownloadedAgain() {
+  void theSameQueryAgainIsReadFromTheCachesNotDownloadedAgain() {
     Run slipstream = runs.get("slipstream");
     assertThat(slipstream.again).isEqualTo(slipstream.q1);
-    // Each file's footer and column chunks come from disk; S3 answers a 1-byte access check per open, where
-    // S3A classic downloads all of q1 again. The cache skips a write (counted) when more are pending than a
-    // disk slower than the network can take, as on a loaded machine: such a range is fetched again, at most
-    // a part (1 MiB). On an idle machine the query again moves 24 bytes; a loaded CI machine once saw 12%
-    // of q1 fetched again (6 GETs), hence the bound of a quarter.
+    // Each file's footer and column chunks come from memory (or disk, for what memory gave up); S3 answers at
+    // most a 1-byte access check per open, where S3A classic downloads all of q1 again. The disk cache skips a
+    // write (counted) when more are pending than a disk slower than the network can take, as on a loaded
+    // machine: such a range is fetched again, at most a part (1 MiB). On an idle machine the query again moves
+    // 0 to 24 bytes; a loaded CI machine once saw 12% of q1 fetched again (6 GETs), hence the bound of a quarter.
     long skipped = slipstream.counters.get(Counter.DISK_CACHE_WRITES_SKIPPED);
     assertThat(slipstream.againBytes).as("bytes delivered for q1 again (q1: %,d; cache writes skipped: %d)",
         slipstream.q1Bytes, skipped).isLessThan(slipstream.q1Bytes / 4 + skipped * 1024 * 1024);
