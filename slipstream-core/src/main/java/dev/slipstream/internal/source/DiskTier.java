@@ -26,8 +26,8 @@ import java.util.function.Supplier;
  * {@code cache.disk.mode=all}); a range at the object's end (a footer's tail) at once; any other range (a
  * column chunk, a stripe, a vectored range) at once with {@code all}, else at its second fetch from S3 in
  * this process ({@link DiskCache#fetchedBefore}). A scan that reads its columns once then writes none of
- * them to disk, where each range cost a file written on the two cores that decode; a range read again after
- * the memory cache gave it up is kept from then on.
+ * them to disk, where each range cost a file written on the cores that decode; a range read again after the
+ * memory cache gave it up is kept from then on.
  */
 public final class DiskTier implements Tier {
   /** Smallest range kept as a file of its own. */
