@@ -64,6 +64,14 @@ class DiskTierTest {
     assertThat(cache.awaitIdle(5000)).isTrue();
   }
 
+  /** Offers {@code tier} block {@code index}, filled, and waits for the writes. */
+  private void keepBlock(DiskTier tier, long index) {
+    Block b = rig.filledBlock(index);
+    tier.keep(block(index), b);
+    b.releaseOwner();
+    assertThat(cache.awaitIdle(5000)).isTrue();
+  }
+
   /** Whether a new open of the same version finds the range on disk. */
   private boolean onDisk(long start, int len) throws IOException {
     return tier(rig.answered()).read(Piece.range(start, len), 0, new byte[len], 0, len);
@@ -135,10 +143,7 @@ class DiskTierTest {
   @Test
   void aBlockKeptIsFoundByTheNextOpenOfTheSameVersionOnly() throws IOException {
     ObjectHandle first = rig.answered();
-    Block b = rig.filledBlock(1);
-    tier(first).keep(block(1), b);
-    b.releaseOwner();
-    assertThat(cache.awaitIdle(5000)).isTrue();
+    keepBlock(tier(first), 1);
 
     ObjectHandle again = rig.answered();
     byte[] buffer = new byte[BLOCK];
@@ -196,10 +201,7 @@ class DiskTierTest {
   @Test
   void inSeekModeABlockIsWrittenAtItsFirstOffer() throws IOException {
     ObjectHandle h = rig.answered();
-    Block b = rig.filledBlock(2);
-    tier(h).keep(block(2), b);
-    b.releaseOwner();
-    assertThat(cache.awaitIdle(5000)).isTrue();
+    keepBlock(tier(h), 2);
 
     assertThat(tier(rig.answered()).readBlock(block(2), new byte[BLOCK])).isTrue();
     assertThat(h.stats().get(Counter.DISK_CACHE_RANGES_DEFERRED)).isZero();
