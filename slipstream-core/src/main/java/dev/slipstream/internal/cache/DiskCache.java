@@ -338,11 +338,7 @@ public final class DiskCache {
     writer.offer(block, () -> write(key, block.buffer(), block.length(), stats), stats);
   }
 
-  /**
-   * Whether the range {@code key} was asked about here before in this process; remembered either way, in
-   * bounded memory ({@link RangesSeen}): in {@code cache.disk.mode=seek} a columnar range is written at its
-   * second fetch from S3.
-   */
+  /** Whether range {@code key} was fetched before in this process; remembered now ({@link RangesSeen}). */
   public boolean fetchedBefore(BlockKey key) {
     return rangesSeen.seenBefore(key.id());
   }

@@ -6,10 +6,11 @@ package dev.slipstream.internal.cache;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * The ranges of objects this process has offered the disk cache once, remembered by 64 bits of their id
- * in a table of fixed size ({@value #SLOTS} slots, 256 KiB): a range whose slot another range took since is
- * forgotten, and two ranges that share their 64 bits count as one. Either way the answer is only whether a
- * range is written now or at its next fetch; never what a read returns.
+ * The ranges of objects this process has offered the disk cache once ({@code cache.disk.mode=seek} writes a
+ * columnar range at its second fetch from S3), remembered by 64 bits of their id in a table of fixed size
+ * ({@value #SLOTS} slots, 256 KiB): a range whose slot another range took since is forgotten, and two ranges
+ * that share their 64 bits count as one. Either way the answer is only whether a range is written now or at
+ * its next fetch; never what a read returns.
  */
 final class RangesSeen {
   static final int SLOTS = 1 << 15;
