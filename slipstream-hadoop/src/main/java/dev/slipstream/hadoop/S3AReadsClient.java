@@ -13,12 +13,14 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.s3a.impl.AWSClientConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.retry.RetryPolicy;
 import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.identity.spi.AwsCredentialsIdentity;
 import software.amazon.awssdk.identity.spi.IdentityProvider;
 import software.amazon.awssdk.identity.spi.ResolveIdentityRequest;
+import software.amazon.awssdk.metrics.MetricPublisher;
 import software.amazon.awssdk.services.s3.S3BaseClientBuilder;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
@@ -37,9 +39,10 @@ import software.amazon.awssdk.services.s3.S3ServiceClientConfiguration;
  *
  * <p>What it keeps of S3A's client: the region, endpoint and cross-region access it resolved; its
  * credentials (borrowed: closing this client leaves them open for S3A); its client settings whole, so
- * S3A's audit interceptor and audit log, its request statistics, its headers (requester pays,
- * {@code fs.s3a.client.s3.custom.headers}), its signer ({@code fs.s3a.signing-algorithm}, and the HTTP
- * signer of {@code fs.s3a.http.signer.enabled} and {@code .class}) and its user agent; and, from the same
+ * S3A's audit interceptor and audit log, its request statistics (told to S3A's publisher by {@link
+ * S3ARequestStatistics} where it is S3A's own, without the SDK's metric collection), its headers
+ * (requester pays, {@code fs.s3a.client.s3.custom.headers}), its signer ({@code fs.s3a.signing-algorithm},
+ * and the HTTP signer of {@code fs.s3a.http.signer.enabled} and {@code .class}) and its user agent; and, from the same
  * {@code fs.s3a.*} settings S3A read, its connection pool, proxy, path-style access, FIPS and whether S3
  * Express sessions are made ({@code fs.s3a.s3express.create.session}). Retries are the read path's own
  * (resuming at the last byte received), not the SDK's, as for a plain Java client.
@@ -102,14 +105,21 @@ final class S3AReadsClient {
         .proxyConfiguration(AWSClientConfig.createProxyConfiguration(conf, bucket))
         .connectionTimeout(config.connectTimeout())
         .socketTimeout(Duration.ZERO);
+    ClientOverrideConfiguration s3aOverride = s3aConfig.overrideConfiguration();
+    List<ExecutionInterceptor> interceptors =
+        withLastModifiedOncePerValue(notTheSdks(s3aOverride.executionInterceptors()));
+    ClientOverrideConfiguration.Builder override = s3aOverride.toBuilder()
+        .retryPolicy(RetryPolicy.none())
+        .apiCallAttemptTimeout(config.connectTimeout().plus(config.stallTimeout()));
+    List<MetricPublisher> publishers = s3aOverride.metricPublishers();
+    if (S3ARequestStatistics.replaces(publishers)) {
+      interceptors = new java.util.ArrayList<>(interceptors);
+      interceptors.add(new S3ARequestStatistics(publishers));
+      override.metricPublishers(List.of());
+    }
     S3ClientBuilder b = S3Client.builder()
         .httpClientBuilder(http)
-        .overrideConfiguration(s3aConfig.overrideConfiguration().toBuilder()
-            .executionInterceptors(withLastModifiedOncePerValue(
-                notTheSdks(s3aConfig.overrideConfiguration().executionInterceptors())))
-            .retryPolicy(RetryPolicy.none())
-            .apiCallAttemptTimeout(config.connectTimeout().plus(config.stallTimeout()))
-            .build())
+        .overrideConfiguration(override.executionInterceptors(interceptors).build())
         .region(s3aConfig.region())
         .credentialsProvider(new Borrowed(s3aConfig.credentialsProvider()))
         .crossRegionAccessEnabled(s3aConfig.crossRegionAccessEnabled())
