@@ -42,10 +42,10 @@ import software.amazon.awssdk.services.s3.S3ServiceClientConfiguration;
  * S3A's audit interceptor and audit log, its request statistics (told to S3A's publisher by {@link
  * S3ARequestStatistics} where it is S3A's own, without the SDK's metric collection), its headers
  * (requester pays, {@code fs.s3a.client.s3.custom.headers}), its signer ({@code fs.s3a.signing-algorithm},
- * and the HTTP signer of {@code fs.s3a.http.signer.enabled} and {@code .class}) and its user agent; and, from the same
- * {@code fs.s3a.*} settings S3A read, its connection pool, proxy, path-style access, FIPS and whether S3
- * Express sessions are made ({@code fs.s3a.s3express.create.session}). Retries are the read path's own
- * (resuming at the last byte received), not the SDK's, as for a plain Java client.
+ * and the HTTP signer of {@code fs.s3a.http.signer.enabled} and {@code .class}) and its user agent; and,
+ * from the same {@code fs.s3a.*} settings S3A read, its connection pool, proxy, path-style access, FIPS
+ * and whether S3 Express sessions are made ({@code fs.s3a.s3express.create.session}). Retries are the read
+ * path's own (resuming at the last byte received), not the SDK's, as for a plain Java client.
  *
  * <p>Where S3A's own client must read, S3A's is used: with client-side encryption (S3A's client
  * decrypts), a client factory of the user's ({@code fs.s3a.s3.client.factory.impl}) or S3 Access Grants,

@@ -22,11 +22,12 @@ import software.amazon.awssdk.metrics.MetricPublisher;
  *
  * <p>A client with a metric publisher has the SDK time and record some twenty metrics of every request,
  * stage by stage, and build a tree of them; S3A's publisher counts from two: the retry count (a request,
- * and its retries) and the status (a {@code 429} is a throttle). On the read path's client that work was a
- * tenth of the declared read's CPU (docs/benchmarks.md). Where every publisher of S3A's client is S3A's
- * own, the read path's client has none, and this interceptor hands S3A's the same two, once per request:
- * no retry (the client makes one attempt; the read path's retries are requests of their own) and the
- * response's status, if one came. A publisher of anyone else's keeps the SDK's metrics as they were.
+ * and its retries) and the status (a {@code 429} is a throttle); the durations it is handed it drops
+ * (Hadoop 3.4 and 3.5). On the read path's client that work was a tenth of the declared read's CPU
+ * (docs/benchmarks.md). Where every publisher of S3A's client is S3A's own, the read path's client has
+ * none, and this interceptor hands S3A's the same two, once per request: no retry (the client makes one
+ * attempt; the read path's retries are requests of their own) and the response's status, if one came. A
+ * publisher of anyone else's keeps the SDK's metrics as they were.
  */
 final class S3ARequestStatistics implements ExecutionInterceptor {
   private static final Logger LOG = LoggerFactory.getLogger(HadoopConfig.LOGGER);
