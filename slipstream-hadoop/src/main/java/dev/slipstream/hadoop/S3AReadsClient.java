@@ -156,12 +156,17 @@ final class S3AReadsClient {
    * read it from a response, the SDK parses it as before.
    */
   static List<ExecutionInterceptor> withLastModifiedOncePerValue(List<ExecutionInterceptor> interceptors) {
-    if (!interceptors.stream().allMatch(i -> i.getClass().getName().startsWith("org.apache.hadoop.fs.s3a."))) {
+    if (!interceptors.stream().allMatch(S3AReadsClient::isS3As)) {
       return interceptors;
     }
     List<ExecutionInterceptor> all = new java.util.ArrayList<>(interceptors);
     all.add(S3Clients.lastModifiedOncePerValue());
     return all;
+  }
+
+  /** Whether {@code part} of S3A's client (an interceptor, a metric publisher) is S3A's own, not a user's. */
+  static boolean isS3As(Object part) {
+    return part.getClass().getName().startsWith("org.apache.hadoop.fs.s3a.");
   }
 
   /**

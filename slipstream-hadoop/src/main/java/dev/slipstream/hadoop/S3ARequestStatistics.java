@@ -39,8 +39,7 @@ final class S3ARequestStatistics implements ExecutionInterceptor {
 
   /** Whether {@code publishers}, S3A's client's, are S3A's own: then this interceptor can stand for them. */
   static boolean replaces(List<MetricPublisher> publishers) {
-    return !publishers.isEmpty()
-        && publishers.stream().allMatch(p -> p.getClass().getName().startsWith("org.apache.hadoop.fs.s3a."));
+    return !publishers.isEmpty() && publishers.stream().allMatch(S3AReadsClient::isS3As);
   }
 
   @Override

@@ -7,11 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.slipstream.testkit.FaultKind;
 import dev.slipstream.testkit.RequestInfo;
-import dev.slipstream.testkit.TestData;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.util.List;
-import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.statistics.IOStatistics;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,8 +37,8 @@ class ReadsClientStatisticsTest {
 
   @BeforeAll
   static void write() throws IOException {
-    try (SlipstreamS3AFileSystem fs = S3.newFileSystem(); OutputStream out = fs.create(file(), true)) {
-      out.write(TestData.bytes(SEED, SIZE));
+    try (SlipstreamS3AFileSystem fs = S3.newFileSystem()) {
+      OpenFromListingTest.write(fs, file(), SEED, SIZE);
     }
   }
 
@@ -49,14 +46,6 @@ class ReadsClientStatisticsTest {
     IOStatistics s = fs.getIOStatistics();
     Long value = s.counters().get(name);
     return value == null ? 0 : value;
-  }
-
-  private static void readWhole(SlipstreamS3AFileSystem fs) throws IOException {
-    try (FSDataInputStream in = fs.open(file())) {
-      byte[] all = in.readAllBytes();
-      assertThat(all.length).isEqualTo(SIZE);
-      assertThat(TestData.firstMismatch(SEED, 0, all, 0, all.length)).as("first wrong byte").isEqualTo(-1);
-    }
   }
 
   @Test
@@ -70,7 +59,7 @@ class ReadsClientStatisticsTest {
       long gets = S3.shaper().requests("GET");
       S3.shaper().injectNext(FaultKind.STATUS_503, RequestInfo::isGet);
 
-      readWhole(fs);
+      OpenFromListingTest.assertReads(fs, file(), SEED, SIZE);
 
       assertThat(S3.shaper().faultsInjected(FaultKind.STATUS_503)).isEqualTo(1);
       assertThat(S3.shaper().requests("GET") - gets).as("GETs on the wire, the one answered 503 among them")
